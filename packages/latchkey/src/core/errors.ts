@@ -1,0 +1,32 @@
+/**
+ * Every failure a flow reports carries a stable code. Adapters (pages, headless API, token API,
+ * admin, CLI) translate codes into their own shapes; they never parse messages.
+ */
+export type LatchkeyErrorCode =
+  | 'invalid_input'
+  | 'username_taken'
+  | 'email_taken'
+  | 'invalid_username'
+  | 'invalid_email'
+  | 'password_invalid'
+  | 'not_found'
+  | 'configuration_invalid'
+  | 'database_unavailable'
+  | 'mail_failed';
+
+export class LatchkeyError extends Error {
+  readonly code: LatchkeyErrorCode;
+  /** The input field the error concerns, when there is one (a form field or JSON key). */
+  readonly param: string | undefined;
+
+  constructor(code: LatchkeyErrorCode, message: string, options: { param?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'LatchkeyError';
+    this.code = code;
+    this.param = options.param;
+  }
+}
+
+export function isLatchkeyError(value: unknown, code?: LatchkeyErrorCode): value is LatchkeyError {
+  return value instanceof LatchkeyError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,138 @@
+/**
+ * The storage ports: small repository interfaces shaped by the domain. Flows and services depend
+ * on these, never on Kysely. One Kysely implementation serves SQLite and PostgreSQL
+ * (storage/kysely/), and one conformance suite (storage/conformance.test.ts) runs it on both.
+ *
+ * Values handed to a repository are already normalized by the domain (account/identifiers.ts):
+ * repositories compare and store what they are given, and the database's unique constraints are
+ * the last word on uniqueness, so that parallel requests cannot both win.
+ */
+
+export type UsernameType = 'username' | 'email';
+
+export interface User {
+  id: number;
+  /** The username as the person typed it (after NFKC); null when the project logs in by email. */
+  username: string | null;
+  /** The user's primary email address, normalized; '' when none was given (username projects only). */
+  email: string;
+  name: string;
+  /** A Django-format encoded password hash, or an unusable marker starting with '!'. */
+  password: string;
+  isActive: boolean;
+  isStaff: boolean;
+  isSuperuser: boolean;
+  dateJoined: Date;
+  lastLogin: Date | null;
+}
+
+export interface NewUser {
+  /** Required when the project logs in by username; must be absent otherwise. */
+  username?: string;
+  email: string;
+  name?: string;
+  password: string;
+  isActive?: boolean;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+  dateJoined: Date;
+}
+
+export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>>;
+
+export interface UserRepository {
+  /** Throws LatchkeyError 'username_taken' or 'email_taken' when a unique constraint refuses it. */
+  create(input: NewUser): Promise<User>;
+  findById(id: number): Promise<User | undefined>;
+  /** Matches on the normalized (NFKC, case-folded) form of the username. */
+  findByUsername(username: string): Promise<User | undefined>;
+  /** Matches the user's own (primary) email column. */
+  findByEmail(email: string): Promise<User | undefined>;
+  /** Throws 'email_taken' when the change would break the email's uniqueness. */
+  update(id: number, changes: UserChanges): Promise<User | undefined>;
+  /**
+   * Replaces the password only if it is still `expected`: a rehash on login must not overwrite a
+   * password that a concurrent password change has just set. Returns whether it was replaced.
+   */
+  replacePassword(id: number, expected: string, replacement: string): Promise<boolean>;
+  delete(id: number): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface EmailAddress {
+  id: number;
+  userId: number;
+  email: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+export interface NewEmailAddress {
+  userId: number;
+  email: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+export interface EmailAddressRepository {
+  /**
+   * Throws 'email_taken' when this user already has the address, or when it is verified and
+   * another user has it verified. When `primary` is set, the user's other addresses stop being
+   * primary in the same transaction.
+   */
+  add(input: NewEmailAddress): Promise<EmailAddress>;
+  findById(id: number): Promise<EmailAddress | undefined>;
+  findForUser(userId: number, email: string): Promise<EmailAddress | undefined>;
+  listForUser(userId: number): Promise<EmailAddress[]>;
+  /** Every row with this address, whichever user holds it. */
+  listByEmail(email: string): Promise<EmailAddress[]>;
+  /** The one verified row with this address, if any user has verified it. */
+  findVerified(email: string): Promise<EmailAddress | undefined>;
+  /** Throws 'email_taken' when another user has already verified the same address. */
+  markVerified(id: number): Promise<EmailAddress | undefined>;
+  /** Makes the address the user's only primary one and copies it to the user's email column. */
+  setPrimary(userId: number, id: number): Promise<EmailAddress | undefined>;
+  remove(id: number): Promise<boolean>;
+}
+
+export interface StoredSession {
+  /** SHA-256 of the session id: the id itself is never stored, so a dump yields no live session. */
+  idHash: string;
+  userId: number | null;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  lastSeenAt: Date;
+  /** The absolute expiry, fixed when the session is created. */
+  expiresAt: Date;
+  ipAddress: string;
+  userAgent: string;
+}
+
+export type SessionChanges = Partial<Pick<StoredSession, 'userId' | 'data' | 'lastSeenAt' | 'expiresAt'>>;
+
+export interface SessionRepository {
+  create(session: StoredSession): Promise<void>;
+  find(idHash: string): Promise<StoredSession | undefined>;
+  update(idHash: string, changes: SessionChanges): Promise<boolean>;
+  delete(idHash: string): Promise<boolean>;
+  /** Ends every session of the user, except the one named; returns how many ended. */
+  deleteForUser(userId: number, options?: { exceptIdHash?: string }): Promise<number>;
+  listForUser(userId: number): Promise<StoredSession[]>;
+  /** Removes sessions whose absolute expiry is at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+/** The repositories, bound either to the database or to one open transaction. */
+export interface Repositories {
+  users: UserRepository;
+  emailAddresses: EmailAddressRepository;
+  sessions: SessionRepository;
+}
+
+export interface Store extends Repositories {
+  /**
+   * Runs `work` in one database transaction: it commits when `work` resolves and rolls back when
+   * it throws, so a state change that spans rows is all or nothing.
+   */
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+}
