@@ -1,0 +1,93 @@
+import { availableParallelism } from 'node:os';
+import type { Environment, SettingValues } from './settings.js';
+
+/**
+ * Settings a project does not have to give. SECRET_KEY, DATABASE_URL, EMAIL_URL, ADMIN_URL and
+ * ALLOWED_HOSTS have no production default on purpose: production must be told (CONTRACT.md).
+ */
+export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' | 'DATABASE_URL' | 'EMAIL_URL' | 'ADMIN_URL' | 'SITE_URL' | 'SITE_NAME' | 'ACCOUNT_LOGIN_METHODS'> = {
+  DEFAULT_FROM_EMAIL: 'webmaster@localhost',
+  REDIS_URL: null,
+  HOST: '0.0.0.0',
+  PORT: 8000,
+  TRUST_PROXY_HOPS: 0,
+  ADMIN_FORCE_ALLAUTH: false,
+  ACCOUNT_ALLOW_REGISTRATION: true,
+  ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
+  ACCOUNT_EMAIL_SUBJECT_PREFIX: null,
+  ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: 3,
+  ACCOUNT_PASSWORD_RESET_TIMEOUT: 3 * 86400,
+  ACCOUNT_LOGIN_TIMEOUT: 15 * 60,
+  ACCOUNT_SESSION_REMEMBER: null,
+  // allauth's defaults: failed logins are limited per IP and per account ("key").
+  ACCOUNT_RATE_LIMITS: {
+    login: '30/m/ip',
+    login_failed: '10/m/ip,5/5m/key',
+    signup: '20/m/ip',
+    confirm_email: '1/3m/key',
+    reset_password: '20/m/ip,5/m/key',
+    reset_password_from_key: '20/m/ip',
+    change_password: '5/m/user',
+    manage_email: '10/m/user',
+    reauthenticate: '10/m/user',
+  },
+  PASSWORD_HASHERS: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'],
+  PASSWORD_HASHING_CONCURRENCY: Math.max(1, availableParallelism()),
+  // Django's Argon2PasswordHasher parameters (memory in KiB).
+  ARGON2_MEMORY_COST: 102_400,
+  ARGON2_TIME_COST: 2,
+  ARGON2_PARALLELISM: 8,
+  // Django 6.0's PBKDF2PasswordHasher iteration count.
+  PBKDF2_ITERATIONS: 1_200_000,
+  BCRYPT_ROUNDS: 12,
+  AUTH_PASSWORD_VALIDATORS: ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'],
+  PASSWORD_MIN_LENGTH: 8,
+  PASSWORD_MAX_BYTES: 4096,
+  SESSION_COOKIE_NAME: 'sessionid',
+  SESSION_COOKIE_AGE: 14 * 86400,
+  SESSION_IDLE_TIMEOUT: 7 * 86400,
+  SESSION_COOKIE_SECURE: false,
+  CSRF_COOKIE_SECURE: false,
+  CSRF_TRUSTED_ORIGINS: [],
+  SOCIALACCOUNT_PROVIDERS: {},
+};
+
+/** What each environment changes on top of BASE_DEFAULTS (before the project's own files). */
+export function environmentDefaults(environment: Environment, domainName: string): Partial<SettingValues> {
+  switch (environment) {
+    case 'local':
+      return {
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'sqlite:./db.sqlite3',
+        EMAIL_URL: 'console:',
+        ADMIN_URL: 'admin/',
+        SITE_URL: 'http://localhost:8000',
+        ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]'],
+        ACCOUNT_EMAIL_VERIFICATION: 'optional',
+      };
+    case 'test':
+      return {
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'sqlite::memory:',
+        EMAIL_URL: 'memory:',
+        ADMIN_URL: 'admin/',
+        SITE_URL: 'http://testserver',
+        ALLOWED_HOSTS: ['testserver', 'localhost', '127.0.0.1'],
+        // Real argon2id, with cheap parameters so the suite stays fast (Django's test settings
+        // do the same with a fast hasher). Production parameters are checked in their own tests.
+        ARGON2_MEMORY_COST: 64,
+        ARGON2_TIME_COST: 1,
+        ARGON2_PARALLELISM: 1,
+        PBKDF2_ITERATIONS: 1000,
+        BCRYPT_ROUNDS: 4,
+      };
+    case 'production':
+      return {
+        SITE_URL: `https://${domainName}`,
+        ALLOWED_HOSTS: [domainName],
+        SESSION_COOKIE_NAME: '__Host-sessionid',
+        SESSION_COOKIE_SECURE: true,
+        CSRF_COOKIE_SECURE: true,
+      };
+  }
+}

@@ -1,0 +1,159 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings, type ProjectSettings } from './load.js';
+
+const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'Acme', DOMAIN_NAME: 'acme.example' };
+const productionEnv = {
+  NODE_ENV: 'production',
+  LATCHKEY_SECRET_KEY: 'x'.repeat(50),
+  DATABASE_URL: 'postgres://app:pw@127.0.0.1:5432/app',
+  EMAIL_URL: 'smtp://127.0.0.1:25',
+  LATCHKEY_ADMIN_URL: 'staff-a8d2/',
+};
+
+function load(env: Record<string, string>, overrides: Partial<ProjectSettings> = {}) {
+  return loadSettings({ ...project, ...overrides }, { env, cwd: mkdtempSync(join(tmpdir(), 'lk-settings-')) });
+}
+
+function loadError(env: Record<string, string>, overrides: Partial<ProjectSettings> = {}): string {
+  try {
+    load(env, overrides);
+  } catch (error) {
+    expect(error).toMatchObject({ code: 'configuration_invalid' });
+    return (error as Error).message;
+  }
+  throw new Error('expected loadSettings to fail');
+}
+
+describe('defaults per environment', () => {
+  it('local mode runs on SQLite with console email, optional verification and a kept secret key', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'lk-settings-'));
+    const settings = loadSettings(project, { env: {}, cwd });
+    expect(settings).toMatchObject({
+      ENVIRONMENT: 'local',
+      DATABASE_URL: 'sqlite:./db.sqlite3',
+      EMAIL_URL: 'console:',
+      ACCOUNT_EMAIL_VERIFICATION: 'optional',
+      ACCOUNT_LOGIN_METHODS: ['username'],
+      ADMIN_URL: 'admin/',
+      HOST: '127.0.0.1',
+      PORT: 8000,
+      SESSION_COOKIE_SECURE: false,
+    });
+    const keyFile = join(cwd, '.latchkey', 'secret-key');
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(settings.SECRET_KEY);
+    expect(statSync(keyFile).mode & 0o077).toBe(0);
+    expect(loadSettings(project, { env: {}, cwd }).SECRET_KEY).toBe(settings.SECRET_KEY);
+  });
+
+  it('test mode uses an in-memory database and the memory mailer', () => {
+    expect(load({ NODE_ENV: 'test' })).toMatchObject({ ENVIRONMENT: 'test', DATABASE_URL: 'sqlite::memory:', EMAIL_URL: 'memory:' });
+  });
+
+  it('production refuses to start without its four variables, naming every missing one', () => {
+    expect(loadError({ NODE_ENV: 'production' })).toBe(
+      'Production needs these environment variables: LATCHKEY_SECRET_KEY, DATABASE_URL, EMAIL_URL, LATCHKEY_ADMIN_URL.',
+    );
+    const { DATABASE_URL: _omitted, ...withoutDatabase } = productionEnv;
+    expect(loadError(withoutDatabase)).toBe('Production needs these environment variables: DATABASE_URL.');
+  });
+
+  it('production has mandatory verification, secure cookies and the domain as allowed host', () => {
+    expect(load(productionEnv)).toMatchObject({
+      ENVIRONMENT: 'production',
+      ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
+      SESSION_COOKIE_SECURE: true,
+      CSRF_COOKIE_SECURE: true,
+      SESSION_COOKIE_NAME: '__Host-sessionid',
+      ALLOWED_HOSTS: ['acme.example'],
+      SITE_URL: 'https://acme.example',
+      ADMIN_URL: 'staff-a8d2/',
+      HOST: '0.0.0.0',
+      ARGON2_MEMORY_COST: 102400,
+      ARGON2_TIME_COST: 2,
+      ARGON2_PARALLELISM: 8,
+    });
+  });
+
+  it('derives ACCOUNT_LOGIN_METHODS from the username type', () => {
+    expect(load({}, { USERNAME_TYPE: 'email' }).ACCOUNT_LOGIN_METHODS).toEqual(['email']);
+  });
+});
+
+describe('environment overrides', () => {
+  it('reads booleans, enums, lists, numbers and JSON', () => {
+    const settings = load({
+      LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false',
+      LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'none',
+      LATCHKEY_ALLOWED_HOSTS: 'a.example, b.example',
+      PORT: '9000',
+      LATCHKEY_ACCOUNT_RATE_LIMITS: 'false',
+      LATCHKEY_SOCIALACCOUNT_PROVIDERS: '{"openid_connect":{"APPS":[{"provider_id":"corp"}]}}',
+      LATCHKEY_ADMIN_FORCE_ALLAUTH: 'true',
+    });
+    expect(settings).toMatchObject({
+      ACCOUNT_ALLOW_REGISTRATION: false,
+      ACCOUNT_EMAIL_VERIFICATION: 'none',
+      ALLOWED_HOSTS: ['a.example', 'b.example'],
+      PORT: 9000,
+      ACCOUNT_RATE_LIMITS: false,
+      SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [{ provider_id: 'corp' }] } },
+      ADMIN_FORCE_ALLAUTH: true,
+    });
+  });
+
+  it('stops on a bad value with one line naming the variable, the value and what is allowed', () => {
+    expect(loadError({ LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'sometimes' })).toBe(
+      'LATCHKEY_ACCOUNT_EMAIL_VERIFICATION="sometimes" is not allowed: use one of mandatory, optional, none.',
+    );
+    expect(loadError({ LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'yes' })).toBe(
+      'LATCHKEY_ACCOUNT_ALLOW_REGISTRATION="yes" is not allowed: use true or false.',
+    );
+    expect(loadError({ PORT: 'eighty' })).toBe('PORT="eighty" is not allowed: use a whole number from 0 to 65535.');
+    expect(loadError({ LATCHKEY_SOCIALACCOUNT_PROVIDERS: '{not json' })).toContain('LATCHKEY_SOCIALACCOUNT_PROVIDERS="{not json" is not allowed');
+    expect(loadError({ LATCHKEY_ACCOUNT_RATE_LIMITS: '{"login":"lots"}' })).toContain('LATCHKEY_ACCOUNT_RATE_LIMITS=');
+    expect(loadError({ LATCHKEY_ADMIN_URL: '/admin' })).toContain('LATCHKEY_ADMIN_URL="/admin" is not allowed');
+  });
+
+  it('never prints a password or the secret key in an error', () => {
+    const message = loadError({ REDIS_URL: 'http://user:hunter2@127.0.0.1:6379' });
+    expect(message).not.toContain('hunter2');
+    expect(message).toContain('REDIS_URL="http://user:***@127.0.0.1:6379" is not allowed');
+  });
+
+  it('refuses USERNAME_TYPE from the environment: it is fixed in the project file', () => {
+    expect(loadError({ LATCHKEY_USERNAME_TYPE: 'email' })).toContain('LATCHKEY_USERNAME_TYPE cannot be set from the environment');
+  });
+
+  it('refuses an unknown LATCHKEY_ variable instead of ignoring a typo', () => {
+    expect(loadError({ LATCHKEY_ACOUNT_ALLOW_REGISTRATION: 'false' })).toBe(
+      'LATCHKEY_ACOUNT_ALLOW_REGISTRATION is not a Latchkey setting; see docs/settings.md for the settings and their variables.',
+    );
+    expect(() => load({ LATCHKEY_SUPERUSER_PASSWORD: 'x' })).not.toThrow();
+  });
+});
+
+describe("the project's own settings", () => {
+  it('applies base, then the environment, then environment variables', () => {
+    const settings = load(
+      { NODE_ENV: 'test', LATCHKEY_SITE_NAME: 'From env' },
+      { base: { SITE_NAME: 'Base', ACCOUNT_ALLOW_REGISTRATION: false }, test: { SITE_NAME: 'Test', PORT: 1234 } },
+    );
+    expect(settings).toMatchObject({ SITE_NAME: 'From env', ACCOUNT_ALLOW_REGISTRATION: false, PORT: 1234 });
+  });
+
+  it('checks project values too', () => {
+    expect(loadError({}, { base: { ACCOUNT_EMAIL_VERIFICATION: 'always' as never } })).toBe(
+      'Setting ACCOUNT_EMAIL_VERIFICATION="always" in the project\'s settings is not allowed: use one of mandatory, optional, none.',
+    );
+    expect(loadError({}, { USERNAME_TYPE: 'phone' as never })).toContain('USERNAME_TYPE="phone"');
+  });
+
+  it('refuses username login for a project whose users have no username', () => {
+    expect(loadError({ LATCHKEY_ACCOUNT_LOGIN_METHODS: 'email,username' }, { USERNAME_TYPE: 'email' })).toContain(
+      'ACCOUNT_LOGIN_METHODS cannot include username',
+    );
+  });
+});

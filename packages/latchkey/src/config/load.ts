@@ -1,0 +1,148 @@
+import { LatchkeyError } from '../core/errors.js';
+import { BASE_DEFAULTS, environmentDefaults } from './defaults.js';
+import type { SettingField } from './fields.js';
+import { readOrCreateLocalSecretKey } from './local-secret.js';
+import { randomToken } from '../core/crypto.js';
+import {
+  envNameOf,
+  SETTING_FIELDS,
+  type Environment,
+  type SettingName,
+  type Settings,
+  type SettingValues,
+  type UsernameType,
+} from './settings.js';
+
+/** What a project writes in its own settings files: fixed facts plus overrides per environment. */
+export interface ProjectSettings {
+  /** Chosen once at generation; never read from the environment because it shapes the schema. */
+  USERNAME_TYPE: UsernameType;
+  SITE_NAME: string;
+  /** The production domain: the default for ALLOWED_HOSTS and SITE_URL in production. */
+  DOMAIN_NAME: string;
+  base?: Partial<SettingValues>;
+  local?: Partial<SettingValues>;
+  production?: Partial<SettingValues>;
+  test?: Partial<SettingValues>;
+}
+
+export interface LoadSettingsOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Where local mode keeps its generated secret key (`.latchkey/secret-key`). */
+  cwd?: string;
+}
+
+/** Variables that share the LATCHKEY_ prefix but are inputs to commands, not settings. */
+const NON_SETTING_VARIABLES = new Set(['LATCHKEY_SUPERUSER_PASSWORD']);
+
+/** Production refuses to start unless the operator has given these (CONTRACT.md). */
+const REQUIRED_IN_PRODUCTION: SettingName[] = ['SECRET_KEY', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL'];
+
+export function environmentFromNodeEnv(nodeEnv: string | undefined): Environment {
+  if (nodeEnv === 'production') return 'production';
+  if (nodeEnv === 'test') return 'test';
+  return 'local';
+}
+
+/**
+ * Builds the one settings object: library defaults, then the environment's defaults, then the
+ * project's base and per-environment values, then environment variables. Any bad value stops
+ * start-up with one line naming the variable, the value and what is allowed.
+ */
+export function loadSettings(project: ProjectSettings, options: LoadSettingsOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  const environment = environmentFromNodeEnv(env.NODE_ENV);
+  rejectUnknownVariables(env);
+
+  const values: Record<string, unknown> = {
+    ...BASE_DEFAULTS,
+    SITE_NAME: project.SITE_NAME,
+    ACCOUNT_LOGIN_METHODS: [project.USERNAME_TYPE],
+    ...environmentDefaults(environment, project.DOMAIN_NAME),
+  };
+  for (const overrides of [project.base, project[environment]]) {
+    for (const [name, value] of Object.entries(overrides ?? {})) {
+      values[name] = checkProjectValue(name, value);
+    }
+  }
+  for (const name of Object.keys(SETTING_FIELDS) as SettingName[]) {
+    const raw = env[envNameOf(name)];
+    if (raw !== undefined) values[name] = checkEnvValue(name, raw);
+  }
+
+  if (environment === 'production') {
+    const missing = REQUIRED_IN_PRODUCTION.filter((name) => env[envNameOf(name)] === undefined || env[envNameOf(name)] === '');
+    if (missing.length > 0) {
+      throw settingsError(`Production needs these environment variables: ${missing.map(envNameOf).join(', ')}.`);
+    }
+  }
+  if (values.SECRET_KEY === undefined) {
+    // Local mode keeps one generated key across restarts so sessions survive; tests need none.
+    values.SECRET_KEY = environment === 'local' ? readOrCreateLocalSecretKey(options.cwd ?? process.cwd()) : randomToken(48);
+  }
+
+  const settings = { ...values, ENVIRONMENT: environment, USERNAME_TYPE: checkUsernameType(project.USERNAME_TYPE) } as Settings;
+  checkLoginMethods(settings);
+  for (const name of Object.keys(SETTING_FIELDS)) {
+    if (settings[name as SettingName] === undefined) throw settingsError(`Setting ${name} has no value: set ${envNameOf(name as SettingName)}.`);
+  }
+  return Object.freeze(settings);
+}
+
+function rejectUnknownVariables(env: NodeJS.ProcessEnv): void {
+  if (env.LATCHKEY_USERNAME_TYPE !== undefined) {
+    throw settingsError(
+      'LATCHKEY_USERNAME_TYPE cannot be set from the environment: USERNAME_TYPE is fixed in the project\'s settings file because it shapes the database schema.',
+    );
+  }
+  const known = new Set((Object.keys(SETTING_FIELDS) as SettingName[]).map(envNameOf));
+  for (const variable of Object.keys(env)) {
+    if (variable.startsWith('LATCHKEY_') && !known.has(variable) && !NON_SETTING_VARIABLES.has(variable)) {
+      throw settingsError(`${variable} is not a Latchkey setting; see docs/settings.md for the settings and their variables.`);
+    }
+  }
+}
+
+function fieldOf(name: string): SettingField<unknown> | undefined {
+  return (SETTING_FIELDS as Record<string, SettingField<unknown>>)[name];
+}
+
+function checkProjectValue(name: string, value: unknown): unknown {
+  const field = fieldOf(name);
+  if (!field) throw settingsError(`Setting ${name} in the project's settings is not a Latchkey setting; see docs/settings.md.`);
+  const result = field.schema.safeParse(value);
+  if (!result.success) {
+    throw settingsError(`Setting ${name}=${display(name, JSON.stringify(value) ?? String(value))} in the project's settings is not allowed: use ${field.allowed}.`);
+  }
+  return result.data;
+}
+
+function checkEnvValue(name: SettingName, raw: string): unknown {
+  const field = SETTING_FIELDS[name] as SettingField<unknown>;
+  const result = field.schema.safeParse(field.fromEnv(raw));
+  if (!result.success) {
+    throw settingsError(`${envNameOf(name)}=${display(name, JSON.stringify(raw))} is not allowed: use ${field.allowed}.`);
+  }
+  return result.data;
+}
+
+function checkUsernameType(value: unknown): UsernameType {
+  if (value === 'username' || value === 'email') return value;
+  throw settingsError(`Setting USERNAME_TYPE=${JSON.stringify(value)} in the project's settings is not allowed: use username or email.`);
+}
+
+function checkLoginMethods(settings: Settings): void {
+  if (settings.USERNAME_TYPE === 'email' && settings.ACCOUNT_LOGIN_METHODS.includes('username')) {
+    throw settingsError('ACCOUNT_LOGIN_METHODS cannot include username: this project logs in by email and its users have no username.');
+  }
+}
+
+/** Secrets never appear in an error message: the key is hidden and URL passwords are masked. */
+function display(name: string, text: string): string {
+  if (name === 'SECRET_KEY') return '"<hidden>"';
+  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+}
+
+function settingsError(message: string): LatchkeyError {
+  return new LatchkeyError('configuration_invalid', message);
+}

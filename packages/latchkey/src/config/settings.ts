@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import {
+  booleanField,
+  enumField,
+  integerField,
+  jsonObjectField,
+  listField,
+  optionalStringField,
+  stringField,
+  stringListField,
+  type SettingField,
+} from './fields.js';
+
+export const ENVIRONMENTS = ['local', 'production', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
+export const PASSWORD_VALIDATOR_NAMES = ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'] as const;
+
+/**
+ * allauth's rate-limit notation: comma-separated rules `<count>/<period>[/<key>]`, where the
+ * period is `s`, `m`, `h` or `d` with an optional multiplier (`5m`) and the key is `ip`, `key`
+ * (the identifier being attacked, e.g. the login) or `user`.
+ */
+export const RATE_LIMIT_RULES = /^\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*(,\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*)*$/;
+export const RATE_LIMIT_ACTIONS = [
+  'login',
+  'login_failed',
+  'signup',
+  'confirm_email',
+  'reset_password',
+  'reset_password_from_key',
+  'change_password',
+  'manage_email',
+  'reauthenticate',
+] as const;
+
+const rateLimitsSchema = z.union([
+  z.literal(false),
+  z.partialRecord(z.enum(RATE_LIMIT_ACTIONS), z.string().regex(RATE_LIMIT_RULES)),
+]);
+
+const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
+
+/** A path segment such as `admin/` or `staff-8fk2/`: no leading slash, one trailing slash. */
+const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+const ORIGIN = /^https?:\/\/[^\s/?#]+$/;
+
+/**
+ * Every setting, with its type. The name is the one used in the project's settings files; the
+ * environment variable is `LATCHKEY_<NAME>` unless ENV_NAMES gives another (CONTRACT.md).
+ */
+export const SETTING_FIELDS = {
+  SECRET_KEY: stringField('a string of at least 1 character (use 50 or more random characters)'),
+  ALLOWED_HOSTS: stringListField('a comma-separated list of host names, e.g. example.com,www.example.com'),
+  DATABASE_URL: stringField('sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db'),
+  EMAIL_URL: stringField('smtp://[user:pass@]host:port, smtps://..., console: or memory:'),
+  DEFAULT_FROM_EMAIL: stringField('an email address, optionally with a display name: "Site <noreply@example.com>"'),
+  REDIS_URL: optionalStringField('redis://[user:pass@]host:port[/db] or empty', /^(rediss?:\/\/\S+)?$/),
+  HOST: stringField('a host name or IP address to listen on'),
+  PORT: integerField(0, 65535),
+  TRUST_PROXY_HOPS: integerField(0, 10),
+  SITE_NAME: stringField('a non-empty name'),
+  SITE_URL: stringField('an absolute http(s) URL without query, e.g. https://example.com', ABSOLUTE_HTTP_URL),
+  ADMIN_URL: stringField('a path such as admin/ (no leading slash, one trailing slash)', ADMIN_PATH),
+  ADMIN_FORCE_ALLAUTH: booleanField(),
+  ACCOUNT_ALLOW_REGISTRATION: booleanField(),
+  ACCOUNT_LOGIN_METHODS: listField(['username', 'email'] as const, 1),
+  ACCOUNT_EMAIL_VERIFICATION: enumField(['mandatory', 'optional', 'none'] as const),
+  ACCOUNT_EMAIL_SUBJECT_PREFIX: optionalStringField('any text, or empty for "[SITE_NAME] "', /^[^\r\n]*$/),
+  ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: integerField(1, 365),
+  ACCOUNT_PASSWORD_RESET_TIMEOUT: integerField(60, 30 * 86400),
+  ACCOUNT_LOGIN_TIMEOUT: integerField(60, 86400),
+  ACCOUNT_SESSION_REMEMBER: jsonObjectField(z.boolean().nullable(), 'true, false or null (ask with a checkbox)'),
+  ACCOUNT_RATE_LIMITS: jsonObjectField(
+    rateLimitsSchema,
+    `false, or a JSON object from ${RATE_LIMIT_ACTIONS.join('/')} to rules like "10/m/ip,5/5m/key"`,
+  ),
+  PASSWORD_HASHERS: listField(HASHER_NAMES, 1),
+  PASSWORD_HASHING_CONCURRENCY: integerField(1, 256),
+  ARGON2_MEMORY_COST: integerField(8, 4 * 1024 * 1024),
+  ARGON2_TIME_COST: integerField(1, 100),
+  ARGON2_PARALLELISM: integerField(1, 64),
+  PBKDF2_ITERATIONS: integerField(1, 100_000_000),
+  BCRYPT_ROUNDS: integerField(4, 31),
+  AUTH_PASSWORD_VALIDATORS: listField(PASSWORD_VALIDATOR_NAMES),
+  PASSWORD_MIN_LENGTH: integerField(1, 1024),
+  PASSWORD_MAX_BYTES: integerField(64, 65536),
+  SESSION_COOKIE_NAME: stringField('a cookie name', /^[A-Za-z0-9_-]+$/),
+  SESSION_COOKIE_AGE: integerField(60),
+  SESSION_IDLE_TIMEOUT: integerField(60),
+  SESSION_COOKIE_SECURE: booleanField(),
+  CSRF_COOKIE_SECURE: booleanField(),
+  CSRF_TRUSTED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com', z.string().regex(ORIGIN)),
+  SOCIALACCOUNT_PROVIDERS: jsonObjectField(providersSchema, 'a JSON object keyed by provider id'),
+} satisfies Record<string, SettingField<unknown>>;
+
+export type SettingName = keyof typeof SETTING_FIELDS;
+
+type FieldValue<F> = F extends SettingField<infer T> ? T : never;
+export type SettingValues = { [K in SettingName]: FieldValue<(typeof SETTING_FIELDS)[K]> };
+
+/** Environment variables named otherwise than `LATCHKEY_<NAME>` (CONTRACT.md). */
+export const ENV_NAMES: Partial<Record<SettingName, string>> = {
+  DATABASE_URL: 'DATABASE_URL',
+  EMAIL_URL: 'EMAIL_URL',
+  DEFAULT_FROM_EMAIL: 'DEFAULT_FROM_EMAIL',
+  REDIS_URL: 'REDIS_URL',
+  HOST: 'HOST',
+  PORT: 'PORT',
+};
+
+export function envNameOf(name: SettingName): string {
+  return ENV_NAMES[name] ?? `LATCHKEY_${name}`;
+}
+
+export type UsernameType = 'username' | 'email';
+
+/** The validated settings a running Latchkey holds: one object, passed in, never read from env deep in the code. */
+export interface Settings extends SettingValues {
+  readonly ENVIRONMENT: Environment;
+  /** Fixed in the project's settings file at generation: it shapes the database schema. */
+  readonly USERNAME_TYPE: UsernameType;
+}

@@ -1,0 +1,121 @@
+import type {} from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { csrfTokenMatches, isCsrfSecret, maskCsrfSecret, newCsrfSecret } from '../sessions/csrf-token.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set to false on routes that never authenticate by cookie (the app client, token API). */
+    csrf?: boolean;
+  }
+}
+
+/** Names fixed by CONTRACT.md, as Django's. */
+export const CSRF_COOKIE = 'csrftoken';
+export const CSRF_FORM_FIELD = 'csrfmiddlewaretoken';
+export const CSRF_HEADER = 'x-csrftoken';
+const CSRF_COOKIE_AGE = 365 * 86400;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+export interface CsrfOptions {
+  cookieSecure: boolean;
+  /** The site's own origin (from SITE_URL) is always trusted; these are extra ones. */
+  siteUrl: string;
+  trustedOrigins: readonly string[];
+}
+
+/** The secret this request will answer with, when it had to make one (no valid cookie came). */
+const issuedSecrets = new WeakMap<FastifyRequest, string>();
+
+function cookieSecret(request: FastifyRequest): string | undefined {
+  const issued = issuedSecrets.get(request);
+  if (issued) return issued;
+  const value = request.cookies[CSRF_COOKIE];
+  return isCsrfSecret(value) ? value : undefined;
+}
+
+function setSecretCookie(reply: FastifyReply, secret: string, options: CsrfOptions): void {
+  // Readable by JavaScript on purpose (CONTRACT.md): single-page clients copy it into X-CSRFToken.
+  // The secret alone is useless to another site, which can neither read nor set our cookies.
+  reply.setCookie(CSRF_COOKIE, secret, { path: '/', sameSite: 'lax', secure: options.cookieSecure, httpOnly: false, maxAge: CSRF_COOKIE_AGE });
+}
+
+/** A masked token for a form or a page, creating the cookie's secret when the request had none. */
+export function csrfToken(request: FastifyRequest, reply: FastifyReply, options: CsrfOptions): string {
+  let secret = cookieSecret(request);
+  if (!secret) {
+    secret = newCsrfSecret();
+    issuedSecrets.set(request, secret);
+    setSecretCookie(reply, secret, options);
+  }
+  return maskCsrfSecret(secret);
+}
+
+/** A new secret at login, so that a token seen before the login cannot be used after it. */
+export function rotateCsrfSecret(request: FastifyRequest, reply: FastifyReply, options: CsrfOptions): void {
+  const secret = newCsrfSecret();
+  issuedSecrets.set(request, secret);
+  setSecretCookie(reply, secret, options);
+}
+
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why an unsafe request must be refused, or undefined when it may pass. Layered as Django's
+ * CsrfViewMiddleware: a browser that says the request is cross-site is believed; an Origin header
+ * must be ours; over HTTPS without Origin the Referer must be ours; then the token must match.
+ */
+export function csrfFailure(request: FastifyRequest, options: CsrfOptions): string | undefined {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return 'Cross-site request refused.';
+  const good = new Set([originOf(options.siteUrl), ...options.trustedOrigins.map(originOf)]);
+  good.add(`${request.protocol}://${request.host}`);
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (!good.has(originOf(origin))) return 'Origin checking failed: the request came from another site.';
+  } else if (request.protocol === 'https') {
+    const referer = request.headers.referer;
+    if (referer === undefined) return 'Referer checking failed: no Referer.';
+    if (!good.has(originOf(referer))) return 'Referer checking failed: the request came from another site.';
+  }
+  const secret = cookieSecret(request);
+  if (!secret) return 'CSRF cookie not set.';
+  const body = request.body as Record<string, unknown> | undefined;
+  const submitted = request.headers[CSRF_HEADER] ?? (body && typeof body === 'object' ? body[CSRF_FORM_FIELD] : undefined);
+  if (submitted === undefined) return 'CSRF token missing.';
+  if (!csrfTokenMatches(secret, submitted)) return 'CSRF token incorrect.';
+  return undefined;
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').includes('json') || (request.headers.accept ?? '').includes('application/json');
+}
+
+/**
+ * Refuses every state-changing request without a valid token with 403 and changes nothing: the
+ * check runs after the body is parsed and before any handler. Registered inside Latchkey's own
+ * scope, so it protects Latchkey's routes and leaves the project's routes alone.
+ */
+export const csrfProtection = fp<CsrfOptions>(
+  (app, options, done) => {
+    app.addHook('preHandler', async (request, reply) => {
+      if (SAFE_METHODS.has(request.method) || request.routeOptions.config.csrf === false) return;
+      const failure = csrfFailure(request, options);
+      if (failure === undefined) return;
+      request.log.warn({ reason: failure }, 'CSRF check failed');
+      reply.code(403).header('cache-control', 'no-store');
+      if (wantsJson(request)) return reply.send({ detail: `CSRF Failed: ${failure}` });
+      return reply.type('text/html; charset=utf-8').send(
+        `<!doctype html><title>403 Forbidden</title><h1>Forbidden (403)</h1><p>CSRF verification failed. Request aborted.</p><p>${failure}</p>`,
+      );
+    });
+    done();
+  },
+  { name: 'latchkey-csrf', fastify: '5.x' },
+);

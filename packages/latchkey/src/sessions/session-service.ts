@@ -1,0 +1,133 @@
+import type { Clock } from '../core/clock.js';
+import { randomToken, sha256Hex } from '../core/crypto.js';
+import type { SessionRepository, StoredSession } from '../storage/ports.js';
+
+/**
+ * Server-side sessions. The id handed to the browser (or app) is 256 random bits; the database
+ * keeps only its SHA-256, so a dump of the sessions table yields no id that can be replayed.
+ * A plain hash suffices because the id has full entropy: there is nothing to brute-force.
+ *
+ * A session ends at the first of two limits: the absolute expiry fixed at creation, and the idle
+ * timeout counted from the last request that touched it.
+ */
+export interface SessionPolicy {
+  /** Seconds from creation until the session ends, however active it is. */
+  absoluteLifetime: number;
+  /** Seconds without a request after which the session ends. */
+  idleTimeout: number;
+}
+
+export interface ActiveSession extends StoredSession {
+  /** The raw id, known only to this request and the cookie or token that carried it. */
+  id: string;
+}
+
+export interface NewSessionInput {
+  userId: number | null;
+  data?: Record<string, unknown>;
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+/** How stale lastSeenAt may grow before a request writes it again: not one write per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+/** Ids are 32 random bytes in base64url: 43 characters. Anything else is not worth a query. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+export class SessionService {
+  constructor(
+    private readonly repository: SessionRepository,
+    private readonly clock: Clock,
+    private readonly policy: SessionPolicy,
+  ) {}
+
+  async create(input: NewSessionInput): Promise<ActiveSession> {
+    const now = this.clock.now();
+    const id = randomToken(32);
+    const session: StoredSession = {
+      idHash: sha256Hex(id),
+      userId: input.userId,
+      data: input.data ?? {},
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + this.policy.absoluteLifetime * 1000),
+      ipAddress: (input.ipAddress ?? '').slice(0, 64),
+      userAgent: (input.userAgent ?? '').slice(0, 512),
+    };
+    await this.repository.create(session);
+    return { ...session, id };
+  }
+
+  /** The live session for an id, or undefined when it is unknown, malformed or expired. */
+  async load(id: string | undefined): Promise<ActiveSession | undefined> {
+    if (id === undefined || !SESSION_ID.test(id)) return undefined;
+    const idHash = sha256Hex(id);
+    const session = await this.repository.find(idHash);
+    if (!session) return undefined;
+    const now = this.clock.now();
+    if (this.isExpired(session, now)) {
+      await this.repository.delete(idHash);
+      return undefined;
+    }
+    if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
+      await this.repository.update(idHash, { lastSeenAt: now });
+      session.lastSeenAt = now;
+    }
+    return { ...session, id };
+  }
+
+  /**
+   * Issues a new id for the session's state and kills the old id: on login and on any change of
+   * privilege, so that an id planted or observed before the change is worthless after it.
+   */
+  async rotate(session: ActiveSession, changes: { userId?: number | null; data?: Record<string, unknown> } = {}): Promise<ActiveSession> {
+    await this.repository.delete(session.idHash);
+    return this.create({
+      userId: changes.userId === undefined ? session.userId : changes.userId,
+      data: changes.data ?? session.data,
+      ipAddress: session.ipAddress,
+      userAgent: session.userAgent,
+    });
+  }
+
+  async saveData(session: ActiveSession, data: Record<string, unknown>): Promise<void> {
+    await this.repository.update(session.idHash, { data });
+    session.data = data;
+  }
+
+  async end(session: Pick<StoredSession, 'idHash'>): Promise<void> {
+    await this.repository.delete(session.idHash);
+  }
+
+  /** Ends every session of the user but the one given (after a password change, say). */
+  async endOthers(userId: number, keep: Pick<StoredSession, 'idHash'> | undefined): Promise<number> {
+    return this.repository.deleteForUser(userId, keep ? { exceptIdHash: keep.idHash } : {});
+  }
+
+  async endAll(userId: number): Promise<number> {
+    return this.repository.deleteForUser(userId);
+  }
+
+  /** The user's live sessions, newest activity first, for the "sessions" page and API. */
+  async listForUser(userId: number): Promise<StoredSession[]> {
+    const now = this.clock.now();
+    const sessions = await this.repository.listForUser(userId);
+    return sessions.filter((session) => !this.isExpired(session, now)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+  }
+
+  async deleteExpired(): Promise<number> {
+    return this.repository.deleteExpired(this.clock.now());
+  }
+
+  /** Whether the session belongs to the given stored row (for "this is your current session"). */
+  static idHashOf(id: string): string {
+    return sha256Hex(id);
+  }
+
+  private isExpired(session: StoredSession, now: Date): boolean {
+    return (
+      session.expiresAt.getTime() <= now.getTime() ||
+      now.getTime() - session.lastSeenAt.getTime() >= this.policy.idleTimeout * 1000
+    );
+  }
+}
