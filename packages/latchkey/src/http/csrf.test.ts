@@ -68,7 +68,8 @@ describe('CSRF protection on Latchkey routes', () => {
   it('refuses a foreign Origin, a null Origin and a browser-declared cross-site request even with a valid token', async () => {
     const { token, cookie } = await getToken();
     const valid = { cookie: `csrftoken=${cookie}`, 'x-csrftoken': token };
-    for (const extra of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const extras: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const extra of extras) {
       expect((await post('', { ...valid, ...extra })).statusCode).toBe(403);
     }
     expect((await post('', { ...valid, origin: 'https://app.example' })).statusCode).toBe(200);

@@ -1,0 +1,41 @@
+import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
+import { buildApp } from './app.js';
+import { projectSettings } from './config/settings.js';
+
+/**
+ * `npm start`: local mode migrates the database first; other modes refuse to start with pending
+ * migrations. A bad setting or an unreachable database ends start-up with one clear line.
+ */
+async function main(): Promise<void> {
+  const settings = loadSettings(projectSettings);
+  const latchkey = await createLatchkey({ settings, migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require' });
+  const app = await buildApp(latchkey, { logger: true });
+  await app.listen({ port: settings.PORT, host: settings.HOST });
+
+  // SIGTERM (and Ctrl-C): stop accepting connections, let in-flight requests finish, then close
+  // the database (onClose in buildApp) and exit.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info(`${signal} received: finishing in-flight requests`);
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  if (isLatchkeyError(error)) {
+    process.stderr.write(`Error: ${error.message}\n`);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import type { LatchkeyDeps } from '../deps.js';
+import type { User } from '../storage/ports.js';
+import { normalizeUsernameKey, tryNormalizeEmail } from './identifiers.js';
+
+/**
+ * Finds the account a login identifier names, by the methods the project allows
+ * (ACCOUNT_LOGIN_METHODS): an identifier with '@' is tried as an email when email login is on,
+ * anything else as a username. Variants of one identifier (case, width, NFKC) find one account.
+ */
+export async function findUserByLogin(deps: Pick<LatchkeyDeps, 'settings' | 'store'>, login: string): Promise<User | undefined> {
+  const methods = deps.settings.ACCOUNT_LOGIN_METHODS;
+  const trimmed = login.trim();
+  if (trimmed === '' || trimmed.length > 320) return undefined;
+  if (methods.includes('email') && trimmed.normalize('NFKC').includes('@')) {
+    const email = tryNormalizeEmail(trimmed);
+    const user = email === undefined ? undefined : await deps.store.users.findByEmail(email);
+    if (user) return user;
+  }
+  if (methods.includes('username') && deps.settings.USERNAME_TYPE === 'username') {
+    return deps.store.users.findByUsername(normalizeUsernameKey(trimmed));
+  }
+  return undefined;
+}
+
+/**
+ * The credentials stage of every password login (pages, headless API, token API, admin). It
+ * costs exactly one password hash whether or not the account exists, so neither the answer nor
+ * its timing says which accounts exist. A correct password stored with an older hasher or older
+ * parameters is re-hashed with the current default, as Django does on login.
+ *
+ * Returns the user whose password matched, active or not: whether an inactive or unverified
+ * account may continue is the login flow's decision, made after this stage.
+ */
+export async function verifyCredentials(
+  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords'>,
+  input: { login: string; password: string },
+): Promise<User | undefined> {
+  const user = await findUserByLogin(deps, input.login);
+  if (!user) {
+    await deps.passwords.verifyDummy(input.password);
+    return undefined;
+  }
+  const { valid, needsRehash } = await deps.passwords.verify(input.password, user.password);
+  if (!valid) return undefined;
+  if (needsRehash) {
+    const upgraded = await deps.passwords.hash(input.password);
+    // Only if the stored hash is still the one we verified: a concurrent password change wins.
+    if (await deps.store.users.replacePassword(user.id, user.password, upgraded)) user.password = upgraded;
+  }
+  return user;
+}

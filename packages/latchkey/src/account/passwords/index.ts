@@ -1,0 +1,18 @@
+export type { HasherName } from './hasher.js';
+export type { Argon2Parameters } from './argon2-hasher.js';
+export type { ConcurrencyStats } from './concurrency-limiter.js';
+export {
+  createPasswordHashing,
+  DJANGO_HASHING_DEFAULTS,
+  type PasswordHashing,
+  type PasswordHashingOptions,
+  type PasswordVerification,
+} from './password-hashing.js';
+export { isUsablePassword, makeUnusablePassword } from './unusable-password.js';
+export {
+  validatePassword,
+  type PasswordContext,
+  type PasswordPolicy,
+  type PasswordProblem,
+  type PasswordValidatorName,
+} from './validators.js';

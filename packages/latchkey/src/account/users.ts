@@ -1,0 +1,97 @@
+import type { Settings } from '../config/settings.js';
+import { LatchkeyError } from '../core/errors.js';
+import type { LatchkeyDeps } from '../deps.js';
+import type { User } from '../storage/ports.js';
+import { validateEmail, validateUsername } from './identifiers.js';
+import { makeUnusablePassword, validatePassword, type PasswordPolicy } from './passwords/index.js';
+
+export function passwordPolicyFrom(settings: Settings): PasswordPolicy {
+  return {
+    validators: settings.AUTH_PASSWORD_VALIDATORS,
+    minLength: settings.PASSWORD_MIN_LENGTH,
+    maxBytes: settings.PASSWORD_MAX_BYTES,
+    maxSimilarity: 0.7,
+  };
+}
+
+/** Throws 'password_invalid' with every problem the validators found, in one message. */
+export function checkPassword(
+  settings: Settings,
+  password: string,
+  context: { username?: string | null; email?: string | null; name?: string | null },
+  param = 'password',
+): void {
+  const problems = validatePassword(password, context, passwordPolicyFrom(settings));
+  if (problems.length > 0) {
+    throw new LatchkeyError('password_invalid', problems.map((problem) => problem.message).join(' '), { param });
+  }
+}
+
+export interface CreateUserInput {
+  /** Required when the project logs in by username; refused when it logs in by email. */
+  username?: string;
+  /** Required when the project logs in by email; optional otherwise. */
+  email?: string;
+  /** Null makes an account without a usable password (social-only, or set later). */
+  password: string | null;
+  name?: string;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+  emailVerified: boolean;
+}
+
+/**
+ * Creates a user and, when an email is given, its primary email address, in one transaction:
+ * the account is either complete or absent. Uniqueness is the database's to decide, so two
+ * parallel creations of the same identifier cannot both succeed.
+ */
+export async function createUser(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock'>, input: CreateUserInput): Promise<User> {
+  const byEmail = deps.settings.USERNAME_TYPE === 'email';
+  if (byEmail && input.username !== undefined) {
+    throw new LatchkeyError('invalid_input', 'This project has no usernames: users log in by email.', { param: 'username' });
+  }
+  const username = byEmail ? undefined : validateUsername(input.username);
+  const rawEmail = input.email?.trim() ?? '';
+  if (byEmail && rawEmail === '') throw new LatchkeyError('invalid_email', 'An email address is required.', { param: 'email' });
+  const email = rawEmail === '' ? '' : validateEmail(rawEmail);
+  const name = (input.name ?? '').trim();
+  if (name.length > 255) throw new LatchkeyError('invalid_input', 'The name may have at most 255 characters.', { param: 'name' });
+
+  let encoded: string;
+  if (input.password === null) {
+    encoded = makeUnusablePassword();
+  } else {
+    checkPassword(deps.settings, input.password, { username: username ?? null, email, name });
+    encoded = await deps.passwords.hash(input.password);
+  }
+
+  return deps.store.transaction(async (repositories) => {
+    const user = await repositories.users.create({
+      ...(username === undefined ? {} : { username }),
+      email,
+      name,
+      password: encoded,
+      isStaff: input.isStaff ?? false,
+      isSuperuser: input.isSuperuser ?? false,
+      dateJoined: deps.clock.now(),
+    });
+    if (email !== '') {
+      await repositories.emailAddresses.add({ userId: user.id, email, verified: input.emailVerified, primary: true });
+    }
+    return user;
+  });
+}
+
+/**
+ * Sets a new password after the validators accept it. Every session of the user ends: whoever
+ * held the old password must not stay logged in. (Flows that keep the current session alive
+ * rotate it afterwards.)
+ */
+export async function setUserPassword(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'sessions'>, user: User, password: string): Promise<void> {
+  checkPassword(deps.settings, password, { username: user.username, email: user.email, name: user.name });
+  const encoded = await deps.passwords.hash(password);
+  await deps.store.transaction(async (repositories) => {
+    await repositories.users.update(user.id, { password: encoded });
+    await repositories.sessions.deleteForUser(user.id);
+  });
+}

@@ -1,0 +1,57 @@
+import type { Settings } from '../config/settings.js';
+
+export interface CheckProblem {
+  id: string;
+  message: string;
+  hint: string;
+}
+
+/**
+ * Like Django's `check --deploy`: settings that are fine on a laptop and dangerous on the
+ * internet. Each problem names the setting and how to fix it.
+ */
+export function findDeploymentProblems(settings: Settings): CheckProblem[] {
+  const problems: CheckProblem[] = [];
+  const add = (id: string, message: string, hint: string) => problems.push({ id, message, hint });
+  const key = settings.SECRET_KEY;
+  if (key.length < 50 || new Set(key).size < 5) {
+    add('latchkey.W001', 'LATCHKEY_SECRET_KEY is shorter than 50 characters or has fewer than 5 distinct characters.', 'Generate a long random key, e.g. node -e "console.log(crypto.randomBytes(48).toString(\'base64url\'))".');
+  }
+  if (!settings.SESSION_COOKIE_SECURE) {
+    add('latchkey.W002', 'SESSION_COOKIE_SECURE is false: the session cookie would be sent over plain HTTP.', 'Serve the site over HTTPS and set LATCHKEY_SESSION_COOKIE_SECURE=true.');
+  }
+  if (settings.SESSION_COOKIE_SECURE && !/^__(Host|Secure)-/.test(settings.SESSION_COOKIE_NAME)) {
+    add('latchkey.W003', `SESSION_COOKIE_NAME "${settings.SESSION_COOKIE_NAME}" has no __Host- prefix.`, 'Use __Host-sessionid so that subdomains cannot plant or overwrite the cookie.');
+  }
+  if (!settings.CSRF_COOKIE_SECURE) {
+    add('latchkey.W004', 'CSRF_COOKIE_SECURE is false: the CSRF cookie would be sent over plain HTTP.', 'Set LATCHKEY_CSRF_COOKIE_SECURE=true.');
+  }
+  if (settings.ALLOWED_HOSTS.length === 0) {
+    add('latchkey.W005', 'ALLOWED_HOSTS is empty: every request would be refused.', 'Set LATCHKEY_ALLOWED_HOSTS to the site\'s host names.');
+  } else if (settings.ALLOWED_HOSTS.includes('*')) {
+    add('latchkey.W006', 'ALLOWED_HOSTS contains "*": any Host header is accepted.', 'List the site\'s host names in LATCHKEY_ALLOWED_HOSTS.');
+  }
+  if (settings.ADMIN_URL === 'admin/') {
+    add('latchkey.W007', 'ADMIN_URL is the default "admin/", the first path an attacker tries.', 'Set LATCHKEY_ADMIN_URL to a hard-to-guess path such as "staff-7f3k2x/".');
+  }
+  if (!settings.SITE_URL.startsWith('https://')) {
+    add('latchkey.W008', `SITE_URL "${settings.SITE_URL}" is not HTTPS: links in emails would travel in clear.`, 'Set LATCHKEY_SITE_URL to the https:// address of the site.');
+  }
+  if (/^(console|memory):/.test(settings.EMAIL_URL)) {
+    add('latchkey.W009', `EMAIL_URL "${settings.EMAIL_URL}" does not deliver email: users could not verify addresses or reset passwords.`, 'Set EMAIL_URL to your SMTP server, e.g. smtps://user:pass@smtp.example.com:465.');
+  }
+  if (settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') {
+    add('latchkey.W010', `ACCOUNT_EMAIL_VERIFICATION is "${settings.ACCOUNT_EMAIL_VERIFICATION}": accounts can log in with addresses nobody confirmed.`, 'Use mandatory in production.');
+  }
+  if (settings.ACCOUNT_RATE_LIMITS === false) {
+    add('latchkey.W011', 'ACCOUNT_RATE_LIMITS is false: passwords can be guessed without limit.', 'Remove LATCHKEY_ACCOUNT_RATE_LIMITS=false.');
+  }
+  return problems;
+}
+
+export function formatProblems(problems: CheckProblem[]): string {
+  if (problems.length === 0) return 'System check identified no issues (0 silenced).\n';
+  const lines = problems.map((problem) => `?: (${problem.id}) ${problem.message}\n\tHINT: ${problem.hint}`);
+  const count = problems.length === 1 ? '1 issue' : `${problems.length} issues`;
+  return `System check identified some issues:\n\n${lines.join('\n')}\n\nSystem check identified ${count} (0 silenced).\n`;
+}

@@ -1,0 +1,58 @@
+import { loadSettings, type ProjectSettings } from '../config/load.js';
+import { isLatchkeyError } from '../core/errors.js';
+import { changepassword, check, createsuperuser, migrate, type CommandContext } from './commands.js';
+import { CommandError, type CommandIO } from './io.js';
+
+export { CommandError, type CommandIO } from './io.js';
+
+const COMMANDS: Record<string, { run: (context: CommandContext) => Promise<number>; help: string }> = {
+  migrate: { run: migrate, help: 'apply pending database migrations' },
+  createsuperuser: { run: createsuperuser, help: 'create a staff superuser [--username U] [--email E] [--noinput]' },
+  changepassword: { run: changepassword, help: "change a user's password: changepassword <login>" },
+  check: { run: check, help: 'check the settings and database [--deploy]' },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(16)} ${command.help}`);
+  return `Usage: manage <command> [options]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+/**
+ * The management CLI (`npm run manage -- <command>`), as Django's manage.py: every failure a
+ * person can cause (bad settings, unreachable database, duplicate user, weak password) ends with
+ * one "Error: ..." line and status 1, never a stack trace.
+ */
+export async function runManagementCommand(argv: string[], project: ProjectSettings, io: CommandIO): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout.write(usage());
+    return name === undefined ? 1 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`Error: Unknown command "${name}".\n${usage()}`);
+    return 1;
+  }
+  try {
+    const settings = loadSettings(project, { env: io.env, cwd: io.cwd });
+    return await command.run({ settings, io, args });
+  } catch (error) {
+    if (error instanceof CommandError || isLatchkeyError(error) || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+      io.stderr.write(`Error: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** For a project's manage script: runs the command against the real process and exits. */
+export async function runManagementCli(project: ProjectSettings): Promise<never> {
+  const code = await runManagementCommand(process.argv.slice(2), project, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
+  process.exit(code);
+}

@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Django's ALLOWED_HOSTS: a request whose Host header names another site is refused with 400
+ * before anything reads it. This stops Host-header poisoning of anything built from the host,
+ * and of caches keyed on it. (Links in emails never use the Host header anyway: they are built
+ * from SITE_URL.) Patterns: an exact name, `.example.com` for the domain and its subdomains, or
+ * `*` for any host.
+ */
+export function isAllowedHost(hostHeader: string | undefined, allowed: readonly string[]): boolean {
+  if (!hostHeader) return false;
+  const host = hostWithoutPort(hostHeader.toLowerCase());
+  if (host === undefined) return false;
+  return allowed.some((pattern) => {
+    const p = pattern.toLowerCase();
+    if (p === '*') return true;
+    if (p.startsWith('.')) return host === p.slice(1) || host.endsWith(p);
+    return host === p;
+  });
+}
+
+/** The host part of a Host header, or undefined when the header is not a plain host[:port]. */
+function hostWithoutPort(value: string): string | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.exec(value);
+  if (!match) return undefined;
+  return match[1]!.replace(/\.$/, '');
+}
+
+export function allowedHostsGuard(allowed: readonly string[]) {
+  return async function checkAllowedHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!isAllowedHost(request.headers.host, allowed)) {
+      await reply.code(400).type('text/html; charset=utf-8').send('<!doctype html><title>400 Bad Request</title><h1>Bad Request (400)</h1>');
+    }
+  };
+}

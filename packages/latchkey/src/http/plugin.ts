@@ -1,0 +1,20 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import { csrfProtection } from './csrf.js';
+import { csrfOptionsFrom } from './request-session.js';
+
+/**
+ * The parts of the library that the account pages, the headless API, the token API and the admin
+ * share, as one encapsulated Fastify plugin: cookie and form parsing and CSRF protection apply
+ * to the routes registered inside it and never to the project's own routes. Later features add
+ * their routes here.
+ */
+export function latchkeyPlugin(settings: Settings): FastifyPluginAsync {
+  return async function latchkey(scope) {
+    await scope.register(fastifyCookie);
+    await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+    await scope.register(csrfProtection, csrfOptionsFrom(settings));
+  };
+}

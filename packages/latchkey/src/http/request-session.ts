@@ -1,0 +1,94 @@
+import type {} from '@fastify/cookie';
+import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import type { Clock } from '../core/clock.js';
+import type { ActiveSession, SessionService } from '../sessions/session-service.js';
+import type { Store, User } from '../storage/ports.js';
+import { rotateCsrfSecret, type CsrfOptions } from './csrf.js';
+
+export function csrfOptionsFrom(settings: Settings): CsrfOptions {
+  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: settings.CSRF_TRUSTED_ORIGINS };
+}
+
+/**
+ * Binds server-side sessions to HTTP requests through the session cookie. It works for
+ * Latchkey's own routes and for the project's routes alike (a project asks
+ * `latchkey.currentUser(request)`), reading the Cookie header itself so that nothing has to be
+ * registered on the project's scope.
+ */
+export class RequestSessions {
+  private readonly loaded = new WeakMap<FastifyRequest, Promise<ActiveSession | undefined>>();
+
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly store: Store,
+    private readonly settings: Settings,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The request's live session, looked up once per request. */
+  session(request: FastifyRequest): Promise<ActiveSession | undefined> {
+    let session = this.loaded.get(request);
+    if (!session) {
+      session = this.sessions.load(this.cookieValue(request));
+      this.loaded.set(request, session);
+    }
+    return session;
+  }
+
+  /**
+   * The logged-in user, or undefined. An account deactivated or deleted since login is
+   * logged out at once: the user is re-read on every request, never cached in the session.
+   */
+  async currentUser(request: FastifyRequest): Promise<User | undefined> {
+    const session = await this.session(request);
+    if (session?.userId == null) return undefined;
+    const user = await this.store.users.findById(session.userId);
+    return user?.isActive ? user : undefined;
+  }
+
+  /**
+   * Ends the pre-login session and starts a new one for the user: a new session id and a new CSRF
+   * secret, so that an id or token planted or seen before the login is worthless after it.
+   * `remember` chooses a long-lived cookie; otherwise the cookie ends with the browser session.
+   */
+  async login(request: FastifyRequest, reply: FastifyReply, user: User, options: { remember: boolean }): Promise<ActiveSession> {
+    const previous = await this.session(request);
+    const data = previous?.data ?? {};
+    const session = previous
+      ? await this.sessions.rotate(previous, { userId: user.id, data })
+      : await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+    this.loaded.set(request, Promise.resolve(session));
+    await this.store.users.update(user.id, { lastLogin: this.clock.now() });
+    this.setCookie(reply, session.id, options.remember);
+    rotateCsrfSecret(request, reply, csrfOptionsFrom(this.settings));
+    return session;
+  }
+
+  /** Ends the request's session on the server and in the browser. */
+  async logout(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const session = await this.session(request);
+    if (session) await this.sessions.end(session);
+    this.loaded.set(request, Promise.resolve(undefined));
+    reply.clearCookie(this.settings.SESSION_COOKIE_NAME, { path: '/', secure: this.settings.SESSION_COOKIE_SECURE, sameSite: 'lax', httpOnly: true });
+  }
+
+  private cookieValue(request: FastifyRequest): string | undefined {
+    const parsed = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
+    return parsed[this.settings.SESSION_COOKIE_NAME];
+  }
+
+  private setCookie(reply: FastifyReply, id: string, remember: boolean): void {
+    // HttpOnly: scripts never see the id. SameSite=Lax: not sent on cross-site POSTs. In
+    // production the name carries the __Host- prefix, which browsers only accept with Secure,
+    // Path=/ and no Domain, so a sibling subdomain cannot plant or overwrite it.
+    reply.setCookie(this.settings.SESSION_COOKIE_NAME, id, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.settings.SESSION_COOKIE_SECURE,
+      ...(remember ? { maxAge: this.settings.SESSION_COOKIE_AGE } : {}),
+    });
+  }
+}

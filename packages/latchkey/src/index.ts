@@ -1,0 +1,11 @@
+export { createLatchkey, passwordHashingFrom, type CreateLatchkeyOptions, type Latchkey } from './latchkey.js';
+export { loadSettings, environmentFromNodeEnv, type ProjectSettings, type LoadSettingsOptions } from './config/load.js';
+export type { Settings, SettingValues, SettingName, Environment, UsernameType } from './config/settings.js';
+export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/errors.js';
+export { systemClock, ManualClock, type Clock } from './core/clock.js';
+export type { LatchkeyDeps } from './deps.js';
+export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
+export { createUser, setUserPassword, checkPassword, type CreateUserInput } from './account/users.js';
+export { verifyCredentials, findUserByLogin } from './account/credentials.js';
+export { csrfToken, rotateCsrfSecret, CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';
+export type { Mailer, EmailMessage } from './mail/index.js';

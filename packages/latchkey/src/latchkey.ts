@@ -1,0 +1,99 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
+import type { Settings } from './config/settings.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { LatchkeyError } from './core/errors.js';
+import type { LatchkeyDeps } from './deps.js';
+import { allowedHostsGuard } from './http/allowed-hosts.js';
+import { latchkeyPlugin } from './http/plugin.js';
+import { RequestSessions } from './http/request-session.js';
+import { createMailer, type Mailer } from './mail/index.js';
+import { SessionService } from './sessions/session-service.js';
+import { openDatabase, type Database } from './storage/database.js';
+import type { User } from './storage/ports.js';
+
+export interface CreateLatchkeyOptions {
+  settings: Settings;
+  clock?: Clock;
+  /** Replaces the mailer EMAIL_URL would make (tests pass a MemoryMailer they can read). */
+  mailer?: Mailer;
+  /** An open database to use instead of opening DATABASE_URL (tests pass a fresh schema). Closed by close(). */
+  database?: Database;
+  /**
+   * `auto` applies pending migrations (local mode's `npm start`); `require` refuses to start
+   * while any is pending, so production changes its schema only through `manage migrate`.
+   */
+  migrations?: 'auto' | 'require';
+}
+
+export interface Latchkey {
+  readonly settings: Settings;
+  readonly deps: LatchkeyDeps;
+  readonly database: Database;
+  /** Register once on the project's app: `await app.register(latchkey.plugin)`. */
+  readonly plugin: FastifyPluginAsync;
+  /** An onRequest hook refusing Host headers outside ALLOWED_HOSTS; add it to the whole app. */
+  readonly allowedHostsGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly requestSessions: RequestSessions;
+  /** The logged-in, active user of a request, for the project's own routes. */
+  currentUser(request: FastifyRequest): Promise<User | undefined>;
+  /** Closes the database, the mailer and the hashing workers. */
+  close(): Promise<void>;
+}
+
+export function passwordHashingFrom(settings: Settings): PasswordHashing {
+  return createPasswordHashing({
+    hashers: settings.PASSWORD_HASHERS,
+    argon2: { memoryCost: settings.ARGON2_MEMORY_COST, timeCost: settings.ARGON2_TIME_COST, parallelism: settings.ARGON2_PARALLELISM },
+    pbkdf2Iterations: settings.PBKDF2_ITERATIONS,
+    bcryptRounds: settings.BCRYPT_ROUNDS,
+    concurrency: settings.PASSWORD_HASHING_CONCURRENCY,
+    maxPasswordBytes: settings.PASSWORD_MAX_BYTES,
+  });
+}
+
+/** Opens the database (failing fast and clearly when it is unreachable) and wires every part. */
+export async function createLatchkey(options: CreateLatchkeyOptions): Promise<Latchkey> {
+  const { settings } = options;
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
+  try {
+    if ((options.migrations ?? 'require') === 'auto') {
+      await database.migrate();
+    } else {
+      const pending = await database.pendingMigrations();
+      if (pending.length > 0) {
+        throw new LatchkeyError(
+          'configuration_invalid',
+          `The database is not up to date (${pending.length} migration(s) pending: ${pending.join(', ')}). Run: npm run manage -- migrate`,
+        );
+      }
+    }
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  const passwords = passwordHashingFrom(settings);
+  const mailer = options.mailer ?? createMailer({ url: settings.EMAIL_URL, defaultFrom: settings.DEFAULT_FROM_EMAIL });
+  const sessions = new SessionService(database.store.sessions, clock, {
+    absoluteLifetime: settings.SESSION_COOKIE_AGE,
+    idleTimeout: settings.SESSION_IDLE_TIMEOUT,
+  });
+  const deps: LatchkeyDeps = { settings, clock, store: database.store, passwords, mailer, sessions };
+  const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
+
+  return {
+    settings,
+    deps,
+    database,
+    plugin: latchkeyPlugin(settings),
+    allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
+    requestSessions,
+    currentUser: (request) => requestSessions.currentUser(request),
+    async close() {
+      await Promise.allSettled([passwords.close(), mailer.close()]);
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { LatchkeyError } from '../core/errors.js';
+
+/** What an EMAIL_URL names, with credentials already URL-decoded. */
+export type EmailBackendConfig =
+  | { backend: 'smtp'; host: string; port: number; implicitTls: boolean; user?: string; password?: string }
+  | { backend: 'console' }
+  | { backend: 'memory' };
+
+const ALLOWED_FORMS = 'smtp://[user:pass@]host:port, smtps://[user:pass@]host:port, console: or memory:';
+
+/**
+ * Reads EMAIL_URL. Anything outside the allowed forms stops start-up with one line that names the
+ * variable, the value (password masked) and the forms allowed.
+ *
+ * Query parameters are refused rather than ignored: an operator who writes
+ * `?tls_reject_unauthorized=false` must learn at start-up that certificate checks are not switched
+ * off (they cannot be; trust the server's CA instead), not find out from a man in the middle.
+ */
+export function parseEmailUrl(value: string): EmailBackendConfig {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidEmailUrl(value, 'not a URL');
+  }
+  const scheme = url.protocol;
+  if (scheme === 'console:' || scheme === 'memory:') {
+    if (url.host !== '' || url.pathname !== '' || url.search !== '' || url.hash !== '') {
+      throw invalidEmailUrl(value, `${scheme} takes nothing after the colon`);
+    }
+    return { backend: scheme === 'console:' ? 'console' : 'memory' };
+  }
+  if (scheme !== 'smtp:' && scheme !== 'smtps:') {
+    throw invalidEmailUrl(value, `unsupported scheme ${JSON.stringify(scheme)}`);
+  }
+  if (url.hostname === '') {
+    throw invalidEmailUrl(value, 'no host');
+  }
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
+    throw invalidEmailUrl(value, 'no path or query parameters are accepted');
+  }
+  const implicitTls = scheme === 'smtps:';
+  // Ports 25 and 465 are the registered defaults; an explicit port is what the contract documents.
+  const port = url.port === '' ? (implicitTls ? 465 : 25) : Number(url.port);
+  // IPv6 literals come back bracketed from URL; the socket API wants them bare.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const config: EmailBackendConfig = { backend: 'smtp', host, port, implicitTls };
+  try {
+    if (url.username !== '') config.user = decodeURIComponent(url.username);
+    if (url.password !== '') config.password = decodeURIComponent(url.password);
+  } catch {
+    throw invalidEmailUrl(value, 'the user or password is not correctly URL-encoded');
+  }
+  return config;
+}
+
+/**
+ * Replaces the password in `scheme://user:password@host...` with `****`, for error messages and logs.
+ *
+ * Works on text, not on a parsed URL, because the values that most need masking are the malformed
+ * ones that URL rejects. It masks from the first colon after `//` to the last `@`, which may hide a
+ * little more than the password (when `@` also appears later) but never less.
+ */
+export function maskUrlPassword(value: string): string {
+  const authorityStart = value.indexOf('//');
+  if (authorityStart === -1) return value;
+  const userinfoEnd = value.lastIndexOf('@');
+  if (userinfoEnd < authorityStart) return value;
+  const passwordStart = value.indexOf(':', authorityStart + 2);
+  if (passwordStart === -1 || passwordStart > userinfoEnd) return value;
+  return `${value.slice(0, passwordStart + 1)}****${value.slice(userinfoEnd)}`;
+}
+
+function invalidEmailUrl(value: string, reason: string): LatchkeyError {
+  return new LatchkeyError(
+    'configuration_invalid',
+    `EMAIL_URL=${JSON.stringify(maskUrlPassword(value))} is not valid (${reason}); use ${ALLOWED_FORMS}.`,
+    { param: 'EMAIL_URL' },
+  );
+}

@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.js';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../testing/database.js';
+import { SessionService } from './session-service.js';
+
+const DAY = 86_400_000;
+
+describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
+  let database: TestDatabase;
+  let clock: ManualClock;
+  let sessions: SessionService;
+  let userId: number;
+
+  beforeEach(async () => {
+    database = await createTestDatabase(kind, 'username');
+    clock = new ManualClock();
+    sessions = new SessionService(database.store.sessions, clock, { absoluteLifetime: 14 * 86_400, idleTimeout: 7 * 86_400 });
+    const user = await database.store.users.create({ username: 'ada', email: 'ada@example.com', password: '!', dateJoined: clock.now() });
+    userId = user.id;
+  });
+
+  afterEach(() => database.destroy());
+
+  it('issues 256-bit ids and stores only their hash, so a dump yields no live id', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 50; i++) ids.add((await sessions.create({ userId })).id);
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(Buffer.from(id, 'base64url')).toHaveLength(32);
+    const dump = JSON.stringify((await sql`select * from latchkey_sessions`.execute(database.kysely)).rows);
+    for (const id of ids) expect(dump).not.toContain(id);
+  });
+
+  it('loads a live session and refuses unknown, malformed and oversized ids', async () => {
+    const session = await sessions.create({ userId, data: { next: '/x' }, ipAddress: '127.0.0.1', userAgent: 'test' });
+    expect(await sessions.load(session.id)).toMatchObject({ userId, data: { next: '/x' }, ipAddress: '127.0.0.1' });
+    for (const id of [undefined, '', 'x', `${session.id}x`, session.id.replace(/.$/, '!'), 'a'.repeat(10_000)]) {
+      expect(await sessions.load(id)).toBeUndefined();
+    }
+  });
+
+  it('ends a session after the idle timeout, and keeps an active one alive until the absolute limit', async () => {
+    const idle = await sessions.create({ userId });
+    const active = await sessions.create({ userId });
+    for (let day = 1; day <= 13; day++) {
+      clock.advance(DAY);
+      expect(await sessions.load(active.id), `day ${day}`).toBeDefined();
+    }
+    expect(await sessions.load(idle.id)).toBeUndefined();
+    clock.advance(DAY);
+    expect(await sessions.load(active.id)).toBeUndefined();
+  });
+
+  it('ends exactly at the idle limit and not a second before', async () => {
+    const session = await sessions.create({ userId });
+    clock.advance(7 * DAY - 1000);
+    expect(await sessions.load(session.id)).toBeDefined();
+    clock.advance(7 * DAY);
+    expect(await sessions.load(session.id)).toBeUndefined();
+  });
+
+  it('rotation gives a new id with the same state and kills the old id', async () => {
+    const before = await sessions.create({ userId: null, data: { cart: 3 } });
+    const after = await sessions.rotate(before, { userId });
+    expect(after.id).not.toBe(before.id);
+    expect(await sessions.load(before.id)).toBeUndefined();
+    expect(await sessions.load(after.id)).toMatchObject({ userId, data: { cart: 3 } });
+  });
+
+  it("lists a user's sessions, ends the others but one, or all", async () => {
+    const [a, b, c] = [await sessions.create({ userId }), await sessions.create({ userId }), await sessions.create({ userId })];
+    expect((await sessions.listForUser(userId)).map((s) => s.idHash).sort()).toEqual([a.idHash, b.idHash, c.idHash].sort());
+    expect(await sessions.endOthers(userId, b)).toBe(2);
+    expect(await sessions.load(a.id)).toBeUndefined();
+    expect(await sessions.load(b.id)).toBeDefined();
+    expect(await sessions.endAll(userId)).toBe(1);
+    expect(await sessions.load(b.id)).toBeUndefined();
+  });
+
+  it('saves data and removes expired rows', async () => {
+    const session = await sessions.create({ userId });
+    await sessions.saveData(session, { step: 'mfa' });
+    expect((await sessions.load(session.id))?.data).toEqual({ step: 'mfa' });
+    clock.advance(15 * DAY);
+    expect(await sessions.deleteExpired()).toBe(1);
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Opens the project's database from DATABASE_URL and hands out the Store, the Kysely instance and
+ * the migrations. Opening checks that the database answers and was migrated for the configured
+ * username type, so that a bad setting stops start-up with one clear line instead of failing on the
+ * first request.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import pg from 'pg';
+import { LatchkeyError } from '../core/errors.js';
+import { maskDatabaseUrl, parseDatabaseUrl, type DatabaseLocation } from './database-url.js';
+import type { DatabaseDialect } from './kysely/dialect.js';
+import type { DatabaseSchema } from './kysely/schema.js';
+import { createKyselyStore } from './kysely/store.js';
+import { assertUsernameTypeMatches, createMigrator } from './migrations/index.js';
+import type { Store, UsernameType } from './ports.js';
+
+export interface OpenDatabaseOptions {
+  url: string;
+  usernameType: UsernameType;
+  /** How long to wait for PostgreSQL to accept a connection and answer; default 5000 ms. */
+  connectTimeoutMs?: number;
+  /** PostgreSQL only: the schema to work in (set as search_path on every connection). */
+  postgresSchema?: string;
+}
+
+export interface Database {
+  readonly dialect: DatabaseDialect;
+  readonly usernameType: UsernameType;
+  readonly kysely: Kysely<DatabaseSchema>;
+  readonly store: Store;
+  /** Applies every pending migration; returns the names applied (none when up to date). */
+  migrate(): Promise<string[]>;
+  pendingMigrations(): Promise<string[]>;
+  /** Closes the connections; calling it again does nothing. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Kysely begins SQLite transactions DEFERRED. When two processes share one database file, a
+ * deferred transaction that reads and then writes can fail at once with SQLITE_BUSY (SQLite cannot
+ * wait for a lock upgrade without risking deadlock). BEGIN IMMEDIATE takes the write lock up front,
+ * so a second process waits for it (up to the busy timeout) instead of failing.
+ */
+class ImmediateTransactionSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class LatchkeySqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateTransactionSqliteDriver(this.#config);
+  }
+}
+
+function openSqlite(filename: string): Kysely<DatabaseSchema> {
+  let database: BetterSqlite3.Database;
+  try {
+    database = new BetterSqlite3(filename);
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    // WAL lets readers proceed during a write; synchronous FULL makes every commit durable before
+    // it is reported, so a crash right after "password changed" cannot bring the old one back.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    // Off by default in SQLite: without it, deleting a user would leave its sessions alive.
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    throw new LatchkeyError('database_unavailable', `Cannot open the SQLite database at ${filename}: ${(error as Error).message}.`, { cause: error });
+  }
+  return new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database }) });
+}
+
+function describeConnectionFailure(error: unknown, connectTimeoutMs: number): string {
+  const failure = error as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> };
+  // Node reports a refused connection to a name with several addresses as an AggregateError.
+  const code = failure.code ?? failure.errors?.[0]?.code;
+  const message = typeof failure.message === 'string' ? failure.message : '';
+  if (code === 'ECONNREFUSED') return 'connection refused (is PostgreSQL running there?)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unknown host';
+  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return `no answer within ${connectTimeoutMs} ms`;
+  if (code === '28P01' || code === '28000') return 'authentication failed';
+  if (code === '3D000') return 'the database does not exist';
+  return message === '' ? 'unknown error' : message;
+}
+
+async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }, options: OpenDatabaseOptions): Promise<Kysely<DatabaseSchema>> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const schema = options.postgresSchema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new LatchkeyError('configuration_invalid', `The PostgreSQL schema '${schema}' must be a lower-case identifier.`);
+  }
+  const pool = new pg.Pool({
+    connectionString: location.connectionString,
+    // Bounds both the TCP connect and the start-up handshake, so a server that accepts the
+    // connection but never answers fails start-up after this long instead of hanging it.
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection that the server drops emits 'error' on the pool; unhandled, that event
+  // would crash the process. The next query gets a fresh connection or reports the failure itself.
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    const cause = describeConnectionFailure(error, connectTimeoutMs).replaceAll(location.connectionString, maskDatabaseUrl(location.connectionString));
+    throw new LatchkeyError(
+      'database_unavailable',
+      `Cannot reach the PostgreSQL database at ${location.address} (DATABASE_URL='${maskDatabaseUrl(location.connectionString)}'): ${cause}.`,
+      { cause: error },
+    );
+  }
+  return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const location = parseDatabaseUrl(options.url);
+  const kysely = location.dialect === 'sqlite' ? openSqlite(location.filename) : await openPostgres(location, options);
+  const dialect = location.dialect;
+  const { usernameType } = options;
+  const where = location.dialect === 'sqlite' ? location.filename : location.address;
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (!closed) {
+      closed = true;
+      await kysely.destroy();
+    }
+  };
+
+  try {
+    await assertUsernameTypeMatches(kysely, usernameType, where);
+  } catch (error) {
+    await close();
+    if (error instanceof LatchkeyError) throw error;
+    throw new LatchkeyError('database_unavailable', `Cannot use the database at ${where}: ${(error as Error).message}.`, { cause: error });
+  }
+
+  return {
+    dialect,
+    usernameType,
+    kysely,
+    store: createKyselyStore(kysely, dialect, usernameType),
+    async migrate(): Promise<string[]> {
+      await assertUsernameTypeMatches(kysely, usernameType, where);
+      const migrator = await createMigrator(kysely, dialect, usernameType);
+      const { error, results = [] } = await migrator.migrateToLatest();
+      if (error !== undefined) {
+        throw error instanceof Error ? error : new Error(`Migration failed: ${String(error)}`);
+      }
+      return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+    },
+    async pendingMigrations(): Promise<string[]> {
+      const migrator = await createMigrator(kysely, dialect, usernameType);
+      const migrations = await migrator.getMigrations();
+      return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+    },
+    close,
+  };
+}

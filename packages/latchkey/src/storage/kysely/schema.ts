@@ -1,0 +1,73 @@
+/**
+ * The tables as Kysely sees them. Values cross the driver boundary in the one shape both SQLite
+ * and PostgreSQL accept: booleans are written as 1/0 (better-sqlite3 cannot bind booleans, and
+ * PostgreSQL's boolean input accepts '1'/'0') and read back with Boolean(); instants are written as
+ * ISO 8601 strings and read back with new Date() (SQLite returns the TEXT, pg returns a Date for
+ * timestamptz).
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** Written as 1 or 0; read as 1/0 (SQLite) or true/false (PostgreSQL). */
+export type BooleanColumn = ColumnType<number | boolean, number, number>;
+/** Written as an ISO string; read as a string (SQLite) or a Date (PostgreSQL). */
+export type InstantColumn = ColumnType<string | Date, string, string>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  /** Present only when the project's usernameType is 'username'. */
+  username: ColumnType<string | null, string | undefined, never>;
+  /** normalizeUsernameKey(username): the unique key, present with `username`. */
+  username_key: ColumnType<string | null, string | undefined, never>;
+  email: string;
+  name: string;
+  password: string;
+  is_active: BooleanColumn;
+  is_staff: BooleanColumn;
+  is_superuser: BooleanColumn;
+  date_joined: InstantColumn;
+  last_login: ColumnType<string | Date | null, string | null, string | null>;
+}
+
+export interface EmailAddressesTable {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  verified: BooleanColumn;
+  is_primary: BooleanColumn;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number | null;
+  /** JSON text. */
+  data: string;
+  created_at: InstantColumn;
+  last_seen_at: InstantColumn;
+  expires_at: InstantColumn;
+  ip_address: string;
+  user_agent: string;
+}
+
+export interface MetaTable {
+  name: string;
+  value: string;
+}
+
+export interface DatabaseSchema {
+  latchkey_users: UsersTable;
+  latchkey_email_addresses: EmailAddressesTable;
+  latchkey_sessions: SessionsTable;
+  latchkey_meta: MetaTable;
+}
+
+export function toBooleanColumn(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+export function toInstantColumn(value: Date): string {
+  return value.toISOString();
+}
+
+export function fromInstantColumn(value: string | Date): Date {
+  return new Date(value);
+}

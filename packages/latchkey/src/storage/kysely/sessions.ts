@@ -1,0 +1,99 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { SessionChanges, SessionRepository, StoredSession } from '../ports.js';
+import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
+import { fromInstantColumn, toInstantColumn, type SessionsTable } from './schema.js';
+
+function toStoredSession(row: Selectable<SessionsTable>): StoredSession {
+  return {
+    idHash: row.id_hash,
+    userId: row.user_id,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    createdAt: fromInstantColumn(row.created_at),
+    lastSeenAt: fromInstantColumn(row.last_seen_at),
+    expiresAt: fromInstantColumn(row.expires_at),
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+  };
+}
+
+function toSessionUpdate(changes: SessionChanges): Updateable<SessionsTable> {
+  const update: Updateable<SessionsTable> = {};
+  if (changes.userId !== undefined) update.user_id = changes.userId;
+  if (changes.data !== undefined) update.data = JSON.stringify(changes.data);
+  if (changes.lastSeenAt !== undefined) update.last_seen_at = toInstantColumn(changes.lastSeenAt);
+  if (changes.expiresAt !== undefined) update.expires_at = toInstantColumn(changes.expiresAt);
+  return update;
+}
+
+export function createSessionRepository({ db, dialect }: RepositoryContext): SessionRepository {
+  return {
+    async create(session: StoredSession): Promise<void> {
+      // A foreign-key failure (the user was deleted while logging in) becomes 'not_found'.
+      await translateConstraintViolations(db, dialect, () =>
+        db
+          .insertInto('latchkey_sessions')
+          .values({
+            id_hash: session.idHash,
+            user_id: session.userId,
+            data: JSON.stringify(session.data),
+            created_at: toInstantColumn(session.createdAt),
+            last_seen_at: toInstantColumn(session.lastSeenAt),
+            expires_at: toInstantColumn(session.expiresAt),
+            ip_address: session.ipAddress,
+            user_agent: session.userAgent,
+          })
+          .execute(),
+      );
+    },
+
+    async find(idHash: string): Promise<StoredSession | undefined> {
+      const row = await db.selectFrom('latchkey_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+      return row === undefined ? undefined : toStoredSession(row);
+    },
+
+    async update(idHash: string, changes: SessionChanges): Promise<boolean> {
+      const update = toSessionUpdate(changes);
+      if (Object.keys(update).length === 0) {
+        const row = await db.selectFrom('latchkey_sessions').select('id_hash').where('id_hash', '=', idHash).executeTakeFirst();
+        return row !== undefined;
+      }
+      const result = await translateConstraintViolations(db, dialect, () =>
+        db.updateTable('latchkey_sessions').set(update).where('id_hash', '=', idHash).executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
+    async delete(idHash: string): Promise<boolean> {
+      const result = await db.deleteFrom('latchkey_sessions').where('id_hash', '=', idHash).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async deleteForUser(userId: number, options: { exceptIdHash?: string } = {}): Promise<number> {
+      let query = db.deleteFrom('latchkey_sessions').where('user_id', '=', userId);
+      if (options.exceptIdHash !== undefined) {
+        query = query.where('id_hash', '!=', options.exceptIdHash);
+      }
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async listForUser(userId: number): Promise<StoredSession[]> {
+      // Most recently used first, as a "your sessions" page lists them.
+      const rows = await db
+        .selectFrom('latchkey_sessions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('last_seen_at', 'desc')
+        .orderBy('id_hash')
+        .execute();
+      return rows.map(toStoredSession);
+    },
+
+    async deleteExpired(now: Date): Promise<number> {
+      // ISO 8601 strings of one fixed format sort as the instants they denote, so on SQLite the
+      // TEXT comparison is a time comparison; PostgreSQL compares timestamptz values.
+      const result = await db.deleteFrom('latchkey_sessions').where('expires_at', '<=', toInstantColumn(now)).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

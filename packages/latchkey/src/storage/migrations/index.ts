@@ -1,0 +1,65 @@
+/**
+ * The versioned migrations, listed statically (no file-system scanning, so bundling or a changed
+ * working directory cannot lose one), and built for the project's dialect and username type.
+ * Kysely applies them in name order and records each in `latchkey_migrations`.
+ */
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { LatchkeyError } from '../../core/errors.js';
+import { isMissingTableError, type DatabaseDialect } from '../kysely/dialect.js';
+import type { DatabaseSchema } from '../kysely/schema.js';
+import type { UsernameType } from '../ports.js';
+import { initialMigration } from './0001_initial.js';
+
+export const MIGRATION_TABLE = 'latchkey_migrations';
+export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
+
+/** Every migration, oldest first. Add new ones at the end; never edit a released one. */
+export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: UsernameType): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect, usernameType),
+  };
+}
+
+export async function createMigrator(db: Kysely<DatabaseSchema>, dialect: DatabaseDialect, usernameType: UsernameType): Promise<Migrator> {
+  const migrations = latchkeyMigrations(dialect, usernameType);
+  // Kysely decides whether its bookkeeping table exists by listing the tables of every schema.
+  // Naming the current schema keeps a `latchkey_migrations` table of another schema in the same
+  // PostgreSQL database (another project, a parallel test run) from being taken for ours.
+  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  return new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
+}
+
+/** The username type the database was migrated for, or undefined when it is not migrated yet. */
+export async function readMigratedUsernameType(db: Kysely<DatabaseSchema>): Promise<UsernameType | undefined> {
+  try {
+    const row = await db.selectFrom('latchkey_meta').select('value').where('name', '=', 'username_type').executeTakeFirst();
+    return row?.value === 'username' || row?.value === 'email' ? row.value : undefined;
+  } catch (error) {
+    if (isMissingTableError(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The username type shapes the schema (a username column and its unique key exist only for
+ * 'username'; the email column is unique only for 'email'). Opening a database built for the other
+ * type would fail later with puzzling SQL errors, or worse, run without the uniqueness the project
+ * relies on; so it stops here with a message saying what to change.
+ */
+export async function assertUsernameTypeMatches(db: Kysely<DatabaseSchema>, usernameType: UsernameType, location: string): Promise<void> {
+  const migratedFor = await readMigratedUsernameType(db);
+  if (migratedFor !== undefined && migratedFor !== usernameType) {
+    throw new LatchkeyError(
+      'configuration_invalid',
+      `The database at ${location} was migrated for username_type '${migratedFor}', but the project is configured with '${usernameType}'. Use the project's original username_type or a new database.`,
+    );
+  }
+}

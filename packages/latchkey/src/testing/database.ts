@@ -1,0 +1,96 @@
+/**
+ * Fresh, migrated databases for tests. Every call gets its own: an in-memory SQLite database, or a
+ * new schema `lk_test_<random>` in TEST_DATABASE_URL's PostgreSQL database, so that test files
+ * running in parallel never see each other's rows. `destroy()` closes it and drops the schema (or
+ * removes the temporary SQLite file).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Database, type OpenDatabaseOptions } from '../storage/database.js';
+import type { UsernameType } from '../storage/ports.js';
+
+export type TestDatabaseKind = 'sqlite' | 'postgres';
+
+export interface TestDatabase extends Database {
+  /**
+   * What opens this same database again: a second instance in multi-instance tests, or a reopen
+   * after a simulated crash. With an in-memory SQLite database a second open sees an empty one;
+   * pass `{ sqliteFile: true }` to createTestDatabase when a test needs to reopen.
+   */
+  readonly openOptions: OpenDatabaseOptions;
+  /** Closes the database and removes everything it created. */
+  destroy(): Promise<void>;
+}
+
+export interface TestDatabaseOptions {
+  /** SQLite only: use a file in a new temporary directory instead of memory. */
+  sqliteFile?: boolean;
+  /** false: leave the database empty, for tests of migrating itself. Default true. */
+  migrate?: boolean;
+}
+
+/** The PostgreSQL server tests use, or undefined when the PostgreSQL part is left out. */
+export function testPostgresUrl(): string | undefined {
+  const url = process.env.TEST_DATABASE_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/** The databases to run storage-backed suites on: SQLite always, PostgreSQL when configured. */
+export function testDatabaseKinds(): TestDatabaseKind[] {
+  return testPostgresUrl() === undefined ? ['sqlite'] : ['sqlite', 'postgres'];
+}
+
+async function runAdminStatement(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(kind: TestDatabaseKind, usernameType: UsernameType, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  if (kind === 'sqlite') {
+    if (options.sqliteFile !== true) {
+      return openMigrated({ url: 'sqlite::memory:', usernameType }, options, () => Promise.resolve());
+    }
+    const directory = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
+    // The directory also holds the -wal and -shm files, so removing it leaves nothing behind.
+    return openMigrated({ url: `sqlite:${join(directory, 'db.sqlite3')}`, usernameType }, options, () => rm(directory, { recursive: true, force: true }));
+  }
+
+  const url = testPostgresUrl();
+  if (url === undefined) {
+    throw new Error('createTestDatabase("postgres") needs TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres.');
+  }
+  // Random, lower-case and alphanumeric, so it is safe to splice into DDL.
+  const schema = `lk_test_${randomBytes(8).toString('hex')}`;
+  await runAdminStatement(url, `create schema ${schema}`);
+  return openMigrated({ url, usernameType, postgresSchema: schema }, options, () => runAdminStatement(url, `drop schema if exists ${schema} cascade`));
+}
+
+async function openMigrated(openOptions: OpenDatabaseOptions, options: TestDatabaseOptions, removeStorage: () => Promise<void>): Promise<TestDatabase> {
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(openOptions);
+    if (options.migrate !== false) {
+      await database.migrate();
+    }
+  } catch (error) {
+    await database?.close();
+    await removeStorage();
+    throw error;
+  }
+  const opened = database;
+  return Object.assign(opened, {
+    openOptions,
+    async destroy(): Promise<void> {
+      await opened.close();
+      await removeStorage();
+    },
+  });
+}

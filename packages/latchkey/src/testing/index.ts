@@ -1,0 +1,3 @@
+export { startTestSmtpServer } from './smtp.js';
+export { createTestDatabase, testDatabaseKinds } from './database.js';
+export { createTestLatchkey, testSettings, type TestLatchkey, type TestLatchkeyOptions } from './latchkey.js';

@@ -1,0 +1,53 @@
+import { loadSettings, type ProjectSettings } from '../config/load.js';
+import type { Settings, SettingValues } from '../config/settings.js';
+import { ManualClock } from '../core/clock.js';
+import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { MemoryMailer } from '../mail/index.js';
+import type { UsernameType } from '../storage/ports.js';
+import { createTestDatabase, type TestDatabaseKind } from './database.js';
+
+export interface TestLatchkey extends Latchkey {
+  clock: ManualClock;
+  mailer: MemoryMailer;
+  /** Closes everything and drops the test database. */
+  destroy(): Promise<void>;
+}
+
+export interface TestLatchkeyOptions {
+  kind?: TestDatabaseKind;
+  usernameType?: UsernameType;
+  settings?: Partial<SettingValues>;
+  /** Extra environment variables, read as a deployment would (NODE_ENV defaults to test). */
+  env?: Record<string, string>;
+}
+
+export function testSettings(options: TestLatchkeyOptions = {}): Settings {
+  const project: ProjectSettings = {
+    USERNAME_TYPE: options.usernameType ?? 'username',
+    SITE_NAME: 'Test Site',
+    DOMAIN_NAME: 'testserver',
+    ...(options.settings ? { base: options.settings } : {}),
+  };
+  return loadSettings(project, { env: { NODE_ENV: 'test', ...options.env }, cwd: process.cwd() });
+}
+
+/**
+ * A complete Latchkey on a fresh database of its own, with a clock the test moves and a mailer
+ * it reads: what every integration suite starts from.
+ */
+export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Promise<TestLatchkey> {
+  const settings = testSettings(options);
+  const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE);
+  const clock = new ManualClock();
+  const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
+  const latchkey = await createLatchkey({ settings, clock, mailer, database, migrations: 'require' });
+  return {
+    ...latchkey,
+    clock,
+    mailer,
+    async destroy() {
+      await latchkey.close();
+      await database.destroy();
+    },
+  };
+}
