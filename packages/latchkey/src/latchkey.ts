@@ -5,7 +5,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/allowed-hosts.js';
-import { latchkeyPlugin } from './http/plugin.js';
+import { latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
 import { RequestSessions } from './http/request-session.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { SessionService } from './sessions/session-service.js';
@@ -31,7 +31,7 @@ export interface Latchkey {
   readonly deps: LatchkeyDeps;
   readonly database: Database;
   /** Register once on the project's app: `await app.register(latchkey.plugin)`. */
-  readonly plugin: FastifyPluginAsync;
+  readonly plugin: FastifyPluginAsync<LatchkeyPluginOptions>;
   /** An onRequest hook refusing Host headers outside ALLOWED_HOSTS; add it to the whole app. */
   readonly allowedHostsGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   readonly requestSessions: RequestSessions;

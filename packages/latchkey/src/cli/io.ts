@@ -31,8 +31,9 @@ export class Prompter {
   }
 
   async ask(question: string, options: { secret?: boolean } = {}): Promise<string> {
-    this.io.stdout.write(question);
+    // Mute before asking: an answer may arrive as soon as the question is out.
     this.muted = options.secret === true;
+    this.io.stdout.write(question);
     try {
       const next = await this.lines.next();
       if (next.done) throw new CommandError('Input ended before every question was answered.');

@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { csrfProtection } from './csrf.js';
 import { csrfOptionsFrom } from './request-session.js';
@@ -10,11 +10,19 @@ import { csrfOptionsFrom } from './request-session.js';
  * share, as one encapsulated Fastify plugin: cookie and form parsing and CSRF protection apply
  * to the routes registered inside it and never to the project's own routes. Later features add
  * their routes here.
+ *
+ * A project whose own forms need the same protection (a profile page, say) registers them inside
+ * this scope: `app.register(latchkey.plugin, { routes: (scope) => { scope.post(...) } })`.
  */
-export function latchkeyPlugin(settings: Settings): FastifyPluginAsync {
-  return async function latchkey(scope) {
+export interface LatchkeyPluginOptions {
+  routes?: (scope: FastifyInstance) => void | Promise<void>;
+}
+
+export function latchkeyPlugin(settings: Settings): FastifyPluginAsync<LatchkeyPluginOptions> {
+  return async function latchkey(scope, options) {
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await scope.register(csrfProtection, csrfOptionsFrom(settings));
+    if (options.routes) await options.routes(scope);
   };
 }

@@ -1,0 +1,194 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ProjectSettings } from '../config/load.js';
+import { openDatabase } from '../storage/database.js';
+import { runManagementCommand } from './index.js';
+
+const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
+let databaseUrl: string;
+let cwd: string;
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'lk-cli-'));
+  databaseUrl = `sqlite:${join(cwd, 'db.sqlite3')}`;
+});
+
+/** Runs a command as a person would, typing `answers` at its prompts (on a terminal when `tty`). */
+async function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; usernameType?: 'username' | 'email' } = {}) {
+  const stdin = Object.assign(new PassThrough(), { isTTY: options.tty ?? false });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  const answers = [...(options.answers ?? [])];
+  // Like a person at a terminal: type the next answer only once the question has been asked.
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (/: $/.test(chunk.toString())) {
+      const answer = answers.shift();
+      if (answer === undefined) stdin.end();
+      else stdin.write(`${answer}\n`);
+    }
+  });
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await runManagementCommand(
+    argv,
+    { ...project, USERNAME_TYPE: options.usernameType ?? 'username' },
+    { stdin, stdout, stderr, cwd, env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:', ...options.env } },
+  );
+  return { code, out, err };
+}
+
+async function users(usernameType: 'username' | 'email' = 'username') {
+  const database = await openDatabase({ url: databaseUrl, usernameType });
+  try {
+    const rows = await database.kysely.selectFrom('latchkey_users').selectAll().execute();
+    const emails = await database.kysely.selectFrom('latchkey_email_addresses').selectAll().execute();
+    return { rows, emails };
+  } finally {
+    await database.close();
+  }
+}
+
+describe('manage migrate', () => {
+  it('applies the migrations once, then has nothing to do', async () => {
+    const first = await manage(['migrate']);
+    expect(first).toMatchObject({ code: 0 });
+    expect(first.out).toMatch(/Applied 0001_initial/);
+    expect((await manage(['migrate'])).out).toBe('No migrations to apply.\n');
+  });
+
+  it('fails with one clear line when PostgreSQL is unreachable', async () => {
+    const result = await manage(['migrate'], { env: { DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/app' } });
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^Error: .*127\.0\.0\.1:1/);
+    expect(result.err).not.toContain('secret');
+    expect(result.err.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('manage createsuperuser', () => {
+  beforeEach(async () => {
+    await manage(['migrate']);
+  });
+
+  it('with --noinput takes the password from LATCHKEY_SUPERUSER_PASSWORD and stores the email as verified', async () => {
+    const result = await manage(['createsuperuser', '--noinput', '--username', 'root', '--email', 'Root@Example.com'], {
+      env: { LATCHKEY_SUPERUSER_PASSWORD: 'a long enough passphrase' },
+    });
+    expect(result).toMatchObject({ code: 0, out: 'Superuser created successfully.\n' });
+    const { rows, emails } = await users();
+    expect(rows).toEqual([expect.objectContaining({ username: 'root', email: 'root@example.com' })]);
+    expect(Boolean(rows[0]!.is_superuser) && Boolean(rows[0]!.is_staff)).toBe(true);
+    expect(emails).toEqual([expect.objectContaining({ email: 'root@example.com' })]);
+    expect(Boolean(emails[0]!.verified) && Boolean(emails[0]!.is_primary)).toBe(true);
+  });
+
+  it('refuses a duplicate user and a weak password with one error line, writing nothing', async () => {
+    const env = { LATCHKEY_SUPERUSER_PASSWORD: 'a long enough passphrase' };
+    await manage(['createsuperuser', '--noinput', '--username', 'root', '--email', 'root@example.com'], { env });
+    const duplicate = await manage(['createsuperuser', '--noinput', '--username', 'ROOT', '--email', 'other@example.com'], { env });
+    expect(duplicate).toMatchObject({ code: 1, err: 'Error: A user with that username already exists.\n' });
+    const weak = await manage(['createsuperuser', '--noinput', '--username', 'second', '--email', 'second@example.com'], {
+      env: { LATCHKEY_SUPERUSER_PASSWORD: 'password' },
+    });
+    expect(weak.code).toBe(1);
+    expect(weak.err).toMatch(/^Error: This password is too common\./);
+    const { rows, emails } = await users();
+    expect(rows.map((row) => row.username)).toEqual(['root']);
+    expect(emails).toHaveLength(1);
+  });
+
+  it('with --noinput and no password, says what is missing', async () => {
+    const result = await manage(['createsuperuser', '--noinput', '--username', 'root']);
+    expect(result).toMatchObject({ code: 1, err: 'Error: LATCHKEY_SUPERUSER_PASSWORD must be set with --noinput.\n' });
+  });
+
+  it('without a terminal and without --noinput, refuses rather than hang', async () => {
+    const result = await manage(['createsuperuser']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('needs a terminal');
+  });
+
+  it('on a terminal, asks again after a bad answer and a mismatched or weak password', async () => {
+    const result = await manage(['createsuperuser'], {
+      tty: true,
+      answers: ['bad name!', 'admin', 'not-an-email', 'admin@example.com', 'one passphrase', 'another passphrase', '12345678', '12345678', 'a long enough passphrase', 'a long enough passphrase'],
+    });
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('Error: Enter a valid username');
+    expect(result.err).toContain('Error: Enter a valid email address.');
+    expect(result.err).toContain("Error: Your passwords didn't match.");
+    expect(result.err).toContain('Error: This password is too common.');
+    expect(result.out).not.toContain('a long enough passphrase');
+    expect((await users()).rows.map((row) => row.username)).toEqual(['admin']);
+  });
+
+  it('in an email project asks for the email only', async () => {
+    databaseUrl = `sqlite:${join(cwd, 'email.sqlite3')}`;
+    await manage(['migrate'], { usernameType: 'email' });
+    const result = await manage(['createsuperuser', '--noinput', '--email', 'boss@example.com'], {
+      usernameType: 'email',
+      env: { LATCHKEY_SUPERUSER_PASSWORD: 'a long enough passphrase' },
+    });
+    expect(result.code).toBe(0);
+    const { rows } = await users('email');
+    expect(rows).toEqual([expect.objectContaining({ email: 'boss@example.com' })]);
+    expect(rows[0]).not.toHaveProperty('username');
+  });
+});
+
+describe('manage changepassword', () => {
+  it('changes the password after two matching, valid entries', async () => {
+    await manage(['migrate']);
+    await manage(['createsuperuser', '--noinput', '--username', 'root', '--email', 'root@example.com'], {
+      env: { LATCHKEY_SUPERUSER_PASSWORD: 'a long enough passphrase' },
+    });
+    const before = (await users()).rows[0]!.password;
+    const result = await manage(['changepassword', 'root'], { tty: true, answers: ['short', 'short', 'brand new passphrase', 'brand new passphrase'] });
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('too short');
+    expect((await users()).rows[0]!.password).not.toBe(before);
+    expect((await manage(['changepassword', 'nobody'], { tty: true, answers: [] })).err).toBe('Error: User "nobody" does not exist.\n');
+  });
+});
+
+describe('manage check', () => {
+  it('passes in local mode and reports each deployment problem with --deploy', async () => {
+    await manage(['migrate']);
+    expect(await manage(['check'])).toMatchObject({ code: 0, out: 'System check identified no issues (0 silenced).\n' });
+    const deploy = await manage(['check', '--deploy']);
+    expect(deploy.code).toBe(1);
+    for (const id of ['W002', 'W004', 'W007', 'W008', 'W009', 'W010']) expect(deploy.out).toContain(`(latchkey.${id})`);
+    const weakKey = await manage(['check', '--deploy'], { env: { LATCHKEY_SECRET_KEY: 'changeme' } });
+    expect(weakKey.out).toContain('(latchkey.W001) LATCHKEY_SECRET_KEY is shorter than 50 characters');
+  });
+
+  it('reports a missing secret key in production as one line', async () => {
+    const result = await manage(['check', '--deploy'], { env: { NODE_ENV: 'production', EMAIL_URL: 'smtp://127.0.0.1:25', LATCHKEY_ADMIN_URL: 'staff/' } });
+    expect(result).toMatchObject({ code: 1, err: 'Error: Production needs these environment variables: LATCHKEY_SECRET_KEY.\n' });
+  });
+
+  it('passes --deploy with production settings done right', async () => {
+    await manage(['migrate']);
+    const result = await manage(['check', '--deploy'], {
+      env: {
+        NODE_ENV: 'production',
+        LATCHKEY_SECRET_KEY: 'k'.repeat(20) + 'abcdefghijklmnopqrstuvwxyz0123456789',
+        EMAIL_URL: 'smtp://127.0.0.1:25',
+        LATCHKEY_ADMIN_URL: 'staff-x8k2/',
+      },
+    });
+    expect(result).toMatchObject({ code: 0, out: 'System check identified no issues (0 silenced).\n' });
+  });
+
+  it('answers an unknown command with the list of commands', async () => {
+    const result = await manage(['frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('Unknown command "frobnicate"');
+    expect(result.err).toContain('createsuperuser');
+  });
+});
