@@ -20,8 +20,8 @@ const HASH_LENGTH = 32;
 // the numbers are the values those enums declare.
 const VARIETIES = { argon2d: 0 as Algorithm, argon2i: 1 as Algorithm, argon2id: 2 as Algorithm } as const;
 const VERSIONS = new Map<number, Version>([
-  [16, 0 as Version],
-  [19, 1 as Version],
+  [16, 0],
+  [19, 1],
 ]);
 type Variety = keyof typeof VARIETIES;
 
@@ -41,10 +41,10 @@ const ARGON2_FORMAT =
 function parseArgon2Hash(encoded: string): ParsedArgon2Hash | null {
   const match = ARGON2_FORMAT.exec(encoded);
   if (match === null) return null;
-  const [, variety, version = '16', memory, time, lanes, salt, digest] = match;
+  const [, variety, version = '16', memory, time, lanes, salt = '', digest = ''] = match;
   const versionNumber = Number(version);
-  const saltBytes = Buffer.from(salt!, 'base64');
-  const digestBytes = Buffer.from(digest!, 'base64');
+  const saltBytes = Buffer.from(salt, 'base64');
+  const digestBytes = Buffer.from(digest, 'base64');
   // Node's base64 decoder skips what it cannot read; a field that does not re-encode to itself
   // (a truncated hash, say) is malformed, not a hash of another length.
   if (base64WithoutPadding(saltBytes) !== salt || base64WithoutPadding(digestBytes) !== digest) return null;

@@ -34,12 +34,13 @@ export function createPbkdf2Hasher(digest: Pbkdf2Digest, iterations: number): Pa
   function parse(encoded: string): ParsedPbkdf2Hash | null {
     const match = format.exec(encoded);
     if (match === null) return null;
-    const count = Number(match[1]);
+    const [, iterationCount = '', salt = '', digest = ''] = match;
+    const count = Number(iterationCount);
     if (count < 1 || count > MAX_ITERATIONS) return null;
-    const digestBytes = Buffer.from(match[3]!, 'base64');
+    const digestBytes = Buffer.from(digest, 'base64');
     // Exactly one digest's worth of canonical base64: anything else could never match.
-    if (digestBytes.length !== keyLength || digestBytes.toString('base64') !== match[3]) return null;
-    return { iterations: count, salt: match[2]!, digest: match[3]! };
+    if (digestBytes.length !== keyLength || digestBytes.toString('base64') !== digest) return null;
+    return { iterations: count, salt, digest };
   }
 
   async function derive(password: string, salt: string, count: number): Promise<string> {
