@@ -190,5 +190,24 @@ describe('manage check', () => {
     expect(result.code).toBe(1);
     expect(result.err).toContain('Unknown command "frobnicate"');
     expect(result.err).toContain('createsuperuser');
+    const badOption = await manage(['check', '--bogus']);
+    expect(badOption.code).toBe(1);
+    expect(badOption.err).toMatch(/^Error: Unknown option '--bogus'/);
+  });
+});
+
+describe('the latchkey binary', () => {
+  it("runs a command against the project's settings module", async () => {
+    const { execFile } = await import('node:child_process');
+    const bin = new URL('../../bin/latchkey.js', import.meta.url).pathname;
+    const settingsModule = new URL('../../../../examples/site/src/config/settings.ts', import.meta.url).pathname;
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH, NODE_ENV: 'development', DATABASE_URL: databaseUrl } }, (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+        );
+      });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\n' });
+    expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

@@ -37,8 +37,10 @@ export async function runManagementCommand(argv: string[], project: ProjectSetti
     const settings = loadSettings(project, { env: io.env, cwd: io.cwd });
     return await command.run({ settings, io, args });
   } catch (error) {
-    if (error instanceof CommandError || isLatchkeyError(error) || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-      io.stderr.write(`Error: ${(error as Error).message}\n`);
+    // parseArgs reports an unknown or malformed option as a TypeError with an ERR_PARSE_ARGS code.
+    const badOption = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+    if (error instanceof CommandError || isLatchkeyError(error) || badOption) {
+      io.stderr.write(`Error: ${error.message}\n`);
       return 1;
     }
     throw error;
@@ -46,8 +48,8 @@ export async function runManagementCommand(argv: string[], project: ProjectSetti
 }
 
 /** For a project's manage script: runs the command against the real process and exits. */
-export async function runManagementCli(project: ProjectSettings): Promise<never> {
-  const code = await runManagementCommand(process.argv.slice(2), project, {
+export async function runManagementCli(project: ProjectSettings, argv = process.argv.slice(2)): Promise<never> {
+  const code = await runManagementCommand(argv, project, {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
