@@ -141,6 +141,7 @@ describe('normalizeEmail', () => {
     ['an over-long local part', `${'a'.repeat(65)}@example.com`],
     ['an over-long address', `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`],
     ['an empty string', ''],
+    ['a megabyte of input', `${'a'.repeat(1_000_000)}@example.com`],
   ])('rejects %s', (_label, raw) => {
     expect(tryNormalizeEmail(raw)).toBeUndefined();
     const error = errorOf(() => normalizeEmail(raw));

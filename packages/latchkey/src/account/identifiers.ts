@@ -11,6 +11,7 @@ export const USERNAME_MAX_LENGTH = 150;
 export const EMAIL_MAX_LENGTH = 254;
 
 const LOCAL_PART_MAX_LENGTH = 64;
+const RAW_EMAIL_MAX_LENGTH = 1024;
 const DOMAIN_LABEL_MAX_LENGTH = 63;
 
 /**
@@ -96,6 +97,11 @@ export function validateEmail(raw: unknown): string {
 
 /** normalizeEmail for lookups: an address that cannot be normalized matches nothing. */
 export function tryNormalizeEmail(raw: string): string | undefined {
+  // No valid address comes near this length even with generous surrounding whitespace; refusing
+  // early keeps a megabyte of input away from NFKC and IDNA processing.
+  if (raw.length > RAW_EMAIL_MAX_LENGTH) {
+    return undefined;
+  }
   const email = raw.trim().normalize('NFKC');
   const parts = email.split('@');
   if (parts.length !== 2) {

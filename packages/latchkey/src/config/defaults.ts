@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { DJANGO_HASHING_DEFAULTS } from '../account/passwords/index.js';
 import type { Environment, SettingValues } from './settings.js';
 
 /**
@@ -31,15 +32,16 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
     manage_email: '10/m/user',
     reauthenticate: '10/m/user',
   },
-  PASSWORD_HASHERS: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'],
-  PASSWORD_HASHING_CONCURRENCY: Math.max(1, availableParallelism()),
-  // Django's Argon2PasswordHasher parameters (memory in KiB).
-  ARGON2_MEMORY_COST: 102_400,
-  ARGON2_TIME_COST: 2,
-  ARGON2_PARALLELISM: 8,
-  // Django 6.0's PBKDF2PasswordHasher iteration count.
-  PBKDF2_ITERATIONS: 1_200_000,
-  BCRYPT_ROUNDS: 12,
+  PASSWORD_HASHERS: [...DJANGO_HASHING_DEFAULTS.hashers],
+  // argon2 and PBKDF2 run on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says
+  // otherwise), which file access and DNS share: leave at least one thread free for them.
+  PASSWORD_HASHING_CONCURRENCY: Math.max(1, Math.min(availableParallelism(), 3)),
+  // Django's parameters (argon2 memory in KiB; PBKDF2 iterations of the current Django release).
+  ARGON2_MEMORY_COST: DJANGO_HASHING_DEFAULTS.argon2.memoryCost,
+  ARGON2_TIME_COST: DJANGO_HASHING_DEFAULTS.argon2.timeCost,
+  ARGON2_PARALLELISM: DJANGO_HASHING_DEFAULTS.argon2.parallelism,
+  PBKDF2_ITERATIONS: DJANGO_HASHING_DEFAULTS.pbkdf2Iterations,
+  BCRYPT_ROUNDS: DJANGO_HASHING_DEFAULTS.bcryptRounds,
   AUTH_PASSWORD_VALIDATORS: ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'],
   PASSWORD_MIN_LENGTH: 8,
   PASSWORD_MAX_BYTES: 4096,

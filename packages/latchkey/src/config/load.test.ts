@@ -74,6 +74,8 @@ describe('defaults per environment', () => {
       ARGON2_MEMORY_COST: 102400,
       ARGON2_TIME_COST: 2,
       ARGON2_PARALLELISM: 8,
+      PBKDF2_ITERATIONS: 1_500_000,
+      BCRYPT_ROUNDS: 12,
     });
   });
 

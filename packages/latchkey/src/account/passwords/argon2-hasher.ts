@@ -1,4 +1,4 @@
-import { timingSafeEqual, randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashRaw } from '@node-rs/argon2';
 import type { Algorithm, Version } from '@node-rs/argon2';
 import { base64WithoutPadding, type PasswordHasher } from './hasher.js';
@@ -33,8 +33,8 @@ interface ParsedArgon2Hash {
   digest: Buffer;
 }
 
-// Django's format is `argon2` followed by argon2's PHC string. Old Django (1.10 to 2.1) wrote
-// argon2i, and PHC strings without `v=` are version 16; both are still accepted, then upgraded.
+// Django's format is `argon2` followed by argon2's PHC string. Django before 2.1 wrote argon2i,
+// and early argon2-cffi left out `v=` for version 16; both still verify, then get upgraded.
 const ARGON2_FORMAT =
   /^argon2\$(argon2id|argon2i|argon2d)\$(?:v=(\d{1,3})\$)?m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,3})\$([A-Za-z0-9+/]{11,128})\$([A-Za-z0-9+/]{6,512})$/;
 

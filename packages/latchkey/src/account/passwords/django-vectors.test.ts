@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HasherName } from './hasher.js';
-import { createPasswordHashing, DJANGO_HASHING_DEFAULTS, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
+import {
+  createPasswordHashing,
+  DJANGO_HASHING_DEFAULTS,
+  type PasswordHashing,
+  type PasswordHashingOptions,
+  type PasswordVerification,
+} from './password-hashing.js';
 
 /** Hashes made by Django 3.2's make_password: see test/fixtures/django-passwords/make_vectors.py. */
 interface DjangoVector {
@@ -30,6 +36,12 @@ afterAll(() => Promise.all(opened.map((service) => service.close())));
 
 describe('hashes made by Django', () => {
   const service = hashing();
+  /** Each vector verified once with its right password; the tests below read from this. */
+  let withRightPassword: Map<DjangoVector, PasswordVerification>;
+  beforeAll(async () => {
+    const answers = await Promise.all(vectors.map((vector) => service.verify(vector.password, vector.encoded)));
+    withRightPassword = new Map(vectors.map((vector, index) => [vector, answers[index]!]));
+  });
 
   it('include every hasher, non-ASCII passwords and a 100-character one', () => {
     expect(new Set(stock.map((vector) => vector.hasher))).toEqual(new Set(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']));
@@ -40,23 +52,21 @@ describe('hashes made by Django', () => {
   it.each(vectors.map((vector) => [vector.note ?? `${vector.hasher}: ${JSON.stringify(vector.password.slice(0, 30))}`, vector] as const))(
     'verify with the right password only (%s)',
     async (_label, vector) => {
-      const [right, wrong, truncated] = await Promise.all([
-        service.verify(vector.password, vector.encoded),
+      const [wrong, truncated] = await Promise.all([
         service.verify(`${vector.password}!`, vector.encoded),
         service.verify(vector.password.slice(0, -1), vector.encoded),
       ]);
-      expect(right.valid).toBe(true);
+      expect(withRightPassword.get(vector)?.valid).toBe(true);
       expect(wrong.valid).toBe(false);
       expect(truncated.valid).toBe(false);
     },
   );
 
-  it('ask to be rehashed unless they are argon2 with current parameters', async () => {
-    const needsRehash = async (vector: DjangoVector): Promise<boolean> => (await service.verify(vector.password, vector.encoded)).needsRehash;
-    const answers = await Promise.all(stock.map(needsRehash));
-    expect(answers).toEqual(stock.map((vector) => vector.hasher !== 'argon2'));
-    expect(await needsRehash(noted('t=1, m=1024, p=2'))).toBe(true);
-    expect(await needsRehash(noted('16-byte hash'))).toBe(true);
+  it('ask to be rehashed unless they are argon2 with current parameters', () => {
+    const needsRehash = (vector: DjangoVector): boolean | undefined => withRightPassword.get(vector)?.needsRehash;
+    expect(stock.map(needsRehash)).toEqual(stock.map((vector) => vector.hasher !== 'argon2'));
+    expect(needsRehash(noted('t=1, m=1024, p=2'))).toBe(true);
+    expect(needsRehash(noted('16-byte hash'))).toBe(true);
   });
 
   it("need no rehash under their own hasher and Django 3.2's parameters, except for a short salt", async () => {

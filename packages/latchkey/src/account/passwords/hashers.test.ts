@@ -91,6 +91,14 @@ describe('argon2', () => {
     // A 16-byte salt of random bytes reads as 16 characters: 95 bits by Django's measure.
     expect(argon2.mustUpdate(encoded.replace(/\$[^$]+\$([^$]+)$/, '$AAAAAAAAAAAAAAAAAAAAAA$$$1'))).toBe(true);
   });
+  it('verifies the argon2i hashes without `v=` that early Django and argon2-cffi wrote, and upgrades them', async () => {
+    // argon2-cffi: hash_secret(b'pw', b'abcdefghijklmnop', time_cost=2, memory_cost=512,
+    // parallelism=2, hash_len=16, type=Type.I, version=0x10), with `v=16$` removed.
+    const legacy = 'argon2$argon2i$m=512,t=2,p=2$YWJjZGVmZ2hpamtsbW5vcA$LCsA2mT10QInxKMiZyE1dQ';
+    expect(await argon2.verify('pw', legacy)).toBe(true);
+    expect(await argon2.verify('px', legacy)).toBe(false);
+    expect(argon2.mustUpdate(legacy)).toBe(true);
+  });
 });
 
 describe('pbkdf2', () => {

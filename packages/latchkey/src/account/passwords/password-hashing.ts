@@ -21,11 +21,15 @@ export interface PasswordHashingOptions {
 }
 
 /**
- * Django's own choices. The PBKDF2 count is Django 6.1's (released August 2026), the current
- * release: 6.0 used 1,200,000 and the 6.2 release notes raise it "from 1,500,000 to 1,800,000".
- * Argon2's m=102400, t=2, p=8 and bcrypt's 12 rounds have not changed since Django 3.2.
+ * Django's own parameters. The PBKDF2 count is that of Django 6.1 (August 2026), the current
+ * release: 6.0 had 1,200,000, and the 6.2 release notes (docs.djangoproject.com/en/dev/releases/6.2/)
+ * raise it "from 1,500,000 to 1,800,000". Argon2's m=102400, t=2, p=8 and bcrypt's 12 rounds are
+ * unchanged since Django 3.2. The order is the one Django's documentation gives for using Argon2
+ * (Argon2 first, the rest kept so old hashes still verify and get upgraded); Django's stock
+ * PASSWORD_HASHERS lists PBKDF2 first instead.
  */
 export const DJANGO_HASHING_DEFAULTS: Omit<PasswordHashingOptions, 'concurrency' | 'maxPasswordBytes'> = Object.freeze({
+  // Frozen all the way down, so no caller can change the defaults every other caller sees.
   hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']) as HasherName[],
   argon2: Object.freeze({ memoryCost: 102_400, timeCost: 2, parallelism: 8 }),
   pbkdf2Iterations: 1_500_000,
@@ -71,6 +75,13 @@ export function createPasswordHashing(options: PasswordHashingOptions): Password
     return Buffer.byteLength(password, 'utf8') > options.maxPasswordBytes;
   }
 
+  /** The configured hasher that can check `stored`, if any: none for unusable or unknown values. */
+  function hasherFor(stored: string): PasswordHasher | undefined {
+    if (!isUsablePassword(stored)) return undefined;
+    const hasher = hashers.get(algorithmOf(stored));
+    return hasher?.recognizes(stored) ? hasher : undefined;
+  }
+
   async function verifyDecoy(password: string): Promise<void> {
     await limiter.run(() => preferred.verify(password, decoy));
   }
@@ -85,14 +96,15 @@ export function createPasswordHashing(options: PasswordHashingOptions): Password
 
     async verify(password, encoded) {
       if (isTooLong(password)) return INVALID;
-      const hasher = isUsablePassword(encoded) ? hashers.get(algorithmOf(encoded!)) : undefined;
-      if (hasher === undefined || !hasher.recognizes(encoded!)) {
+      const stored = encoded ?? ''; // no stored hash at all is as unusable as a '!' marker
+      const hasher = hasherFor(stored);
+      if (hasher === undefined) {
         await verifyDecoy(password);
         return INVALID;
       }
-      const valid = await limiter.run(() => hasher.verify(password, encoded!));
+      const valid = await limiter.run(() => hasher.verify(password, stored));
       // Only a right password can be rehashed, so needsRehash is never reported for a wrong one.
-      return { valid, needsRehash: valid && (hasher !== preferred || preferred.mustUpdate(encoded!)) };
+      return { valid, needsRehash: valid && (hasher !== preferred || preferred.mustUpdate(stored)) };
     },
 
     async verifyDummy(password) {

@@ -1,0 +1,27 @@
+/**
+ * `npm run bench`: runs every benchmark below, one after another, or only those named on the
+ * command line (`npm run bench -- password-hashing`). A new benchmark is one more entry here.
+ */
+import { benchmarkPasswordHashing } from './password-hashing.js';
+
+interface Benchmark {
+  name: string;
+  run: () => Promise<void>;
+}
+
+const benchmarks: Benchmark[] = [{ name: 'password-hashing', run: benchmarkPasswordHashing }];
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark: ${unknown.join(', ')}. Known: ${benchmarks.map((benchmark) => benchmark.name).join(', ')}.`);
+  process.exit(2);
+}
+
+for (const benchmark of benchmarks) {
+  if (requested.length > 0 && !requested.includes(benchmark.name)) continue;
+  console.log(`\n## ${benchmark.name}\n`);
+  const started = performance.now();
+  await benchmark.run();
+  console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
