@@ -93,7 +93,7 @@ describe('openDatabase on SQLite', () => {
     }
   });
 
-  it('begins transactions IMMEDIATE, so a second process waits instead of failing mid-transaction', async () => {
+  it('takes the write lock when a transaction begins (BEGIN IMMEDIATE), so other processes wait for it', async () => {
     const url = `sqlite:${join(directory, 'db.sqlite3')}`;
     const first = await openDatabase({ url, usernameType: 'email' });
     await first.migrate();

@@ -157,7 +157,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const migrator = await createMigrator(kysely, dialect, usernameType);
       const { error, results = [] } = await migrator.migrateToLatest();
       if (error !== undefined) {
-        throw error instanceof Error ? error : new Error(`Migration failed: ${String(error)}`);
+        throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
       }
       return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
     },

@@ -3,9 +3,13 @@
  * on these, never on Kysely. One Kysely implementation serves SQLite and PostgreSQL
  * (storage/kysely/), and one conformance suite (storage/conformance.test.ts) runs it on both.
  *
- * Values handed to a repository are already normalized by the domain (account/identifiers.ts):
- * repositories compare and store what they are given, and the database's unique constraints are
- * the last word on uniqueness, so that parallel requests cannot both win.
+ * Values handed to a repository are normalized by the domain (account/identifiers.ts), and the
+ * repositories derive their comparison keys once more themselves (normalizeEmail for every email
+ * column and lookup, normalizeUsernameKey for the username key), so that uniqueness never depends
+ * on every caller remembering to normalize. An address that cannot be normalized is refused on
+ * writes ('invalid_email') and matches nothing on lookups. The database's unique constraints are
+ * the last word on uniqueness, so that parallel requests cannot both win; their refusals arrive as
+ * LatchkeyErrors, never as driver errors.
  */
 
 export type UsernameType = 'username' | 'email';
@@ -41,12 +45,20 @@ export interface NewUser {
 export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>>;
 
 export interface UserRepository {
-  /** Throws LatchkeyError 'username_taken' or 'email_taken' when a unique constraint refuses it. */
+  /**
+   * Throws LatchkeyError 'username_taken' or 'email_taken' when a unique constraint refuses it;
+   * 'invalid_username' when a username project gets no username, 'invalid_input' when an email
+   * project gets one, and 'invalid_email' for an address that cannot be normalized (or an empty
+   * one in an email project).
+   */
   create(input: NewUser): Promise<User>;
   findById(id: number): Promise<User | undefined>;
   /** Matches on the normalized (NFKC, case-folded) form of the username. */
   findByUsername(username: string): Promise<User | undefined>;
-  /** Matches the user's own (primary) email column. */
+  /**
+   * Matches the user's own (primary) email column. In username projects several users may share
+   * an address; the oldest account (lowest id) is returned.
+   */
   findByEmail(email: string): Promise<User | undefined>;
   /** Throws 'email_taken' when the change would break the email's uniqueness. */
   update(id: number, changes: UserChanges): Promise<User | undefined>;
@@ -77,20 +89,26 @@ export interface NewEmailAddress {
 export interface EmailAddressRepository {
   /**
    * Throws 'email_taken' when this user already has the address, or when it is verified and
-   * another user has it verified. When `primary` is set, the user's other addresses stop being
-   * primary in the same transaction.
+   * another user has it verified; 'not_found' when the user does not exist. When `primary` is set,
+   * the user's other addresses stop being primary and the address is copied to the user's email
+   * column, in the same transaction (as setPrimary does).
    */
   add(input: NewEmailAddress): Promise<EmailAddress>;
   findById(id: number): Promise<EmailAddress | undefined>;
   findForUser(userId: number, email: string): Promise<EmailAddress | undefined>;
+  /** The primary address first, then the others oldest first. */
   listForUser(userId: number): Promise<EmailAddress[]>;
-  /** Every row with this address, whichever user holds it. */
+  /** Every row with this address, whichever user holds it, oldest first. */
   listByEmail(email: string): Promise<EmailAddress[]>;
   /** The one verified row with this address, if any user has verified it. */
   findVerified(email: string): Promise<EmailAddress | undefined>;
   /** Throws 'email_taken' when another user has already verified the same address. */
   markVerified(id: number): Promise<EmailAddress | undefined>;
-  /** Makes the address the user's only primary one and copies it to the user's email column. */
+  /**
+   * Makes the address the user's only primary one and copies it to the user's email column,
+   * atomically. Returns undefined (changing nothing) when the address is not this user's; throws
+   * 'email_taken' (changing nothing) when, in an email project, another user signs in with it.
+   */
   setPrimary(userId: number, id: number): Promise<EmailAddress | undefined>;
   remove(id: number): Promise<boolean>;
 }
@@ -111,12 +129,14 @@ export interface StoredSession {
 export type SessionChanges = Partial<Pick<StoredSession, 'userId' | 'data' | 'lastSeenAt' | 'expiresAt'>>;
 
 export interface SessionRepository {
+  /** Throws 'not_found' when `userId` names a user who no longer exists. */
   create(session: StoredSession): Promise<void>;
   find(idHash: string): Promise<StoredSession | undefined>;
   update(idHash: string, changes: SessionChanges): Promise<boolean>;
   delete(idHash: string): Promise<boolean>;
   /** Ends every session of the user, except the one named; returns how many ended. */
   deleteForUser(userId: number, options?: { exceptIdHash?: string }): Promise<number>;
+  /** Most recently seen first. */
   listForUser(userId: number): Promise<StoredSession[]>;
   /** Removes sessions whose absolute expiry is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
@@ -132,7 +152,10 @@ export interface Repositories {
 export interface Store extends Repositories {
   /**
    * Runs `work` in one database transaction: it commits when `work` resolves and rolls back when
-   * it throws, so a state change that spans rows is all or nothing.
+   * it throws, so a state change that spans rows is all or nothing. `work` must use only the
+   * repositories it is handed (on SQLite, a call through the outer store would wait for the
+   * transaction to end, forever). A refused write inside it (say 'email_taken') may be caught and
+   * the transaction carried on, on PostgreSQL as on SQLite.
    */
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
 }
