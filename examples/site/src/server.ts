@@ -6,6 +6,8 @@ import { projectSettings } from './config/settings.js';
  * `npm start`: local mode migrates the database first; other modes refuse to start with pending
  * migrations. A bad setting or an unreachable database ends start-up with one clear line.
  */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 async function main(): Promise<void> {
   const settings = loadSettings(projectSettings);
   const latchkey = await createLatchkey({ settings, migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require' });
@@ -13,12 +15,20 @@ async function main(): Promise<void> {
   await app.listen({ port: settings.PORT, host: settings.HOST });
 
   // SIGTERM (and Ctrl-C): stop accepting connections, let in-flight requests finish, then close
-  // the database (onClose in buildApp) and exit.
+  // the database (onClose in buildApp) and exit. A request that hangs cannot hold the process
+  // past the grace period, and a second signal means "now".
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      app.log.warn(`${signal} received again: exiting without waiting`);
+      process.exit(1);
+    }
     stopping = true;
     app.log.info(`${signal} received: finishing in-flight requests`);
+    setTimeout(() => {
+      app.log.error(`requests still running after ${SHUTDOWN_GRACE_MS / 1000} s: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     app.close().then(
       () => process.exit(0),
       (error: unknown) => {

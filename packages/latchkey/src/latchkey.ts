@@ -5,8 +5,9 @@ import { systemClock, type Clock } from './core/clock.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/allowed-hosts.js';
+import { csrfToken } from './http/csrf.js';
 import { latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
-import { RequestSessions } from './http/request-session.js';
+import { csrfOptionsFrom, RequestSessions } from './http/request-session.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { SessionService } from './sessions/session-service.js';
 import { openDatabase, type Database } from './storage/database.js';
@@ -37,6 +38,12 @@ export interface Latchkey {
   readonly requestSessions: RequestSessions;
   /** The logged-in, active user of a request, for the project's own routes. */
   currentUser(request: FastifyRequest): Promise<User | undefined>;
+  /**
+   * A CSRF token for a form the project renders (field `csrfmiddlewaretoken`), setting the cookie
+   * if needed. Only for routes registered inside `plugin` (its `routes` option): only there are
+   * the form's POSTs checked, so a token anywhere else would promise protection it does not give.
+   */
+  csrfToken(request: FastifyRequest, reply: FastifyReply): string;
   /** Closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
 }
@@ -91,6 +98,12 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     requestSessions,
     currentUser: (request) => requestSessions.currentUser(request),
+    csrfToken(request, reply) {
+      if (typeof reply.setCookie !== 'function') {
+        throw new Error('latchkey.csrfToken() is for routes registered inside latchkey.plugin (its routes option), where CSRF is checked.');
+      }
+      return csrfToken(request, reply, csrfOptionsFrom(settings));
+    },
     async close() {
       await Promise.allSettled([passwords.close(), mailer.close()]);
       await database.close();

@@ -48,7 +48,14 @@ export const optionalStringField = (allowed: string, pattern?: RegExp): SettingF
   field((pattern ? z.string().regex(pattern) : z.string().min(1)).nullable(), allowed, (raw) => (raw === '' ? null : raw));
 
 export const listField = <const V extends readonly [string, ...string[]]>(values: V, minItems = 0): SettingField<V[number][]> =>
-  field(z.array(z.enum(values)).min(minItems), `a comma-separated list of ${values.join(', ')}`, parseList);
+  field(
+    z
+      .array(z.enum(values))
+      .min(minItems)
+      .refine((items) => new Set(items).size === items.length),
+    `a comma-separated list of ${values.join(', ')}, each at most once`,
+    parseList,
+  );
 
 export const stringListField = (allowed: string, item: z.ZodType<string> = z.string().min(1)): SettingField<string[]> =>
   field(z.array(item), allowed, parseList);

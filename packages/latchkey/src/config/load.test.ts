@@ -119,6 +119,22 @@ describe('environment overrides', () => {
     expect(loadError({ LATCHKEY_ADMIN_URL: '/admin' })).toContain('LATCHKEY_ADMIN_URL="/admin" is not allowed');
   });
 
+  it('checks service URLs and hashing parameters at start-up, in the same one-line form', () => {
+    expect(loadError({ DATABASE_URL: 'mysql://root:pw@127.0.0.1/app' })).toBe(
+      'DATABASE_URL="mysql://root:***@127.0.0.1/app" is not allowed: use sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db.',
+    );
+    expect(loadError({ EMAIL_URL: 'smtp://u:pw@host:25?insecure=1' })).toContain('EMAIL_URL="smtp://u:***@host:25?insecure=1" is not allowed: use smtp://');
+    expect(loadError({ LATCHKEY_PASSWORD_HASHERS: 'argon2,argon2' })).toContain('LATCHKEY_PASSWORD_HASHERS="argon2,argon2" is not allowed');
+    expect(loadError({ LATCHKEY_ARGON2_MEMORY_COST: '16', LATCHKEY_ARGON2_PARALLELISM: '4' })).toBe(
+      'LATCHKEY_ARGON2_MEMORY_COST=16 is not allowed: use at least 8 × ARGON2_PARALLELISM (32).',
+    );
+  });
+
+  it('merges rate limits with the defaults, as allauth does', () => {
+    const settings = load({ LATCHKEY_ACCOUNT_RATE_LIMITS: '{"login_failed":"3/m/key"}' });
+    expect(settings.ACCOUNT_RATE_LIMITS).toMatchObject({ login_failed: '3/m/key', signup: '20/m/ip' });
+  });
+
   it('never prints a password or the secret key in an error', () => {
     const message = loadError({ REDIS_URL: 'http://user:hunter2@127.0.0.1:6379' });
     expect(message).not.toContain('hunter2');

@@ -3,6 +3,8 @@ import { BASE_DEFAULTS, environmentDefaults } from './defaults.js';
 import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
+import { parseEmailUrl } from '../mail/email-url.js';
+import { parseDatabaseUrl } from '../storage/database-url.js';
 import {
   envNameOf,
   SETTING_FIELDS,
@@ -62,12 +64,12 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   };
   for (const overrides of [project.base, project[environment]]) {
     for (const [name, value] of Object.entries(overrides ?? {})) {
-      values[name] = checkProjectValue(name, value);
+      values[name] = mergeWithDefault(name, values[name], checkProjectValue(name, value));
     }
   }
   for (const name of Object.keys(SETTING_FIELDS) as SettingName[]) {
     const raw = env[envNameOf(name)];
-    if (raw !== undefined) values[name] = checkEnvValue(name, raw);
+    if (raw !== undefined) values[name] = mergeWithDefault(name, values[name], checkEnvValue(name, raw));
   }
 
   if (environment === 'production') {
@@ -83,6 +85,8 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
 
   const settings = { ...values, ENVIRONMENT: environment, USERNAME_TYPE: checkUsernameType(project.USERNAME_TYPE) } as Settings;
   checkLoginMethods(settings);
+  checkServiceUrls(settings);
+  checkArgon2Memory(settings);
   for (const name of Object.keys(SETTING_FIELDS)) {
     if (settings[name as SettingName] === undefined) throw settingsError(`Setting ${name} has no value: set ${envNameOf(name as SettingName)}.`);
   }
@@ -134,6 +138,41 @@ function checkUsernameType(value: unknown): UsernameType {
 function checkLoginMethods(settings: Settings): void {
   if (settings.USERNAME_TYPE === 'email' && settings.ACCOUNT_LOGIN_METHODS.includes('username')) {
     throw settingsError('ACCOUNT_LOGIN_METHODS cannot include username: this project logs in by email and its users have no username.');
+  }
+}
+
+/**
+ * As allauth does, a project that sets ACCOUNT_RATE_LIMITS to an object changes the actions it
+ * names and keeps the defaults of the others; `false` switches every limit off.
+ */
+function mergeWithDefault(name: string, current: unknown, value: unknown): unknown {
+  if (name === 'ACCOUNT_RATE_LIMITS' && value !== false && typeof current === 'object' && current !== null) {
+    return { ...current, ...(value as object) };
+  }
+  return value;
+}
+
+/** DATABASE_URL and EMAIL_URL are checked at start-up, before anything tries to connect. */
+function checkServiceUrls(settings: Settings): void {
+  const checks: [SettingName, (value: string) => unknown][] = [
+    ['DATABASE_URL', (value) => parseDatabaseUrl(value)],
+    ['EMAIL_URL', parseEmailUrl],
+  ];
+  for (const [name, parse] of checks) {
+    try {
+      parse(settings[name] as string);
+    } catch {
+      throw settingsError(`${envNameOf(name)}=${display(name, JSON.stringify(settings[name]))} is not allowed: use ${SETTING_FIELDS[name].allowed}.`);
+    }
+  }
+}
+
+/** Argon2 needs at least 8 KiB of memory per lane; say so before the first login fails. */
+function checkArgon2Memory(settings: Settings): void {
+  if (settings.ARGON2_MEMORY_COST < 8 * settings.ARGON2_PARALLELISM) {
+    throw settingsError(
+      `${envNameOf('ARGON2_MEMORY_COST')}=${settings.ARGON2_MEMORY_COST} is not allowed: use at least 8 × ARGON2_PARALLELISM (${8 * settings.ARGON2_PARALLELISM}).`,
+    );
   }
 }
 

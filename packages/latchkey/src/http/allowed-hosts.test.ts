@@ -1,5 +1,6 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { isAllowedHost } from './allowed-hosts.js';
+import { allowedHostsGuard, isAllowedHost } from './allowed-hosts.js';
 
 describe('allowed hosts', () => {
   const allowed = ['example.com', '.example.org', '[::1]', '127.0.0.1'];
@@ -18,5 +19,19 @@ describe('allowed hosts', () => {
 
   it('accepts anything with *', () => {
     expect(isAllowedHost('anything.test', ['*'])).toBe(true);
+  });
+});
+
+describe('the allowed-hosts guard', () => {
+  it('checks the forwarded host as well as the Host header behind a trusted proxy', async () => {
+    const app = Fastify({ trustProxy: true });
+    app.addHook('onRequest', allowedHostsGuard(['example.com']));
+    app.get('/', () => 'ok');
+    const status = async (headers: Record<string, string>) => (await app.inject({ url: '/', headers })).statusCode;
+    expect(await status({ host: 'example.com' })).toBe(200);
+    expect(await status({ host: 'example.com', 'x-forwarded-host': 'example.com' })).toBe(200);
+    expect(await status({ host: 'example.com', 'x-forwarded-host': 'evil.example' })).toBe(400);
+    expect(await status({ host: 'evil.example' })).toBe(400);
+    await app.close();
   });
 });

@@ -26,9 +26,15 @@ function hostWithoutPort(value: string): string | undefined {
   return match[1]!.replace(/\.$/, '');
 }
 
+/**
+ * Checks the host the app will act on: `request.host`, which behind a trusted proxy comes from
+ * X-Forwarded-Host. Checking only the Host header would let a forwarded host slip through to the
+ * CSRF origin check and anything else that trusts `request.host`.
+ */
 export function allowedHostsGuard(allowed: readonly string[]) {
   return async function checkAllowedHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (!isAllowedHost(request.headers.host, allowed)) {
+    const forwarded = request.host !== request.headers.host;
+    if (!isAllowedHost(request.host, allowed) || (forwarded && !isAllowedHost(request.headers.host, allowed))) {
       await reply.code(400).type('text/html; charset=utf-8').send('<!doctype html><title>400 Bad Request</title><h1>Bad Request (400)</h1>');
     }
   };

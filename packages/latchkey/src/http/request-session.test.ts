@@ -18,12 +18,15 @@ async function appFor(latchkey: TestLatchkey, user: User): Promise<FastifyInstan
         await latchkey.requestSessions.login(request, reply, user, { remember });
         return { ok: true };
       });
+      scope.get('/form', (request, reply) => ({ token: latchkey.csrfToken(request, reply) }));
+      scope.post('/form', () => ({ saved: true }));
       scope.post('/logout', { config: { csrf: false } }, async (request, reply) => {
         await latchkey.requestSessions.logout(request, reply);
         return { ok: true };
       });
     },
   });
+  app.get('/outside', (request, reply) => ({ token: latchkey.csrfToken(request, reply) }));
   app.get('/whoami', async (request) => ({ user: (await latchkey.currentUser(request))?.username ?? null }));
   await app.ready();
   return app;
@@ -92,6 +95,20 @@ describe.each(testDatabaseKinds())('sessions over HTTP on %s', (kind) => {
     expect((await app.inject({ url: '/whoami', cookies: { sessionid: id } })).json()).toEqual({ user: 'ada' });
     await latchkey.deps.store.users.delete(user.id);
     expect((await app.inject({ url: '/whoami', cookies: { sessionid: id } })).json()).toEqual({ user: null });
+  });
+
+  it("protects a project's form registered inside the plugin, and refuses to hand out tokens outside it", async () => {
+    await setUp();
+    const form = await app.inject({ url: '/form' });
+    const csrf = form.cookies.find((cookie) => cookie.name === 'csrftoken')!.value;
+    const token = form.json<{ token: string }>().token;
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/form', payload, cookies: { csrftoken: csrf }, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect((await post(`csrfmiddlewaretoken=${token}`)).json()).toEqual({ saved: true });
+    expect((await post('')).statusCode).toBe(403);
+    const outside = await app.inject({ url: '/outside' });
+    expect(outside.statusCode).toBe(500);
+    expect(outside.json<{ message: string }>().message).toContain('inside latchkey.plugin');
   });
 
   it('in production the cookie is Secure with a __Host- name', async () => {
