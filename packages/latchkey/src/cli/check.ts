@@ -43,6 +43,9 @@ export function findDeploymentProblems(settings: Settings): CheckProblem[] {
   if (settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') {
     add('latchkey.W010', `ACCOUNT_EMAIL_VERIFICATION is "${settings.ACCOUNT_EMAIL_VERIFICATION}": accounts can log in with addresses nobody confirmed.`, 'Use mandatory in production.');
   }
+  if (/@localhost\b/.test(settings.DEFAULT_FROM_EMAIL)) {
+    add('latchkey.W012', `DEFAULT_FROM_EMAIL "${settings.DEFAULT_FROM_EMAIL}" is not a real sender: mail from it is likely to be rejected as spam.`, 'Set DEFAULT_FROM_EMAIL, e.g. "Example <noreply@example.com>".');
+  }
   if (settings.ACCOUNT_RATE_LIMITS === false) {
     add('latchkey.W011', 'ACCOUNT_RATE_LIMITS is false: passwords can be guessed without limit.', 'Remove LATCHKEY_ACCOUNT_RATE_LIMITS=false.');
   }

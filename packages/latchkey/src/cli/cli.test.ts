@@ -156,13 +156,24 @@ describe('manage changepassword', () => {
   });
 });
 
+describe('manage clearsessions', () => {
+  it('removes expired sessions and reports how many', async () => {
+    await manage(['migrate']);
+    const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
+    const old = new Date('2020-01-01T00:00:00.000Z');
+    await database.store.sessions.create({ idHash: 'x', userId: null, data: {}, createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
+    await database.close();
+    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s).\n' });
+  });
+});
+
 describe('manage check', () => {
   it('passes in local mode and reports each deployment problem with --deploy', async () => {
     await manage(['migrate']);
     expect(await manage(['check'])).toMatchObject({ code: 0, out: 'System check identified no issues (0 silenced).\n' });
     const deploy = await manage(['check', '--deploy']);
     expect(deploy.code).toBe(1);
-    for (const id of ['W002', 'W004', 'W007', 'W008', 'W009', 'W010']) expect(deploy.out).toContain(`(latchkey.${id})`);
+    for (const id of ['W002', 'W004', 'W007', 'W008', 'W009', 'W010', 'W012']) expect(deploy.out).toContain(`(latchkey.${id})`);
     const weakKey = await manage(['check', '--deploy'], { env: { LATCHKEY_SECRET_KEY: 'changeme' } });
     expect(weakKey.out).toContain('(latchkey.W001) LATCHKEY_SECRET_KEY is shorter than 50 characters');
   });
@@ -180,6 +191,7 @@ describe('manage check', () => {
         LATCHKEY_SECRET_KEY: 'k'.repeat(20) + 'abcdefghijklmnopqrstuvwxyz0123456789',
         EMAIL_URL: 'smtp://127.0.0.1:25',
         LATCHKEY_ADMIN_URL: 'staff-x8k2/',
+        DEFAULT_FROM_EMAIL: 'CLI Test <noreply@cli.example>',
       },
     });
     expect(result).toMatchObject({ code: 0, out: 'System check identified no issues (0 silenced).\n' });

@@ -98,6 +98,12 @@ export async function changepassword({ settings, io, args }: CommandContext): Pr
   });
 }
 
+export async function clearsessions({ settings, io }: CommandContext): Promise<number> {
+  const removed = await withLatchkey(settings, (latchkey) => latchkey.deps.sessions.deleteExpired());
+  io.stdout.write(`Removed ${removed} expired session(s).\n`);
+  return 0;
+}
+
 export async function check({ settings, io, args }: CommandContext): Promise<number> {
   const { values } = parseArgs({ args, options: { deploy: { type: 'boolean' } } });
   // Opening Latchkey proves the database is reachable and fully migrated.

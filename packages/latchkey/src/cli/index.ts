@@ -1,6 +1,6 @@
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { isLatchkeyError } from '../core/errors.js';
-import { changepassword, check, createsuperuser, migrate, type CommandContext } from './commands.js';
+import { changepassword, check, clearsessions, createsuperuser, migrate, type CommandContext } from './commands.js';
 import { CommandError, type CommandIO } from './io.js';
 
 export { CommandError, type CommandIO } from './io.js';
@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { run: (context: CommandContext) => Promise<numbe
   createsuperuser: { run: createsuperuser, help: 'create a staff superuser [--username U] [--email E] [--noinput]' },
   changepassword: { run: changepassword, help: "change a user's password: changepassword <login>" },
   check: { run: check, help: 'check the settings and database [--deploy]' },
+  clearsessions: { run: clearsessions, help: 'remove sessions past their idle or absolute limit (run it daily)' },
 };
 
 function usage(): string {

@@ -77,11 +77,18 @@ describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
     expect(await sessions.load(b.id)).toBeUndefined();
   });
 
-  it('saves data and removes expired rows', async () => {
+  it('saves data, and clears rows past the idle or the absolute limit', async () => {
     const session = await sessions.create({ userId });
     await sessions.saveData(session, { step: 'mfa' });
     expect((await sessions.load(session.id))?.data).toEqual({ step: 'mfa' });
-    clock.advance(15 * DAY);
+    const active = await sessions.create({ userId });
+    for (let day = 0; day < 7; day++) {
+      clock.advance(DAY);
+      await sessions.load(active.id);
+    }
     expect(await sessions.deleteExpired()).toBe(1);
+    clock.advance(7 * DAY);
+    expect(await sessions.deleteExpired()).toBe(1);
+    expect(await sessions.listForUser(userId)).toEqual([]);
   });
 });

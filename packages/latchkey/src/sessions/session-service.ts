@@ -115,8 +115,10 @@ export class SessionService {
     return sessions.filter((session) => !this.isExpired(session, now)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
   }
 
+  /** Removes every session past either limit (the `clearsessions` command runs this). */
   async deleteExpired(): Promise<number> {
-    return this.repository.deleteExpired(this.clock.now());
+    const now = this.clock.now();
+    return this.repository.deleteExpired(now, new Date(now.getTime() - this.policy.idleTimeout * 1000));
   }
 
   /** Whether the session belongs to the given stored row (for "this is your current session"). */

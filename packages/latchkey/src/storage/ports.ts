@@ -138,8 +138,11 @@ export interface SessionRepository {
   deleteForUser(userId: number, options?: { exceptIdHash?: string }): Promise<number>;
   /** Most recently seen first. */
   listForUser(userId: number): Promise<StoredSession[]>;
-  /** Removes sessions whose absolute expiry is at or before `now`; returns how many. */
-  deleteExpired(now: Date): Promise<number>;
+  /**
+   * Removes sessions whose absolute expiry is at or before `now`, and, when `idleSince` is given,
+   * those last seen at or before it; returns how many.
+   */
+  deleteExpired(now: Date, idleSince?: Date): Promise<number>;
 }
 
 /** The repositories, bound either to the database or to one open transaction. */

@@ -113,6 +113,18 @@ export function describeSessionRepository(target: ConformanceTarget): void {
       expect(await sessions().deleteExpired(now)).toBe(0);
     });
 
+    it('also removes sessions idle since the cut-off when one is given', async () => {
+      const now = new Date('2030-01-10T12:00:00.000Z');
+      const cutoff = new Date('2030-01-03T12:00:00.000Z');
+      const later = new Date('2030-02-01T00:00:00.000Z');
+      await sessions().create(storedSession('idle', null, { lastSeenAt: cutoff, expiresAt: later }));
+      await sessions().create(storedSession('recent', null, { lastSeenAt: new Date('2030-01-03T12:00:00.001Z'), expiresAt: later }));
+      expect(await sessions().deleteExpired(now)).toBe(0);
+      expect(await sessions().deleteExpired(now, cutoff)).toBe(1);
+      expect(await sessions().find('idle')).toBeUndefined();
+      expect(await sessions().find('recent')).toBeDefined();
+    });
+
     it('ends a user’s sessions when the user is deleted', async () => {
       const jane = await createUser(database().store, usernameType, 'jane');
       await sessions().create(storedSession('j1', jane.id));

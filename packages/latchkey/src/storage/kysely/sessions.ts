@@ -89,10 +89,18 @@ export function createSessionRepository({ db, dialect }: RepositoryContext): Ses
       return rows.map(toStoredSession);
     },
 
-    async deleteExpired(now: Date): Promise<number> {
+    async deleteExpired(now: Date, idleSince?: Date): Promise<number> {
       // ISO 8601 strings of one fixed format sort as the instants they denote, so on SQLite the
       // TEXT comparison is a time comparison; PostgreSQL compares timestamptz values.
-      const result = await db.deleteFrom('latchkey_sessions').where('expires_at', '<=', toInstantColumn(now)).executeTakeFirst();
+      const result = await db
+        .deleteFrom('latchkey_sessions')
+        .where((eb) =>
+          eb.or([
+            eb('expires_at', '<=', toInstantColumn(now)),
+            ...(idleSince === undefined ? [] : [eb('last_seen_at', '<=', toInstantColumn(idleSince))]),
+          ]),
+        )
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
