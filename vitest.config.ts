@@ -8,6 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['./vitest.global-setup.ts'],
+    reporters: ['default', './vitest.summary-reporter.ts'],
     env: { NODE_ENV: 'test' },
   },
 });
