@@ -1,6 +1,6 @@
 /**
- * Password hashing under load, with Django's production argon2 parameters (m=102400 KiB, t=2,
- * p=8) and the default concurrency bound (one hash in flight per core):
+ * Password hashing under load, exactly as production is configured by default: Django's argon2
+ * parameters (m=102400 KiB, t=2, p=8) and the default PASSWORD_HASHING_CONCURRENCY:
  *
  * - throughput: verifications per second with 1, 2 and 8 callers waiting on verify() at once;
  * - memory: peak RSS while a burst of 500 verifications is queued, against the RSS before it.
@@ -10,8 +10,8 @@
  * is not drained (500 argon2 hashes take minutes on a small machine); after its window the
  * service is closed, which refuses the hashes still waiting, exactly what a shutdown does.
  */
-import { availableParallelism } from 'node:os';
-import { createPasswordHashing, DJANGO_HASHING_DEFAULTS, type PasswordHashing } from '../packages/latchkey/src/account/passwords/index.js';
+import type { PasswordHashing } from '../packages/latchkey/src/account/passwords/index.js';
+import { loadSettings, passwordHashingFrom, type Settings } from '../packages/latchkey/src/index.js';
 
 const THROUGHPUT_WINDOW_MS = 3_000;
 const BURST_WINDOW_MS = 8_000;
@@ -19,8 +19,24 @@ const BURST_SIZE = 500;
 const RSS_SAMPLE_INTERVAL_MS = 20;
 const MiB = 1024 * 1024;
 
+/** The settings a production deployment gets when it changes nothing about hashing. */
+function productionSettings(): Settings {
+  return loadSettings(
+    { USERNAME_TYPE: 'username', SITE_NAME: 'Bench', DOMAIN_NAME: 'bench.example' },
+    {
+      env: {
+        NODE_ENV: 'production',
+        LATCHKEY_SECRET_KEY: 'bench-only-secret-key-bench-only-secret-key-bench-only',
+        DATABASE_URL: 'sqlite::memory:',
+        EMAIL_URL: 'console:',
+        LATCHKEY_ADMIN_URL: 'staff/',
+      },
+    },
+  );
+}
+
 function createService(): PasswordHashing {
-  return createPasswordHashing({ ...DJANGO_HASHING_DEFAULTS, concurrency: availableParallelism(), maxPasswordBytes: 4096 });
+  return passwordHashingFrom(productionSettings());
 }
 
 /** Verifications per second with `callers` callers each awaiting one verify() after another. */
@@ -80,10 +96,10 @@ function printTable(rows: string[][]): void {
 }
 
 export async function benchmarkPasswordHashing(): Promise<void> {
-  const concurrency = availableParallelism();
-  const { memoryCost, timeCost, parallelism } = DJANGO_HASHING_DEFAULTS.argon2;
+  const settings = productionSettings();
   console.log(
-    `argon2id m=${memoryCost} t=${timeCost} p=${parallelism}; concurrency ${concurrency} (os.availableParallelism()); ` +
+    `argon2id m=${settings.ARGON2_MEMORY_COST} t=${settings.ARGON2_TIME_COST} p=${settings.ARGON2_PARALLELISM}; ` +
+      `concurrency ${settings.PASSWORD_HASHING_CONCURRENCY} (PASSWORD_HASHING_CONCURRENCY default); ` +
       `libuv thread pool ${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
   );
 
