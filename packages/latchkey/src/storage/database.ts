@@ -157,7 +157,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const migrator = await createMigrator(kysely, dialect, usernameType);
       const { error, results = [] } = await migrator.migrateToLatest();
       if (error !== undefined) {
-        throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
+        // Kysely has rolled the failed migration back; report it as one line, not a stack trace.
+        const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'a migration';
+        const reason = error instanceof Error ? error.message : 'unknown error';
+        throw new LatchkeyError('database_unavailable', `Migration ${failed} failed on ${where}: ${reason}`, { cause: error });
       }
       return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
     },
