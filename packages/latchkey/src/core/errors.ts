@@ -12,7 +12,8 @@ export type LatchkeyErrorCode =
   | 'not_found'
   | 'configuration_invalid'
   | 'database_unavailable'
-  | 'mail_failed';
+  | 'mail_failed'
+  | 'server_busy';
 
 export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;
