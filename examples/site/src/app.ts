@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Latchkey } from 'latchkey';
+import { handleUnexpectedError, type Latchkey } from 'latchkey';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -19,6 +19,7 @@ export async function buildApp(latchkey: Latchkey, options: { logger?: boolean }
     bodyLimit: 1024 * 1024,
   });
   app.addHook('onRequest', latchkey.allowedHostsGuard);
+  app.setErrorHandler(handleUnexpectedError);
   app.addHook('onClose', () => latchkey.close());
   await app.register(latchkey.plugin);
 

@@ -5,7 +5,8 @@ export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/e
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export type { LatchkeyDeps } from './deps.js';
 export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
-export { createUser, setUserPassword, checkPassword, type CreateUserInput } from './account/users.js';
+export { createUser, setUserPassword, deactivateUser, checkPassword, type CreateUserInput } from './account/users.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
-export { csrfToken, rotateCsrfSecret, CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';
+export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';
+export { handleUnexpectedError } from './http/error-handler.js';
 export type { Mailer, EmailMessage } from './mail/index.js';

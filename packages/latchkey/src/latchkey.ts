@@ -5,9 +5,9 @@ import { systemClock, type Clock } from './core/clock.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/allowed-hosts.js';
-import { csrfToken } from './http/csrf.js';
-import { latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
-import { csrfOptionsFrom, RequestSessions } from './http/request-session.js';
+import { csrfOptionsFrom, csrfToken } from './http/csrf.js';
+import { isInsideLatchkeyScope, latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
+import { RequestSessions } from './http/request-session.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { SessionService } from './sessions/session-service.js';
 import { openDatabase, type Database } from './storage/database.js';
@@ -55,6 +55,7 @@ export function passwordHashingFrom(settings: Settings): PasswordHashing {
     pbkdf2Iterations: settings.PBKDF2_ITERATIONS,
     bcryptRounds: settings.BCRYPT_ROUNDS,
     concurrency: settings.PASSWORD_HASHING_CONCURRENCY,
+    maxQueued: settings.PASSWORD_HASHING_QUEUE_LIMIT,
     maxPasswordBytes: settings.PASSWORD_MAX_BYTES,
   });
 }
@@ -99,7 +100,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     requestSessions,
     currentUser: (request) => requestSessions.currentUser(request),
     csrfToken(request, reply) {
-      if (typeof reply.setCookie !== 'function') {
+      if (!isInsideLatchkeyScope(request)) {
         throw new Error('latchkey.csrfToken() is for routes registered inside latchkey.plugin (its routes option), where CSRF is checked.');
       }
       return csrfToken(request, reply, csrfOptionsFrom(settings));

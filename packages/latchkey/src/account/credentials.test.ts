@@ -68,6 +68,21 @@ describe.each(testDatabaseKinds())('the credentials stage on %s', (kind) => {
     }
   });
 
+  it('in a username project, an email login reaches the account that verified the address, never a squatter', async () => {
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_LOGIN_METHODS: ['username', 'email'] } });
+    const squatter = await createUser(latchkey.deps, { username: 'squatter', email: 'victim@example.com', password: 'squatter passphrase', emailVerified: false });
+    const victim = await createUser(latchkey.deps, { username: 'victim', email: 'victim@example.com', password: 'victim passphrase', emailVerified: true });
+    expect(await verifyCredentials(latchkey.deps, { login: 'victim@example.com', password: 'victim passphrase' })).toMatchObject({ id: victim.id });
+    expect(await verifyCredentials(latchkey.deps, { login: 'victim@example.com', password: 'squatter passphrase' })).toBeUndefined();
+    // Unverified and shared by two accounts: ambiguous, so no email login at all.
+    await createUser(latchkey.deps, { username: 'twin', email: 'shared@example.com', password: 'twin passphrase', emailVerified: false });
+    await createUser(latchkey.deps, { username: 'other', email: 'shared@example.com', password: 'other passphrase', emailVerified: false });
+    expect(await verifyCredentials(latchkey.deps, { login: 'shared@example.com', password: 'twin passphrase' })).toBeUndefined();
+    // Unverified but unambiguous: that account.
+    expect(await verifyCredentials(latchkey.deps, { login: 'victim@example.com', password: 'victim passphrase' })).toBeDefined();
+    expect(squatter.id).not.toBe(victim.id);
+  });
+
   it('logs in by email when the project uses email, in any case or width', async () => {
     latchkey = await createTestLatchkey({ kind, usernameType: 'email' });
     await createUser(latchkey.deps, { email: 'Grace@Example.com', password: 'a long enough passphrase', emailVerified: true });

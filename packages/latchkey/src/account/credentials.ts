@@ -13,13 +13,29 @@ export async function findUserByLogin(deps: Pick<LatchkeyDeps, 'settings' | 'sto
   if (trimmed === '' || trimmed.length > 320) return undefined;
   if (methods.includes('email') && trimmed.normalize('NFKC').includes('@')) {
     const email = tryNormalizeEmail(trimmed);
-    const user = email === undefined ? undefined : await deps.store.users.findByEmail(email);
+    const user = email === undefined ? undefined : await findUserByEmail(deps, email);
     if (user) return user;
   }
   if (methods.includes('username') && deps.settings.USERNAME_TYPE === 'username') {
     return deps.store.users.findByUsername(normalizeUsernameKey(trimmed));
   }
   return undefined;
+}
+
+/**
+ * In an email project the address is the unique login. In a username project several accounts
+ * may have typed the same address, so the one that verified it wins; without a verified owner,
+ * only an unambiguous address logs in. Otherwise whoever registered an address first, unverified,
+ * could make its real owner's logins land in their account.
+ */
+async function findUserByEmail(deps: Pick<LatchkeyDeps, 'settings' | 'store'>, email: string): Promise<User | undefined> {
+  const { users, emailAddresses } = deps.store;
+  if (deps.settings.USERNAME_TYPE === 'email') return users.findByEmail(email);
+  const verified = await emailAddresses.findVerified(email);
+  if (verified) return users.findById(verified.userId);
+  const holders = new Set((await emailAddresses.listByEmail(email)).map((address) => address.userId));
+  const [only] = holders;
+  return holders.size === 1 && only !== undefined ? users.findById(only) : undefined;
 }
 
 /**

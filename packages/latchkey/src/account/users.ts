@@ -95,3 +95,14 @@ export async function setUserPassword(deps: Pick<LatchkeyDeps, 'settings' | 'sto
     await repositories.sessions.deleteForUser(user.id);
   });
 }
+
+/**
+ * Deactivates an account and ends all its sessions in one transaction: a deactivated user is
+ * locked out at once, and reactivating the account later does not bring old sessions back.
+ */
+export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store'>, user: Pick<User, 'id'>): Promise<void> {
+  await deps.store.transaction(async (repositories) => {
+    await repositories.users.update(user.id, { isActive: false });
+    await repositories.sessions.deleteForUser(user.id);
+  });
+}

@@ -36,6 +36,9 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   // argon2 and PBKDF2 run on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says
   // otherwise), which file access and DNS share: leave at least one thread free for them.
   PASSWORD_HASHING_CONCURRENCY: Math.max(1, Math.min(availableParallelism(), 3)),
+  // Logins beyond this many waiting for a hash are refused at once (server_busy, a 503) instead
+  // of queueing without bound behind a flood.
+  PASSWORD_HASHING_QUEUE_LIMIT: 1000,
   // Django's parameters (argon2 memory in KiB; PBKDF2 iterations of the current Django release).
   ARGON2_MEMORY_COST: DJANGO_HASHING_DEFAULTS.argon2.memoryCost,
   ARGON2_TIME_COST: DJANGO_HASHING_DEFAULTS.argon2.timeCost,

@@ -114,7 +114,9 @@ describe('environment overrides', () => {
       'LATCHKEY_ACCOUNT_ALLOW_REGISTRATION="yes" is not allowed: use true or false.',
     );
     expect(loadError({ PORT: 'eighty' })).toBe('PORT="eighty" is not allowed: use a whole number from 0 to 65535.');
-    expect(loadError({ LATCHKEY_SOCIALACCOUNT_PROVIDERS: '{not json' })).toContain('LATCHKEY_SOCIALACCOUNT_PROVIDERS="{not json" is not allowed');
+    expect(loadError({ LATCHKEY_SOCIALACCOUNT_PROVIDERS: '{not json' })).toContain('LATCHKEY_SOCIALACCOUNT_PROVIDERS=<hidden> is not allowed');
+    expect(loadError({ LATCHKEY_CSRF_TRUSTED_ORIGINS: 'https://app.exa^mple.com' })).toContain('LATCHKEY_CSRF_TRUSTED_ORIGINS=');
+    expect(loadError({ LATCHKEY_CSRF_TRUSTED_ORIGINS: 'https://app.example.com/path' })).toContain('LATCHKEY_CSRF_TRUSTED_ORIGINS=');
     expect(loadError({ LATCHKEY_ACCOUNT_RATE_LIMITS: '{"login":"lots"}' })).toContain('LATCHKEY_ACCOUNT_RATE_LIMITS=');
     expect(loadError({ LATCHKEY_ADMIN_URL: '/admin' })).toContain('LATCHKEY_ADMIN_URL="/admin" is not allowed');
   });
@@ -139,6 +141,9 @@ describe('environment overrides', () => {
     const message = loadError({ REDIS_URL: 'http://user:hunter2@127.0.0.1:6379' });
     expect(message).not.toContain('hunter2');
     expect(message).toContain('REDIS_URL="http://user:***@127.0.0.1:6379" is not allowed');
+    expect(loadError({ DATABASE_URL: 'mysql://db/app?password=hunter2' })).not.toContain('hunter2');
+    expect(loadError({ LATCHKEY_SOCIALACCOUNT_PROVIDERS: '{"openid_connect":{"APPS":[{"secret":"hunter2"}]}' })).not.toContain('hunter2');
+    expect(loadError({ LATCHKEY_SECRET_KEY: '' })).not.toContain('hunter2');
   });
 
   it('refuses USERNAME_TYPE from the environment: it is fixed in the project file', () => {

@@ -3,6 +3,7 @@ import { BASE_DEFAULTS, environmentDefaults } from './defaults.js';
 import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
+import { maskUrlCredentials } from '../core/redact.js';
 import { parseEmailUrl } from '../mail/email-url.js';
 import { parseDatabaseUrl } from '../storage/database-url.js';
 import {
@@ -176,10 +177,13 @@ function checkArgon2Memory(settings: Settings): void {
   }
 }
 
-/** Secrets never appear in an error message: the key is hidden and URL passwords are masked. */
+/** Settings whose values may hold credentials anywhere inside them: never echoed. */
+const NEVER_ECHOED = new Set(['SECRET_KEY', 'SOCIALACCOUNT_PROVIDERS']);
+
+/** Secrets never appear in an error message: secret-bearing values are hidden, URL credentials masked. */
 function display(name: string, text: string): string {
-  if (name === 'SECRET_KEY') return '"<hidden>"';
-  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+  if (NEVER_ECHOED.has(name)) return '<hidden>';
+  return maskUrlCredentials(text);
 }
 
 function settingsError(message: string): LatchkeyError {

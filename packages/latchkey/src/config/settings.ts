@@ -45,7 +45,15 @@ const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 /** A path segment such as `admin/` or `staff-8fk2/`: no leading slash, one trailing slash. */
 const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
-const ORIGIN = /^https?:\/\/[^\s/?#]+$/;
+/** An origin exactly as browsers send it: scheme, host and optional port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Every setting, with its type. The name is the one used in the project's settings files; the
@@ -79,6 +87,7 @@ export const SETTING_FIELDS = {
   ),
   PASSWORD_HASHERS: listField(HASHER_NAMES, 1),
   PASSWORD_HASHING_CONCURRENCY: integerField(1, 256),
+  PASSWORD_HASHING_QUEUE_LIMIT: integerField(0, 1_000_000),
   ARGON2_MEMORY_COST: integerField(8, 4 * 1024 * 1024),
   ARGON2_TIME_COST: integerField(1, 100),
   ARGON2_PARALLELISM: integerField(1, 64),
@@ -92,7 +101,7 @@ export const SETTING_FIELDS = {
   SESSION_IDLE_TIMEOUT: integerField(60),
   SESSION_COOKIE_SECURE: booleanField(),
   CSRF_COOKIE_SECURE: booleanField(),
-  CSRF_TRUSTED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com', z.string().regex(ORIGIN)),
+  CSRF_TRUSTED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com', z.string().refine(isOrigin)),
   SOCIALACCOUNT_PROVIDERS: jsonObjectField(providersSchema, 'a JSON object keyed by provider id'),
 } satisfies Record<string, SettingField<unknown>>;
 

@@ -95,3 +95,24 @@ describe('CSRF protection on Latchkey routes', () => {
     expect((await app.inject({ method: 'POST', url: '/project-route' })).statusCode).toBe(200);
   });
 });
+
+describe('a trusted origin that does not parse', () => {
+  it('is ignored, and does not make unparseable Origin headers pass', async () => {
+    const bad: CsrfOptions = { cookieSecure: false, siteUrl: 'http://localhost', trustedOrigins: ['https://app.exa^mple.com'] };
+    const server = Fastify();
+    await server.register(fastifyCookie);
+    await server.register(async (scope) => {
+      await scope.register(csrfProtection, bad);
+      scope.get('/form', (request, reply) => ({ token: csrfToken(request, reply, bad) }));
+      scope.post('/change', () => ({ ok: true }));
+    });
+    const form = await server.inject({ url: '/form' });
+    const cookie = form.cookies.find((c) => c.name === 'csrftoken')!.value;
+    const token = form.json<{ token: string }>().token;
+    for (const origin of ['null', 'garbage']) {
+      const response = await server.inject({ method: 'POST', url: '/change', cookies: { csrftoken: cookie }, headers: { 'x-csrftoken': token, origin } });
+      expect(response.statusCode, origin).toBe(403);
+    }
+    await server.close();
+  });
+});

@@ -1,6 +1,7 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Settings } from '../config/settings.js';
 import { csrfTokenMatches, isCsrfSecret, maskCsrfSecret, newCsrfSecret } from '../sessions/csrf-token.js';
 
 declare module 'fastify' {
@@ -22,6 +23,10 @@ export interface CsrfOptions {
   /** The site's own origin (from SITE_URL) is always trusted; these are extra ones. */
   siteUrl: string;
   trustedOrigins: readonly string[];
+}
+
+export function csrfOptionsFrom(settings: Settings): CsrfOptions {
+  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: settings.CSRF_TRUSTED_ORIGINS };
 }
 
 /** The secret this request will answer with, when it had to make one (no valid cookie came). */
@@ -74,15 +79,17 @@ function originOf(value: string): string | undefined {
  */
 export function csrfFailure(request: FastifyRequest, options: CsrfOptions): string | undefined {
   if (request.headers['sec-fetch-site'] === 'cross-site') return 'Cross-site request refused.';
-  const good = new Set([originOf(options.siteUrl), ...options.trustedOrigins.map(originOf)]);
-  good.add(`${request.protocol}://${request.host}`);
+  const good = new Set<string>([`${request.protocol}://${request.host}`]);
+  // An origin that does not parse is dropped, never added as `undefined`: that would match a
+  // request whose own Origin does not parse either (`null`, garbage) and switch the check off.
+  for (const origin of [options.siteUrl, ...options.trustedOrigins].map(originOf)) if (origin !== undefined) good.add(origin);
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    if (!good.has(originOf(origin))) return 'Origin checking failed: the request came from another site.';
+    if (!good.has(originOf(origin) ?? '')) return 'Origin checking failed: the request came from another site.';
   } else if (request.protocol === 'https') {
     const referer = request.headers.referer;
     if (referer === undefined) return 'Referer checking failed: no Referer.';
-    if (!good.has(originOf(referer))) return 'Referer checking failed: the request came from another site.';
+    if (!good.has(originOf(referer) ?? '')) return 'Referer checking failed: the request came from another site.';
   }
   const secret = cookieSecret(request);
   if (!secret) return 'CSRF cookie not set.';

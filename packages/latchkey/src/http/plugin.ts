@@ -1,9 +1,16 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
-import { csrfProtection } from './csrf.js';
-import { csrfOptionsFrom } from './request-session.js';
+import { csrfOptionsFrom, csrfProtection } from './csrf.js';
+import { handleUnexpectedError } from './error-handler.js';
+
+/** Requests routed inside Latchkey's scope, where cookies are parsed and CSRF is checked. */
+const insideLatchkey = new WeakSet<FastifyRequest>();
+
+export function isInsideLatchkeyScope(request: FastifyRequest): boolean {
+  return insideLatchkey.has(request);
+}
 
 /**
  * The parts of the library that the account pages, the headless API, the token API and the admin
@@ -23,6 +30,10 @@ export function latchkeyPlugin(settings: Settings): FastifyPluginAsync<LatchkeyP
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await scope.register(csrfProtection, csrfOptionsFrom(settings));
+    scope.addHook('onRequest', async (request) => {
+      insideLatchkey.add(request);
+    });
+    scope.setErrorHandler(handleUnexpectedError);
     if (options.routes) await options.routes(scope);
   };
 }

@@ -5,11 +5,7 @@ import type { Settings } from '../config/settings.js';
 import type { Clock } from '../core/clock.js';
 import type { ActiveSession, SessionService } from '../sessions/session-service.js';
 import type { Store, User } from '../storage/ports.js';
-import { rotateCsrfSecret, type CsrfOptions } from './csrf.js';
-
-export function csrfOptionsFrom(settings: Settings): CsrfOptions {
-  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: settings.CSRF_TRUSTED_ORIGINS };
-}
+import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
 
 /**
  * Binds server-side sessions to HTTP requests through the session cookie. It works for
@@ -55,12 +51,28 @@ export class RequestSessions {
    */
   async login(request: FastifyRequest, reply: FastifyReply, user: User, options: { remember: boolean }): Promise<ActiveSession> {
     const previous = await this.session(request);
-    const data = previous?.data ?? {};
-    const session = previous
-      ? await this.sessions.rotate(previous, { userId: user.id, data })
-      : await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+    // An anonymous session's state (a cart, a pending step) carries into the login; another
+    // user's never does, or it would leak to whoever logs in next on a shared browser.
+    const data = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
+    if (previous) await this.sessions.end(previous);
+    const session = await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
     this.loaded.set(request, Promise.resolve(session));
     await this.store.users.update(user.id, { lastLogin: this.clock.now() });
+    this.setCookie(reply, session.id, options.remember);
+    rotateCsrfSecret(request, reply, csrfOptionsFrom(this.settings));
+    return session;
+  }
+
+  /**
+   * A new session id (and CSRF secret) for the same user and state: after any change of
+   * privilege (a password change, MFA turned on, staff rights granted), so that an id observed
+   * before the change is worthless after it. Keeps the cookie's lifetime choice.
+   */
+  async rotate(request: FastifyRequest, reply: FastifyReply, options: { remember: boolean }): Promise<ActiveSession | undefined> {
+    const previous = await this.session(request);
+    if (!previous) return undefined;
+    const session = await this.sessions.rotate(previous);
+    this.loaded.set(request, Promise.resolve(session));
     this.setCookie(reply, session.id, options.remember);
     rotateCsrfSecret(request, reply, csrfOptionsFrom(this.settings));
     return session;

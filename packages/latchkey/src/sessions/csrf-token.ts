@@ -1,5 +1,6 @@
-import { randomInt } from 'node:crypto';
 import { constantTimeEqual } from '../core/crypto.js';
+// Django's order of the 62 characters matters: the mask shifts each character by an index in it.
+import { ALPHANUMERIC as ALPHABET, randomAlphanumeric } from '../core/random.js';
 
 /**
  * CSRF tokens in Django's format, so that Django's habits and JavaScript clients carry over: the
@@ -8,17 +9,9 @@ import { constantTimeEqual } from '../core/crypto.js';
  * by it). Masking makes every rendered token different, which defeats compression-based attacks
  * (BREACH) that would otherwise recover a constant secret from HTTPS responses.
  */
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 export const CSRF_SECRET_LENGTH = 32;
 const SECRET = /^[a-zA-Z0-9]{32}$/;
 const MASKED = /^[a-zA-Z0-9]{64}$/;
-
-function randomAlphanumeric(length: number): string {
-  let out = '';
-  // randomInt draws without modulo bias.
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
-  return out;
-}
 
 export function newCsrfSecret(): string {
   return randomAlphanumeric(CSRF_SECRET_LENGTH);

@@ -121,11 +121,6 @@ export class SessionService {
     return this.repository.deleteExpired(now, new Date(now.getTime() - this.policy.idleTimeout * 1000));
   }
 
-  /** Whether the session belongs to the given stored row (for "this is your current session"). */
-  static idHashOf(id: string): string {
-    return sha256Hex(id);
-  }
-
   private isExpired(session: StoredSession, now: Date): boolean {
     return (
       session.expiresAt.getTime() <= now.getTime() ||
