@@ -1,10 +1,12 @@
 /**
  * DATABASE_URL: `sqlite:PATH` (relative to the working directory, or absolute), `sqlite::memory:`,
  * or `postgres://user:password@host:port/database` (also `postgresql://`). Every message that shows
- * the URL masks its password first, because start-up errors end up in logs and terminals.
+ * the URL masks its password first (maskUrlCredentials), because start-up errors end up in logs and
+ * terminals.
  */
 import { resolve } from 'node:path';
 import { LatchkeyError } from '../core/errors.js';
+import { maskUrlCredentials } from '../core/redact.js';
 
 export type DatabaseLocation =
   | { dialect: 'sqlite'; /** ':memory:' or an absolute path. */ filename: string }
@@ -13,14 +15,8 @@ export type DatabaseLocation =
 const ALLOWED_FORMS =
   'use sqlite:PATH (a file path, relative to the working directory or absolute), sqlite::memory:, or postgres://user:password@host:port/database';
 
-export function maskDatabaseUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, '$1***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***');
-}
-
 function invalidUrl(url: string, reason: string): LatchkeyError {
-  return new LatchkeyError('configuration_invalid', `DATABASE_URL='${maskDatabaseUrl(url)}' ${reason}; ${ALLOWED_FORMS}.`);
+  return new LatchkeyError('configuration_invalid', `DATABASE_URL='${maskUrlCredentials(url)}' ${reason}; ${ALLOWED_FORMS}.`);
 }
 
 export function parseDatabaseUrl(url: string, workingDirectory: string = process.cwd()): DatabaseLocation {

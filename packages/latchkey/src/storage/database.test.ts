@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LatchkeyError } from '../core/errors.js';
 import { testPostgresUrl } from '../testing/database.js';
-import { maskDatabaseUrl, parseDatabaseUrl } from './database-url.js';
+import { parseDatabaseUrl } from './database-url.js';
 import { openDatabase } from './database.js';
 
 async function failureOf(work: Promise<unknown>): Promise<LatchkeyError> {
@@ -38,7 +38,7 @@ describe('parseDatabaseUrl', () => {
     expect(parseDatabaseUrl('postgresql://u@127.0.0.1/app')).toMatchObject({ dialect: 'postgres', address: '127.0.0.1:5432' });
   });
 
-  it.each(['mysql://u:secret@host/db', '', 'sqlite:', 'sqlite://db.sqlite3', 'sqlite:////abs/db.sqlite3', 'db.sqlite3', 'postgres://u:secret@[bad/db'])(
+  it.each(['mysql://u:secret@host/db', '', 'sqlite:', 'sqlite://db.sqlite3', 'sqlite:////abs/db.sqlite3', 'db.sqlite3', 'postgres://u:secret@[bad/db', 'mysql://host/db?user=u&password=secret'])(
     'refuses %j in one line naming DATABASE_URL, the allowed forms, and no password',
     (url) => {
       let error: unknown;
@@ -57,16 +57,6 @@ describe('parseDatabaseUrl', () => {
       expect(message).not.toContain('\n');
     },
   );
-});
-
-describe('maskDatabaseUrl', () => {
-  it('masks the password wherever it is written', () => {
-    expect(maskDatabaseUrl('postgres://app:s3cr%40t@db:5432/app')).toBe('postgres://app:***@db:5432/app');
-    expect(maskDatabaseUrl('postgres://app:p@ss@db/app')).toBe('postgres://app:***@db/app');
-    expect(maskDatabaseUrl('postgres://db/app?user=app&password=secret&sslmode=require')).toBe('postgres://db/app?user=app&password=***&sslmode=require');
-    expect(maskDatabaseUrl('postgres://app@db:5432/app')).toBe('postgres://app@db:5432/app');
-    expect(maskDatabaseUrl('sqlite:./db.sqlite3')).toBe('sqlite:./db.sqlite3');
-  });
 });
 
 describe('openDatabase on SQLite', () => {
@@ -129,15 +119,18 @@ describe('openDatabase on SQLite', () => {
   });
 });
 
+// No assertion here reads the clock: a loaded machine may be slow. The per-test timeout is the
+// guard against a hang, and the message tells a refused connection from one that timed out.
+const UNREACHABLE_TEST_TIMEOUT_MS = 15_000;
+
 describe('openDatabase on an unreachable PostgreSQL', () => {
-  it('fails fast on a refused port, naming host:port and the cause, with the password masked', async () => {
+  it('fails on a refused port without waiting for the connect timeout, naming host:port and the cause, with the password masked', { timeout: UNREACHABLE_TEST_TIMEOUT_MS }, async () => {
     const probe = createServer();
     const port = await listenOnLoopback(probe);
     await new Promise<void>((resolve) => probe.close(() => resolve()));
 
-    const started = Date.now();
-    const error = await failureOf(openDatabase({ url: `postgres://app:hunter2@127.0.0.1:${port}/app`, usernameType: 'email' }));
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Longer than the test may take: a failure that waited for it would time the test out.
+    const error = await failureOf(openDatabase({ url: `postgres://app:hunter2@127.0.0.1:${port}/app`, usernameType: 'email', connectTimeoutMs: 60_000 }));
     expect(error.code).toBe('database_unavailable');
     expect(error.message).toContain(`127.0.0.1:${port}`);
     expect(error.message).toContain('connection refused');
@@ -145,16 +138,12 @@ describe('openDatabase on an unreachable PostgreSQL', () => {
     expect(error.message).not.toContain('hunter2');
   });
 
-  it('gives up on a server that accepts the connection but never answers', async () => {
+  it('gives up on a server that accepts the connection but never answers', { timeout: UNREACHABLE_TEST_TIMEOUT_MS }, async () => {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => sockets.push(socket));
     const port = await listenOnLoopback(silent);
     try {
-      const started = Date.now();
       const error = await failureOf(openDatabase({ url: `postgres://app:hunter2@127.0.0.1:${port}/app`, usernameType: 'email', connectTimeoutMs: 1000 }));
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(900);
-      expect(elapsed).toBeLessThan(4000);
       expect(error.code).toBe('database_unavailable');
       expect(error.message).toContain(`127.0.0.1:${port}`);
       expect(error.message).toContain('no answer within 1000 ms');

@@ -8,7 +8,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import { LatchkeyError } from '../core/errors.js';
-import { maskDatabaseUrl, parseDatabaseUrl, type DatabaseLocation } from './database-url.js';
+import { maskUrlCredentials } from '../core/redact.js';
+import { parseDatabaseUrl, type DatabaseLocation } from './database-url.js';
 import type { DatabaseDialect } from './kysely/dialect.js';
 import type { DatabaseSchema } from './kysely/schema.js';
 import { createKyselyStore } from './kysely/store.js';
@@ -114,10 +115,10 @@ async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }
     await pool.query('select 1');
   } catch (error) {
     await pool.end().catch(() => undefined);
-    const cause = describeConnectionFailure(error, connectTimeoutMs).replaceAll(location.connectionString, maskDatabaseUrl(location.connectionString));
+    const cause = describeConnectionFailure(error, connectTimeoutMs).replaceAll(location.connectionString, maskUrlCredentials(location.connectionString));
     throw new LatchkeyError(
       'database_unavailable',
-      `Cannot reach the PostgreSQL database at ${location.address} (DATABASE_URL='${maskDatabaseUrl(location.connectionString)}'): ${cause}.`,
+      `Cannot reach the PostgreSQL database at ${location.address} (DATABASE_URL='${maskUrlCredentials(location.connectionString)}'): ${cause}.`,
       { cause: error },
     );
   }

@@ -156,8 +156,9 @@ export interface Store extends Repositories {
   /**
    * Runs `work` in one database transaction: it commits when `work` resolves and rolls back when
    * it throws, so a state change that spans rows is all or nothing. `work` must use only the
-   * repositories it is handed (on SQLite, a call through the outer store would wait for the
-   * transaction to end, forever). A refused write inside it (say 'email_taken') may be caught and
+   * repositories it is handed: a call through the outer store, or a nested transaction(), from
+   * inside `work` fails at once with an Error (on SQLite it would otherwise wait for the
+   * transaction forever; on PostgreSQL it would run outside it). A refused write inside it (say 'email_taken') may be caught and
    * the transaction carried on, on PostgreSQL as on SQLite.
    */
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;

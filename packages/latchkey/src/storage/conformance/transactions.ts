@@ -4,6 +4,13 @@ import { createUser, JOINED, newUser, useFreshDatabase, type ConformanceTarget }
 
 class FaultInjected extends Error {}
 
+/** What a call through the outer store from inside the work must fail with: a programming error naming the fix. */
+function expectMisuse(reason: unknown, message: string | RegExp = 'use the repositories passed to transaction()'): void {
+  expect(reason).toBeInstanceOf(Error);
+  expect(isLatchkeyError(reason)).toBe(false);
+  expect((reason as Error).message).toMatch(message);
+}
+
 export function describeStoreTransactions(target: ConformanceTarget): void {
   const { usernameType } = target;
 
@@ -21,7 +28,7 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
       expect(await store().emailAddresses.listForUser(userId)).toHaveLength(1);
     });
 
-    it('rolls back the user when signup fails before the email row (security test 43)', async () => {
+    it('rolls back the user when the work throws after creating it, before the email row', async () => {
       const failure = store().transaction(async (repositories) => {
         await repositories.users.create(newUser(usernameType, 'jane'));
         throw new FaultInjected('crash before the email row');
@@ -86,6 +93,76 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
       });
       expect(await store().users.findById(created.id)).toEqual(created);
       expect(await store().users.count()).toBe(2);
+    });
+
+    it('refuses at once a call through the outer store from inside the work, on every repository', async () => {
+      // On SQLite such a call would wait for the transaction to end, forever; on PostgreSQL it would
+      // run on another connection, outside the transaction. Both refuse it alike instead.
+      const jane = await createUser(store(), usernameType, 'jane');
+      const outerCalls = await store().transaction(async (repositories) => {
+        const outcomes = await Promise.allSettled([
+          store().users.findById(jane.id),
+          store().users.create(newUser(usernameType, 'john')),
+          store().emailAddresses.listForUser(jane.id),
+          store().sessions.listForUser(jane.id),
+        ]);
+        // The work's own repositories are unaffected, and the transaction commits.
+        await repositories.users.update(jane.id, { name: 'Jane Doe' });
+        return outcomes;
+      });
+      for (const outcome of outerCalls) {
+        expect(outcome.status).toBe('rejected');
+        expectMisuse((outcome as PromiseRejectedResult).reason);
+      }
+      expect((await store().users.findById(jane.id))?.name).toBe('Jane Doe');
+      expect(await store().users.count()).toBe(1);
+    });
+
+    it('rolls back when the work lets the refusal of an outer-store call escape', async () => {
+      const failure = store().transaction(async (repositories) => {
+        await repositories.users.create(newUser(usernameType, 'jane'));
+        return store().users.count();
+      });
+      expectMisuse(await failure.catch((reason: unknown) => reason), /^store\.users\.count\(\) was called from inside the work of Store\.transaction\(\)/);
+      expect(await store().users.count()).toBe(0);
+    });
+
+    it('refuses a nested transaction instead of waiting for the outer one', async () => {
+      const failure = store().transaction(async (repositories) => {
+        await repositories.users.create(newUser(usernameType, 'jane'));
+        return store().transaction((inner) => inner.users.count());
+      });
+      const reason = await failure.catch((caught: unknown) => caught);
+      expectMisuse(reason);
+      expectMisuse(reason, 'transactions do not nest');
+      expect(await store().users.count()).toBe(0);
+    });
+
+    it('leaves calls from outside the work alone, during the transaction and after it', async () => {
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let started: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => (started = resolve));
+      let detached: Promise<number> | undefined;
+      const transaction = store().transaction(async (repositories) => {
+        await repositories.users.create(newUser(usernameType, 'jane'));
+        // A task the work starts and leaves running may use the store once the work has settled.
+        detached = (async () => {
+          await transaction;
+          return store().users.count();
+        })();
+        started();
+        await held;
+      });
+      await inside;
+      // Concurrent with the open transaction, from another async context: it runs (on SQLite, once
+      // the transaction has ended).
+      const outside = store().sessions.find('no-such-session');
+      release();
+      await transaction;
+      await expect(outside).resolves.toBeUndefined();
+      expect(await detached).toBe(1);
+      expect(await store().transaction((repositories) => repositories.users.count())).toBe(1);
     });
 
     it('keeps concurrent transactions apart', async () => {

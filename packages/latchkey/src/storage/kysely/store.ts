@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Repositories, Store, UsernameType } from '../ports.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
 import { createEmailAddressRepository } from './email-addresses.js';
@@ -13,15 +14,58 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
   };
 }
 
+/** The transaction whose work is running in the current async context; `open` turns false when the work settles. */
+interface OpenWork {
+  open: boolean;
+}
+
+function misuse(call: string): Error {
+  const what = call === 'transaction' ? 'transactions do not nest' : 'the store works outside the transaction (on SQLite it would wait for it to end, forever)';
+  return new Error(`store.${call}() was called from inside the work of Store.transaction(): ${what}; use the repositories passed to transaction() instead.`);
+}
+
+/** A copy of `repository` whose every method first asks `check` whether it may run. */
+function guarded<R extends object>(name: string, repository: R, check: (call: string) => void): R {
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(repository)) {
+    copy[key] =
+      typeof value === 'function'
+        ? async (...args: unknown[]): Promise<unknown> => {
+            check(`${name}.${key}`);
+            return (value as (...args: unknown[]) => Promise<unknown>).apply(repository, args);
+          }
+        : value;
+  }
+  return copy as R;
+}
+
 /** The Kysely implementation of the storage ports, for SQLite and PostgreSQL alike. */
 export function createKyselyStore(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType): Store {
+  // The work must use the repositories it is handed. A call through this store instead would run
+  // outside the transaction: on PostgreSQL on another connection (not atomic with the work, and
+  // blocked by its row locks), on SQLite behind the one connection the transaction holds, forever.
+  // So such a call fails at once, alike on both, wherever it comes from within the work.
+  const openWork = new AsyncLocalStorage<OpenWork>();
+  const check = (call: string): void => {
+    if (openWork.getStore()?.open === true) throw misuse(call);
+  };
+  const outer = createRepositories(db, dialect, usernameType);
   return {
-    ...createRepositories(db, dialect, usernameType),
+    users: guarded('users', outer.users, check),
+    emailAddresses: guarded('emailAddresses', outer.emailAddresses, check),
+    sessions: guarded('sessions', outer.sessions, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-      // Kysely commits when the callback resolves and rolls back when it throws. The work must use
-      // the repositories it is handed: on SQLite the one connection is held by the transaction
-      // until it ends, so a call through the outer store would wait for it forever.
-      return db.transaction().execute((trx) => work(createRepositories(trx, dialect, usernameType)));
+      check('transaction');
+      // Kysely commits when the callback resolves and rolls back when it throws. A task the work
+      // starts and leaves running keeps this context; once the work has settled it may use the store.
+      return db.transaction().execute(async (trx) => {
+        const state: OpenWork = { open: true };
+        try {
+          return await openWork.run(state, () => work(createRepositories(trx, dialect, usernameType)));
+        } finally {
+          state.open = false;
+        }
+      });
     },
   };
 }
