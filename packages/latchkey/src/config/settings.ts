@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HASHER_NAMES } from '../account/passwords/index.js';
 import {
   booleanField,
   enumField,
@@ -14,7 +15,6 @@ import {
 export const ENVIRONMENTS = ['local', 'production', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
 export const PASSWORD_VALIDATOR_NAMES = ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'] as const;
 
 /**

@@ -30,8 +30,9 @@ export function latchkeyPlugin(settings: Settings): FastifyPluginAsync<LatchkeyP
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await scope.register(csrfProtection, csrfOptionsFrom(settings));
-    scope.addHook('onRequest', async (request) => {
+    scope.addHook('onRequest', (request, _reply, done) => {
       insideLatchkey.add(request);
+      done();
     });
     scope.setErrorHandler(handleUnexpectedError);
     if (options.routes) await options.routes(scope);

@@ -1,5 +1,6 @@
+import { maskUrlCredentials } from '../core/redact.js';
 import { ConsoleMailer } from './console-mailer.js';
-import { maskUrlPassword, parseEmailUrl } from './email-url.js';
+import { parseEmailUrl } from './email-url.js';
 import { MemoryMailer } from './memory-mailer.js';
 import type { Mailer } from './message.js';
 import { SmtpMailer, type SmtpTimeouts } from './smtp-mailer.js';
@@ -31,7 +32,7 @@ export function createMailer(options: CreateMailerOptions): Mailer {
         user: config.user,
         password: config.password,
         defaultFrom: options.defaultFrom,
-        description: maskUrlPassword(options.url),
+        description: maskUrlCredentials(options.url),
         timeouts: options.smtpTimeouts,
       });
   }

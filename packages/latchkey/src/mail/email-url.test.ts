@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLatchkeyError } from '../core/errors.js';
-import { maskUrlPassword, parseEmailUrl } from './email-url.js';
+import { maskUrlCredentials } from '../core/redact.js';
+import { parseEmailUrl } from './email-url.js';
 
 function configurationError(value: string): string {
   try {
@@ -66,22 +67,22 @@ describe('parseEmailUrl', () => {
   });
 
   it('shows the masked value in the message', () => {
-    expect(configurationError('ftp://user:hunter22@files.example.com')).toContain('"ftp://user:****@files.example.com"');
+    expect(configurationError('ftp://user:hunter22@files.example.com')).toContain('"ftp://user:***@files.example.com"');
     expect(configurationError('')).toContain('EMAIL_URL=""');
   });
 });
 
-describe('maskUrlPassword', () => {
+describe('maskUrlCredentials on EMAIL_URL values', () => {
   it.each([
-    ['smtp://user:secret@host:25', 'smtp://user:****@host:25'],
-    ['smtp://user:se@cr:et@host:25', 'smtp://user:****@host:25'],
-    ['smtp://user:se/cr#et@host', 'smtp://user:****@host'],
-    ['smtp://:secret@host', 'smtp://:****@host'],
+    ['smtp://user:secret@host:25', 'smtp://user:***@host:25'],
+    ['smtp://user:se@cr:et@host:25', 'smtp://user:***@host:25'],
+    ['smtp://user:se/cr#et@host', 'smtp://user:***@host'],
+    ['smtp://:secret@host', 'smtp://:***@host'],
     ['smtp://user@host:25', 'smtp://user@host:25'],
     ['smtp://host:25', 'smtp://host:25'],
     ['console:', 'console:'],
     ['user:secret@host', 'user:secret@host'],
   ])('%s -> %s', (value, masked) => {
-    expect(maskUrlPassword(value)).toBe(masked);
+    expect(maskUrlCredentials(value)).toBe(masked);
   });
 });

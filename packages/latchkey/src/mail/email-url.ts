@@ -1,4 +1,5 @@
 import { LatchkeyError } from '../core/errors.js';
+import { maskUrlCredentials } from '../core/redact.js';
 
 /** What an EMAIL_URL names, with credentials already URL-decoded. */
 export type EmailBackendConfig =
@@ -54,27 +55,10 @@ export function parseEmailUrl(value: string): EmailBackendConfig {
   return config;
 }
 
-/**
- * Replaces the password in `scheme://user:password@host...` with `****`, for error messages and logs.
- *
- * Works on text, not on a parsed URL, because the values that most need masking are the malformed
- * ones that URL rejects. It masks from the first colon after `//` to the last `@`, which may hide a
- * little more than the password (when `@` also appears later) but never less.
- */
-export function maskUrlPassword(value: string): string {
-  const authorityStart = value.indexOf('//');
-  if (authorityStart === -1) return value;
-  const userinfoEnd = value.lastIndexOf('@');
-  if (userinfoEnd < authorityStart) return value;
-  const passwordStart = value.indexOf(':', authorityStart + 2);
-  if (passwordStart === -1 || passwordStart > userinfoEnd) return value;
-  return `${value.slice(0, passwordStart + 1)}****${value.slice(userinfoEnd)}`;
-}
-
 function invalidEmailUrl(value: string, reason: string): LatchkeyError {
   return new LatchkeyError(
     'configuration_invalid',
-    `EMAIL_URL=${JSON.stringify(maskUrlPassword(value))} is not valid (${reason}); use ${ALLOWED_FORMS}.`,
+    `EMAIL_URL=${JSON.stringify(maskUrlCredentials(value))} is not valid (${reason}); use ${ALLOWED_FORMS}.`,
     { param: 'EMAIL_URL' },
   );
 }

@@ -5,6 +5,7 @@ import { isLatchkeyError, type LatchkeyError } from '../core/errors.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../testing/smtp.js';
 import { createMailer } from './create-mailer.js';
 import type { Mailer } from './message.js';
+import { isLoopbackHost, mustRequireTls } from './smtp-mailer.js';
 
 const FROM = 'webmaster@example.com';
 
@@ -102,10 +103,12 @@ describe('SMTP backend', () => {
   it('authenticates with URL-decoded credentials from the URL', async () => {
     const user = 'mailer@example.com';
     const pass = 'p@ss:w/rd %?#é';
+    // The test server offers no STARTTLS: on 127.0.0.1 the mailer still authenticates in clear.
     const server = await smtpServer({ auth: { user, pass } });
     const url = server.url.replace('//', `//${encodeURIComponent(user)}:${encodeURIComponent(pass)}@`);
     await mailer(url).send({ to: ['alice@example.com'], subject: 'Authenticated', text: 'ok' });
 
+    expect(server.authAttempts).toEqual([user]);
     expect(server.messages.map((message) => message.subject)).toEqual(['Authenticated']);
   });
 
@@ -115,7 +118,7 @@ describe('SMTP backend', () => {
     const error = await sendFailure(mailer(url).send({ to: ['alice@example.com'], subject: 'x', text: 'x' }));
 
     expect(error.code).toBe('mail_failed');
-    expect(error.message).toContain('smtp://mailer:****@127.0.0.1');
+    expect(error.message).toContain('smtp://mailer:***@127.0.0.1');
     expect(error.message).not.toContain('wrong-s3cret');
     expect(error.cause).toBeInstanceOf(Error);
     expect(server.messages).toHaveLength(0);
@@ -168,6 +171,25 @@ describe('SMTP backend', () => {
     expect(error.code).toBe('invalid_input');
     expect(error.param).toBe('subject');
     expect(server.messages).toHaveLength(0);
+  });
+});
+
+describe('credentials and STARTTLS stripping', () => {
+  it('requires TLS before authenticating with smtp:// to any host that is not this machine', () => {
+    for (const host of ['mail.example.com', 'smtp.example.com.', '192.0.2.10', '10.0.0.1', '2001:db8::25', '::ffff:192.0.2.10', 'localhost.example.com', '127.0.0.1.example.com', '127.1']) {
+      expect(isLoopbackHost(host), host).toBe(false);
+      expect(mustRequireTls({ host, implicitTls: false, user: 'mailer' }), host).toBe(true);
+      // Without credentials there is no secret to lose; with smtps:// there is no STARTTLS to strip.
+      expect(mustRequireTls({ host, implicitTls: false, user: undefined }), host).toBe(false);
+      expect(mustRequireTls({ host, implicitTls: true, user: 'mailer' }), host).toBe(false);
+    }
+  });
+
+  it('exempts loopback hosts: localhost, 127.0.0.0/8 and ::1', () => {
+    for (const host of ['localhost', 'LocalHost.', '127.0.0.1', '127.8.9.10', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+      expect(isLoopbackHost(host), host).toBe(true);
+      expect(mustRequireTls({ host, implicitTls: false, user: 'mailer' }), host).toBe(false);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { LatchkeyError } from '../core/errors.js';
@@ -22,7 +23,10 @@ export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 5_000, greeti
 export interface SmtpMailerOptions {
   host: string;
   port: number;
-  /** true for smtps:// (TLS from the first byte); false for smtp:// (STARTTLS when the server offers it). */
+  /**
+   * true for smtps:// (TLS from the first byte); false for smtp:// (STARTTLS when the server offers
+   * it, and insisted on before authenticating to a host that is not this machine).
+   */
   implicitTls: boolean;
   user?: string;
   password?: string;
@@ -30,6 +34,41 @@ export interface SmtpMailerOptions {
   /** Shown in error messages in place of the URL; must not contain the password. */
   description: string;
   timeouts?: Partial<SmtpTimeouts>;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether `host` names this machine for certain: `localhost`, an address in 127.0.0.0/8, or ::1
+ * (written in any form, IPv4-mapped ones included). Any other name, even one that happens to
+ * resolve to a loopback address, counts as crossing a network.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  return family !== 0 && LOOPBACK.check(name, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Whether the transport must refuse to authenticate until the connection is encrypted: smtp://
+ * with credentials, to a host other than this machine.
+ *
+ * smtp:// starts in clear and upgrades with STARTTLS only if the server's EHLO reply offers it. A
+ * network attacker who deletes that offer (STARTTLS stripping) would otherwise receive AUTH PLAIN
+ * or LOGIN, the password in base64, and could send mail as the site from then on. With
+ * nodemailer's requireTLS the client sends STARTTLS whatever the reply says, and gives up, before
+ * any AUTH, when the upgrade fails: the email fails with mail_failed and the credentials stay put.
+ *
+ * Left out, on purpose: smtps:// (TLS from the first byte, nothing to strip); a URL without
+ * credentials (an unauthenticated relay keeps opportunistic STARTTLS, as every MTA does: the
+ * messages are exposed to a stripping attacker but no long-lived secret is); and a loopback host
+ * (a local relay or test server never crosses a network, and often offers no TLS at all).
+ */
+export function mustRequireTls(options: Pick<SmtpMailerOptions, 'host' | 'implicitTls' | 'user'>): boolean {
+  return options.user !== undefined && !options.implicitTls && !isLoopbackHost(options.host);
 }
 
 export class SmtpMailer implements Mailer {
@@ -49,11 +88,11 @@ export class SmtpMailer implements Mailer {
       pool: true,
       host: options.host,
       port: options.port,
-      // secure=false still upgrades with STARTTLS whenever the server offers it. It does not insist:
-      // a network attacker who strips the STARTTLS offer sees the credentials, so operators sending
-      // credentials across a network they do not control should use smtps://. Certificates are always
+      // secure=false upgrades with STARTTLS whenever the server offers it; requireTLS makes it insist
+      // before sending credentials across a network (see mustRequireTls). Certificates are always
       // verified (nodemailer's default, rejectUnauthorized=true); there is deliberately no switch.
       secure: options.implicitTls,
+      requireTLS: mustRequireTls(options),
       auth: options.user === undefined ? undefined : { user: options.user, pass: options.password ?? '' },
       connectionTimeout: timeouts.connectionMs,
       greetingTimeout: timeouts.greetingMs,
@@ -102,7 +141,7 @@ export class SmtpMailer implements Mailer {
     let text = typeof code === 'string' ? `${code}: ${error.message}` : error.message;
     if (this.password) {
       for (const form of new Set([this.password, encodeURIComponent(this.password)])) {
-        text = text.split(form).join('****');
+        text = text.split(form).join('***');
       }
     }
     return text;

@@ -20,33 +20,45 @@ export interface TestSmtpServerOptions {
   failWith?: number;
   /** Require these credentials (AUTH PLAIN or LOGIN) before accepting mail. */
   auth?: { user: string; pass: string };
+  /**
+   * The local address to listen on; 127.0.0.1 when left out. Another address of this machine
+   * (not a loopback one) lets a test see what a client does with a server across a network.
+   */
+  host?: string;
 }
 
 export interface TestSmtpServer {
-  /** An EMAIL_URL for this server, without credentials: `smtp://127.0.0.1:PORT`. */
+  /** An EMAIL_URL for this server, without credentials: `smtp://127.0.0.1:PORT` (or `host`). */
   url: string;
   port: number;
   /** Every accepted message, in order of arrival. */
   messages: ReceivedEmail[];
+  /**
+   * The user name of every AUTH attempt, accepted or refused, in order: a test can check that
+   * credentials were never sent at all.
+   */
+  authAttempts: string[];
   /**
    * Resolves with the messages once at least `count` have arrived. A message is already in `messages`
    * when the client's send resolves (the server answers only after parsing it); wait for mail sent in
    * the background, e.g. by a flow that does not await its email.
    */
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedEmail[]>;
-  /** Forgets the messages received so far. */
+  /** Forgets the messages and AUTH attempts received so far. */
   clear(): void;
   close(): Promise<void>;
 }
 
 /**
- * Starts a real SMTP server on 127.0.0.1 on a free port, so tests exercise the same nodemailer code
- * path as production. Plain text only: STARTTLS is disabled, so clients authenticate without TLS.
+ * Starts a real SMTP server on 127.0.0.1 (or `host`) on a free port, so tests exercise the same
+ * nodemailer code path as production. Plain text only: STARTTLS is disabled. A client accepts that
+ * and authenticates in clear only on a loopback address; elsewhere Latchkey's mailer refuses to.
  */
 export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): Promise<TestSmtpServer> {
   const messages: ReceivedEmail[] = [];
+  const authAttempts: string[] = [];
   const waiters = new Set<() => void>();
-  const { auth, failWith } = options;
+  const { auth, failWith, host = '127.0.0.1' } = options;
 
   const server = new SMTPServer({
     secure: false,
@@ -57,6 +69,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): 
     // A pooled client may still hold a connection when the test ends; do not wait 30 s for it.
     closeTimeout: 100,
     onAuth(credentials, _session, callback) {
+      authAttempts.push(credentials.username ?? '');
       if (auth === undefined || (credentials.username === auth.user && credentials.password === auth.pass)) {
         callback(null, { user: credentials.username ?? '' });
       } else {
@@ -84,7 +97,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): 
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -92,9 +105,10 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): 
   const port = (server.server.address() as AddressInfo).port;
 
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     messages,
+    authAttempts,
     waitForMessages(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
@@ -113,6 +127,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): 
     },
     clear() {
       messages.length = 0;
+      authAttempts.length = 0;
     },
     close() {
       return new Promise((resolve) => server.close(() => resolve()));

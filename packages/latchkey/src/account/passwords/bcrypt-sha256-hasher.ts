@@ -39,7 +39,7 @@ export function createBcryptSha256Hasher(rounds: number, workers: BcryptWorkerPo
     algorithm: 'bcrypt_sha256',
 
     async encode(password) {
-      return PREFIX + (await workers.hash(bcryptInput(password), rounds));
+      return PREFIX + (await workers.hash(bcryptInput(password), rounds)).bcrypt;
     },
 
     recognizes(encoded) {
@@ -51,7 +51,7 @@ export function createBcryptSha256Hasher(rounds: number, workers: BcryptWorkerPo
       if (parsed === null) return false;
       // Recompute with the stored salt and cost, then compare whole strings as Django does.
       const recomputed = await workers.hash(bcryptInput(password), parsed.bcrypt);
-      return constantTimeEqual(recomputed, parsed.bcrypt);
+      return constantTimeEqual(recomputed.bcrypt, parsed.bcrypt);
     },
 
     mustUpdate(encoded) {

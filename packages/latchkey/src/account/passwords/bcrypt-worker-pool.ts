@@ -5,9 +5,16 @@ interface BcryptTask {
   salt: string | number;
 }
 
+export interface BcryptResult {
+  /** The bcrypt string (`$2b$<rounds>$<salt><digest>`). */
+  bcrypt: string;
+  /** The worker thread that computed it, as it reported itself; never the main thread's. */
+  threadId: number;
+}
+
 export interface BcryptWorkerPool {
   /** bcrypt of `secret` in a worker thread; see bcrypt-worker.js for the arguments. */
-  hash(secret: string, salt: string | number): Promise<string>;
+  hash(secret: string, salt: string | number): Promise<BcryptResult>;
   /** The thread ids of the running workers; tests use them to show bcrypt left the main thread. */
   workerThreadIds(): number[];
   /** Ends the worker threads. */
@@ -23,12 +30,12 @@ const IDLE_TIMEOUT_MS = 60_000;
  * how many tasks reach the pool, so Piscina's own queue stays short.
  */
 export function createBcryptWorkerPool(maxThreads: number): BcryptWorkerPool {
-  let pool: Piscina<BcryptTask, string> | null = null;
+  let pool: Piscina<BcryptTask, BcryptResult> | null = null;
   let closed = false;
 
-  function startedPool(): Piscina<BcryptTask, string> {
+  function startedPool(): Piscina<BcryptTask, BcryptResult> {
     if (closed) throw new Error('The bcrypt worker pool is closed.');
-    pool ??= new Piscina<BcryptTask, string>({
+    pool ??= new Piscina<BcryptTask, BcryptResult>({
       filename: new URL('./bcrypt-worker.js', import.meta.url).href,
       minThreads: 0,
       maxThreads,

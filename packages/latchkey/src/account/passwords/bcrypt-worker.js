@@ -7,6 +7,7 @@
  * This file is plain ESM JavaScript, not TypeScript, so that a worker thread can load it under
  * plain Node, tsx and vitest alike without a TypeScript loader.
  */
+import { threadId } from 'node:worker_threads';
 import bcrypt from 'bcryptjs';
 
 /**
@@ -17,9 +18,16 @@ import bcrypt from 'bcryptjs';
  */
 
 /**
+ * @typedef {object} BcryptResult
+ * @property {string} bcrypt The bcrypt string (`$2b$<rounds>$<salt><digest>`).
+ * @property {number} threadId The thread that computed it, so that tests can check it was not the
+ *   main thread.
+ */
+
+/**
  * @param {BcryptTask} task
- * @returns {string} The bcrypt string (`$2b$<rounds>$<salt><digest>`).
+ * @returns {BcryptResult}
  */
 export default function bcryptHash(task) {
-  return bcrypt.hashSync(task.secret, task.salt);
+  return { bcrypt: bcrypt.hashSync(task.secret, task.salt), threadId };
 }

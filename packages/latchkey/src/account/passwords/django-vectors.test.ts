@@ -28,7 +28,7 @@ const noted = (text: string): DjangoVector => vectors.find((vector) => vector.no
 const opened: PasswordHashing[] = [];
 function hashing(overrides: Partial<PasswordHashingOptions> = {}): PasswordHashing {
   // The vectors carry Django's real parameters; the service's own only matter for needsRehash.
-  const service = createPasswordHashing({ ...DJANGO_HASHING_DEFAULTS, concurrency: availableParallelism(), maxPasswordBytes: 4096, ...overrides });
+  const service = createPasswordHashing({ ...DJANGO_HASHING_DEFAULTS, concurrency: availableParallelism(), maxQueued: 100, maxPasswordBytes: 4096, ...overrides });
   opened.push(service);
   return service;
 }

@@ -12,6 +12,7 @@ export function fastHashingOptions(overrides: Partial<PasswordHashingOptions> = 
     pbkdf2Iterations: 1000,
     bcryptRounds: 4,
     concurrency: 4,
+    maxQueued: 1000,
     maxPasswordBytes: 4096,
     ...overrides,
   };

@@ -1,7 +1,10 @@
-/** The hashers Latchkey reads and writes, named as Django names them in the encoded string. */
-export type HasherName = 'argon2' | 'pbkdf2_sha256' | 'pbkdf2_sha1' | 'bcrypt_sha256';
+/**
+ * The hashers Latchkey reads and writes, named as Django names them in the encoded string. The one
+ * list: the PASSWORD_HASHERS setting and the hashing service both read it from here.
+ */
+export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
 
-export const HASHER_NAMES: readonly HasherName[] = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'];
+export type HasherName = (typeof HASHER_NAMES)[number];
 
 /**
  * One algorithm in Django's encoded format (`<algorithm>$...`), with the parameters Latchkey is

@@ -1,4 +1,4 @@
-export type { HasherName } from './hasher.js';
+export { HASHER_NAMES, type HasherName } from './hasher.js';
 export type { Argon2Parameters } from './argon2-hasher.js';
 export type { ConcurrencyStats } from './concurrency-limiter.js';
 export {

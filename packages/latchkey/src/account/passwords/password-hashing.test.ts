@@ -1,9 +1,55 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { threadId } from 'node:worker_threads';
+import mainThreadBcrypt from 'bcryptjs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isLatchkeyError } from '../../core/errors.js';
+import type * as BcryptWorkerPoolModule from './bcrypt-worker-pool.js';
 import { fastHashingOptions } from './fast-hashing-options.js';
 import { HASHER_NAMES, type HasherName } from './hasher.js';
 import { createPasswordHashing, DJANGO_HASHING_DEFAULTS, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
 import { makeUnusablePassword } from './unusable-password.js';
+
+const observed = vi.hoisted(() => ({
+  /** The thread that computed each bcrypt hash, as the worker reported it. */
+  bcryptThreads: [] as number[],
+  /** Calls of bcryptjs functions on this thread; the mock below makes every one of them fail. */
+  mainThreadBcryptCalls: [] as string[],
+}));
+
+// bcryptjs as loaded on this thread: every function records its call and throws. Worker threads
+// load the real bcryptjs with plain Node, outside vitest's module graph, so this reaches only code
+// that would hash on the main thread.
+vi.mock('bcryptjs', async (importOriginal) => {
+  const real = await importOriginal<{ default: Record<string, unknown> }>();
+  const trapped = Object.fromEntries(
+    Object.keys(real.default).map((name) => [
+      name,
+      vi.fn(() => {
+        observed.mainThreadBcryptCalls.push(name);
+        throw new Error(`bcryptjs.${name} was called on the main thread.`);
+      }),
+    ]),
+  );
+  return { ...trapped, default: trapped };
+});
+
+// The real worker pool, with every result's thread id recorded.
+vi.mock('./bcrypt-worker-pool.js', async (importOriginal) => {
+  const original = await importOriginal<typeof BcryptWorkerPoolModule>();
+  return {
+    ...original,
+    createBcryptWorkerPool(maxThreads: number): BcryptWorkerPoolModule.BcryptWorkerPool {
+      const pool = original.createBcryptWorkerPool(maxThreads);
+      return {
+        ...pool,
+        async hash(secret, salt) {
+          const result = await pool.hash(secret, salt);
+          observed.bcryptThreads.push(result.threadId);
+          return result;
+        },
+      };
+    },
+  };
+});
 
 const opened: PasswordHashing[] = [];
 function hashing(overrides: Partial<PasswordHashingOptions> = {}): PasswordHashing {
@@ -134,19 +180,69 @@ describe('bounded concurrency', () => {
     }
   });
 
-  it('keeps the event loop turning while bcrypt hashes', async () => {
-    const service = hashing({ hashers: firstThen('bcrypt_sha256'), bcryptRounds: 10 });
-    await service.hash('warm up the worker');
-    let turns = 0;
-    let done = false;
-    const hashed = service.hash('pw').finally(() => (done = true));
-    while (!done) {
-      await new Promise((resolve) => setImmediate(resolve));
-      turns += 1;
+  it('computes every bcrypt hash in a worker thread, none on the main thread', async () => {
+    // The trap is live on this thread: any bcryptjs call here would throw and be recorded.
+    expect(vi.isMockFunction(mainThreadBcrypt.hashSync)).toBe(true);
+    const service = hashing({ hashers: firstThen('bcrypt_sha256') });
+    const before = observed.bcryptThreads.length;
+    const encoded = await service.hash('pw');
+    expect(encoded).toMatch(/^bcrypt_sha256\$\$2b\$04\$/);
+    expect(await service.verify('pw', encoded)).toEqual({ valid: true, needsRehash: false });
+    expect(await service.verify('wrong', encoded)).toEqual({ valid: false, needsRehash: false });
+    await service.verifyDummy('pw');
+    // Four bcrypt computations, each reported by a worker thread that is not this one.
+    const threads = observed.bcryptThreads.slice(before);
+    expect(threads).toHaveLength(4);
+    for (const computedOn of threads) expect(computedOn).not.toBe(threadId);
+    expect(observed.mainThreadBcryptCalls).toEqual([]);
+  });
+});
+
+describe('bounded queue', () => {
+  it('refuses a call at once with server_busy when maxQueued calls already wait, and answers the others', async () => {
+    const service = hashing({ concurrency: 1, maxQueued: 2 });
+    const encoded = await service.hash('right');
+    const settled: string[] = [];
+    const first = service.verify('right', encoded).finally(() => settled.push('first'));
+    const waiting = [service.verify('wrong', encoded), service.verifyDummy('guess')].map((call) => call.finally(() => settled.push('waiting')));
+    expect(service.stats()).toMatchObject({ inFlight: 1, queued: 2 });
+
+    // A fourth call of any kind is refused: verify, verify for an account without a password,
+    // verifyDummy (a login naming no known user) and hash.
+    for (const fourth of [service.verify('right', encoded), service.verify('guess', null), service.verifyDummy('guess'), service.hash('new')]) {
+      const error: unknown = await fourth.catch((caught: unknown) => caught);
+      expect(isLatchkeyError(error, 'server_busy')).toBe(true);
+      expect((error as Error).message).toBe('Too many password checks are waiting; try again shortly.');
     }
-    expect(await hashed).toMatch(/^bcrypt_sha256\$\$2b\$10\$/);
-    // bcryptjs on the main thread would finish within a single turn of the loop.
-    expect(turns).toBeGreaterThan(0);
+    // Refused before any of the three accepted calls was answered: nothing waited for a slot.
+    expect(settled).toEqual([]);
+    expect(service.stats()).toMatchObject({ inFlight: 1, queued: 2, rejected: 4 });
+
+    expect(await first).toEqual({ valid: true, needsRehash: false });
+    expect(await waiting[0]).toEqual({ valid: false, needsRehash: false });
+    await waiting[1];
+    // The refused calls hashed nothing: the first hash, then the three accepted calls.
+    expect(service.stats()).toMatchObject({ inFlight: 0, queued: 0, completed: 4, rejected: 4 });
+    // Once the queue has room again, calls are accepted again.
+    expect((await service.verify('right', encoded)).valid).toBe(true);
+  });
+
+  it('with maxQueued 0, refuses every call that would have to wait', async () => {
+    const service = hashing({ concurrency: 1, maxQueued: 0 });
+    const running = service.hash('pw');
+    await expect(service.verifyDummy('pw')).rejects.toMatchObject({ code: 'server_busy' });
+    await expect(running).resolves.toMatch(/^argon2\$/);
+  });
+
+  it('lets a burst within the bound through: 500 verifications, 2 at a time, all answered', async () => {
+    const service = hashing({ concurrency: 2, maxQueued: 1000 });
+    const encoded = await service.hash('right');
+    const attempts = Array.from({ length: 500 }, (_, index) => (index % 5 === 0 ? 'right' : `wrong-${index}`));
+    const answers = await Promise.all(attempts.map((password) => service.verify(password, encoded)));
+    expect(answers.map((answer) => answer.valid)).toEqual(attempts.map((password) => password === 'right'));
+    const stats = service.stats();
+    expect(stats).toMatchObject({ inFlight: 0, queued: 0, completed: 501, rejected: 0 });
+    expect(stats.peakInFlight).toBeLessThanOrEqual(2);
   });
 });
 
@@ -159,7 +255,7 @@ describe('configuration and lifecycle', () => {
       bcryptRounds: 12,
     });
     expect(Object.isFrozen(DJANGO_HASHING_DEFAULTS.hashers)).toBe(true);
-    const service = createPasswordHashing({ ...DJANGO_HASHING_DEFAULTS, concurrency: 1, maxPasswordBytes: 4096 });
+    const service = createPasswordHashing({ ...DJANGO_HASHING_DEFAULTS, concurrency: 1, maxQueued: 10, maxPasswordBytes: 4096 });
     opened.push(service);
     const encoded = await service.hash('pw');
     expect(encoded).toMatch(/^argon2\$argon2id\$v=19\$m=102400,t=2,p=8\$[A-Za-z0-9+/]{30}\$[A-Za-z0-9+/]{43}$/);
@@ -172,6 +268,8 @@ describe('configuration and lifecycle', () => {
       { hashers: ['argon2', 'argon2'] },
       { hashers: ['md5' as HasherName] },
       { concurrency: 0 },
+      { maxQueued: -1 },
+      { maxQueued: 1.5 },
       { maxPasswordBytes: -1 },
       { bcryptRounds: 3 },
       { pbkdf2Iterations: 0.5 },
@@ -191,5 +289,7 @@ describe('configuration and lifecycle', () => {
     await expect(running).resolves.toMatch(/^bcrypt_sha256\$/);
     await closing;
     await expect(service.verifyDummy('x')).rejects.toThrow('closed');
+    // Only the running call was ever hashed.
+    expect(service.stats()).toMatchObject({ completed: 1, inFlight: 0, queued: 0 });
   });
 });

@@ -16,6 +16,11 @@ export interface PasswordHashingOptions {
   bcryptRounds: number;
   /** Hashes in flight at most, across all hashers; the rest wait in a FIFO queue. */
   concurrency: number;
+  /**
+   * Calls waiting in that queue at most. One more hash, verify or verifyDummy fails at once with
+   * LatchkeyError('server_busy') (HTTP 503) instead of waiting. 0 means none ever waits.
+   */
+  maxQueued: number;
   /** Longer input (in UTF-8 bytes) is never hashed. */
   maxPasswordBytes: number;
 }
@@ -28,7 +33,7 @@ export interface PasswordHashingOptions {
  * (Argon2 first, the rest kept so old hashes still verify and get upgraded); Django's stock
  * PASSWORD_HASHERS lists PBKDF2 first instead.
  */
-export const DJANGO_HASHING_DEFAULTS: Omit<PasswordHashingOptions, 'concurrency' | 'maxPasswordBytes'> = Object.freeze({
+export const DJANGO_HASHING_DEFAULTS: Omit<PasswordHashingOptions, 'concurrency' | 'maxQueued' | 'maxPasswordBytes'> = Object.freeze({
   // Frozen all the way down, so no caller can change the defaults every other caller sees.
   hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']) as HasherName[],
   argon2: Object.freeze({ memoryCost: 102_400, timeCost: 2, parallelism: 8 }),
@@ -42,6 +47,10 @@ export interface PasswordVerification {
   needsRehash: boolean;
 }
 
+/**
+ * Every method that hashes throws LatchkeyError('server_busy') at once, without hashing, when
+ * `maxQueued` calls are already waiting for a slot.
+ */
 export interface PasswordHashing {
   /** Throws LatchkeyError('password_invalid') when the password is over maxPasswordBytes. */
   hash(password: string): Promise<string>;
@@ -54,9 +63,12 @@ export interface PasswordHashing {
   verify(password: string, encoded: string | null): Promise<PasswordVerification>;
   /** Costs exactly one verification with the first hasher; for logins naming no known user. */
   verifyDummy(password: string): Promise<void>;
-  /** `completed` counts hash computations, for tests that check how many a request cost. */
+  /**
+   * `completed` counts hash computations, for tests that check how many a request cost;
+   * `rejected` counts calls refused with 'server_busy'.
+   */
   stats(): ConcurrencyStats;
-  /** Ends the worker threads; waiting calls are rejected, running ones finish. */
+  /** Ends the worker threads; waiting calls are rejected and never hashed, running ones finish. */
   close(): Promise<void>;
 }
 
@@ -64,7 +76,7 @@ const INVALID: PasswordVerification = Object.freeze({ valid: false, needsRehash:
 
 export function createPasswordHashing(options: PasswordHashingOptions): PasswordHashing {
   checkOptions(options);
-  const limiter = new ConcurrencyLimiter(options.concurrency);
+  const limiter = new ConcurrencyLimiter(options.concurrency, options.maxQueued);
   // More bcrypt threads than cores would only make the threads take turns.
   const bcryptWorkers = createBcryptWorkerPool(Math.min(options.concurrency, availableParallelism()));
   const hashers = new Map<string, PasswordHasher>(options.hashers.map((name) => [name, createHasher(name, options, bcryptWorkers)]));
@@ -139,6 +151,9 @@ function createHasher(name: HasherName, options: PasswordHashingOptions, bcryptW
   }
 }
 
+/** A waiting call costs a few hundred bytes: a million of them is still a fraction of a GiB. */
+const MAX_QUEUED = 1_000_000;
+
 function checkOptions(options: PasswordHashingOptions): void {
   const problems: string[] = [];
   const { hashers, argon2 } = options;
@@ -152,6 +167,7 @@ function checkOptions(options: PasswordHashingOptions): void {
     ['pbkdf2Iterations', options.pbkdf2Iterations, 1, 2 ** 31 - 1],
     ['bcryptRounds', options.bcryptRounds, 4, 31],
     ['concurrency', options.concurrency, 1, 10_000],
+    ['maxQueued', options.maxQueued, 0, MAX_QUEUED],
     ['maxPasswordBytes', options.maxPasswordBytes, 1, 2 ** 31 - 1],
   ];
   for (const [setting, value, min, max] of integers) {

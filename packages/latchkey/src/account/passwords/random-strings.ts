@@ -1,7 +1,4 @@
-import { randomInt } from 'node:crypto';
-
-/** Django's RANDOM_STRING_CHARS: salts and unusable-password markers are drawn from these 62. */
-const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+import { ALPHANUMERIC, randomAlphanumeric } from '../../core/random.js';
 
 /** Django's BasePasswordHasher.salt_entropy: every new salt carries at least this many bits. */
 export const SALT_ENTROPY_BITS = 128;
@@ -10,18 +7,6 @@ const BITS_PER_ALPHANUMERIC = Math.log2(ALPHANUMERIC.length);
 
 /** 22 characters: the fewest alphanumerics that carry 128 bits (22 × 5.95 = 131). */
 export const SALT_LENGTH = Math.ceil(SALT_ENTROPY_BITS / BITS_PER_ALPHANUMERIC);
-
-/**
- * A string of `length` characters drawn uniformly from the 62 alphanumerics by the CSPRNG.
- * `randomInt` rejects out-of-range bytes instead of taking a modulo, so no character is favoured.
- */
-export function randomAlphanumeric(length: number): string {
-  let result = '';
-  for (let index = 0; index < length; index += 1) {
-    result += ALPHANUMERIC.charAt(randomInt(ALPHANUMERIC.length));
-  }
-  return result;
-}
 
 /** A new salt as Django makes it: alphanumeric, at least 128 bits of entropy. */
 export function newSalt(): string {

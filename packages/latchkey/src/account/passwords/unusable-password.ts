@@ -1,4 +1,4 @@
-import { randomAlphanumeric } from './random-strings.js';
+import { randomAlphanumeric } from '../../core/random.js';
 
 /** Django's UNUSABLE_PASSWORD_PREFIX: `!` never begins an encoded hash of any hasher. */
 const UNUSABLE_PASSWORD_PREFIX = '!';
