@@ -219,7 +219,7 @@ describe('the latchkey binary', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
       });
-    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\n' });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\n' });
     expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe } from 'vitest';
 import { testDatabaseKinds } from '../testing/database.js';
+import { describeAuditLogRepository } from './conformance/audit-log.js';
 import { describeEmailAddressRepository } from './conformance/email-addresses.js';
 import { describeMigrations } from './conformance/migrations.js';
 import { describeSessionRepository } from './conformance/sessions.js';
@@ -23,6 +24,7 @@ for (const kind of kinds) {
       describeUserRepository(target);
       describeEmailAddressRepository(target);
       describeSessionRepository(target);
+      describeAuditLogRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

@@ -145,11 +145,32 @@ export interface SessionRepository {
   deleteExpired(now: Date, idleSince?: Date): Promise<number>;
 }
 
+export interface AuditRecord {
+  id: number;
+  /** The event's name, e.g. user_logged_in (account/events.ts). */
+  event: string;
+  userId: number | null;
+  createdAt: Date;
+  ipAddress: string;
+  userAgent: string;
+  /** Details of the event; never a secret. */
+  data: Record<string, unknown>;
+}
+
+export type NewAuditRecord = Omit<AuditRecord, 'id'>;
+
+export interface AuditLogRepository {
+  record(entry: NewAuditRecord): Promise<AuditRecord>;
+  /** The user's records, newest first, at most `limit`. */
+  listForUser(userId: number, limit?: number): Promise<AuditRecord[]>;
+}
+
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
   users: UserRepository;
   emailAddresses: EmailAddressRepository;
   sessions: SessionRepository;
+  auditLog: AuditLogRepository;
 }
 
 export interface Store extends Repositories {

@@ -67,6 +67,25 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(await store.sessions.find('legacy-session')).toMatchObject({ userId: user!.id, data: { legacy: true } });
     },
   },
+  '0002_audit_and_rate_limits': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_audit_log', {
+        event: 'user_logged_in',
+        user_id: user.rows[0]?.id,
+        created_at: '2022-01-02T03:04:05.678Z',
+        ip_address: '192.0.2.1',
+        user_agent: 'legacy',
+        data: '{"method":"password"}',
+      });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      expect(await store.auditLog.listForUser(user!.id)).toEqual([
+        expect.objectContaining({ event: 'user_logged_in', createdAt: new Date('2022-01-02T03:04:05.678Z'), data: { method: 'password' } }),
+      ]);
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

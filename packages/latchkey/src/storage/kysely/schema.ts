@@ -53,11 +53,30 @@ export interface MetaTable {
   value: string;
 }
 
+export interface AuditLogTable {
+  id: Generated<number>;
+  event: string;
+  user_id: number | null;
+  created_at: InstantColumn;
+  ip_address: string;
+  user_agent: string;
+  /** JSON text. */
+  data: string;
+}
+
+export interface RateLimitCountersTable {
+  bucket: string;
+  count: number;
+  expires_at: InstantColumn;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
   latchkey_sessions: SessionsTable;
   latchkey_meta: MetaTable;
+  latchkey_audit_log: AuditLogTable;
+  latchkey_rate_limit_counters: RateLimitCountersTable;
 }
 
 export function toBooleanColumn(value: boolean): number {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Repositories, Store, UsernameType } from '../ports.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
+import { createAuditLogRepository } from './audit-log.js';
 import { createEmailAddressRepository } from './email-addresses.js';
 import { createSessionRepository } from './sessions.js';
 import { createUserRepository } from './users.js';
@@ -11,6 +12,7 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     users: createUserRepository(context),
     emailAddresses: createEmailAddressRepository(context),
     sessions: createSessionRepository(context),
+    auditLog: createAuditLogRepository(context),
   };
 }
 
@@ -54,6 +56,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     users: guarded('users', outer.users, check),
     emailAddresses: guarded('emailAddresses', outer.emailAddresses, check),
     sessions: guarded('sessions', outer.sessions, check),
+    auditLog: guarded('auditLog', outer.auditLog, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

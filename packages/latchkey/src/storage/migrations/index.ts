@@ -9,6 +9,7 @@ import { isMissingTableError, type DatabaseDialect } from '../kysely/dialect.js'
 import type { DatabaseSchema } from '../kysely/schema.js';
 import type { UsernameType } from '../ports.js';
 import { initialMigration } from './0001_initial.js';
+import { auditAndRateLimitsMigration } from './0002_audit_and_rate_limits.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -17,6 +18,7 @@ export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
 export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: UsernameType): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect, usernameType),
+    '0002_audit_and_rate_limits': auditAndRateLimitsMigration(dialect),
   };
 }
 
