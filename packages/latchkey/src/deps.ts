@@ -1,4 +1,8 @@
+import type { AccountAdapter } from './account/adapter.js';
+import type { AccountEvents } from './account/events.js';
 import type { PasswordHashing } from './account/passwords/index.js';
+import type { RateLimiter } from './core/rate-limit/index.js';
+import type { TemplateRenderer } from './templates/renderer.js';
 import type { Settings } from './config/settings.js';
 import type { Clock } from './core/clock.js';
 import type { Mailer } from './mail/index.js';
@@ -17,4 +21,11 @@ export interface LatchkeyDeps {
   passwords: PasswordHashing;
   mailer: Mailer;
   sessions: SessionService;
+  /** The project's hook points (account/adapter.ts). */
+  adapter: AccountAdapter;
+  /** Publishes account events and writes the audit trail. */
+  events: AccountEvents;
+  rateLimits: RateLimiter;
+  /** Pages and emails; a project overrides templates by path. */
+  templates: TemplateRenderer;
 }

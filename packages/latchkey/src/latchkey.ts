@@ -1,7 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
+import { AccountAdapter } from './account/adapter.js';
+import { AccountEvents } from './account/events.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { createCounterStore, createRateLimiter } from './core/rate-limit/index.js';
+import { createTemplateRenderer } from './templates/renderer.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/allowed-hosts.js';
@@ -18,6 +22,10 @@ export interface CreateLatchkeyOptions {
   clock?: Clock;
   /** Replaces the mailer EMAIL_URL would make (tests pass a MemoryMailer they can read). */
   mailer?: Mailer;
+  /** The project's account adapter (its users/adapters.ts); the default follows the settings. */
+  adapter?: AccountAdapter;
+  /** The project's template folders, searched before the library's (override a template by path). */
+  templateDirs?: readonly string[];
   /** An open database to use instead of opening DATABASE_URL (tests pass a fresh schema). Closed by close(). */
   database?: Database;
   /**
@@ -88,14 +96,26 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     absoluteLifetime: settings.SESSION_COOKIE_AGE,
     idleTimeout: settings.SESSION_IDLE_TIMEOUT,
   });
-  const deps: LatchkeyDeps = { settings, clock, store: database.store, passwords, mailer, sessions };
+  const counters = await createCounterStore({ database, redisUrl: settings.REDIS_URL });
+  const deps: LatchkeyDeps = {
+    settings,
+    clock,
+    store: database.store,
+    passwords,
+    mailer,
+    sessions,
+    adapter: options.adapter ?? new AccountAdapter(settings),
+    events: new AccountEvents(database.store.auditLog, clock),
+    rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
+    templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),
+  };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
 
   return {
     settings,
     deps,
     database,
-    plugin: latchkeyPlugin(settings),
+    plugin: latchkeyPlugin({ deps, sessions: requestSessions, renderer: deps.templates }),
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     requestSessions,
     currentUser: (request) => requestSessions.currentUser(request),
@@ -106,7 +126,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
       return csrfToken(request, reply, csrfOptionsFrom(settings));
     },
     async close() {
-      await Promise.allSettled([passwords.close(), mailer.close()]);
+      await Promise.allSettled([passwords.close(), mailer.close(), counters.close()]);
       await database.close();
     },
   };

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A random string of `bytes` bytes from the CSPRNG, base64url-encoded (no padding). */
 export function randomToken(bytes = 32): string {
@@ -18,4 +18,17 @@ export function constantTimeEqual(a: string, b: string): boolean {
 /** SHA-256 of a high-entropy secret (session ids, tokens), hex-encoded, for storage and lookup. */
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/**
+ * Derives an independent key for one purpose from LATCHKEY_SECRET_KEY (HKDF-SHA256, RFC 5869), so
+ * that a value signed for one purpose (an email confirmation) can never pass as another (a reset).
+ */
+export function deriveKey(secretKey: string, purpose: string, length = 32): Uint8Array {
+  return new Uint8Array(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), `latchkey:${purpose}`, length));
+}
+
+/** HMAC-SHA256 of `value` under a key derived for `purpose`, base64url-encoded. */
+export function keyedHash(secretKey: string, purpose: string, value: string): string {
+  return createHmac('sha256', deriveKey(secretKey, purpose)).update(value, 'utf8').digest('base64url');
 }

@@ -13,7 +13,12 @@ export type LatchkeyErrorCode =
   | 'configuration_invalid'
   | 'database_unavailable'
   | 'mail_failed'
-  | 'server_busy';
+  | 'server_busy'
+  | 'invalid_key'
+  | 'invalid_credentials'
+  | 'rate_limited'
+  | 'signup_closed'
+  | 'reauthentication_required';
 
 export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;

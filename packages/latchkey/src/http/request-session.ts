@@ -13,6 +13,10 @@ import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
  * `latchkey.currentUser(request)`), reading the Cookie header itself so that nothing has to be
  * registered on the project's scope.
  */
+/** Session key holding when the user last proved who they are. */
+const AUTHENTICATED_AT = '_authenticated_at';
+export const REAUTHENTICATION_WINDOW_SECONDS = 300;
+
 export class RequestSessions {
   private readonly loaded = new WeakMap<FastifyRequest, Promise<ActiveSession | undefined>>();
 
@@ -30,6 +34,19 @@ export class RequestSessions {
       session = this.sessions.load(this.cookieValue(request));
       this.loaded.set(request, session);
     }
+    return session;
+  }
+
+  /**
+   * The request's session, creating an anonymous one (with a browser-session cookie) when there
+   * is none: for state kept before login, such as a pending login or a flash message.
+   */
+  async ensureSession(request: FastifyRequest, reply: FastifyReply): Promise<ActiveSession> {
+    const existing = await this.session(request);
+    if (existing) return existing;
+    const session = await this.sessions.create({ userId: null, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+    this.loaded.set(request, Promise.resolve(session));
+    this.setCookie(reply, session.id, false);
     return session;
   }
 
@@ -53,7 +70,8 @@ export class RequestSessions {
     const previous = await this.session(request);
     // An anonymous session's state (a cart, a pending step) carries into the login; another
     // user's never does, or it would leak to whoever logs in next on a shared browser.
-    const data = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
+    const carried = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
+    const data = { ...carried, [AUTHENTICATED_AT]: this.clock.now().toISOString() };
     if (previous) await this.sessions.end(previous);
     const session = await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
     this.loaded.set(request, Promise.resolve(session));
@@ -76,6 +94,20 @@ export class RequestSessions {
     this.setCookie(reply, session.id, options.remember);
     rotateCsrfSecret(request, reply, csrfOptionsFrom(this.settings));
     return session;
+  }
+
+  /** Records that the user just proved who they are again (password or, later, a code). */
+  async markReauthenticated(request: FastifyRequest): Promise<void> {
+    const session = await this.session(request);
+    if (session) await this.sessions.saveData(session, { ...session.data, [AUTHENTICATED_AT]: this.clock.now().toISOString() });
+  }
+
+  /** Whether the user logged in or reauthenticated within the last `seconds` (allauth: 5 minutes). */
+  async isRecentlyAuthenticated(request: FastifyRequest, seconds = REAUTHENTICATION_WINDOW_SECONDS): Promise<boolean> {
+    const at = (await this.session(request))?.data[AUTHENTICATED_AT];
+    if (typeof at !== 'string') return false;
+    const age = this.clock.now().getTime() - new Date(at).getTime();
+    return age >= 0 && age <= seconds * 1000;
   }
 
   /** Ends the request's session on the server and in the browser. */

@@ -1,0 +1,28 @@
+/**
+ * What the browser journeys use: the example site as a real process with a real SMTP server
+ * (harness/site.ts), and Chromium with helpers for forms, screenshots and console errors
+ * (harness/browser.ts).
+ */
+export {
+  linkFromEmail,
+  startSite,
+  type ReceivedEmail,
+  type RunningSite,
+  type StartSiteOptions,
+  type TestSmtpServer,
+  type TestSmtpServerOptions,
+  type UsernameType,
+} from './harness/site.js';
+export {
+  browserTestsEnabled,
+  chromiumAvailable,
+  chromiumPath,
+  expectNoConsoleErrors,
+  fillForm,
+  formWithButton,
+  launchBrowser,
+  newPage,
+  screenshot,
+  submit,
+  watchConsole,
+} from './harness/browser.js';

@@ -1,0 +1,237 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestSmtpServer } from 'latchkey/testing';
+import { projectSettings } from '../../examples/site/src/config/settings.js';
+
+// testing/index.ts exports the function but not its types; derive them rather than reach into the package.
+export type TestSmtpServer = Awaited<ReturnType<typeof startTestSmtpServer>>;
+export type TestSmtpServerOptions = NonNullable<Parameters<typeof startTestSmtpServer>[0]>;
+export type ReceivedEmail = TestSmtpServer['messages'][number];
+export type UsernameType = 'username' | 'email';
+
+export interface StartSiteOptions {
+  /** Extra environment variables (`LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'mandatory'`, ...); they win over the harness's. */
+  env?: Record<string, string>;
+  /**
+   * The project's USERNAME_TYPE. It is fixed in the settings file, not read from the environment,
+   * so another value than the example site's runs a copy of the site with only that line changed:
+   * what the generator writes for `--username-type email`.
+   */
+  usernameType?: UsernameType;
+  /** Options for the SMTP server, e.g. `{ failWith: 451 }` to see what a person meets when mail fails. */
+  smtp?: TestSmtpServerOptions;
+  /** How long start-up (compile, migrate, listen) may take before the harness gives up; 50 s by default. */
+  startTimeoutMs?: number;
+}
+
+export interface RunningSite {
+  /** `http://127.0.0.1:PORT`, which is also the site's SITE_URL: links in its emails lead here. */
+  url: string;
+  /** The real SMTP server on loopback that receives the site's mail. */
+  smtp: TestSmtpServer;
+  /**
+   * Runs the management CLI (`npm run manage -- ...args`) against the site's database, with the
+   * site's environment plus `env`; rejects with its stderr when it exits non-zero. E.g.
+   * `manage(['createsuperuser', '--username', 'ada', '--email', 'ada@example.com', '--noinput'], { LATCHKEY_SUPERUSER_PASSWORD: '...' })`.
+   */
+  manage(args: string[], env?: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
+  /** What the server process has written so far, for a failing test to show. */
+  output(): { stdout: string; stderr: string };
+  /** SIGTERM, then waits for the process to exit; closes the SMTP server and removes the database. Safe to call twice. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+const exampleSite = join(repositoryRoot, 'examples', 'site');
+const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
+/** The site's own grace period is 10 s (server.ts); past this, the harness stops waiting. */
+const STOP_TIMEOUT_MS = 15_000;
+const PORT_ATTEMPTS = 3;
+
+/** Process groups still running, killed if this test process exits before stopping them. */
+const runningGroups = new Set<number>();
+process.on('exit', () => {
+  for (const group of runningGroups) killGroup(group, 'SIGKILL');
+});
+
+/**
+ * Starts the example site as a separate process with `npm start`, on SQLite in a fresh directory,
+ * sending its mail to a real SMTP server on loopback.
+ *
+ * The port is picked here rather than with PORT=0 because the site builds the links in its emails
+ * from SITE_URL (never from the Host header), and SITE_URL must name the port the site listens on
+ * for a test to follow those links. If another process takes the port in between, start-up is
+ * retried on a fresh one.
+ */
+export async function startSite(options: StartSiteOptions = {}): Promise<RunningSite> {
+  const smtp = await startTestSmtpServer(options.smtp);
+  const directory = mkdtempSync(join(tmpdir(), 'lk-e2e-'));
+  try {
+    const cwd = projectDirectory(options.usernameType ?? projectSettings.USERNAME_TYPE, directory);
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'development',
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${join(directory, 'db.sqlite3')}`,
+        EMAIL_URL: smtp.url,
+        LATCHKEY_SECRET_KEY: randomBytes(32).toString('base64url'),
+        LATCHKEY_SITE_URL: url,
+        ...options.env,
+      };
+      const started = await spawnSite(cwd, env, options.startTimeoutMs ?? 50_000);
+      if (started.ok) return handle(started, { smtp, directory, cwd, env });
+      if (!started.addressInUse || attempt === PORT_ATTEMPTS) throw new Error(`The example site did not start:\n${started.stderr || started.stdout}`);
+    }
+  } catch (error) {
+    await smtp.close();
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+type SpawnResult =
+  | { ok: true; url: string; child: ChildProcess; exited: Promise<ExitInfo>; stdout: () => string; stderr: () => string }
+  | { ok: false; addressInUse: boolean; stdout: string; stderr: string };
+type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
+
+async function spawnSite(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<SpawnResult> {
+  // Its own process group, so that stop() can make sure that npm, tsx and node are all gone.
+  const child = spawn('npm', ['start', '--silent'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const group = child.pid!;
+  runningGroups.add(group);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.on('exit', (code, signal) => {
+      killGroup(group, 'SIGKILL');
+      runningGroups.delete(group);
+      resolve({ code, signal });
+    });
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await new Promise<{ url: string } | { exit: ExitInfo } | 'timeout'>((resolve) => {
+    const onData = (): void => {
+      const match = LISTENING.exec(stdout);
+      if (!match) return;
+      child.stdout.off('data', onData);
+      resolve({ url: match[1]! });
+    };
+    child.stdout.on('data', onData);
+    void exited.then((exit) => resolve({ exit }));
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  clearTimeout(timer);
+
+  if (outcome !== 'timeout' && 'url' in outcome) {
+    return { ok: true, url: outcome.url, child, exited, stdout: () => stdout, stderr: () => stderr };
+  }
+  if (outcome === 'timeout') {
+    killGroup(group, 'SIGKILL');
+    await exited;
+    stderr += `\n(the harness gave up after ${timeoutMs / 1000} s without "Server listening at")`;
+  }
+  return { ok: false, addressInUse: /EADDRINUSE/.test(stdout + stderr), stdout, stderr };
+}
+
+interface SiteSetup {
+  smtp: TestSmtpServer;
+  directory: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, cwd, env }: SiteSetup): RunningSite {
+  let stopping: Promise<ExitInfo> | undefined;
+  const stop = async (): Promise<ExitInfo> => {
+    started.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      started.exited,
+      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (exit === 'timeout') killGroup(started.child.pid!, 'SIGKILL');
+    const result = await started.exited;
+    await smtp.close();
+    rmSync(directory, { recursive: true, force: true });
+    return result;
+  };
+  return {
+    url: started.url,
+    smtp,
+    manage: (args, extraEnv = {}) => runManage(cwd, { ...env, ...extraEnv }, args),
+    output: () => ({ stdout: started.stdout(), stderr: started.stderr() }),
+    stop: () => (stopping ??= stop()),
+  };
+}
+
+function runManage(cwd: string, env: Record<string, string>, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('npm', ['run', 'manage', '--silent', '--', ...args], { cwd, env }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`manage ${args.join(' ')} failed: ${stderr || error.message}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/**
+ * The directory to run `npm start` in: the repository root for the example site's own
+ * USERNAME_TYPE, else a copy of the site whose settings file differs in that one line, linked to
+ * the repository's node_modules so that it runs the library from this working tree.
+ */
+function projectDirectory(usernameType: UsernameType, directory: string): string {
+  if (usernameType === projectSettings.USERNAME_TYPE) return repositoryRoot;
+  const site = join(directory, 'site');
+  cpSync(join(exampleSite, 'src'), join(site, 'src'), { recursive: true });
+  cpSync(join(exampleSite, 'package.json'), join(site, 'package.json'));
+  symlinkSync(join(repositoryRoot, 'node_modules'), join(site, 'node_modules'), 'dir');
+  const settingsFile = join(site, 'src', 'config', 'settings.ts');
+  const source = readFileSync(settingsFile, 'utf8');
+  const line = /USERNAME_TYPE: '(?:username|email)'/g;
+  if (source.match(line)?.length !== 1) throw new Error(`Expected one USERNAME_TYPE line in ${settingsFile}; the harness must learn its new shape.`);
+  writeFileSync(settingsFile, source.replace(line, `USERNAME_TYPE: '${usernameType}'`));
+  return site;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function killGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-group, signal);
+  } catch {
+    // ESRCH: every process of the group has already exited.
+  }
+}
+
+/**
+ * The first http(s) link in the message's text whose path starts with `pathPrefix`, e.g.
+ * '/accounts/confirm-email/'. Fails naming the links it did find.
+ */
+export function linkFromEmail(message: Pick<ReceivedEmail, 'text' | 'subject'>, pathPrefix: string): string {
+  const links = message.text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [];
+  for (const link of links) {
+    if (URL.canParse(link) && new URL(link).pathname.startsWith(pathPrefix)) return link;
+  }
+  throw new Error(`No link to ${pathPrefix} in the email "${message.subject}"; its links: ${links.length > 0 ? links.join(', ') : 'none'}.`);
+}

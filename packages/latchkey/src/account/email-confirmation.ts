@@ -1,0 +1,82 @@
+import { LatchkeyError } from '../core/errors.js';
+import { signValue, unsignValue } from '../core/signing.js';
+import type { LatchkeyDeps } from '../deps.js';
+import type { EmailAddress } from '../storage/ports.js';
+import type { ClientInfo } from './events.js';
+import { sendAccountEmail, siteLink } from './emails.js';
+import { makeUnusablePassword } from './passwords/index.js';
+
+const PURPOSE = 'email-confirmation';
+
+/**
+ * Confirmation keys are signed, not stored (as allauth's HMAC confirmations): the key names the
+ * address row and the address itself, so it confirms only that address of that user, and it
+ * expires after ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS. It works once: an address already
+ * verified is not confirmed again.
+ */
+export function makeConfirmationKey(deps: Pick<LatchkeyDeps, 'settings' | 'clock'>, address: EmailAddress): string {
+  return signValue(deps.settings.SECRET_KEY, PURPOSE, `${address.id}:${address.email}`, deps.clock.now());
+}
+
+/** The unverified address a key names, or undefined for an invalid, expired, used or foreign key. */
+export async function addressForKey(deps: Pick<LatchkeyDeps, 'settings' | 'clock' | 'store'>, key: unknown): Promise<EmailAddress | undefined> {
+  const maxAge = deps.settings.ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS * 86400;
+  const value = unsignValue(deps.settings.SECRET_KEY, PURPOSE, key, maxAge, deps.clock.now());
+  const match = value === undefined ? null : /^(\d+):(.+)$/.exec(value);
+  if (!match) return undefined;
+  const address = await deps.store.emailAddresses.findById(Number(match[1]));
+  if (!address || address.email !== match[2] || address.verified) return undefined;
+  return address;
+}
+
+/**
+ * Mails a confirmation link for the address, within the confirm_email rate limit (per address):
+ * returns false when the limit held the mail back. A delivery failure throws 'mail_failed'.
+ */
+export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<boolean> {
+  const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: address.email });
+  if (!limit.allowed) return false;
+  const user = await deps.store.users.findById(address.userId);
+  if (!user) return false;
+  const key = makeConfirmationKey(deps, address);
+  await sendAccountEmail(deps, {
+    template: 'account/email/email_confirmation',
+    to: address.email,
+    context: { user, email: address.email, activate_url: siteLink(deps, `/accounts/confirm-email/${encodeURIComponent(key)}/`), key },
+  });
+  await deps.events.emit('email_confirmation_sent', user.id, client, { email: address.email });
+  return true;
+}
+
+/**
+ * Confirms the address a key names. When the user has no verified primary address it becomes the
+ * primary one. Refused with 'invalid_key' for anything but a live key, and with 'email_taken' when
+ * another account verified the same address meanwhile.
+ *
+ * Whoever proves the address owns it. Other accounts that merely claimed it, unverified, lose the
+ * claim in the same transaction: their row goes, their sessions end, and an account whose primary
+ * address it was loses its password (account pre-hijacking: an attacker who signed up first with
+ * someone else's address must not keep a way in once the real owner proves it is theirs).
+ */
+export async function confirmEmail(deps: LatchkeyDeps, key: unknown, client: ClientInfo): Promise<EmailAddress> {
+  const address = await addressForKey(deps, key);
+  if (!address) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
+  const confirmed = await deps.store.transaction(async (repositories) => {
+    const verified = await repositories.emailAddresses.markVerified(address.id);
+    if (!verified) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
+    for (const claim of await repositories.emailAddresses.listByEmail(address.email)) {
+      if (claim.userId === address.userId || claim.verified) continue;
+      await repositories.emailAddresses.remove(claim.id);
+      await repositories.sessions.deleteForUser(claim.userId);
+      const claimant = await repositories.users.findById(claim.userId);
+      if (claimant?.email === address.email) await repositories.users.update(claim.userId, { password: makeUnusablePassword() });
+    }
+    const all = await repositories.emailAddresses.listForUser(address.userId);
+    if (!all.some((other) => other.primary && other.verified && other.id !== address.id)) {
+      return (await repositories.emailAddresses.setPrimary(address.userId, address.id)) ?? verified;
+    }
+    return verified;
+  });
+  await deps.events.emit('email_confirmed', address.userId, client, { email: address.email });
+  return confirmed;
+}

@@ -1,0 +1,29 @@
+import type { LatchkeyDeps } from '../deps.js';
+
+/**
+ * Sends one account email from its templates: `<name>_subject.txt`, `<name>_message.txt` and
+ * `<name>_message.html` (a project overrides any of them by path). The subject gets the prefix
+ * (ACCOUNT_EMAIL_SUBJECT_PREFIX, by default "[Site name] ") and is kept to one line; links in the
+ * context are built from SITE_URL by the caller, never from the request's Host header.
+ * A delivery failure throws LatchkeyError('mail_failed'); each flow decides what the person sees.
+ */
+export async function sendAccountEmail(
+  deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>,
+  input: { template: string; to: string; context: Record<string, unknown> },
+): Promise<void> {
+  const { settings, templates } = deps;
+  const context = { site_name: settings.SITE_NAME, site_url: settings.SITE_URL, ...input.context };
+  const prefix = settings.ACCOUNT_EMAIL_SUBJECT_PREFIX ?? `[${settings.SITE_NAME}] `;
+  const subject = `${prefix}${templates.render(`${input.template}_subject.txt`, context)}`.replace(/\s+/g, ' ').trim();
+  await deps.mailer.send({
+    to: [input.to],
+    subject,
+    text: templates.render(`${input.template}_message.txt`, context),
+    html: templates.render(`${input.template}_message.html`, context),
+  });
+}
+
+/** An absolute link to a path of this site, from SITE_URL. */
+export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): string {
+  return new URL(path, deps.settings.SITE_URL).toString();
+}

@@ -1,0 +1,77 @@
+import type { Clock } from '../core/clock.js';
+import type { AuditLogRepository } from '../storage/ports.js';
+
+/** allauth's signal names, so that a project's habits carry over. */
+export const ACCOUNT_EVENTS = [
+  'user_signed_up',
+  'user_logged_in',
+  'user_logged_out',
+  'password_changed',
+  'password_set',
+  'password_reset',
+  'email_confirmed',
+  'email_confirmation_sent',
+  'email_added',
+  'email_removed',
+  'email_changed',
+] as const;
+export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
+
+/** Who did something and from where: what flows receive from the HTTP adapter in place of a request. */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}
+
+export interface AccountEvent {
+  name: AccountEventName;
+  userId: number | null;
+  at: Date;
+  client: ClientInfo;
+  /** Details (an address, a method); never a secret. */
+  data: Record<string, unknown>;
+}
+
+export type AccountEventHandler = (event: AccountEvent) => void | Promise<void>;
+
+/**
+ * Publishes account events to the project's subscribers and writes each as an audit record. A
+ * subscriber that throws is logged and does not undo or fail the flow that emitted the event:
+ * by then the change has happened.
+ */
+export class AccountEvents {
+  private readonly handlers = new Map<AccountEventName | '*', AccountEventHandler[]>();
+
+  constructor(
+    private readonly auditLog: AuditLogRepository,
+    private readonly clock: Clock,
+    private readonly onHandlerError: (error: unknown, event: AccountEvent) => void = (error) => console.error(error),
+  ) {}
+
+  /** Subscribes to one event, or to every event with '*'. Returns a function that unsubscribes. */
+  subscribe(name: AccountEventName | '*', handler: AccountEventHandler): () => void {
+    const list = this.handlers.get(name) ?? [];
+    list.push(handler);
+    this.handlers.set(name, list);
+    return () => {
+      const current = this.handlers.get(name) ?? [];
+      this.handlers.set(
+        name,
+        current.filter((h) => h !== handler),
+      );
+    };
+  }
+
+  async emit(name: AccountEventName, userId: number | null, client: ClientInfo, data: Record<string, unknown> = {}): Promise<AccountEvent> {
+    const event: AccountEvent = { name, userId, at: this.clock.now(), client, data };
+    await this.auditLog.record({ event: name, userId, createdAt: event.at, ipAddress: client.ip, userAgent: client.userAgent, data });
+    for (const handler of [...(this.handlers.get(name) ?? []), ...(this.handlers.get('*') ?? [])]) {
+      try {
+        await handler(event);
+      } catch (error) {
+        this.onHandlerError(error, event);
+      }
+    }
+    return event;
+  }
+}

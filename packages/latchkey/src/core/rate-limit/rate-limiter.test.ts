@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
+import { LatchkeyError } from '../errors.js';
+import type { CounterStore } from './counter-store.js';
+import { createRateLimiter, type RateLimitDecision } from './rate-limiter.js';
+import { counterStoreKinds, createTestCounterStore, recordingStore, type TestCounterStore } from './test-stores.js';
+
+const ALLOWED: RateLimitDecision = { allowed: true, retryAfterSeconds: 0 };
+const IP = '203.0.113.7';
+const FIFTY = Array.from({ length: 50 }, (_, index) => index + 1);
+
+/** A store that fails the test if it is touched at all. */
+const untouchableStore: CounterStore = {
+  increment: () => Promise.reject(new Error('the store must not be used')),
+  decrement: () => Promise.reject(new Error('the store must not be used')),
+  deleteExpired: () => Promise.reject(new Error('the store must not be used')),
+};
+
+describe('rate limiter configuration', () => {
+  it('allows everything and stores nothing when rate limits are off', async () => {
+    const limiter = createRateLimiter({ rules: false, store: untouchableStore, clock: new ManualClock() });
+    for (let i = 0; i < 20; i += 1) expect(await limiter.consume('login_failed', { ip: IP, key: 'alice' })).toEqual(ALLOWED);
+    await limiter.refund('login_failed', { ip: IP, key: 'alice' });
+  });
+
+  it('allows everything and stores nothing for an action without rules', async () => {
+    const limiter = createRateLimiter({ rules: { signup: '1/m/ip' }, store: untouchableStore, clock: new ManualClock() });
+    expect(await limiter.consume('login_failed', { ip: IP, key: 'alice' })).toEqual(ALLOWED);
+    await limiter.refund('login_failed', { ip: IP, key: 'alice' });
+  });
+
+  it('refuses a bad rule when it is created, not on the first request', () => {
+    expect(() => createRateLimiter({ rules: { login: '10/0m' }, store: untouchableStore, clock: new ManualClock() })).toThrow(LatchkeyError);
+  });
+});
+
+for (const kind of counterStoreKinds()) {
+  describe(`rate limiter on ${kind}`, () => {
+    let target: TestCounterStore;
+    let clock: ManualClock;
+
+    beforeEach(async () => {
+      target = await createTestCounterStore(kind);
+      // Ten seconds into a minute, so a 60-second window has 50 seconds left.
+      clock = new ManualClock('2030-01-01T00:00:10.000Z');
+    });
+
+    afterEach(async () => {
+      await target.destroy();
+    });
+
+    it('limits per IP, and tells how long until the window ends', async () => {
+      const limiter = createRateLimiter({ rules: { signup: '3/m/ip' }, store: target.store, clock });
+      for (let i = 0; i < 3; i += 1) expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+      expect(await limiter.consume('signup', { ip: IP })).toEqual({ allowed: false, retryAfterSeconds: 50 });
+      expect(await limiter.consume('signup', { ip: '198.51.100.1' })).toEqual(ALLOWED);
+    });
+
+    it('limits per key across IPs, and skips key rules when no key is given', async () => {
+      const limiter = createRateLimiter({ rules: { login_failed: '100/m/ip,2/5m/key' }, store: target.store, clock });
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.1', key: 'alice' })).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.2', key: 'alice' })).toEqual(ALLOWED);
+      // The 5-minute window started at 00:00:00, so 290 seconds remain.
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.3', key: 'alice' })).toEqual({ allowed: false, retryAfterSeconds: 290 });
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.3', key: 'bob' })).toEqual(ALLOWED);
+      for (let i = 0; i < 5; i += 1) expect(await limiter.consume('login_failed', { ip: '198.51.100.3' })).toEqual(ALLOWED);
+    });
+
+    it('limits per user, and skips user rules for a subject without one', async () => {
+      const limiter = createRateLimiter({ rules: { change_password: '2/m/user' }, store: target.store, clock });
+      expect(await limiter.consume('change_password', { ip: IP, userId: 7 })).toEqual(ALLOWED);
+      expect(await limiter.consume('change_password', { ip: '198.51.100.9', userId: 7 })).toEqual(ALLOWED);
+      expect((await limiter.consume('change_password', { ip: IP, userId: 7 })).allowed).toBe(false);
+      expect(await limiter.consume('change_password', { ip: IP, userId: 8 })).toEqual(ALLOWED);
+      for (let i = 0; i < 5; i += 1) expect(await limiter.consume('change_password', { ip: IP })).toEqual(ALLOWED);
+    });
+
+    it('keeps each action to its own counts', async () => {
+      const limiter = createRateLimiter({ rules: { signup: '1/m/ip', reset_password: '1/m/ip' }, store: target.store, clock });
+      expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+      expect(await limiter.consume('reset_password', { ip: IP })).toEqual(ALLOWED);
+      expect((await limiter.consume('signup', { ip: IP })).allowed).toBe(false);
+    });
+
+    it('starts afresh when the clock enters the next window', async () => {
+      const limiter = createRateLimiter({ rules: { signup: '2/m/ip' }, store: target.store, clock });
+      await limiter.consume('signup', { ip: IP });
+      await limiter.consume('signup', { ip: IP });
+      clock.set('2030-01-01T00:00:59.999Z');
+      expect(await limiter.consume('signup', { ip: IP })).toEqual({ allowed: false, retryAfterSeconds: 1 });
+      clock.set('2030-01-01T00:01:00.000Z');
+      expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+    });
+
+    it('reports the longest wait when several rules refuse', async () => {
+      const limiter = createRateLimiter({ rules: { reset_password: '1/m/ip,1/h/key' }, store: target.store, clock });
+      await limiter.consume('reset_password', { ip: IP, key: 'alice@example.com' });
+      expect(await limiter.consume('reset_password', { ip: IP, key: 'alice@example.com' })).toEqual({ allowed: false, retryAfterSeconds: 3590 });
+    });
+
+    it('counts refused attempts too, so hammering on keeps the door shut', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { signup: '1/m/ip' }, store, clock });
+      for (let i = 0; i < 4; i += 1) await limiter.consume('signup', { ip: IP });
+      expect([...store.counts.values()]).toEqual([[1, 2, 3, 4]]);
+    });
+
+    it('counts one attempt once when two rules share a bucket, under the lower limit', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { signup: '5/m/ip,2/m' }, store, clock });
+      expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+      expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+      expect((await limiter.consume('signup', { ip: IP })).allowed).toBe(false);
+      expect([...store.counts.values()]).toEqual([[1, 2, 3]]);
+    });
+
+    it('refunds one attempt in each bucket', async () => {
+      const limiter = createRateLimiter({ rules: { login_failed: '2/m/ip,2/m/key' }, store: target.store, clock });
+      const alice = { ip: IP, key: 'alice' };
+      await limiter.consume('login_failed', alice);
+      await limiter.refund('login_failed', alice);
+      await limiter.consume('login_failed', alice);
+      await limiter.refund('login_failed', alice);
+      expect(await limiter.consume('login_failed', alice)).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', alice)).toEqual(ALLOWED);
+      expect((await limiter.consume('login_failed', alice)).allowed).toBe(false);
+    });
+
+    it("does not reset an IP's failures when the attacker logs into their own account from it (security test 7)", async () => {
+      const limiter = createRateLimiter({ rules: { login_failed: '3/m/ip,5/5m/key' }, store: target.store, clock });
+      const victim = { ip: IP, key: 'victim@example.com' };
+      const own = { ip: IP, key: 'attacker@example.com' };
+      expect(await limiter.consume('login_failed', victim)).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', victim)).toEqual(ALLOWED);
+      // The attacker's own, successful login: counted up front, then refunded.
+      expect(await limiter.consume('login_failed', own)).toEqual(ALLOWED);
+      await limiter.refund('login_failed', own);
+      // The two failures still stand: one more is allowed, and then the IP is shut.
+      expect(await limiter.consume('login_failed', victim)).toEqual(ALLOWED);
+      expect((await limiter.consume('login_failed', victim)).allowed).toBe(false);
+    });
+
+    it('counts case, width and whitespace variants of a login against one account (security test 5)', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { login_failed: '3/5m/key' }, store, clock });
+      const variants = ['Alice@Example.com', ' alice@example.com ', 'ＡＬＩＣＥ@example.com', 'ALICE@EXAMPLE.COM'];
+      const decisions = [];
+      for (const [index, key] of variants.entries()) decisions.push(await limiter.consume('login_failed', { ip: `198.51.100.${index}`, key }));
+      expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
+      expect(store.buckets()).toHaveLength(1);
+      // The bucket holds a hash, never the address.
+      expect(store.buckets()[0]).not.toMatch(/alice|example/i);
+      expect(store.buckets()[0]).toMatch(/^login_failed:key:300:\d+:[0-9a-f]{64}$/);
+    });
+
+    it('counts every address of an IPv6 /64 together, and an IPv4-mapped address as IPv4', async () => {
+      const limiter = createRateLimiter({ rules: { signup: '2/m/ip' }, store: target.store, clock });
+      expect(await limiter.consume('signup', { ip: '2001:db8:1:2::1' })).toEqual(ALLOWED);
+      expect(await limiter.consume('signup', { ip: '2001:db8:1:2:dead:beef:0:1' })).toEqual(ALLOWED);
+      expect((await limiter.consume('signup', { ip: '2001:db8:1:2::ffff' })).allowed).toBe(false);
+      expect(await limiter.consume('signup', { ip: '2001:db8:1:3::1' })).toEqual(ALLOWED);
+
+      expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+      expect(await limiter.consume('signup', { ip: `::ffff:${IP}` })).toEqual(ALLOWED);
+      expect((await limiter.consume('signup', { ip: IP })).allowed).toBe(false);
+    });
+
+    it('lets exactly `limit` of 50 parallel attempts through, and counts all 50 (security test 8)', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { login_failed: '5/5m/key' }, store, clock });
+      const decisions = await Promise.all(Array.from({ length: 50 }, (_, index) => limiter.consume('login_failed', { ip: IP, key: index % 2 === 0 ? 'victim' : 'VICTIM' })));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIFTY]);
+    });
+
+    it('lets no more than the lowest limit of 50 parallel attempts through several rules, counting all 50 in each', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { login_failed: '10/m/ip,5/5m/key' }, store, clock });
+      const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.consume('login_failed', { ip: IP, key: 'victim' })));
+      // Each attempt draws its numbers from the two buckets independently, so the fifth number of
+      // one may come with the eleventh of the other: fewer than 5 may pass, never more.
+      const allowed = decisions.filter((decision) => decision.allowed).length;
+      expect(allowed).toBeGreaterThan(0);
+      expect(allowed).toBeLessThanOrEqual(5);
+      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIFTY, FIFTY]);
+    });
+
+    it('agrees across two instances sharing the counters', async () => {
+      const first = createRateLimiter({ rules: { login_failed: '4/m/ip' }, store: target.store, clock });
+      const second = createRateLimiter({ rules: { login_failed: '4/m/ip' }, store: await target.openAnother(), clock });
+      const decisions = await Promise.all(Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? first : second).consume('login_failed', { ip: IP })));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(4);
+      expect((await first.consume('login_failed', { ip: IP })).allowed).toBe(false);
+      expect((await second.consume('login_failed', { ip: IP })).allowed).toBe(false);
+    });
+  });
+}

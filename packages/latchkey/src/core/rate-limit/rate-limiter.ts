@@ -1,0 +1,127 @@
+/**
+ * The rate limits of ACCOUNT_RATE_LIMITS (allauth's actions and notation) over a CounterStore.
+ *
+ * An attempt is counted BEFORE the work it guards, and counted whether or not it is then allowed.
+ * Checking first and counting afterwards would let every request that arrives while the first few
+ * are still hashing a password read the same, low count: 50 parallel guesses would all pass a
+ * limit of 10 (security test 8). Counting up front with an atomic increment gives each attempt its
+ * own number, so exactly `limit` of them are allowed however many arrive at once.
+ */
+import type { Clock } from '../clock.js';
+import type { Settings } from '../../config/settings.js';
+import { fixedWindow, type CounterStore } from './counter-store.js';
+import { parseRateLimitRules, type RateLimitAction, type RateLimitRule, type RateLimitScope } from './rules.js';
+import { hashSubject, ipNetwork, normalizeRateLimitKey } from './subject.js';
+
+export interface RateLimitSubject {
+  /** The client's IP address, as the HTTP adapter determined it (trusted proxies applied). */
+  ip: string;
+  /** What is being attacked: the login typed, the email address a reset is asked for. */
+  key?: string;
+  /** The signed-in user, for actions only a signed-in user can take. */
+  userId?: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** When refused, seconds until the fullest window ends (for Retry-After); 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Counts one attempt in every bucket of the action that applies to the subject. */
+  consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision>;
+  /**
+   * Takes back one attempt from each bucket `consume` counts for this subject now: for an attempt
+   * counted up front as a possible failure that turned out to succeed. It never resets a count, so
+   * an attacker who logs into their own account from an IP does not wipe that IP's failures
+   * (security test 7); it only withdraws the attempt that just succeeded.
+   */
+  refund(action: RateLimitAction, subject: RateLimitSubject): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  /** ACCOUNT_RATE_LIMITS: false switches every limit off. */
+  rules: Settings['ACCOUNT_RATE_LIMITS'];
+  store: CounterStore;
+  clock: Clock;
+}
+
+interface Bucket {
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  windowEnd: Date;
+}
+
+function subjectOf(scope: RateLimitScope, subject: RateLimitSubject): string | undefined {
+  switch (scope) {
+    case 'ip':
+      return ipNetwork(subject.ip);
+    case 'key':
+      return subject.key === undefined ? undefined : normalizeRateLimitKey(subject.key);
+    case 'user':
+      return subject.userId === undefined ? undefined : String(subject.userId);
+  }
+}
+
+/** Parses every action's rules at once, so a bad rule stops start-up rather than a request. */
+function parseAll(rules: Settings['ACCOUNT_RATE_LIMITS']): Map<RateLimitAction, RateLimitRule[]> {
+  const parsed = new Map<RateLimitAction, RateLimitRule[]>();
+  if (rules === false) return parsed;
+  for (const [action, text] of Object.entries(rules) as Array<[RateLimitAction, string | undefined]>) {
+    if (text !== undefined) parsed.set(action, parseRateLimitRules(text));
+  }
+  return parsed;
+}
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const { store, clock } = options;
+  const rulesByAction = parseAll(options.rules);
+
+  /**
+   * The buckets an attempt falls in at `now`. The name holds the action, the scope, the window
+   * length and start, and the hashed subject. Two rules of one scope with the same window would
+   * name the same bucket; they are merged (the lower limit wins) so that one attempt is counted
+   * once, not once per rule.
+   */
+  function bucketsFor(action: RateLimitAction, subject: RateLimitSubject, now: Date): Bucket[] {
+    const buckets = new Map<string, Bucket>();
+    for (const rule of rulesByAction.get(action) ?? []) {
+      const value = subjectOf(rule.scope, subject);
+      if (value === undefined) continue;
+      const window = fixedWindow(now, rule.windowSeconds);
+      const name = `${action}:${rule.scope}:${rule.windowSeconds}:${window.start.getTime() / 1000}:${hashSubject(value)}`;
+      const existing = buckets.get(name);
+      if (existing === undefined || rule.limit < existing.limit) {
+        buckets.set(name, { name, limit: rule.limit, windowSeconds: rule.windowSeconds, windowEnd: window.end });
+      }
+    }
+    return [...buckets.values()];
+  }
+
+  return {
+    async consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision> {
+      const now = clock.now();
+      const buckets = bucketsFor(action, subject, now);
+      // Every bucket is counted, even once one has refused: a refused attempt is still an attempt,
+      // and skipping the others would let an attacker spend one limit without touching the rest.
+      const counts = await Promise.all(buckets.map((bucket) => store.increment(bucket.name, bucket.windowSeconds, now)));
+      let retryAfterMs = 0;
+      buckets.forEach((bucket, index) => {
+        if ((counts[index] ?? 0) > bucket.limit) {
+          retryAfterMs = Math.max(retryAfterMs, bucket.windowEnd.getTime() - now.getTime());
+        }
+      });
+      return retryAfterMs === 0 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+    },
+
+    async refund(action: RateLimitAction, subject: RateLimitSubject): Promise<void> {
+      // The buckets are those of the current windows. Should a window have rolled over since the
+      // attempt was counted, the refund lands in the new window: at most one attempt per window
+      // boundary, and never below zero.
+      const now = clock.now();
+      await Promise.all(bucketsFor(action, subject, now).map((bucket) => store.decrement(bucket.name, now)));
+    },
+  };
+}

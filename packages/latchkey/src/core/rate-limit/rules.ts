@@ -1,0 +1,47 @@
+/**
+ * allauth's rate-limit notation (ACCOUNT_RATE_LIMITS): comma-separated rules
+ * `<count>/<period>[/<scope>]`, e.g. "10/m/ip,5/5m/key". The period is `s`, `m`, `h` or `d` with an
+ * optional multiplier (`5m` is 300 seconds); the scope says whose attempts a rule counts: the
+ * client's IP (the default, as in allauth), the `key` being attacked (a login, an email address) or
+ * the signed-in `user`.
+ */
+import { LatchkeyError } from '../errors.js';
+import type { RATE_LIMIT_ACTIONS } from '../../config/settings.js';
+
+export type RateLimitAction = (typeof RATE_LIMIT_ACTIONS)[number];
+
+export type RateLimitScope = 'ip' | 'key' | 'user';
+
+export interface RateLimitRule {
+  /** Attempts allowed per window; the next one is refused. 0 refuses every attempt. */
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly scope: RateLimitScope;
+}
+
+const PERIOD_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+const RULE_PATTERN = /^(\d+)\/(\d*)([smhd])(?:\/(ip|key|user))?$/;
+
+function invalidRules(text: string, reason: string): LatchkeyError {
+  return new LatchkeyError(
+    'configuration_invalid',
+    `ACCOUNT_RATE_LIMITS: ${JSON.stringify(text)} is not a valid rate-limit rule list (${reason}); expected rules like "10/m/ip,5/5m/key".`,
+  );
+}
+
+/** Parses one action's rules; throws 'configuration_invalid' on anything else. */
+export function parseRateLimitRules(text: string): RateLimitRule[] {
+  const parts = text.split(',').map((part) => part.trim());
+  return parts.map((part) => {
+    const match = RULE_PATTERN.exec(part);
+    if (match === null) throw invalidRules(text, `cannot read ${JSON.stringify(part)}`);
+    const [, count = '', multiplier = '', unit = '', scope = 'ip'] = match;
+    const windowSeconds = (multiplier === '' ? 1 : Number(multiplier)) * (PERIOD_UNIT_SECONDS[unit] ?? 0);
+    const limit = Number(count);
+    // The settings pattern lets "0m" and absurdly long digit strings through; a window of zero
+    // seconds or a count beyond exact integers would make a rule that silently never applies.
+    if (windowSeconds <= 0 || !Number.isSafeInteger(windowSeconds)) throw invalidRules(text, `the period of ${JSON.stringify(part)} must be positive`);
+    if (!Number.isSafeInteger(limit)) throw invalidRules(text, `the count of ${JSON.stringify(part)} is too large`);
+    return { limit, windowSeconds, scope: scope as RateLimitScope };
+  });
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { loginWithPassword, recordLogin, type LoginResult } from '../../account/flows/login.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { safeRedirectOr } from '../safe-redirect.js';
+import { clientOf, emptyForm, flash, formFields, redirect, renderPage, type PageDeps } from './page.js';
+
+export const LOGIN_REDIRECT = '/';
+export const LOGOUT_REDIRECT = '/';
+
+function rememberChoice(page: PageDeps, submitted: string): boolean {
+  const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;
+  return setting ?? (submitted === 'on' || submitted === 'true' || submitted === '1');
+}
+
+/** After a successful credentials stage: the new session, the event, and the way on. */
+export async function finishLogin(
+  page: PageDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: LoginResult,
+  options: { remember: boolean; next: string },
+): Promise<FastifyReply> {
+  if (result.status === 'inactive') return redirect(reply, '/accounts/inactive/');
+  if (result.status === 'stopped') {
+    return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+  }
+  await page.sessions.login(request, reply, result.user, { remember: options.remember });
+  await recordLogin(page.deps, result.user, clientOf(request), 'password');
+  await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${result.user.username ?? result.user.email}.` });
+  return redirect(reply, safeRedirectOr(options.next, LOGIN_REDIRECT));
+}
+
+export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void {
+  const loginContext = (next: string) => ({
+    title: 'Sign in',
+    login_by_email: page.deps.settings.USERNAME_TYPE === 'email',
+    ask_remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER === null,
+    next,
+  });
+
+  scope.get('/accounts/login/', async (request, reply) => {
+    const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form: emptyForm() });
+  });
+
+  scope.post('/accounts/login/', async (request, reply) => {
+    const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
+    const next = safeRedirectOr(fields.next, '');
+    try {
+      const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, client: clientOf(request) });
+      return await finishLogin(page, request, reply, result, { remember: rememberChoice(page, fields.remember), next });
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      const status = error.code === 'rate_limited' ? 429 : 400;
+      const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
+      return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form }, status);
+    }
+  });
+
+  scope.get('/accounts/inactive/', (request, reply) => renderPage(page, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
+
+  // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
+  scope.get('/accounts/logout/', async (request, reply) => {
+    if (!(await page.sessions.currentUser(request))) return redirect(reply, LOGOUT_REDIRECT);
+    return renderPage(page, request, reply, 'account/logout.html', { title: 'Sign out' });
+  });
+
+  scope.post('/accounts/logout/', async (request, reply) => {
+    const user = await page.sessions.currentUser(request);
+    await page.sessions.logout(request, reply);
+    if (user) {
+      await page.deps.events.emit('user_logged_out', user.id, clientOf(request));
+      await flash(page, request, reply, { level: 'info', text: 'You have signed out.' });
+    }
+    return redirect(reply, LOGOUT_REDIRECT);
+  });
+}

@@ -1,0 +1,127 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ClientInfo } from '../../account/events.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { User } from '../../storage/ports.js';
+import type { TemplateRenderer } from '../../templates/renderer.js';
+import { csrfOptionsFrom, csrfToken } from '../csrf.js';
+import type { RequestSessions } from '../request-session.js';
+
+/** What every page route is given: the flows' dependencies plus the HTTP-side services. */
+export interface PageDeps {
+  deps: LatchkeyDeps;
+  sessions: RequestSessions;
+  renderer: TemplateRenderer;
+}
+
+/** A submitted form as templates see it: the values to show again and errors by field ('__all__' for the form). */
+export interface FormState {
+  values: Record<string, string>;
+  errors: Record<string, string[]>;
+}
+
+export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
+
+/**
+ * Reads the named fields of a form body as strings. A field sent twice or as a non-string (a
+ * JSON array or object) reads as '' so that it fails validation instead of reaching a flow in a
+ * shape it does not expect.
+ */
+export function formFields<const N extends string>(body: unknown, names: readonly N[]): Record<N, string> {
+  const source = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const fields = {} as Record<N, string>;
+  for (const name of names) {
+    const value = source[name];
+    fields[name] = typeof value === 'string' ? value : '';
+  }
+  return fields;
+}
+
+/** The form state for a flow's refusal: the message under its field, or under '__all__'. */
+export function formWithError(values: Record<string, string>, error: unknown): FormState {
+  if (!isLatchkeyError(error)) throw error;
+  return { values, errors: { [error.param ?? '__all__']: [error.message] } };
+}
+
+export function clientOf(request: FastifyRequest): ClientInfo {
+  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 512) };
+}
+
+export interface FlashMessage {
+  level: 'success' | 'info' | 'warning' | 'error';
+  text: string;
+}
+
+const MESSAGES_KEY = '_messages';
+
+/** Queues a message for the next page this browser renders (kept in the session). */
+export async function flash(page: PageDeps, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
+  const session = await page.sessions.ensureSession(request, reply);
+  const queued = Array.isArray(session.data[MESSAGES_KEY]) ? (session.data[MESSAGES_KEY] as FlashMessage[]) : [];
+  await page.deps.sessions.saveData(session, { ...session.data, [MESSAGES_KEY]: [...queued, message].slice(-10) });
+}
+
+async function takeMessages(page: PageDeps, request: FastifyRequest): Promise<FlashMessage[]> {
+  const session = await page.sessions.session(request);
+  const queued = session?.data[MESSAGES_KEY];
+  if (!session || !Array.isArray(queued) || queued.length === 0) return [];
+  const { [MESSAGES_KEY]: _taken, ...rest } = session.data;
+  await page.deps.sessions.saveData(session, rest);
+  return queued as FlashMessage[];
+}
+
+/**
+ * Renders an account page. Account pages carry personal data and CSRF tokens, so none is ever
+ * cached or framed; the base context gives every template the user, the site name, a CSRF token,
+ * whether signup is open (for the sign-up link) and the queued messages.
+ */
+export async function renderPage(
+  page: PageDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  context: Record<string, unknown>,
+  status = 200,
+): Promise<FastifyReply> {
+  const { settings, adapter } = page.deps;
+  const user = await page.sessions.currentUser(request);
+  const html = page.renderer.render(template, {
+    site_name: settings.SITE_NAME,
+    user,
+    csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
+    signup_open: await adapter.isOpenForSignup(),
+    messages: await takeMessages(page, request),
+    request_path: request.url,
+    ...context,
+  });
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+export function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(302).header('cache-control', 'no-store').redirect(location);
+}
+
+/**
+ * For pages that change credentials or addresses: unless the user logged in or reauthenticated
+ * within the last 5 minutes, sends them to the reauthentication page, which returns here. Returns
+ * the reply to send, or undefined when the page may go on.
+ */
+export async function requireRecentAuthentication(page: PageDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (await page.sessions.isRecentlyAuthenticated(request)) return undefined;
+  // A form's action is its own page, so a refused POST returns to the page, not to a replay.
+  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`);
+}
+
+/** For pages only a signed-in user may see: the user, or a redirect to the login page (which returns here). */
+export async function requireUser(page: PageDeps, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
+  const user = await page.sessions.currentUser(request);
+  if (user) return { user };
+  return { response: redirect(reply, `/accounts/login/?next=${encodeURIComponent(request.url)}`) };
+}

@@ -1,0 +1,25 @@
+/**
+ * Whether `next` may be followed: only a same-site, path-absolute URL such as `/accounts/email/`
+ * or `/shop?page=2`. Everything a browser could read as another origin is refused: `//evil.com`
+ * and `/\evil.com` (protocol-relative), any scheme (`https:`, `javascript:`), backslashes,
+ * control characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`),
+ * and percent-encoded slashes or backslashes that a later decode could turn into either.
+ */
+export function isSafeRedirect(next: unknown): next is string {
+  if (typeof next !== 'string' || next.length === 0 || next.length > 2048) return false;
+  if (!next.startsWith('/') || next.startsWith('//')) return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\u0000-\u001f\u007f]/.test(next)) return false;
+  if (/%(2f|5c)/i.test(next)) return false;
+  try {
+    // A base URL of our own: the result must stay on it.
+    const url = new URL(next, 'http://same-site.invalid');
+    return url.origin === 'http://same-site.invalid';
+  } catch {
+    return false;
+  }
+}
+
+export function safeRedirectOr(next: unknown, fallback: string): string {
+  return isSafeRedirect(next) ? next : fallback;
+}
