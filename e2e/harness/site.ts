@@ -229,7 +229,8 @@ function killGroup(group: number, signal: NodeJS.Signals): void {
  * '/accounts/confirm-email/'. Fails naming the links it did find.
  */
 export function linkFromEmail(message: Pick<ReceivedEmail, 'text' | 'subject'>, pathPrefix: string): string {
-  const links = message.text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [];
+  // A sentence may end right after a link; its full stop is not part of the key.
+  const links = (message.text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? []).map((link) => link.replace(/[.,;:!?]+$/, ''));
   for (const link of links) {
     if (URL.canParse(link) && new URL(link).pathname.startsWith(pathPrefix)) return link;
   }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
 import type { CounterStore } from './counter-store.js';
-import { createRateLimiter, type RateLimitDecision } from './rate-limiter.js';
+import { createRateLimiter, RateLimitedError, type RateLimitDecision } from './rate-limiter.js';
 import { counterStoreKinds, createTestCounterStore, recordingStore, type TestCounterStore } from './test-stores.js';
 
 const ALLOWED: RateLimitDecision = { allowed: true, retryAfterSeconds: 0 };
@@ -90,6 +90,18 @@ for (const kind of counterStoreKinds()) {
       expect(await limiter.consume('signup', { ip: IP })).toEqual({ allowed: false, retryAfterSeconds: 1 });
       clock.set('2030-01-01T00:01:00.000Z');
       expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
+    });
+
+    it('throws rate_limited from enforce when refused, with the wait', async () => {
+      const limiter = createRateLimiter({ rules: { confirm_email: '1/3m/key' }, store: target.store, clock });
+      await limiter.enforce('confirm_email', { ip: IP, key: 'alice@example.com' });
+      const error = await limiter.enforce('confirm_email', { ip: IP, key: 'Alice@example.com' }).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(RateLimitedError);
+      expect(error).toBeInstanceOf(LatchkeyError);
+      expect(error).toMatchObject({ code: 'rate_limited', action: 'confirm_email', retryAfterSeconds: 170 });
     });
 
     it('reports the longest wait when several rules refuse', async () => {

@@ -8,6 +8,7 @@
  * own number, so exactly `limit` of them are allowed however many arrive at once.
  */
 import type { Clock } from '../clock.js';
+import { LatchkeyError, type LatchkeyErrorCode } from '../errors.js';
 import type { Settings } from '../../config/settings.js';
 import { fixedWindow, type CounterStore } from './counter-store.js';
 import { parseRateLimitRules, type RateLimitAction, type RateLimitRule, type RateLimitScope } from './rules.js';
@@ -28,9 +29,25 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/** A refused attempt, for flows that stop there; adapters answer 429 with Retry-After. */
+export class RateLimitedError extends LatchkeyError {
+  readonly action: RateLimitAction;
+  readonly retryAfterSeconds: number;
+
+  constructor(action: RateLimitAction, retryAfterSeconds: number) {
+    // TODO: drop the cast once errors.ts lists 'rate_limited'.
+    super('rate_limited' as string as LatchkeyErrorCode, 'Too many attempts. Please try again later.');
+    this.name = 'RateLimitedError';
+    this.action = action;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export interface RateLimiter {
   /** Counts one attempt in every bucket of the action that applies to the subject. */
   consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision>;
+  /** consume, throwing RateLimitedError ('rate_limited') when the attempt is refused. */
+  enforce(action: RateLimitAction, subject: RateLimitSubject): Promise<void>;
   /**
    * Takes back one attempt from each bucket `consume` counts for this subject now: for an attempt
    * counted up front as a possible failure that turned out to succeed. It never resets a count, so
@@ -100,20 +117,24 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return [...buckets.values()];
   }
 
+  async function consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision> {
+    const now = clock.now();
+    const buckets = bucketsFor(action, subject, now);
+    // Every bucket is counted, even once one has refused: a refused attempt is still an attempt,
+    // and skipping the others would let an attacker spend one limit without touching the rest.
+    const counts = await Promise.all(buckets.map((bucket) => store.increment(bucket.name, bucket.windowSeconds, now)));
+    const refusing = buckets.filter((bucket, index) => (counts[index] ?? 0) > bucket.limit);
+    if (refusing.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+    const retryAfterMs = Math.max(...refusing.map((bucket) => bucket.windowEnd.getTime() - now.getTime()));
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+  }
+
   return {
-    async consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision> {
-      const now = clock.now();
-      const buckets = bucketsFor(action, subject, now);
-      // Every bucket is counted, even once one has refused: a refused attempt is still an attempt,
-      // and skipping the others would let an attacker spend one limit without touching the rest.
-      const counts = await Promise.all(buckets.map((bucket) => store.increment(bucket.name, bucket.windowSeconds, now)));
-      let retryAfterMs = 0;
-      buckets.forEach((bucket, index) => {
-        if ((counts[index] ?? 0) > bucket.limit) {
-          retryAfterMs = Math.max(retryAfterMs, bucket.windowEnd.getTime() - now.getTime());
-        }
-      });
-      return retryAfterMs === 0 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+    consume,
+
+    async enforce(action: RateLimitAction, subject: RateLimitSubject): Promise<void> {
+      const decision = await consume(action, subject);
+      if (!decision.allowed) throw new RateLimitedError(action, decision.retryAfterSeconds);
     },
 
     async refund(action: RateLimitAction, subject: RateLimitSubject): Promise<void> {
