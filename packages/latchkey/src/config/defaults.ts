@@ -19,6 +19,9 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: 3,
   ACCOUNT_PASSWORD_RESET_TIMEOUT: 3 * 86400,
   ACCOUNT_LOGIN_TIMEOUT: 15 * 60,
+  ACCOUNT_MAX_EMAIL_ADDRESSES: 5,
+  // Used by the project's adapter (the example site's and generated projects'): empty allows any domain.
+  ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
   ACCOUNT_SESSION_REMEMBER: null,
   // allauth's defaults: failed logins are limited per IP and per account ("key").
   ACCOUNT_RATE_LIMITS: {
