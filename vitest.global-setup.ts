@@ -10,6 +10,9 @@ export default function announceLeftOutParts(): void {
   if (!process.env.TEST_DATABASE_URL) {
     leftOut.push('PostgreSQL: storage and integration suites run on SQLite only (set TEST_DATABASE_URL=postgres://... to add PostgreSQL).');
   }
+  if (!process.env.REDIS_URL) {
+    leftOut.push('Redis: rate-limit counters are tested on the databases only (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
+  }
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import django, argon2, bcrypt'], { stdio: 'ignore' });
   } catch {

@@ -163,7 +163,7 @@ describe('manage clearsessions', () => {
     const old = new Date('2020-01-01T00:00:00.000Z');
     await database.store.sessions.create({ idHash: 'x', userId: null, data: {}, createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
     await database.close();
-    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s).\n' });
+    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s) and 0 expired rate-limit counter(s).\n' });
   });
 });
 

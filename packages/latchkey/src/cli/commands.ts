@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
+import { createDatabaseCounterStore } from '../core/rate-limit/index.js';
 import { findDeploymentProblems, formatProblems } from './check.js';
 import { CommandError, Prompter, type CommandIO } from './io.js';
 
@@ -99,8 +100,12 @@ export async function changepassword({ settings, io, args }: CommandContext): Pr
 }
 
 export async function clearsessions({ settings, io }: CommandContext): Promise<number> {
-  const removed = await withLatchkey(settings, (latchkey) => latchkey.deps.sessions.deleteExpired());
-  io.stdout.write(`Removed ${removed} expired session(s).\n`);
+  const [removed, counters] = await withLatchkey(settings, async (latchkey) => [
+    await latchkey.deps.sessions.deleteExpired(),
+    // Rate-limit counters kept in the database expire with their window; Redis drops its own.
+    await createDatabaseCounterStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
+  ]);
+  io.stdout.write(`Removed ${removed} expired session(s) and ${counters} expired rate-limit counter(s).\n`);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../storage/ports.js';
-import { verifyCredentials } from '../credentials.js';
+import { findUserByLogin, verifyCredentials } from '../credentials.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../events.js';
 import { normalizeUsernameKey } from '../identifiers.js';
@@ -28,9 +28,14 @@ export interface PasswordLoginInput {
   client: ClientInfo;
 }
 
-function loginKey(login: string): string {
-  // All variants of one identifier (case, width, NFKC) count against one account (item 5).
-  return normalizeUsernameKey(login.trim());
+/**
+ * The rate-limit key of a login attempt: the account it names when there is one, so that its
+ * username, its email and every case, width or NFKC variant of either count against one account
+ * (item 5); otherwise the folded identifier itself. The lookup costs no hash.
+ */
+async function loginKey(deps: LatchkeyDeps, login: string): Promise<string> {
+  const user = await findUserByLogin(deps, login);
+  return user ? `user:${user.id}` : `login:${normalizeUsernameKey(login.trim())}`;
 }
 
 /**
@@ -43,7 +48,7 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
   if (input.login.trim() === '' || input.password === '') {
     throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
   }
-  const subject = { ip: input.client.ip, key: loginKey(input.login) };
+  const subject = { ip: input.client.ip, key: await loginKey(deps, input.login) };
   const attempt = await deps.rateLimits.consume('login', { ip: input.client.ip });
   if (!attempt.allowed) throw new LatchkeyError('rate_limited', TOO_MANY_ATTEMPTS);
   const failures = await deps.rateLimits.consume('login_failed', subject);

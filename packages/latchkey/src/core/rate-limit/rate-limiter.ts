@@ -8,7 +8,7 @@
  * own number, so exactly `limit` of them are allowed however many arrive at once.
  */
 import type { Clock } from '../clock.js';
-import { LatchkeyError, type LatchkeyErrorCode } from '../errors.js';
+import { LatchkeyError } from '../errors.js';
 import type { Settings } from '../../config/settings.js';
 import { fixedWindow, type CounterStore } from './counter-store.js';
 import { parseRateLimitRules, type RateLimitAction, type RateLimitRule, type RateLimitScope } from './rules.js';
@@ -35,8 +35,7 @@ export class RateLimitedError extends LatchkeyError {
   readonly retryAfterSeconds: number;
 
   constructor(action: RateLimitAction, retryAfterSeconds: number) {
-    // TODO: drop the cast once errors.ts lists 'rate_limited'.
-    super('rate_limited' as string as LatchkeyErrorCode, 'Too many attempts. Please try again later.');
+    super('rate_limited', 'Too many attempts. Please try again later.');
     this.name = 'RateLimitedError';
     this.action = action;
     this.retryAfterSeconds = retryAfterSeconds;
