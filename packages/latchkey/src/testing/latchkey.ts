@@ -1,3 +1,4 @@
+import type { AccountAdapter } from '../account/adapter.js';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import type { Settings, SettingValues } from '../config/settings.js';
 import { ManualClock } from '../core/clock.js';
@@ -19,6 +20,10 @@ export interface TestLatchkeyOptions {
   settings?: Partial<SettingValues>;
   /** Extra environment variables, read as a deployment would (NODE_ENV defaults to test). */
   env?: Record<string, string>;
+  /** The project's template folders, searched first. */
+  templateDirs?: readonly string[];
+  /** The project's adapter, made from the settings. */
+  adapter?: (settings: Settings) => AccountAdapter;
 }
 
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
@@ -40,7 +45,15 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
   const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE);
   const clock = new ManualClock();
   const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
-  const latchkey = await createLatchkey({ settings, clock, mailer, database, migrations: 'require' });
+  const latchkey = await createLatchkey({
+    settings,
+    clock,
+    mailer,
+    database,
+    migrations: 'require',
+    ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
+    ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
+  });
   return {
     ...latchkey,
     clock,

@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { PageClient } from '../testing/pages.js';
+
+describe('template overrides', () => {
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  it("uses a project's account/login.html instead of the library's, and keeps the library's other templates", async () => {
+    const projectTemplates = mkdtempSync(join(tmpdir(), 'lk-templates-'));
+    mkdirSync(join(projectTemplates, 'account'));
+    writeFileSync(
+      join(projectTemplates, 'account', 'login.html'),
+      '{% extends "account/base.html" %}{% block content %}<p id="custom">Our own sign-in, {{ site_name }}</p>{% endblock %}',
+    );
+    latchkey = await createTestLatchkey({ templateDirs: [projectTemplates] });
+    browser = await PageClient.create(latchkey);
+    const login = await browser.get('/accounts/login/');
+    expect(login.body).toContain('<p id="custom">Our own sign-in, Test Site</p>');
+    expect(login.body).toContain('/static/latchkey/latchkey.css');
+    expect((await browser.get('/accounts/inactive/')).body).toContain('This account is inactive.');
+  });
+
+  it('escapes values: a name with markup is shown as text', async () => {
+    latchkey = await createTestLatchkey();
+    browser = await PageClient.create(latchkey);
+    const html = latchkey.deps.templates.render('account/base.html', { title: '<script>alert(1)</script>', site_name: 'x' });
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).not.toContain('<script>alert(1)</script>');
+  });
+
+  it('serves the default stylesheet locally', async () => {
+    latchkey = await createTestLatchkey();
+    browser = await PageClient.create(latchkey);
+    const css = await browser.get('/static/latchkey/latchkey.css');
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+  });
+});
