@@ -2,6 +2,7 @@
  * `npm run bench`: runs every benchmark below, one after another, or only those named on the
  * command line (`npm run bench -- password-hashing`). A new benchmark is one more entry here.
  */
+import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
 
 interface Benchmark {
@@ -9,7 +10,10 @@ interface Benchmark {
   run: () => Promise<void>;
 }
 
-const benchmarks: Benchmark[] = [{ name: 'password-hashing', run: benchmarkPasswordHashing }];
+const benchmarks: Benchmark[] = [
+  { name: 'password-hashing', run: benchmarkPasswordHashing },
+  { name: 'login-enumeration', run: benchmarkLoginEnumeration },
+];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
