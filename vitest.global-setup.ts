@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /**
  * Runs once before the suite. Parts that need a service this machine may lack say so here, in one
@@ -9,6 +10,10 @@ export default function announceLeftOutParts(): void {
   const leftOut: string[] = [];
   if (!process.env.TEST_DATABASE_URL) {
     leftOut.push('PostgreSQL: storage and integration suites run on SQLite only (set TEST_DATABASE_URL=postgres://... to add PostgreSQL).');
+  }
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) {
+    leftOut.push(`Chromium: the browser journeys in e2e/ do not run (apt-get install chromium, or set CHROMIUM_PATH; looked at ${chromium}).`);
   }
   if (!process.env.REDIS_URL) {
     leftOut.push('Redis: rate-limit counters are tested on the databases only (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');

@@ -8,6 +8,8 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
+      // A file that fails before any of its tests runs (an import error, a failing hook) counts.
+      if (module.errors().length > 0) counts.failed++;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') counts.passed++;

@@ -65,7 +65,12 @@ export function watchConsole(page: Page): void {
   const errors: string[] = [];
   consoleErrors.set(page, errors);
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console error at ${message.location().url || page.url()}: ${message.text()}`);
+    if (message.type() !== 'error') return;
+    const source = message.location().url;
+    // Chromium also logs the page's own 4xx/5xx status this way; that status is the test's to check
+    // (page.goto and submit return the response), and a form re-rendered with a 400 is no error.
+    if (source === page.url() && message.text().startsWith('Failed to load resource: the server responded with a status of')) return;
+    errors.push(`console error at ${source || page.url()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => errors.push(`uncaught error at ${page.url()}: ${error.message}`));
 }
@@ -80,20 +85,20 @@ export function expectNoConsoleErrors(page: Page, options: { allow?: RegExp[] } 
   if (!errors) throw new Error('This page is not watched: open it with newPage() or call watchConsole(page) before navigating.');
   const unexpected = errors.filter((error) => !(options.allow ?? []).some((pattern) => pattern.test(error)));
   errors.length = 0;
-  expect(unexpected, 'console errors').toEqual([]);
+  if (unexpected.length > 0) throw new Error(`The page logged ${unexpected.length} console error(s):\n${unexpected.join('\n')}`);
 }
 
 const screenshotCounts = new Map<string, number>();
 
 /**
- * Writes a full-page screenshot to e2e/artifacts/<test file>/<test name>/<NN>-<name>.png, numbered
+ * Writes a full-page screenshot to e2e/artifacts/<test file>/<full test name>/<NN>-<name>.png, numbered
  * in the order taken within the test, and returns the path. The test's folder is emptied at its
  * first screenshot so that a run never mixes with pages of an earlier one.
  */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const { testPath, currentTestName } = expect.getState();
   if (!testPath || !currentTestName) throw new Error('screenshot() must be called inside a test.');
-  const directory = join(artifactsDirectory, testFileName(testPath), slug(currentTestName.split(' > ').slice(-1)[0]!));
+  const directory = join(artifactsDirectory, testFileName(testPath), slug(currentTestName, 120));
   const key = `${testPath}\0${currentTestName}`;
   const count = (screenshotCounts.get(key) ?? 0) + 1;
   screenshotCounts.set(key, count);
@@ -110,8 +115,8 @@ function testFileName(testPath = expect.getState().testPath ?? 'unknown'): strin
   return path.startsWith('..') ? basename(path) : path;
 }
 
-function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'unnamed';
+function slug(text: string, maxLength = 80): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, maxLength) || 'unnamed';
 }
 
 type Scope = Page | Locator;
@@ -134,13 +139,19 @@ export async function fillForm(scope: Scope, fields: Record<string, string | boo
   for (const [name, value] of Object.entries(fields)) {
     const selector = `[name=${JSON.stringify(name)}]`;
     const field = scope.locator(selector);
-    if (typeof value === 'boolean') {
-      await field.setChecked(value);
+    await field.first().waitFor({ state: 'attached', timeout: 5_000 }).catch(() => {
+      throw new Error(`No field named "${name}" here (${pageOf(scope).url()}).`);
+    });
+    const matches = await field.all();
+    const types = await Promise.all(matches.map((match) => match.getAttribute('type')));
+    if (typeof value === 'string' && types.every((type) => type === 'radio')) {
+      await scope.locator(`${selector}[value=${JSON.stringify(value)}]`).check();
       continue;
     }
-    await field.first().waitFor({ state: 'attached' });
-    const type = await field.first().getAttribute('type');
-    if (type === 'radio') await scope.locator(`${selector}[value=${JSON.stringify(value)}]`).check();
+    if (matches.length > 1) {
+      throw new Error(`${matches.length} fields are named "${name}" here; narrow the scope, e.g. fillForm(formWithButton(page, 'Add'), ...).`);
+    }
+    if (typeof value === 'boolean') await field.setChecked(value);
     else if ((await scope.locator(`select${selector}`).count()) > 0) await field.selectOption(value);
     else await field.fill(value);
   }

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestSmtpServer } from 'latchkey/testing';
+import { afterAll } from 'vitest';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
 
 // testing/index.ts exports the function but not its types; derive them rather than reach into the package.
@@ -53,10 +54,14 @@ const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
 const STOP_TIMEOUT_MS = 15_000;
 const PORT_ATTEMPTS = 3;
 
-/** Process groups still running, killed if this test process exits before stopping them. */
-const runningGroups = new Set<number>();
-process.on('exit', () => {
-  for (const group of runningGroups) killGroup(group, 'SIGKILL');
+/**
+ * A safety net: every site a test file started and did not stop (a test that failed before its
+ * own clean-up, or forgot it) is stopped after that file. Vitest evaluates this module once per
+ * test file, during collection, so the hook belongs to the file that imports the harness.
+ */
+const runningSites = new Set<RunningSite>();
+afterAll(async () => {
+  await Promise.all([...runningSites].map((site) => site.stop()));
 });
 
 /**
@@ -107,15 +112,14 @@ async function spawnSite(cwd: string, env: Record<string, string>, timeoutMs: nu
   // Its own process group, so that stop() can make sure that npm, tsx and node are all gone.
   const child = spawn('npm', ['start', '--silent'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const group = child.pid!;
-  runningGroups.add(group);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<ExitInfo>((resolve) => {
     child.on('exit', (code, signal) => {
+      // Whatever npm leaves behind (tsx, node) goes with it.
       killGroup(group, 'SIGKILL');
-      runningGroups.delete(group);
       resolve({ code, signal });
     });
   });
@@ -166,15 +170,18 @@ function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, 
     const result = await started.exited;
     await smtp.close();
     rmSync(directory, { recursive: true, force: true });
+    runningSites.delete(site);
     return result;
   };
-  return {
+  const site: RunningSite = {
     url: started.url,
     smtp,
     manage: (args, extraEnv = {}) => runManage(cwd, { ...env, ...extraEnv }, args),
     output: () => ({ stdout: started.stdout(), stderr: started.stderr() }),
     stop: () => (stopping ??= stop()),
   };
+  runningSites.add(site);
+  return site;
 }
 
 function runManage(cwd: string, env: Record<string, string>, args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -189,13 +196,15 @@ function runManage(cwd: string, env: Record<string, string>, args: string[]): Pr
 /**
  * The directory to run `npm start` in: the repository root for the example site's own
  * USERNAME_TYPE, else a copy of the site whose settings file differs in that one line, linked to
- * the repository's node_modules so that it runs the library from this working tree.
+ * the repository's node_modules so that it runs the library from this working tree. (When the
+ * generator exists, generating with `--username-type` is the truer source of such a project.)
  */
 function projectDirectory(usernameType: UsernameType, directory: string): string {
   if (usernameType === projectSettings.USERNAME_TYPE) return repositoryRoot;
   const site = join(directory, 'site');
-  cpSync(join(exampleSite, 'src'), join(site, 'src'), { recursive: true });
-  cpSync(join(exampleSite, 'package.json'), join(site, 'package.json'));
+  // Everything but its installed packages and local state (database, generated secret key).
+  const leftBehind = /^(node_modules|\.latchkey|db\.sqlite3.*)$/;
+  cpSync(exampleSite, site, { recursive: true, filter: (source) => !leftBehind.test(basename(source)) });
   symlinkSync(join(repositoryRoot, 'node_modules'), join(site, 'node_modules'), 'dir');
   const settingsFile = join(site, 'src', 'config', 'settings.ts');
   const source = readFileSync(settingsFile, 'utf8');
