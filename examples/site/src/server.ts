@@ -1,6 +1,7 @@
 import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
 import { buildApp } from './app.js';
 import { projectSettings } from './config/settings.js';
+import { ExampleAccountAdapter } from './users/adapters.js';
 
 /**
  * `npm start`: local mode migrates the database first; other modes refuse to start with pending
@@ -10,7 +11,11 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const settings = loadSettings(projectSettings);
-  const latchkey = await createLatchkey({ settings, migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require' });
+  const latchkey = await createLatchkey({
+    settings,
+    adapter: new ExampleAccountAdapter(settings),
+    migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
+  });
   const app = await buildApp(latchkey, { logger: true });
   await app.listen({ port: settings.PORT, host: settings.HOST });
 

@@ -5,6 +5,7 @@ export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/e
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export type { LatchkeyDeps } from './deps.js';
 export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
+export { AccountAdapter } from './account/adapter.js';
 export { createUser, setUserPassword, deactivateUser, checkPassword, type CreateUserInput } from './account/users.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';

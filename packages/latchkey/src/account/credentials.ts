@@ -10,7 +10,8 @@ import { normalizeUsernameKey, tryNormalizeEmail } from './identifiers.js';
 export async function findUserByLogin(deps: Pick<LatchkeyDeps, 'settings' | 'store'>, login: string): Promise<User | undefined> {
   const methods = deps.settings.ACCOUNT_LOGIN_METHODS;
   const trimmed = login.trim();
-  if (trimmed === '' || trimmed.length > 320) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (trimmed === '' || trimmed.length > 320 || /[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
   if (methods.includes('email') && trimmed.normalize('NFKC').includes('@')) {
     const email = tryNormalizeEmail(trimmed);
     const user = email === undefined ? undefined : await findUserByEmail(deps, email);

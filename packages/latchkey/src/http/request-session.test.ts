@@ -19,7 +19,7 @@ async function appFor(latchkey: TestLatchkey, user: User): Promise<FastifyInstan
         return { ok: true };
       });
       scope.post('/rotate', { config: { csrf: false } }, async (request, reply) => {
-        await latchkey.requestSessions.rotate(request, reply, { remember: false });
+        await latchkey.requestSessions.rotate(request, reply);
         return { ok: true };
       });
       scope.get('/form', (request, reply) => ({ token: latchkey.csrfToken(request, reply) }));
@@ -65,10 +65,12 @@ describe.each(testDatabaseKinds())('sessions over HTTP on %s', (kind) => {
     expect(whoami.json()).toEqual({ user: 'ada' });
   });
 
-  it('"remember me" makes the cookie last SESSION_COOKIE_AGE', async () => {
+  it('"remember me" makes the cookie last SESSION_COOKIE_AGE, and a rotation keeps that choice', async () => {
     await setUp();
     const cookie = sessionCookie(await app.inject({ method: 'POST', url: '/login?remember=1' }));
     expect(cookie).toMatchObject({ maxAge: latchkey.settings.SESSION_COOKIE_AGE });
+    const rotated = sessionCookie(await app.inject({ method: 'POST', url: '/rotate', cookies: { sessionid: cookie!.value } }));
+    expect(rotated).toMatchObject({ maxAge: latchkey.settings.SESSION_COOKIE_AGE });
   });
 
   it('a session planted before login is replaced, and the planted id stops working', async () => {

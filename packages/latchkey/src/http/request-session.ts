@@ -15,6 +15,8 @@ import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
  */
 /** Session key holding when the user last proved who they are. */
 const AUTHENTICATED_AT = '_authenticated_at';
+/** Session key holding whether the person chose "remember me" at login. */
+const REMEMBER = '_remember';
 export const REAUTHENTICATION_WINDOW_SECONDS = 300;
 
 export class RequestSessions {
@@ -71,7 +73,7 @@ export class RequestSessions {
     // An anonymous session's state (a cart, a pending step) carries into the login; another
     // user's never does, or it would leak to whoever logs in next on a shared browser.
     const carried = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
-    const data = { ...carried, [AUTHENTICATED_AT]: this.clock.now().toISOString() };
+    const data = { ...carried, [AUTHENTICATED_AT]: this.clock.now().toISOString(), [REMEMBER]: options.remember };
     if (previous) await this.sessions.end(previous);
     const session = await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
     this.loaded.set(request, Promise.resolve(session));
@@ -84,14 +86,15 @@ export class RequestSessions {
   /**
    * A new session id (and CSRF secret) for the same user and state: after any change of
    * privilege (a password change, MFA turned on, staff rights granted), so that an id observed
-   * before the change is worthless after it. Keeps the cookie's lifetime choice.
+   * before the change is worthless after it.
    */
-  async rotate(request: FastifyRequest, reply: FastifyReply, options: { remember: boolean }): Promise<ActiveSession | undefined> {
+  async rotate(request: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | undefined> {
     const previous = await this.session(request);
     if (!previous) return undefined;
     const session = await this.sessions.rotate(previous);
     this.loaded.set(request, Promise.resolve(session));
-    this.setCookie(reply, session.id, options.remember);
+    // The cookie keeps the lifetime the person chose at login.
+    this.setCookie(reply, session.id, session.data[REMEMBER] === true);
     rotateCsrfSecret(request, reply, csrfOptionsFrom(this.settings));
     return session;
   }

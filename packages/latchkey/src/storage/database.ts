@@ -5,7 +5,21 @@
  * first request.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  sql,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type Driver,
+  type SchemaMetadata,
+  type SqliteDialectConfig,
+  type TableMetadata,
+} from 'kysely';
 import pg from 'pg';
 import { LatchkeyError } from '../core/errors.js';
 import { maskUrlCredentials } from '../core/redact.js';
@@ -62,6 +76,38 @@ class LatchkeySqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateTransactionSqliteDriver(this.#config);
+  }
+}
+
+/**
+ * Kysely's PostgreSQL introspector, which its Migrator uses to find its bookkeeping tables, reads
+ * every schema of the database and resolves each table by name; a schema dropped meanwhile by
+ * someone else (another project, a parallel test run) makes that fail with "schema does not
+ * exist". Latchkey only ever needs the tables of its own schema, so it looks only there.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<unknown>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const rows = await sql<{ name: string }>`select current_schema() as name`.execute(this.db);
+    return rows.rows;
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const rows = await sql<{ name: string; schema: string; type: string }>`
+      select table_name as name, table_schema as schema, table_type as type
+      from information_schema.tables where table_schema = current_schema()`.execute(this.db);
+    return rows.rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.type === 'VIEW', columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+class LatchkeyPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
   }
 }
 
@@ -122,7 +168,7 @@ async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }
       { cause: error },
     );
   }
-  return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DatabaseSchema>({ dialect: new LatchkeyPostgresDialect({ pool }) });
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {

@@ -36,6 +36,13 @@ describe('template overrides', () => {
     expect(html).not.toContain('<script>alert(1)</script>');
   });
 
+  it('does not HTML-escape plain-text templates', async () => {
+    latchkey = await createTestLatchkey();
+    browser = await PageClient.create(latchkey);
+    const text = latchkey.deps.templates.render('account/email/email_confirmation_message.txt', { user: { name: "O'Brien & Co" }, email: 'a@example.com' });
+    expect(text).toContain("Hello O'Brien & Co,");
+  });
+
   it('serves the default stylesheet locally', async () => {
     latchkey = await createTestLatchkey();
     browser = await PageClient.create(latchkey);

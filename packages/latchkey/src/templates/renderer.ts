@@ -11,15 +11,18 @@ export interface TemplateRenderer {
 /**
  * Renders pages and emails with Nunjucks (Django-like syntax: extends, blocks, includes). A
  * project overrides any template by placing a file at the same relative path in one of its own
- * template folders, which are searched first, as Django's template loaders do. Autoescaping is on:
- * every value is HTML-escaped unless a template says otherwise.
+ * template folders, which are searched first, as Django's template loaders do. HTML templates
+ * escape every value unless the template says otherwise; plain-text templates (an email's subject
+ * and text body) do not, since there is no markup to protect and "O'Brien" must stay "O'Brien".
  */
 export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean }): TemplateRenderer {
   const loader = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
-  const environment = new nunjucks.Environment(loader, { autoescape: true, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true });
+  const environment = (autoescape: boolean) => new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true });
+  const html = environment(true);
+  const text = environment(false);
   return {
     render(name, context) {
-      return environment.render(name, context);
+      return (name.endsWith('.html') ? html : text).render(name, context);
     },
   };
 }

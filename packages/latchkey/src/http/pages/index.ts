@@ -1,8 +1,20 @@
 import type { FastifyInstance } from 'fastify';
+import { registerConfirmEmailPages } from './confirm-email.js';
+import { registerEmailPages } from './email.js';
 import { registerLoginPages } from './login.js';
 import type { PageDeps } from './page.js';
+import { registerSignupPages } from './signup.js';
+import { registerPasswordPages } from './password.js';
+import { registerReauthenticatePages } from './reauthenticate.js';
+import { registerSessionPages } from './sessions.js';
 
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
 export function registerAccountPages(scope: FastifyInstance, page: PageDeps): void {
   registerLoginPages(scope, page);
+  registerSignupPages(scope, page);
+  registerConfirmEmailPages(scope, page);
+  registerEmailPages(scope, page);
+  registerPasswordPages(scope, page);
+  registerReauthenticatePages(scope, page);
+  registerSessionPages(scope, page);
 }

@@ -24,15 +24,16 @@ export const emptyForm = (values: Record<string, string> = {}): FormState => ({ 
 
 /**
  * Reads the named fields of a form body as strings. A field sent twice or as a non-string (a
- * JSON array or object) reads as '' so that it fails validation instead of reaching a flow in a
- * shape it does not expect.
+ * JSON array or object) reads as '', and so does text with a NUL character (which no person
+ * types, and which PostgreSQL refuses to store or compare), so that it fails validation instead of
+ * reaching a flow in a shape it does not expect.
  */
 export function formFields<const N extends string>(body: unknown, names: readonly N[]): Record<N, string> {
   const source = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const fields = {} as Record<N, string>;
   for (const name of names) {
     const value = source[name];
-    fields[name] = typeof value === 'string' ? value : '';
+    fields[name] = typeof value === 'string' && !value.includes('\u0000') ? value : '';
   }
   return fields;
 }
@@ -111,12 +112,18 @@ export function redirect(reply: FastifyReply, location: string): FastifyReply {
 /**
  * For pages that change credentials or addresses: unless the user logged in or reauthenticated
  * within the last 5 minutes, sends them to the reauthentication page, which returns here. Returns
- * the reply to send, or undefined when the page may go on.
+ * `{ response }` to send, or undefined when the page may go on. (The reply is wrapped because a
+ * Fastify reply is thenable: returned bare from an async function, awaiting it would resolve to
+ * undefined and the caller would carry on with the change.)
  */
-export async function requireRecentAuthentication(page: PageDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+export async function requireRecentAuthentication(
+  page: PageDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ response: FastifyReply } | undefined> {
   if (await page.sessions.isRecentlyAuthenticated(request)) return undefined;
   // A form's action is its own page, so a refused POST returns to the page, not to a replay.
-  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`);
+  return { response: redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`) };
 }
 
 /** For pages only a signed-in user may see: the user, or a redirect to the login page (which returns here). */

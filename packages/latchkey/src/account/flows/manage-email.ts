@@ -1,0 +1,152 @@
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { EmailAddress, User } from '../../storage/ports.js';
+import { sendAccountEmail } from '../emails.js';
+import { sendEmailConfirmation } from '../email-confirmation.js';
+import type { ClientInfo } from '../events.js';
+import { tryNormalizeEmail, validateEmail } from '../identifiers.js';
+import { notifyAddressOwner, refundMailAttempt } from './signup.js';
+
+export const ALREADY_YOURS = 'This email address is already associated with this account.';
+export const NOT_YOURS = 'Select one of your email addresses.';
+export const CANNOT_REMOVE_PRIMARY = 'You cannot remove your primary email address.';
+export const PRIMARY_MUST_BE_VERIFIED = 'Your primary email address must be verified.';
+export const ALREADY_VERIFIED = 'This email address is already verified.';
+export const WAIT_BEFORE_RESENDING = 'A confirmation email was sent to this address a moment ago. Please wait a few minutes before asking again.';
+
+export function tooManyAddresses(max: number): string {
+  return `You cannot add more than ${max} email addresses.`;
+}
+
+/** One action of the email page: who asks, from where, and the address typed or chosen. */
+export interface ManageEmailInput {
+  user: User;
+  email: string;
+  client: ClientInfo;
+}
+
+/** The user's addresses, primary first, for the email page and the API. */
+export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<EmailAddress[]> {
+  return deps.store.emailAddresses.listForUser(user.id);
+}
+
+/**
+ * Adds an address and mails a confirmation link to it. When another account has verified the
+ * address, nothing is stored and that address's holder gets a notice instead; the result is the
+ * same either way, so the form cannot be used to find out which addresses have accounts. An
+ * address only claimed (unverified) elsewhere is added: whoever confirms it owns it, and
+ * confirmEmail voids the other claims.
+ */
+export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<{ email: string; mailFailed: boolean }> {
+  await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
+  const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+  const max = deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
+  const added = await deps.store.transaction(async (repositories) => {
+    const own = await repositories.emailAddresses.listForUser(input.user.id);
+    if (own.some((address) => address.email === email)) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
+    // Checked before the address is looked up elsewhere, so the limit says nothing about others.
+    if (own.length >= max) throw new LatchkeyError('invalid_input', tooManyAddresses(max), { param: 'email' });
+    if (await repositories.emailAddresses.findVerified(email)) return undefined;
+    try {
+      return await repositories.emailAddresses.add({ userId: input.user.id, email, verified: false, primary: false });
+    } catch (error) {
+      // A parallel add of the same address by this user won.
+      if (isLatchkeyError(error, 'email_taken')) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
+      throw error;
+    }
+  });
+  if (!added) return { email, mailFailed: !(await notifyAddressOwner(deps, email, input.client, 'add')) };
+  await deps.events.emit('email_added', input.user.id, input.client, { email });
+  try {
+    await sendEmailConfirmation(deps, added, input.client);
+    return { email, mailFailed: false };
+  } catch (error) {
+    // The address stays listed, unverified, with a button to send the link again.
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    await refundMailAttempt(deps, email, input.client);
+    return { email, mailFailed: true };
+  }
+}
+
+/** Sends the confirmation link for one of the user's unverified addresses again. */
+export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+  await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
+  const address = await ownAddress(deps, input);
+  if (address.verified) throw new LatchkeyError('invalid_input', ALREADY_VERIFIED, { param: 'email' });
+  let sent: boolean;
+  try {
+    sent = await sendEmailConfirmation(deps, address, input.client);
+  } catch (error) {
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    await refundMailAttempt(deps, address.email, input.client);
+    // The mailer's own message names the mail server: for the log, not for the page.
+    throw new LatchkeyError('mail_failed', `We could not send an email to ${address.email} just now. Please try again later.`, { param: 'email' });
+  }
+  if (!sent) throw new LatchkeyError('rate_limited', WAIT_BEFORE_RESENDING, { param: 'email' });
+  return address;
+}
+
+/** Removes one of the user's addresses, never the primary one (the account's sign-in and mail address). */
+export async function removeEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+  await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
+  const chosen = await ownAddress(deps, input);
+  const removed = await deps.store.transaction(async (repositories) => {
+    // Read again inside the transaction: a parallel "make primary" may have changed it.
+    const current = await repositories.emailAddresses.findById(chosen.id);
+    if (!current || current.userId !== input.user.id) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
+    if (current.primary) throw new LatchkeyError('invalid_input', CANNOT_REMOVE_PRIMARY, { param: 'email' });
+    await repositories.emailAddresses.remove(current.id);
+    return current;
+  });
+  await deps.events.emit('email_removed', input.user.id, input.client, { email: removed.email });
+  const primary = (await deps.store.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
+  if (primary) await sendNotice(deps, 'account/email/email_deleted', primary.email, { user: input.user, deleted_email: removed.email });
+  return removed;
+}
+
+/**
+ * Makes a verified address the primary one (and so, in projects that sign in by email, the sign-in
+ * address). The former primary address is told, so that a person whose session was taken over
+ * learns of it at the address they know.
+ */
+export async function makePrimaryEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+  await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
+  const chosen = await ownAddress(deps, input);
+  const change = await deps.store.transaction(async (repositories) => {
+    const current = await repositories.emailAddresses.findById(chosen.id);
+    if (!current || current.userId !== input.user.id) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
+    if (!current.verified) throw new LatchkeyError('invalid_input', PRIMARY_MUST_BE_VERIFIED, { param: 'email' });
+    const previous = (await repositories.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
+    if (previous?.id === current.id) return { address: current, previous: undefined };
+    const address = await repositories.emailAddresses.setPrimary(input.user.id, current.id);
+    if (!address) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
+    return { address, previous };
+  });
+  if (change.previous === undefined) return change.address;
+  await deps.events.emit('email_changed', input.user.id, input.client, { from_email: change.previous.email, to_email: change.address.email });
+  await sendNotice(deps, 'account/email/email_changed', change.previous.email, {
+    user: input.user,
+    from_email: change.previous.email,
+    to_email: change.address.email,
+  });
+  return change.address;
+}
+
+async function ownAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+  const email = tryNormalizeEmail(input.email);
+  const address = email === undefined ? undefined : await deps.store.emailAddresses.findForUser(input.user.id, email);
+  if (!address) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
+  return address;
+}
+
+/**
+ * A notice about a change already made. It is best effort: the change stands whether or not the
+ * mail goes out, and a mail server that is down must not turn a completed change into an error.
+ */
+async function sendNotice(deps: LatchkeyDeps, template: string, to: string, context: Record<string, unknown>): Promise<void> {
+  try {
+    await sendAccountEmail(deps, { template, to, context });
+  } catch (error) {
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+  }
+}

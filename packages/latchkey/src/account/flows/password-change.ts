@@ -1,0 +1,140 @@
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { StoredSession, User } from '../../storage/ports.js';
+import { sendAccountEmail, siteLink } from '../emails.js';
+import type { ClientInfo } from '../events.js';
+import { isUsablePassword } from '../passwords/index.js';
+import { checkPassword } from '../users.js';
+
+export const PASSWORD_MISMATCH = 'You must type the same password each time.';
+export const WRONG_CURRENT_PASSWORD = 'Please type your current password.';
+
+/** A new password, typed twice (allauth's password1 and password2). */
+export interface NewPasswordInput {
+  password1: string;
+  password2: string;
+}
+
+/**
+ * What became of a notification email. A flow never fails over one: by the time it is sent the
+ * password has changed, and telling the person "error" would make them think it had not.
+ * The adapter logs a failure.
+ */
+export type MailOutcome = { status: 'sent' } | { status: 'skipped' } | { status: 'failed'; error: unknown };
+
+export type PasswordNotification = 'password_changed' | 'password_set' | 'password_reset';
+
+export interface PasswordChangeResult {
+  user: User;
+  notification: MailOutcome;
+}
+
+export function requiredField(param: string): LatchkeyError {
+  return new LatchkeyError('invalid_input', 'This field is required.', { param });
+}
+
+/**
+ * Checks a new password typed twice. Nothing here hashes, and the validators refuse an over-long
+ * password before looking at it (security test 40), so a megabyte of input costs no hashing.
+ */
+export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: User, input: NewPasswordInput): void {
+  if (input.password1 === '') throw requiredField('password1');
+  checkPassword(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
+  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2' });
+}
+
+/**
+ * Replaces the password the caller read (`user.password`) and ends the user's sessions (all, or
+ * all but `keep`) in one transaction. The compare-and-swap makes two racing changes, or two
+ * submissions of one reset key, end with exactly one winner; the loser changes nothing.
+ */
+export async function replacePasswordAndEndSessions(
+  deps: Pick<LatchkeyDeps, 'store'>,
+  user: User,
+  encoded: string,
+  keep?: Pick<StoredSession, 'idHash'>,
+): Promise<boolean> {
+  return deps.store.transaction(async (repositories) => {
+    if (!(await repositories.users.replacePassword(user.id, user.password, encoded))) return false;
+    await repositories.sessions.deleteForUser(user.id, keep ? { exceptIdHash: keep.idHash } : {});
+    return true;
+  });
+}
+
+/** Tells the account's owner, at its primary address, that its password changed (allauth's notification mails). */
+export async function notifyPasswordChange(deps: LatchkeyDeps, user: User, template: PasswordNotification, client: ClientInfo): Promise<MailOutcome> {
+  if (user.email === '') return { status: 'skipped' };
+  const at = deps.clock.now();
+  try {
+    await sendAccountEmail(deps, {
+      template: `account/email/${template}`,
+      to: user.email,
+      context: {
+        user,
+        ip: client.ip,
+        user_agent: client.userAgent,
+        timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
+      },
+    });
+    return { status: 'sent' };
+  } catch (error) {
+    return { status: 'failed', error };
+  }
+}
+
+export interface ChangePasswordInput extends NewPasswordInput {
+  user: User;
+  oldPassword: string;
+  client: ClientInfo;
+  /** The session the change is made from: it survives (the adapter rotates it); every other ends. */
+  currentSession?: Pick<StoredSession, 'idHash'>;
+}
+
+/**
+ * Changes a password, the current one required. Whoever knew the old password (or holds another
+ * session) is shut out: every other session ends in the same transaction as the change.
+ */
+export async function changePassword(deps: LatchkeyDeps, input: ChangePasswordInput): Promise<PasswordChangeResult> {
+  const { user } = input;
+  await deps.rateLimits.enforce('change_password', { ip: input.client.ip, userId: user.id });
+  if (!isUsablePassword(user.password)) throw new LatchkeyError('invalid_input', 'This account has no password yet: set one instead.');
+  if (input.oldPassword === '') throw requiredField('oldpassword');
+  // The new password first: its checks cost nothing, the old one's costs a hash.
+  checkNewPassword(deps, user, input);
+  const { valid } = await deps.passwords.verify(input.oldPassword, user.password);
+  if (!valid) throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
+  const encoded = await deps.passwords.hash(input.password1);
+  // Lost the race to another change: the old password this request proved is no longer current.
+  if (!(await replacePasswordAndEndSessions(deps, user, encoded, input.currentSession))) {
+    throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
+  }
+  const changed = { ...user, password: encoded };
+  const notification = await notifyPasswordChange(deps, changed, 'password_changed', input.client);
+  await deps.events.emit('password_changed', user.id, input.client);
+  return { user: changed, notification };
+}
+
+export interface SetPasswordInput extends NewPasswordInput {
+  user: User;
+  client: ClientInfo;
+  currentSession?: Pick<StoredSession, 'idHash'>;
+}
+
+/**
+ * Gives a password to an account that has none (social-only, or made unusable). The swap is on
+ * the unusable marker, so it cannot overwrite a password set meanwhile by another request.
+ */
+export async function setPassword(deps: LatchkeyDeps, input: SetPasswordInput): Promise<PasswordChangeResult> {
+  const { user } = input;
+  await deps.rateLimits.enforce('change_password', { ip: input.client.ip, userId: user.id });
+  const refused = new LatchkeyError('invalid_input', 'This account already has a password: change it instead.');
+  if (isUsablePassword(user.password)) throw refused;
+  checkNewPassword(deps, user, input);
+  const encoded = await deps.passwords.hash(input.password1);
+  if (!(await replacePasswordAndEndSessions(deps, user, encoded, input.currentSession))) throw refused;
+  const changed = { ...user, password: encoded };
+  const notification = await notifyPasswordChange(deps, changed, 'password_set', input.client);
+  await deps.events.emit('password_set', user.id, input.client);
+  return { user: changed, notification };
+}

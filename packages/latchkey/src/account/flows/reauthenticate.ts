@@ -1,0 +1,31 @@
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { User } from '../../storage/ports.js';
+import type { ClientInfo } from '../events.js';
+
+export const INCORRECT_PASSWORD = 'Incorrect password.';
+
+export interface ReauthenticateInput {
+  user: User;
+  password: string;
+  client: ClientInfo;
+}
+
+/**
+ * A signed-in user proves again who they are, before a sensitive change (emails, later MFA). Every
+ * attempt counts against the per-user limit, so a stolen session cannot guess the password at
+ * leisure; every refusal reads the same. The adapter records the success in the session.
+ */
+export async function reauthenticate(deps: Pick<LatchkeyDeps, 'rateLimits' | 'passwords' | 'store'>, input: ReauthenticateInput): Promise<void> {
+  const { user } = input;
+  await deps.rateLimits.enforce('reauthenticate', { ip: input.client.ip, userId: user.id });
+  // An empty password still costs nothing and says nothing more than a wrong one.
+  if (input.password === '') throw new LatchkeyError('invalid_credentials', INCORRECT_PASSWORD, { param: 'password' });
+  // An account without a usable password costs one decoy verification and is refused the same way.
+  const { valid, needsRehash } = await deps.passwords.verify(input.password, user.password);
+  if (!valid) throw new LatchkeyError('invalid_credentials', INCORRECT_PASSWORD, { param: 'password' });
+  if (needsRehash) {
+    // As on login (credentials.ts): upgrade an old hash, unless a concurrent change replaced it.
+    await deps.store.users.replacePassword(user.id, user.password, await deps.passwords.hash(input.password));
+  }
+}

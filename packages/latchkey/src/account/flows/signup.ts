@@ -1,0 +1,193 @@
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { Store, User } from '../../storage/ports.js';
+import { sendAccountEmail, siteLink } from '../emails.js';
+import { sendEmailConfirmation } from '../email-confirmation.js';
+import type { ClientInfo } from '../events.js';
+import { validateEmail, validateUsername } from '../identifiers.js';
+import { checkPassword, createUser } from '../users.js';
+
+export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
+export const EMAIL_TAKEN = 'A user is already registered with this email address.';
+export const USERNAME_TAKEN = 'A user with that username already exists.';
+export const PASSWORDS_DIFFER = 'You must type the same password each time.';
+const REQUIRED = 'This field is required.';
+
+export interface SignupInput {
+  email: string;
+  /** Read only when the project signs in by username (USERNAME_TYPE=username). */
+  username: string;
+  password1: string;
+  password2: string;
+  client: ClientInfo;
+}
+
+export type SignupResult =
+  /**
+   * Mandatory verification: the person must follow the mailed link before signing in. An address
+   * that already has an account gets exactly this result too (its owner is told by email), so the
+   * result never says whether an account was created; it carries no user on purpose.
+   */
+  | { status: 'verification_sent'; email: string; mailFailed: boolean }
+  /** Optional or no verification: the new account may be signed in at once. */
+  | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean };
+
+interface CleanSignup {
+  username: string | undefined;
+  email: string;
+  password: string;
+}
+
+/**
+ * Signup: the adapter decides whether it is open, the signup rate limit (per IP) counts the
+ * attempt before any work, then every field is validated before anything is looked up, so that a
+ * refusal of a bad password reads the same whether or not the address has an account.
+ */
+export async function signup(deps: LatchkeyDeps, input: SignupInput): Promise<SignupResult> {
+  if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
+  await deps.rateLimits.enforce('signup', { ip: input.client.ip });
+  const clean = await cleanSignupFields(deps, input);
+  // One signup per address at a time: see oneAtATime.
+  return oneAtATime(deps.store, clean.email, () => createAccount(deps, clean, input.client));
+}
+
+async function cleanSignupFields(deps: LatchkeyDeps, input: SignupInput): Promise<CleanSignup> {
+  let username: string | undefined;
+  if (deps.settings.USERNAME_TYPE === 'username') {
+    username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
+  }
+  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email' });
+  // The adapter sees the normalized address, and what it returns is normalized again, so that no
+  // hook can store a spelling the uniqueness checks would not recognise.
+  const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+  if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1' });
+  // The length validator runs first and returns at once, so an oversized password costs no more
+  // than this comparison and is never hashed.
+  checkPassword(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
+  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
+  return { username, email, password: input.password1 };
+}
+
+async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<SignupResult> {
+  // The username first: its refusal is a plain field error either way, and checking it before the
+  // address means a taken username cannot be used to learn whether an address has an account.
+  if (clean.username !== undefined && (await deps.store.users.findByUsername(clean.username))) {
+    throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
+  }
+  if (await emailInUse(deps, clean.email)) return accountAlreadyExists(deps, clean, client);
+  let user: User;
+  try {
+    user = await createUser(deps, {
+      ...(clean.username === undefined ? {} : { username: clean.username }),
+      email: clean.email,
+      password: clean.password,
+      emailVerified: false,
+    });
+  } catch (error) {
+    // Another instance won the race for the address; the database's unique index decided.
+    if (isLatchkeyError(error, 'email_taken')) return accountAlreadyExists(deps, clean, client);
+    throw error;
+  }
+  await deps.events.emit('user_signed_up', user.id, client, { email: clean.email });
+
+  const verification = deps.settings.ACCOUNT_EMAIL_VERIFICATION;
+  let mailFailed = false;
+  let verificationSent = false;
+  if (verification !== 'none') {
+    const address = await deps.store.emailAddresses.findForUser(user.id, clean.email);
+    try {
+      verificationSent = address !== undefined && (await sendEmailConfirmation(deps, address, client));
+    } catch (error) {
+      // The account stays: the mail can be sent again (a login under mandatory verification
+      // resends it; the email page has a button). The person is told; the adapter says how.
+      if (!isLatchkeyError(error, 'mail_failed')) throw error;
+      await refundMailAttempt(deps, clean.email, client);
+      mailFailed = true;
+    }
+  }
+  if (verification === 'mandatory') return { status: 'verification_sent', email: clean.email, mailFailed };
+  return { status: 'signed_up', user, verificationSent, mailFailed };
+}
+
+/** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */
+async function emailInUse(deps: LatchkeyDeps, email: string): Promise<boolean> {
+  if ((await deps.store.emailAddresses.listByEmail(email)).length > 0) return true;
+  return (await deps.store.users.findByEmail(email)) !== undefined;
+}
+
+/**
+ * An address that already has an account. Without mandatory verification the form says so: the
+ * new account would be signed in at once, so hiding it is impossible (allauth says the same).
+ * With mandatory verification the response is the one a new signup gets, and the address's owner
+ * is told by email instead. The password is still hashed and thrown away so that the time taken
+ * does not tell the two apart either.
+ */
+async function accountAlreadyExists(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<SignupResult> {
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') throw new LatchkeyError('email_taken', EMAIL_TAKEN, { param: 'email' });
+  await deps.passwords.hash(clean.password);
+  const mailFailed = !(await notifyAddressOwner(deps, clean.email, client, 'signup'));
+  return { status: 'verification_sent', email: clean.email, mailFailed };
+}
+
+/**
+ * Tells the holder of an address that someone tried to sign up with it, or to add it to another
+ * account. Limited like a confirmation mail (confirm_email, per address), so that nobody can
+ * flood an inbox through the signup form; a held-back notice is not a failure. Returns false only
+ * when delivery failed, so the caller shows the same "could not send" message a new signup would.
+ */
+export async function notifyAddressOwner(deps: LatchkeyDeps, email: string, client: ClientInfo, attempt: 'signup' | 'add'): Promise<boolean> {
+  const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: email });
+  if (!limit.allowed) return true;
+  try {
+    await sendAccountEmail(deps, {
+      template: 'account/email/account_already_exists',
+      to: email,
+      context: {
+        email,
+        attempt,
+        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
+        login_url: siteLink(deps, '/accounts/login/'),
+      },
+    });
+    return true;
+  } catch (error) {
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    await refundMailAttempt(deps, email, client);
+    return false;
+  }
+}
+
+/**
+ * Takes back the confirm_email attempt of a mail that never left (the subject is the one
+ * sendEmailConfirmation counts): the person was told to try again, and an outage must not make
+ * them wait out the limit for a mail they never got.
+ */
+export async function refundMailAttempt(deps: LatchkeyDeps, email: string, client: ClientInfo): Promise<void> {
+  await deps.rateLimits.refund('confirm_email', { ip: client.ip, key: email });
+}
+
+const pendingByStore = new WeakMap<Store, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs signups for one address one after another within this process. Where the database can
+ * decide (projects that sign in by email have a unique index on the user's address) it does, and
+ * the loser becomes "already exists"; projects that sign in by username allow a shared address in
+ * the schema, so without this, parallel signups could each see the address free and each create
+ * an account. Several instances on one PostgreSQL database are not covered by this lock: that
+ * needs a database-level guard in storage.
+ */
+async function oneAtATime<T>(store: Store, key: string, work: () => Promise<T>): Promise<T> {
+  let pending = pendingByStore.get(store);
+  if (!pending) {
+    pending = new Map();
+    pendingByStore.set(store, pending);
+  }
+  const run = (pending.get(key) ?? Promise.resolve()).then(work);
+  const settled = run.catch(() => undefined);
+  pending.set(key, settled);
+  try {
+    return await run;
+  } finally {
+    if (pending.get(key) === settled) pending.delete(key);
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addressForKey, confirmEmail } from '../../account/email-confirmation.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { clientOf, flash, redirect, renderPage, type PageDeps } from './page.js';
+
+const TITLE = 'Confirm email address';
+
+function keyOf(request: FastifyRequest): string {
+  const key = (request.params as Record<string, unknown>).key;
+  return typeof key === 'string' ? key : '';
+}
+
+/**
+ * The link from a confirmation email. A GET only shows which address it confirms and a button:
+ * mail scanners and link previews fetch links, and a fetch must not change anything (security
+ * test 17). The POST confirms. Every key that does not name a live confirmation (forged, expired,
+ * used, of another purpose, blank) gets one "invalid or expired" page with status 404, as allauth.
+ */
+export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps): void {
+  const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
+    renderPage(page, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
+
+  scope.get('/accounts/confirm-email/', (request, reply) =>
+    renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
+  );
+
+  scope.get('/accounts/confirm-email/:key/', async (request, reply) => {
+    const key = keyOf(request);
+    const address = await addressForKey(page.deps, key);
+    if (!address) return invalid(request, reply);
+    const owner = await page.deps.store.users.findById(address.userId);
+    if (!owner) return invalid(request, reply);
+    return renderPage(page, request, reply, 'account/email_confirm.html', {
+      title: TITLE,
+      confirmation: { email: address.email, user_display: owner.username ?? owner.email },
+      action: `/accounts/confirm-email/${encodeURIComponent(key)}/`,
+    });
+  });
+
+  scope.post('/accounts/confirm-email/:key/', async (request, reply) => {
+    try {
+      const address = await confirmEmail(page.deps, keyOf(request), clientOf(request));
+      await flash(page, request, reply, { level: 'success', text: `You have confirmed ${address.email}.` });
+    } catch (error) {
+      if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);
+      if (isLatchkeyError(error, 'email_taken')) {
+        // Shown only to whoever holds a valid link for the address, that is, to its holder.
+        return invalid(request, reply, 'This email address has already been confirmed by another account.');
+      }
+      throw error;
+    }
+    // Confirming proves the address, not the person at this browser: it signs nobody in.
+    const signedIn = await page.sessions.currentUser(request);
+    return redirect(reply, signedIn ? '/accounts/email/' : '/accounts/login/');
+  });
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  addEmailAddress,
+  listEmailAddresses,
+  makePrimaryEmailAddress,
+  removeEmailAddress,
+  resendEmailConfirmation,
+  type ManageEmailInput,
+} from '../../account/flows/manage-email.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { User } from '../../storage/ports.js';
+import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { refusalStatus } from './signup.js';
+
+export const EMAIL_PAGE = '/accounts/email/';
+
+/** The submit buttons of the page, by allauth's names (CONTRACT.md); the first one sent wins. */
+const ACTIONS = ['action_add', 'action_send', 'action_remove', 'action_primary'] as const;
+type EmailAction = (typeof ACTIONS)[number];
+
+function chosenAction(body: unknown): EmailAction | undefined {
+  const source = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  return ACTIONS.find((name) => source[name] !== undefined);
+}
+
+/** What each action does, and the message the page flashes once it has. */
+const PERFORM: Record<EmailAction, (page: PageDeps, input: ManageEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
+  async action_add(page, input) {
+    // The same words whether the address was added or belongs to another account (see the flow).
+    const result = await addEmailAddress(page.deps, input);
+    if (result.mailFailed) return { level: 'error', text: `We could not send an email to ${result.email} just now. Please try again later.` };
+    return { level: 'info', text: `Confirmation email sent to ${result.email}.` };
+  },
+  async action_send(page, input) {
+    const address = await resendEmailConfirmation(page.deps, input);
+    return { level: 'info', text: `Confirmation email sent to ${address.email}.` };
+  },
+  async action_remove(page, input) {
+    const address = await removeEmailAddress(page.deps, input);
+    return { level: 'success', text: `Removed email address ${address.email}.` };
+  },
+  async action_primary(page, input) {
+    await makePrimaryEmailAddress(page.deps, input);
+    return { level: 'success', text: 'Primary email address set.' };
+  },
+};
+
+/**
+ * Email management: the user's addresses with verify/remove/primary actions, and a form to add
+ * one. Every change needs a recent authentication (allauth's reauthentication, 5 minutes), so
+ * that a session left open on a shared computer cannot move the account to another address.
+ */
+export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void {
+  async function show(request: FastifyRequest, reply: FastifyReply, user: User, forms: { add: FormState; list: FormState }, status = 200) {
+    const addresses = await listEmailAddresses(page.deps, user);
+    const max = page.deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
+    return renderPage(
+      page,
+      request,
+      reply,
+      'account/email.html',
+      { title: 'Email addresses', addresses, can_add: addresses.length < max, max_addresses: max, add_form: forms.add, list_form: forms.list },
+      status,
+    );
+  }
+
+  scope.get(EMAIL_PAGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    return show(request, reply, signedIn.user, { add: emptyForm(), list: emptyForm() });
+  });
+
+  scope.post(EMAIL_PAGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    // A Fastify reply is thenable, so awaiting a function that returns one yields undefined once
+    // it is sent: whether the redirect went out is read from the reply itself.
+    const stale = await requireRecentAuthentication(page, request, reply);
+    if (stale) return stale.response;
+    const { user } = signedIn;
+    const { email } = formFields(request.body, ['email']);
+    const action = chosenAction(request.body);
+    if (action === undefined) {
+      return show(request, reply, user, { add: emptyForm(), list: { values: {}, errors: { __all__: ['Choose what to do with the address.'] } } }, 400);
+    }
+    try {
+      const message = await PERFORM[action](page, { user, email, client: clientOf(request) });
+      await flash(page, request, reply, message);
+      return redirect(reply, EMAIL_PAGE);
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      const status = refusalStatus(reply, error);
+      // The add form keeps what was typed; the list form's errors go above the list.
+      const forms =
+        action === 'action_add'
+          ? { add: formWithError({ email }, error), list: emptyForm() }
+          : { add: emptyForm(), list: { values: {}, errors: { __all__: [error.message] } } };
+      return show(request, reply, user, forms, status);
+    }
+  });
+}

@@ -1,0 +1,178 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { changePassword, setPassword, type MailOutcome } from '../../account/flows/password-change.js';
+import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
+import { isUsablePassword } from '../../account/passwords/index.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+
+const RESET_DONE = '/accounts/password/reset/done/';
+const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';
+/** Session key holding a reset key between the mailed link and the form (as Django's and allauth's). */
+const RESET_KEY_SESSION = '_password_reset_key';
+const SET_PASSWORD_SUFFIX = '-set-password';
+
+/**
+ * Referrer policies of the reset pages. The mailed key must never reach anyone in a Referer, so
+ * the link's own URL answers with `no-referrer` (only a redirect, or the invalid-link page), as do
+ * the pages without a form. The two pages WITH a form cannot: a browser posts a form from a
+ * `no-referrer` page with `Origin: null` (Fetch, "append a request Origin header"; checked in
+ * Chromium), which the CSRF check rightly refuses. Their URLs carry no key, because the key moves
+ * into the session before the form is shown, so `same-origin` (no Referer off the site) is enough.
+ */
+const NO_REFERRER = 'no-referrer';
+const FORM_REFERRER_POLICY = 'same-origin';
+
+/** 429 (with Retry-After) for a rate limit, 400 for any other refusal. */
+export function refusalStatus(reply: FastifyReply, error: unknown): number {
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+  return isLatchkeyError(error, 'rate_limited') ? 429 : 400;
+}
+
+/** Notifications are never worth failing a finished change for; an operator should hear of them. */
+export function logMailFailures(request: FastifyRequest, outcomes: MailOutcome[], what: string): void {
+  for (const outcome of outcomes) if (outcome.status === 'failed') request.log.error({ err: outcome.error }, `${what}: email not sent`);
+}
+
+function registerResetPages(scope: FastifyInstance, page: PageDeps): void {
+  const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
+    renderPage(page, request, reply.header('referrer-policy', FORM_REFERRER_POLICY), 'account/password_reset.html', { title: 'Password reset', form }, status);
+
+  scope.get('/accounts/password/reset/', (request, reply) => requestForm(request, reply));
+
+  scope.post('/accounts/password/reset/', async (request, reply) => {
+    const fields = formFields(request.body, ['email']);
+    try {
+      const { delivery } = await requestPasswordReset(page.deps, { email: fields.email, client: clientOf(request) });
+      // Not awaited: the answer must not wait for mail that only an existing account gets.
+      void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
+      return redirect(reply.header('referrer-policy', NO_REFERRER), RESET_DONE);
+    } catch (error) {
+      return requestForm(request, reply, formWithError({ email: fields.email }, error), refusalStatus(reply, error));
+    }
+  });
+
+  scope.get(RESET_DONE, (request, reply) =>
+    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_done.html', { title: 'Password reset' }),
+  );
+
+  const invalidLink = (request: FastifyRequest, reply: FastifyReply, status = 200) =>
+    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
+
+  /** The key a form URL stands for: the one the session holds for that account (`<id>-set-password`), or the URL's own. */
+  async function keyOf(request: FastifyRequest): Promise<{ key: string; fromSession: boolean }> {
+    const { key } = request.params as { key: string };
+    if (!key.endsWith(SET_PASSWORD_SUFFIX)) return { key, fromSession: false };
+    const stored = (await page.sessions.session(request))?.data[RESET_KEY_SESSION];
+    const matches = typeof stored === 'string' && resetKeyAccount(stored) === key.slice(0, -SET_PASSWORD_SUFFIX.length);
+    return { key: matches ? stored : '', fromSession: true };
+  }
+
+  const keyForm = (request: FastifyRequest, reply: FastifyReply, account: string, form = emptyForm(), status = 200) =>
+    renderPage(
+      page,
+      request,
+      reply.header('referrer-policy', FORM_REFERRER_POLICY),
+      'account/password_reset_from_key.html',
+      { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` },
+      status,
+    );
+
+  scope.get('/accounts/password/reset/key/:key/', async (request, reply) => {
+    const { key, fromSession } = await keyOf(request);
+    const account = resetKeyAccount(key);
+    if (account === undefined || !(await userForResetKey(page.deps, key))) return invalidLink(request, reply);
+    if (fromSession) return keyForm(request, reply, account);
+    // The key leaves the URL before any page with resources or links is shown (as Django does).
+    const session = await page.sessions.ensureSession(request, reply);
+    await page.deps.sessions.saveData(session, { ...session.data, [RESET_KEY_SESSION]: key });
+    return redirect(reply.header('referrer-policy', NO_REFERRER), `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/`);
+  });
+
+  scope.post('/accounts/password/reset/key/:key/', async (request, reply) => {
+    const fields = formFields(request.body, ['password1', 'password2']);
+    const { key } = await keyOf(request);
+    try {
+      const result = await resetPasswordWithKey(page.deps, { key, ...fields, client: clientOf(request) });
+      logMailFailures(request, [result.notification], 'password reset notification');
+      const session = await page.sessions.session(request);
+      if (session) {
+        const { [RESET_KEY_SESSION]: _used, ...rest } = session.data;
+        await page.deps.sessions.saveData(session, rest);
+      }
+      return redirect(reply.header('referrer-policy', NO_REFERRER), RESET_FROM_KEY_DONE);
+    } catch (error) {
+      const account = resetKeyAccount(key);
+      if (isLatchkeyError(error, 'invalid_key') || account === undefined) return invalidLink(request, reply, 400);
+      return keyForm(request, reply, account, formWithError({}, error), refusalStatus(reply, error));
+    }
+  });
+
+  scope.get(RESET_FROM_KEY_DONE, (request, reply) =>
+    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_from_key_done.html', { title: 'Change password' }),
+  );
+}
+
+function registerChangePages(scope: FastifyInstance, page: PageDeps): void {
+  const CHANGE = '/accounts/password/change/';
+  const SET = '/accounts/password/set/';
+  const changeForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'account/password_change.html', { title: 'Change password', form }, status);
+  const setForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'account/password_set.html', { title: 'Set password', form }, status);
+
+  scope.get(CHANGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    return isUsablePassword(signedIn.user.password) ? changeForm(request, reply) : redirect(reply, SET);
+  });
+
+  scope.post(CHANGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    if (!isUsablePassword(signedIn.user.password)) return redirect(reply, SET);
+    const fields = formFields(request.body, ['oldpassword', 'password1', 'password2']);
+    const currentSession = await page.sessions.session(request);
+    try {
+      const input = { user: signedIn.user, oldPassword: fields.oldpassword, password1: fields.password1, password2: fields.password2 };
+      const result = await changePassword(page.deps, { ...input, client: clientOf(request), ...(currentSession ? { currentSession } : {}) });
+      logMailFailures(request, [result.notification], 'password change notification');
+    } catch (error) {
+      return changeForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
+    }
+    // Every other session has ended; this one gets a new id, so one seen before the change is dead (test 12).
+    await page.sessions.rotate(request, reply);
+    await flash(page, request, reply, { level: 'success', text: 'Password successfully changed.' });
+    return redirect(reply, CHANGE);
+  });
+
+  scope.get(SET, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    return isUsablePassword(signedIn.user.password) ? redirect(reply, CHANGE) : setForm(request, reply);
+  });
+
+  scope.post(SET, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    if (isUsablePassword(signedIn.user.password)) return redirect(reply, CHANGE);
+    const fields = formFields(request.body, ['password1', 'password2']);
+    const currentSession = await page.sessions.session(request);
+    try {
+      const input = { user: signedIn.user, ...fields, client: clientOf(request) };
+      const result = await setPassword(page.deps, { ...input, ...(currentSession ? { currentSession } : {}) });
+      logMailFailures(request, [result.notification], 'password set notification');
+    } catch (error) {
+      return setForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
+    }
+    await page.sessions.rotate(request, reply);
+    await flash(page, request, reply, { level: 'success', text: 'Password successfully set.' });
+    return redirect(reply, CHANGE);
+  });
+}
+
+/** Password reset (request, mailed key, new password), change and set, at allauth's paths. */
+export function registerPasswordPages(scope: FastifyInstance, page: PageDeps): void {
+  registerResetPages(scope, page);
+  registerChangePages(scope, page);
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import type { StoredSession } from '../../storage/ports.js';
+import { clientOf, flash, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+
+const SESSIONS = '/accounts/sessions/';
+
+/** Browser families, most specific first: Edge and Opera also say "Chrome", and Chrome also says "Safari". */
+const BROWSERS: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
+  [/\b(?:OPR|Opera)\/(\d+)/, 'Opera'],
+  [/\bSamsungBrowser\/(\d+)/, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\/(\d+)/, 'Firefox'],
+  [/\b(?:Chrome|CriOS|Chromium)\/(\d+)/, 'Chrome'],
+  [/\bVersion\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//, 'Safari'],
+  [/\bcurl\/(\d+)/, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/\bAndroid\b/, 'Android'],
+  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bMac OS X\b/, 'macOS'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bLinux\b/, 'Linux'],
+];
+
+/**
+ * A short description ("Firefox 128 on Linux") of a user agent, so a person can tell their own
+ * devices apart. Only the family and the major version: enough to recognise a device, and a
+ * user-agent library would be a dependency for a label.
+ */
+export function describeBrowser(userAgent: string): string {
+  const browser = BROWSERS.map(([pattern, name]) => [pattern.exec(userAgent), name] as const).find(([match]) => match !== null);
+  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  const name = browser ? `${browser[1]} ${browser[0]?.[1] ?? ''}`.trim() : userAgent === '' ? 'Unknown browser' : 'Other browser';
+  return system ? `${name} on ${system}` : name;
+}
+
+function formatTime(at: Date): { iso: string; text: string } {
+  return { iso: at.toISOString(), text: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` };
+}
+
+function describeSession(session: StoredSession, currentIdHash: string | undefined) {
+  return {
+    created: formatTime(session.createdAt),
+    last_seen: formatTime(session.lastSeenAt),
+    ip: session.ipAddress,
+    browser: describeBrowser(session.userAgent),
+    // Compared by hash: the page never holds or shows another session's id.
+    current: session.idHash === currentIdHash,
+  };
+}
+
+/** `/accounts/sessions/`: the user's live sessions, and a POST that ends all but this one. */
+export function registerSessionPages(scope: FastifyInstance, page: PageDeps): void {
+  scope.get(SESSIONS, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    const current = await page.sessions.session(request);
+    const sessions = await page.deps.sessions.listForUser(signedIn.user.id);
+    const rows = sessions.map((session) => describeSession(session, current?.idHash));
+    return renderPage(page, request, reply, 'account/sessions.html', { title: 'Sessions', sessions: rows, others: rows.filter((row) => !row.current).length });
+  });
+
+  scope.post(SESSIONS, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    const current = await page.sessions.session(request);
+    const ended = await page.deps.sessions.endOthers(signedIn.user.id, current);
+    request.log.info({ userId: signedIn.user.id, ended, ip: clientOf(request).ip }, 'other sessions ended');
+    const text = ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`;
+    await flash(page, request, reply, { level: 'success', text });
+    return redirect(reply, SESSIONS);
+  });
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { recordLogin } from '../../account/flows/login.js';
+import { signup } from '../../account/flows/signup.js';
+import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { safeRedirectOr } from '../safe-redirect.js';
+import { LOGIN_REDIRECT } from './login.js';
+import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
+
+/** Where a signup that must be verified first lands: allauth's "verification sent" page. */
+export const VERIFICATION_SENT_URL = '/accounts/confirm-email/';
+
+/**
+ * The status of a page that shows a flow's refusal: 429 with Retry-After for a rate limit (the
+ * 429 page is the form with the message), 503 when hashing is saturated or mail is down, else 400.
+ */
+export function refusalStatus(reply: FastifyReply, error: LatchkeyError): number {
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error.code === 'rate_limited') return 429;
+  if (error.code === 'server_busy' || error.code === 'mail_failed') return 503;
+  return 400;
+}
+
+export function mailFailedMessage(email: string): string {
+  return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;
+}
+
+export function registerSignupPages(scope: FastifyInstance, page: PageDeps): void {
+  const context = (next: string) => ({
+    title: 'Sign up',
+    with_username: page.deps.settings.USERNAME_TYPE === 'username',
+    next,
+  });
+  const closed = { title: 'Sign up closed' };
+
+  scope.get('/accounts/signup/', async (request, reply) => {
+    const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
+    return renderPage(page, request, reply, 'account/signup.html', { ...context(next), form: emptyForm() });
+  });
+
+  scope.post('/accounts/signup/', async (request, reply) => {
+    // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
+    const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
+    const next = safeRedirectOr(fields.next, '');
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    const client = clientOf(request);
+    try {
+      const result = await signup(page.deps, { ...fields, client });
+      if (result.status === 'verification_sent') {
+        // Word for word what a new signup and an address that already has an account both get.
+        const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
+        await flash(page, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
+        return redirect(reply, VERIFICATION_SENT_URL);
+      }
+      const { user } = result;
+      await page.sessions.login(request, reply, user, { remember: false });
+      await recordLogin(page.deps, user, client, 'password');
+      await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${user.username ?? user.email}.` });
+      if (result.mailFailed) {
+        await flash(page, request, reply, { level: 'warning', text: `We could not send the verification email to ${user.email} just now. You can send it again from your email page.` });
+      } else if (result.verificationSent) {
+        await flash(page, request, reply, { level: 'info', text: `We have sent an email to ${user.email} for verification. Please follow the link in it.` });
+      }
+      return redirect(reply, next || LOGIN_REDIRECT);
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);
+      const form = formWithError({ email: fields.email, username: fields.username }, error);
+      return renderPage(page, request, reply, 'account/signup.html', { ...context(next), form }, refusalStatus(reply, error));
+    }
+  });
+}
