@@ -23,12 +23,10 @@ describe.runIf(browserTestsEnabled())('the example site in Chromium', () => {
     const page: Page = await newPage(browser!, { baseURL: site!.url });
     const response = await page.goto('/');
     expect(response?.status()).toBe(200);
-    expect(await page.title()).toBe('Latchkey Example');
+    expect(await page.title()).toBe('Home · Latchkey Example');
     expect(await page.locator('h1').textContent()).toBe('Latchkey Example');
     expect(await page.locator('main').textContent()).toContain('You are not signed in.');
     await screenshot(page, 'home');
-    // The site serves no /favicon.ico yet, and Chromium logs the 404 it gets when it asks for one
-    // (whether before or after this check varies). Remove this once the site links or serves an icon.
-    expectNoConsoleErrors(page, { allow: [/\/favicon\.ico: .* 404 /] });
+    expectNoConsoleErrors(page);
   }, 60_000);
 });

@@ -1,13 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { handleUnexpectedError, type Latchkey } from 'latchkey';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+/** The project's own templates: searched before Latchkey's, so a file here overrides one there. */
+export const TEMPLATE_DIRS = [fileURLToPath(new URL('../templates', import.meta.url))];
 
 /**
  * The example project's web app: Latchkey mounted as one plugin, and the project's own pages
- * beside it. Returned before `ready()` so that a caller can add routes (tests do).
+ * registered inside it (so they share its layout, sessions and CSRF protection). Returned before
+ * `ready()` so that a caller can add routes (tests do).
  */
 export async function buildApp(latchkey: Latchkey, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const { settings } = latchkey;
@@ -21,26 +22,12 @@ export async function buildApp(latchkey: Latchkey, options: { logger?: boolean }
   app.addHook('onRequest', latchkey.allowedHostsGuard);
   app.setErrorHandler(handleUnexpectedError);
   app.addHook('onClose', () => latchkey.close());
-  await app.register(latchkey.plugin);
-
-  app.get('/', async (request, reply) => {
-    const user = await latchkey.currentUser(request);
-    const who = user ? `Signed in as ${escapeHtml(user.username ?? user.email)}.` : 'You are not signed in.';
-    const siteName = escapeHtml(settings.SITE_NAME);
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', user ? 'no-store' : 'no-cache')
-      .send(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${siteName}</title></head>
-<body>
-<main>
-<h1>${siteName}</h1>
-<p>${who}</p>
-</main>
-</body>
-</html>
-`);
+  await app.register(latchkey.plugin, {
+    routes(scope) {
+      scope.get('/', (request, reply) => latchkey.renderPage(request, reply, 'pages/home.html'));
+    },
   });
+  // Browsers ask for it on every page; answering keeps their consoles (and the logs) clean.
+  app.get('/favicon.ico', (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
   return app;
 }

@@ -1,5 +1,5 @@
 import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
-import { buildApp } from './app.js';
+import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { projectSettings } from './config/settings.js';
 import { ExampleAccountAdapter } from './users/adapters.js';
 
@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const latchkey = await createLatchkey({
     settings,
     adapter: new ExampleAccountAdapter(settings),
+    templateDirs: TEMPLATE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
   });
   const app = await buildApp(latchkey, { logger: true });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createUser } from 'latchkey';
 import { createTestLatchkey, type TestLatchkey } from 'latchkey/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -15,7 +15,7 @@ describe('the example site in process', () => {
   afterEach(() => latchkey.destroy());
 
   it('serves the home page, naming the signed-in user', async () => {
-    latchkey = await createTestLatchkey();
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
     const app = await buildApp(latchkey);
     const anonymous = await app.inject({ url: '/', headers: { host: 'testserver' } });
     expect(anonymous.statusCode).toBe(200);
@@ -30,13 +30,13 @@ describe('the example site in process', () => {
   });
 
   it('refuses a Host header outside ALLOWED_HOSTS', async () => {
-    latchkey = await createTestLatchkey();
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
     const app = await buildApp(latchkey);
     expect((await app.inject({ url: '/', headers: { host: 'evil.example' } })).statusCode).toBe(400);
   });
 
   it('on close, finishes the request in flight, then closes the database', async () => {
-    latchkey = await createTestLatchkey();
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
     const app = await buildApp(latchkey);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

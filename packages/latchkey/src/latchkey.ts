@@ -12,6 +12,7 @@ import { allowedHostsGuard } from './http/allowed-hosts.js';
 import { csrfOptionsFrom, csrfToken } from './http/csrf.js';
 import { isInsideLatchkeyScope, latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
 import { RequestSessions } from './http/request-session.js';
+import { renderPage, type PageDeps } from './http/pages/page.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { SessionService } from './sessions/session-service.js';
 import { openDatabase, type Database } from './storage/database.js';
@@ -52,6 +53,11 @@ export interface Latchkey {
    * the form's POSTs checked, so a token anywhere else would promise protection it does not give.
    */
   csrfToken(request: FastifyRequest, reply: FastifyReply): string;
+  /**
+   * Renders one of the project's pages with Latchkey's layout, flash messages, user and CSRF
+   * token, as the account pages are; for routes registered inside `plugin` (its routes option).
+   */
+  renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>): Promise<FastifyReply>;
   /** Closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
 }
@@ -111,19 +117,28 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
 
+  const page: PageDeps = { deps, sessions: requestSessions, renderer: deps.templates };
+  const insideOnly = (request: FastifyRequest, what: string) => {
+    if (!isInsideLatchkeyScope(request)) {
+      throw new Error(`latchkey.${what}() is for routes registered inside latchkey.plugin (its routes option), where cookies and CSRF are handled.`);
+    }
+  };
+
   return {
     settings,
     deps,
     database,
-    plugin: latchkeyPlugin({ deps, sessions: requestSessions, renderer: deps.templates }),
+    plugin: latchkeyPlugin(page),
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     requestSessions,
     currentUser: (request) => requestSessions.currentUser(request),
     csrfToken(request, reply) {
-      if (!isInsideLatchkeyScope(request)) {
-        throw new Error('latchkey.csrfToken() is for routes registered inside latchkey.plugin (its routes option), where CSRF is checked.');
-      }
+      insideOnly(request, 'csrfToken');
       return csrfToken(request, reply, csrfOptionsFrom(settings));
+    },
+    renderPage(request, reply, template, context = {}) {
+      insideOnly(request, 'renderPage');
+      return renderPage(page, request, reply, template, context);
     },
     async close() {
       await Promise.allSettled([passwords.close(), mailer.close(), counters.close()]);
