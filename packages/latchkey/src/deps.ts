@@ -4,6 +4,7 @@ import type { PasswordHashing } from './account/passwords/index.js';
 import type { RateLimiter } from './core/rate-limit/index.js';
 import type { TemplateRenderer } from './templates/renderer.js';
 import type { Settings } from './config/settings.js';
+import type { BackgroundTasks } from './core/background.js';
 import type { Clock } from './core/clock.js';
 import type { Mailer } from './mail/index.js';
 import type { SessionService } from './sessions/session-service.js';
@@ -28,4 +29,6 @@ export interface LatchkeyDeps {
   rateLimits: RateLimiter;
   /** Pages and emails; a project overrides templates by path. */
   templates: TemplateRenderer;
+  /** Work done after the answer (mail whose timing would reveal an account); shutdown waits for it. */
+  background: BackgroundTasks;
 }

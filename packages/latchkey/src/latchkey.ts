@@ -3,6 +3,7 @@ import { createPasswordHashing, type PasswordHashing } from './account/passwords
 import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
 import { AccountEvents } from './account/events.js';
+import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createCounterStore, createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
@@ -114,6 +115,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     events: new AccountEvents(database.store.auditLog, clock),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),
+    background: new BackgroundTasks(),
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
 
@@ -141,6 +143,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
       return renderPage(page, request, reply, template, context);
     },
     async close() {
+      await deps.background.idle();
       await Promise.allSettled([passwords.close(), mailer.close(), counters.close()]);
       await database.close();
     },

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { AccountAdapter, LatchkeyError } from 'latchkey';
 
 /**
@@ -18,7 +19,9 @@ export class ExampleAccountAdapter extends AccountAdapter {
     // The address arrives normalized (lower case, punycode domain), so a plain comparison is
     // exact: "mail.example.com" is not "example.com", and neither is "example.com.evil.net".
     const domain = email.slice(email.lastIndexOf('@') + 1);
-    if (allowed.some((entry) => entry.toLowerCase() === domain)) return email;
+    // The address's domain is already in its ASCII (punycode) form; bring the entries to it too,
+    // so that an internationalised domain in the list matches.
+    if (allowed.some((entry) => domainToASCII(entry.toLowerCase()) === domain)) return email;
     throw new LatchkeyError('invalid_email', `Sign-up is limited to addresses at: ${allowed.join(', ')}.`, { param: 'email' });
   }
 }

@@ -8,19 +8,32 @@ import type { TestLatchkey } from './latchkey.js';
 export class PageClient {
   readonly cookies = new Map<string, string>();
 
-  private constructor(readonly app: FastifyInstance) {}
+  private constructor(
+    readonly app: FastifyInstance,
+    private readonly latchkey: TestLatchkey,
+    private readonly waitForBackground: boolean,
+  ) {}
 
-  static async create(latchkey: TestLatchkey): Promise<PageClient> {
+  /**
+   * With `waitForBackground` (the default) every request returns only once the work it left
+   * running (mail sent after the answer) has finished, as it would have by the time a person looks.
+   */
+  static async create(latchkey: TestLatchkey, options: { waitForBackground?: boolean } = {}): Promise<PageClient> {
     const app = Fastify();
     app.addHook('onRequest', latchkey.allowedHostsGuard);
     await app.register(latchkey.plugin);
     await app.ready();
-    return new PageClient(app);
+    return new PageClient(app, latchkey, options.waitForBackground ?? true);
   }
 
   /** A second browser on the same app, with its own cookies. */
   another(): PageClient {
-    return new PageClient(this.app);
+    return new PageClient(this.app, this.latchkey, this.waitForBackground);
+  }
+
+  private async settle(response: LightMyRequestResponse): Promise<LightMyRequestResponse> {
+    if (this.waitForBackground) await this.latchkey.deps.background.idle();
+    return response;
   }
 
   private remember(response: LightMyRequestResponse): void {
@@ -33,7 +46,7 @@ export class PageClient {
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const response = await this.app.inject({ method: 'GET', url, headers: { host: 'testserver', ...headers }, cookies: Object.fromEntries(this.cookies) });
     this.remember(response);
-    return response;
+    return this.settle(response);
   }
 
   /** POSTs a form with this browser's CSRF token (from its csrftoken cookie) unless `csrf` is false. */
@@ -48,7 +61,7 @@ export class PageClient {
       cookies: Object.fromEntries(this.cookies),
     });
     this.remember(response);
-    return response;
+    return this.settle(response);
   }
 
   async close(): Promise<void> {

@@ -108,6 +108,7 @@ describe.each(testDatabaseKinds())('password reset flow on %s', (kind) => {
     await expect(requestPasswordReset(latchkey.deps, { email: 'a@b.com,c@d.com', client })).rejects.toMatchObject({ code: 'invalid_email' });
     for (const email of ['ada@example.com', 'ADA@example.com']) await requestPasswordReset(latchkey.deps, { email, client });
     await expect(requestPasswordReset(latchkey.deps, { email: 'ａｄａ@example.com', client })).rejects.toMatchObject({ code: 'rate_limited' });
+    await latchkey.deps.background.idle();
     expect(latchkey.mailer.outbox).toHaveLength(2);
   });
 

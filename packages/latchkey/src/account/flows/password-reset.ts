@@ -130,9 +130,14 @@ export async function requestPasswordReset(deps: LatchkeyDeps, input: PasswordRe
   // unknown addresses alike and a mailbox cannot be flooded.
   await deps.rateLimits.enforce('reset_password', email === undefined ? { ip: input.client.ip } : { ip: input.client.ip, key: email });
   if (email === undefined) throw new LatchkeyError('invalid_email', 'Enter a valid email address.', { param: 'email' });
-  const accounts = await accountsForAddress(deps, email);
-  // Each send starts now (a memory mailer has the message before this returns); none is awaited.
-  return { delivery: Promise.all(accounts.map(({ user, to }) => mailResetKey(deps, user, to))) };
+  // Everything that depends on whether the address has an account (the lookup, the key, the
+  // templates, the mail) happens after the caller has answered, so the answer's timing cannot
+  // tell a known address from an unknown one (security test 2).
+  const delivery = deps.background.run(async () => {
+    const accounts = await accountsForAddress(deps, email);
+    return Promise.all(accounts.map(({ user, to }) => mailResetKey(deps, user, to)));
+  });
+  return { delivery };
 }
 
 export interface ResetPasswordInput extends NewPasswordInput {

@@ -9,8 +9,7 @@ import {
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { User } from '../../storage/ports.js';
-import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
-import { refusalStatus } from './signup.js';
+import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
 

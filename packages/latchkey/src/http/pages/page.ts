@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo } from '../../account/events.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../storage/ports.js';
 import type { TemplateRenderer } from '../../templates/renderer.js';
@@ -42,6 +43,17 @@ export function formFields<const N extends string>(body: unknown, names: readonl
 export function formWithError(values: Record<string, string>, error: unknown): FormState {
   if (!isLatchkeyError(error)) throw error;
   return { values, errors: { [error.param ?? '__all__']: [error.message] } };
+}
+
+/**
+ * The status a page answers a refused form with: 429 (with Retry-After) for a rate limit, 503
+ * when the server is too busy or cannot send mail just now, 400 for everything the person can fix.
+ */
+export function refusalStatus(reply: FastifyReply, error: unknown): number {
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (isLatchkeyError(error, 'rate_limited')) return 429;
+  if (isLatchkeyError(error, 'server_busy') || isLatchkeyError(error, 'mail_failed')) return 503;
+  return 400;
 }
 
 export function clientOf(request: FastifyRequest): ClientInfo {

@@ -3,8 +3,7 @@ import { changePassword, setPassword, type MailOutcome } from '../../account/flo
 import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { RateLimitedError } from '../../core/rate-limit/index.js';
-import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
 const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';
@@ -22,12 +21,6 @@ const SET_PASSWORD_SUFFIX = '-set-password';
  */
 const NO_REFERRER = 'no-referrer';
 const FORM_REFERRER_POLICY = 'same-origin';
-
-/** 429 (with Retry-After) for a rate limit, 400 for any other refusal. */
-export function refusalStatus(reply: FastifyReply, error: unknown): number {
-  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-  return isLatchkeyError(error, 'rate_limited') ? 429 : 400;
-}
 
 /** Notifications are never worth failing a finished change for; an operator should hear of them. */
 export function logMailFailures(request: FastifyRequest, outcomes: MailOutcome[], what: string): void {

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { refusalStatus } from './password.js';
-import { clientOf, emptyForm, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import { clientOf, emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
 
 const REAUTHENTICATED_REDIRECT = '/';
 

@@ -1,25 +1,13 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { recordLogin } from '../../account/flows/login.js';
 import { signup } from '../../account/flows/signup.js';
-import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
-import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { LOGIN_REDIRECT } from './login.js';
-import { clientOf, emptyForm, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
+import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
 
 /** Where a signup that must be verified first lands: allauth's "verification sent" page. */
 export const VERIFICATION_SENT_URL = '/accounts/confirm-email/';
-
-/**
- * The status of a page that shows a flow's refusal: 429 with Retry-After for a rate limit (the
- * 429 page is the form with the message), 503 when hashing is saturated or mail is down, else 400.
- */
-export function refusalStatus(reply: FastifyReply, error: LatchkeyError): number {
-  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-  if (error.code === 'rate_limited') return 429;
-  if (error.code === 'server_busy' || error.code === 'mail_failed') return 503;
-  return 400;
-}
 
 export function mailFailedMessage(email: string): string {
   return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;

@@ -1,0 +1,138 @@
+/**
+ * Issue 3, journeys 3 and 4: signing in (by username on the example site) with and without
+ * "remember me", the generic error for wrong credentials, `next` followed only within the site,
+ * and signing out through the confirmation form.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsEnabled, type RunningSite } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, newAccount, startSiteAndBrowser, type Account } from './journey.js';
+
+const GENERIC_ERROR = 'The username and/or password you specified are not correct.';
+
+describe.runIf(browserTestsEnabled())('login and logout', () => {
+  let site: RunningSite;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ({ site, browser } = await startSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } }));
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.allSettled([browser?.close(), site?.stop()]);
+  }, SETUP_TIMEOUT_MS);
+
+  /** An account made through the signup page in a browser of its own, which is then closed. */
+  async function existingAccount(prefix: string): Promise<Account> {
+    const account = newAccount(prefix);
+    const signup = await Person.open(browser, site, 'setup');
+    await signup.signUp(account);
+    expect(await signup.text()).toContain(`Signed in as ${account.username}.`);
+    await signup.close();
+    return account;
+  }
+
+  it('signs in with "remember me" (a lasting cookie), and signs out only through the confirmation form', async () => {
+    const ada = await existingAccount('ada');
+    const person = await Person.open(browser, site);
+    await person.visit('/accounts/login/', 'login-form');
+    expect(await person.heading()).toBe('Sign in');
+    await person.page.getByLabel('Username').fill(ada.username);
+    await person.page.getByLabel('Password').fill(ada.password);
+    await person.page.getByLabel('Remember me').check();
+    await person.press('Sign in', 'signed-in');
+    expect(person.pathname()).toBe('/');
+    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+    const cookie = await person.sessionCookie();
+    // A persistent cookie, lasting about SESSION_COOKIE_AGE (14 days); not a browser-session one.
+    expect(cookie?.expires).toBeGreaterThan(Date.now() / 1000 + 13 * 86400);
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe('Lax');
+
+    // The header's "Sign out" link only asks.
+    await person.visit('/accounts/email/', 'email-page');
+    const asked = await person.follow('Sign out', 'logout-confirmation', person.nav());
+    expect(asked.status()).toBe(200);
+    expect(person.pathname()).toBe('/accounts/logout/');
+    expect(await person.text()).toContain('Are you sure you want to sign out?');
+    expect(await person.homeStatus('home-still-signed-in')).toContain(`Signed in as ${ada.username}.`);
+
+    await person.visit('/accounts/logout/', 'logout-confirmation-again');
+    await person.press('Sign out', 'signed-out', person.page.locator('main'));
+    expect(person.pathname()).toBe('/');
+    expect(await person.text()).toContain('You are not signed in.');
+    expect((await person.sessionCookie())?.value ?? '').not.toBe(cookie?.value);
+    // The old session is over: the email page asks for a login.
+    await person.visit('/accounts/email/', 'email-page-after-logout');
+    expect(person.pathname()).toBe('/accounts/login/');
+    await person.close();
+  }, JOURNEY_TIMEOUT_MS);
+
+  it('a wrong password and an unknown username get the same generic error', async () => {
+    const cleo = await existingAccount('cleo');
+    const person = await Person.open(browser, site);
+
+    const wrong = await person.signIn(cleo.username, `${cleo.password}-wrong`, { shot: 'wrong-password' });
+    expect(wrong.status()).toBe(400);
+    expect(person.pathname()).toBe('/accounts/login/');
+    expect(await person.formErrors()).toEqual([GENERIC_ERROR]);
+    // What was typed as the login stays; the password does not.
+    expect(await person.page.getByLabel('Username').inputValue()).toBe(cleo.username);
+    expect(await person.page.getByLabel('Password').inputValue()).toBe('');
+
+    const unknown = await person.signIn(`${cleo.username}-nobody`, cleo.password, { shot: 'unknown-user' });
+    expect(unknown.status()).toBe(400);
+    expect(await person.formErrors()).toEqual([GENERIC_ERROR]);
+    expect(await person.homeStatus('home-not-signed-in')).toContain('You are not signed in.');
+
+    // And the right password still works after the failures.
+    await person.signIn(cleo.username, cleo.password, { shot: 'right-password' });
+    expect(await person.text()).toContain(`Signed in as ${cleo.username}.`);
+    await person.close();
+  }, JOURNEY_TIMEOUT_MS);
+
+  it('follows `next` to a page of the site, and ignores one that leads elsewhere', async () => {
+    const dora = await existingAccount('dora');
+    const person = await Person.open(browser, site);
+
+    // A signed-out visit to a private page goes to the login page, which returns there.
+    await person.visit('/accounts/sessions/', 'sessions-asks-login');
+    expect(person.pathname()).toBe('/accounts/login/');
+    expect(new URL(person.page.url()).searchParams.get('next')).toBe('/accounts/sessions/');
+    await person.fill({ login: dora.username, password: dora.password });
+    await person.press('Sign in', 'back-at-sessions');
+    expect(person.pathname()).toBe('/accounts/sessions/');
+    expect(await person.heading()).toBe('Sessions');
+    await person.close();
+
+    // A `next` that leads off the site is ignored: the login lands on the home page.
+    for (const [shot, next] of [
+      ['absolute-url', 'https://evil.example/'],
+      ['protocol-relative', '//evil.example/'],
+    ] as const) {
+      const elsewhere = await Person.open(browser, site, shot);
+      await elsewhere.signIn(dora.username, dora.password, { path: `/accounts/login/?next=${encodeURIComponent(next)}`, shot: 'next' });
+      expect(elsewhere.page.url()).toBe(`${site.url}/`);
+      expect(await elsewhere.text()).toContain(`Signed in as ${dora.username}.`);
+      await elsewhere.close();
+    }
+  }, JOURNEY_TIMEOUT_MS);
+
+  it('without "remember me" the cookie ends with the browser session; "signed in" and "signed out" show on the page landed on, once', async () => {
+    const eve = await existingAccount('eve');
+    const person = await Person.open(browser, site);
+    await person.signIn(eve.username, eve.password, { remember: false });
+    expect((await person.sessionCookie())?.expires).toBe(-1);
+    // LOGIN_REDIRECT is the site's home page: the message is read there, and only there.
+    expect(await person.messages()).toEqual([`Successfully signed in as ${eve.username}.`]);
+    await person.visit('/accounts/email/', 'email-page');
+    expect(await person.messages()).toEqual([]);
+
+    await person.follow('Sign out', 'logout-confirmation', person.nav());
+    await person.press('Sign out', 'signed-out', person.page.locator('main'));
+    expect(await person.messages()).toEqual(['You have signed out.']);
+    await person.follow('Sign in', 'login-page', person.nav());
+    expect(await person.messages()).toEqual([]);
+    await person.close();
+  }, JOURNEY_TIMEOUT_MS);
+});
