@@ -5,13 +5,13 @@ describe('background tasks', () => {
   it('start after the caller has moved on, and idle() waits for them and the tasks they start', async () => {
     const tasks = new BackgroundTasks();
     const order: string[] = [];
-    const result = tasks.run(async () => {
+    const result = tasks.run(() => {
       order.push('task');
       void tasks.run(() => {
         order.push('nested');
         return Promise.resolve();
       });
-      return 42;
+      return Promise.resolve(42);
     });
     order.push('caller');
     await tasks.idle();
