@@ -31,11 +31,12 @@ export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User
 }
 
 /**
- * Adds an address and mails a confirmation link to it. When another account has verified the
- * address, nothing is stored and that address's holder gets a notice instead; the result is the
- * same either way, so the form cannot be used to find out which addresses have accounts. An
- * address only claimed (unverified) elsewhere is added: whoever confirms it owns it, and
- * confirmEmail voids the other claims.
+ * Adds an address, unverified, and mails a confirmation link to it. When another account has
+ * verified the address, it is listed all the same (it can never be confirmed: the database keeps
+ * a verified address to one account) and that address's holder gets a neutral notice instead of
+ * a link; the page, the list and later "send again" look the same either way, so the form cannot
+ * be used to find out which addresses have accounts. An address only claimed (unverified)
+ * elsewhere is added too: whoever confirms it owns it, and confirmEmail voids the other claims.
  */
 export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<{ email: string; mailFailed: boolean }> {
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
@@ -46,7 +47,6 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInpu
     if (own.some((address) => address.email === email)) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
     // Checked before the address is looked up elsewhere, so the limit says nothing about others.
     if (own.length >= max) throw new LatchkeyError('invalid_input', tooManyAddresses(max), { param: 'email' });
-    if (await repositories.emailAddresses.findVerified(email)) return undefined;
     try {
       return await repositories.emailAddresses.add({ userId: input.user.id, email, verified: false, primary: false });
     } catch (error) {
@@ -55,8 +55,8 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInpu
       throw error;
     }
   });
-  if (!added) return { email, mailFailed: !(await notifyAddressOwner(deps, email, input.client, 'add')) };
   await deps.events.emit('email_added', input.user.id, input.client, { email });
+  if (await isVerifiedElsewhere(deps, added)) return { email, mailFailed: !(await notifyAddressOwner(deps, email, input.client, 'add')) };
   try {
     await sendEmailConfirmation(deps, added, input.client);
     return { email, mailFailed: false };
@@ -68,11 +68,22 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInpu
   }
 }
 
+async function isVerifiedElsewhere(deps: LatchkeyDeps, address: EmailAddress): Promise<boolean> {
+  const verified = await deps.store.emailAddresses.findVerified(address.email);
+  return verified !== undefined && verified.userId !== address.userId;
+}
+
 /** Sends the confirmation link for one of the user's unverified addresses again. */
 export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const address = await ownAddress(deps, input);
   if (address.verified) throw new LatchkeyError('invalid_input', ALREADY_VERIFIED, { param: 'email' });
+  if (await isVerifiedElsewhere(deps, address)) {
+    // Answer as a send would, limit included, without mailing another account's address.
+    const limit = await deps.rateLimits.consume('confirm_email', { ip: input.client.ip, key: address.email });
+    if (!limit.allowed) throw new LatchkeyError('rate_limited', WAIT_BEFORE_RESENDING, { param: 'email' });
+    return address;
+  }
   let sent: boolean;
   try {
     sent = await sendEmailConfirmation(deps, address, input.client);

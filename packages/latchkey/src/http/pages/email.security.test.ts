@@ -35,7 +35,7 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
   }
   const addresses = () => latchkey.deps.store.emailAddresses.listForUser(ada.id);
 
-  it("3: adding another account's verified address reads like any add; nothing is stored; the holder is told", async () => {
+  it("3: adding another account's verified address reads like any add, in the list and on resend; the holder is told, never sent a link", async () => {
     await setUp();
     await createUser(latchkey.deps, { username: 'owner', email: 'owner@example.com', password: PASSWORD, emailVerified: true });
     const free = await browser.post('/accounts/email/', { email: 'free@example.com', action_add: '' });
@@ -46,11 +46,31 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
     expect(freePage).toContain('Confirmation email sent to free@example.com.');
     expect(takenPage).toContain('Confirmation email sent to owner@example.com.');
 
-    expect((await addresses()).map((address) => address.email)).toEqual(['ada@example.com', 'free@example.com']);
-    expect(await latchkey.deps.store.emailAddresses.listByEmail('owner@example.com')).toHaveLength(1);
-    const notice = latchkey.mailer.lastTo('owner@example.com')!;
-    expect(notice.text).toContain('tried to add owner@example.com to an account');
-    expect(notice.text).not.toContain('confirm-email');
+    // Both are listed the same way: unverified, with a button to send the link again.
+    expect((await addresses()).map((address) => [address.email, address.verified])).toEqual([
+      ['ada@example.com', true],
+      ['free@example.com', false],
+      ['owner@example.com', false],
+    ]);
+    const row = (name: string) =>
+      takenPage
+        .split('<tr')
+        .find((chunk) => chunk.includes(`value="${name}"`))
+        ?.split('</tr>')[0]
+        ?.replaceAll(name, '<address>')
+        .replace(/email_radio_\d+/g, 'email_radio_n');
+    expect(row('owner@example.com')).toEqual(row('free@example.com'));
+    latchkey.clock.advance(3 * 60 * 1000 + 1000);
+    const resendFree = await browser.post('/accounts/email/', { email: 'free@example.com', action_send: '' });
+    const resendTaken = await browser.post('/accounts/email/', { email: 'owner@example.com', action_send: '' });
+    expect({ status: resendTaken.statusCode, location: resendTaken.headers.location }).toEqual({ status: resendFree.statusCode, location: resendFree.headers.location });
+    // The holder's address never receives a confirmation link, only the notice.
+    const toOwner = latchkey.mailer.outbox.filter((mail) => mail.to.includes('owner@example.com'));
+    expect(toOwner).toHaveLength(1);
+    expect(toOwner[0]!.text).toContain('tried to add owner@example.com to an account');
+    expect(toOwner[0]!.text).not.toContain('confirm-email');
+    // And it can never be confirmed for this account: the holder keeps it.
+    expect(await latchkey.deps.store.emailAddresses.findVerified('owner@example.com')).toMatchObject({ verified: true });
   });
 
   it('15: every action without a CSRF token, or with another browser\'s, is refused and changes nothing', async () => {
