@@ -77,6 +77,18 @@ export async function runLoginStages(deps: LatchkeyDeps, user: User, client: Cli
   return { status: 'authenticated', user };
 }
 
+/**
+ * Carries on a login that stopped at a stage, for the same browser (the adapter keeps the pending
+ * state): the account is read again, so one deactivated meanwhile gets no further, and every stage
+ * runs again from the start, so none can be skipped.
+ */
+export async function continueLogin(deps: LatchkeyDeps, userId: number, client: ClientInfo): Promise<LoginResult | undefined> {
+  const user = await deps.store.users.findById(userId);
+  if (!user) return undefined;
+  if (!user.isActive) return { status: 'inactive', user };
+  return runLoginStages(deps, user, client);
+}
+
 /** Records a completed login; the adapter has created the new session. */
 export async function recordLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, method: string): Promise<void> {
   await deps.events.emit('user_logged_in', user.id, client, { method });

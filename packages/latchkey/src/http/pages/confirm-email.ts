@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey, confirmEmail } from '../../account/email-confirmation.js';
+import { continueLogin } from '../../account/flows/login.js';
+import { finishLogin } from './login.js';
+import { currentPendingLogin } from './pending-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { clientOf, flash, redirect, renderPage, type PageDeps } from './page.js';
 
@@ -38,8 +41,9 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
   });
 
   scope.post('/accounts/confirm-email/:key/', async (request, reply) => {
+    let address;
     try {
-      const address = await confirmEmail(page.deps, keyOf(request), clientOf(request));
+      address = await confirmEmail(page.deps, keyOf(request), clientOf(request));
       await flash(page, request, reply, { level: 'success', text: `You have confirmed ${address.email}.` });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);
@@ -49,7 +53,14 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
       }
       throw error;
     }
-    // Confirming proves the address, not the person at this browser: it signs nobody in.
+    // Confirming proves the address, not the person at this browser: it signs in only a browser
+    // whose login, with the right password, stopped for this very verification (allauth's
+    // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION), and only through the remaining stages.
+    const pending = await currentPendingLogin(page, request);
+    if (pending?.stage === 'verify_email' && pending.userId === address.userId) {
+      const result = await continueLogin(page.deps, pending.userId, clientOf(request));
+      if (result) return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
+    }
     const signedIn = await page.sessions.currentUser(request);
     return redirect(reply, signedIn ? '/accounts/email/' : '/accounts/login/');
   });

@@ -54,7 +54,37 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     expect(response.body).toContain('Verify your email address');
     expect(latchkey.mailer.outbox.map((mail) => mail.to)).toEqual([['ada@example.com']]);
     expect(latchkey.mailer.outbox[0]!.text).toContain('http://testserver/accounts/confirm-email/');
-    expect(browser.cookies.get('sessionid')).toBeUndefined();
+    // The browser holds only the pending login, in an anonymous session: nobody is signed in.
+    expect((await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.userId).toBeNull();
+  });
+
+  it('the pending login: confirming the mailed link in the same browser finishes the login, to next', async () => {
+    const user = await setUp('mandatory', false);
+    await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: '/accounts/email/' });
+    const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
+    const confirmed = await browser.post(link, {});
+    expect(confirmed.headers.location).toBe('/accounts/email/');
+    expect(await latchkey.deps.sessions.load(browser.cookies.get('sessionid'))).toMatchObject({ userId: user.id });
+  });
+
+  it('the pending login is bound to its browser and expires after ACCOUNT_LOGIN_TIMEOUT', async () => {
+    await setUp('mandatory', false);
+    await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
+    // Another browser confirms the address but is not signed in.
+    const elsewhere = browser.another();
+    expect((await elsewhere.post(link, {})).headers.location).toBe('/accounts/login/');
+    expect((await latchkey.deps.sessions.load(elsewhere.cookies.get('sessionid')))?.userId ?? null).toBeNull();
+
+    // In the first browser, the pending login has expired by the time a new link is used.
+    const [user] = [await latchkey.deps.store.users.findByUsername('ada')];
+    await latchkey.deps.store.emailAddresses.add({ userId: user!.id, email: 'second@example.com', verified: false, primary: false });
+    const second = (await latchkey.deps.store.emailAddresses.findForUser(user!.id, 'second@example.com'))!;
+    const { makeConfirmationKey } = await import('../../account/email-confirmation.js');
+    latchkey.clock.advance(latchkey.settings.ACCOUNT_LOGIN_TIMEOUT * 1000 + 1000);
+    const late = await browser.post(`/accounts/confirm-email/${makeConfirmationKey(latchkey.deps, second)}/`, {});
+    expect(late.headers.location).toBe('/accounts/login/');
+    expect((await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.userId ?? null).toBeNull();
   });
 
   it('sends an inactive account with the right password to the inactive page', async () => {

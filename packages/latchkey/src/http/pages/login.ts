@@ -3,6 +3,7 @@ import { loginWithPassword, recordLogin, type LoginResult } from '../../account/
 import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { clientOf, emptyForm, flash, formFields, redirect, renderPage, type PageDeps } from './page.js';
+import { clearPendingLogin, startPendingLogin } from './pending-login.js';
 
 export const LOGIN_REDIRECT = '/';
 export const LOGOUT_REDIRECT = '/';
@@ -20,10 +21,15 @@ export async function finishLogin(
   result: LoginResult,
   options: { remember: boolean; next: string },
 ): Promise<FastifyReply> {
-  if (result.status === 'inactive') return redirect(reply, '/accounts/inactive/');
+  if (result.status === 'inactive') {
+    await clearPendingLogin(page, request);
+    return redirect(reply, '/accounts/inactive/');
+  }
   if (result.status === 'stopped') {
+    await startPendingLogin(page, request, reply, { userId: result.user.id, stage: result.stage, remember: options.remember, next: options.next });
     return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   }
+  await clearPendingLogin(page, request);
   await page.sessions.login(request, reply, result.user, { remember: options.remember });
   await recordLogin(page.deps, result.user, clientOf(request), 'password');
   await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${result.user.username ?? result.user.email}.` });

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LoginStage } from '../../account/flows/login.js';
+import type { PageDeps } from './page.js';
+
+/**
+ * A login that has passed its credentials but stopped at a stage (an unverified address; later,
+ * the second factor) is kept in the browser's session, for ACCOUNT_LOGIN_TIMEOUT at most. Only
+ * that browser can carry it on, only at the stage it stopped at, and only until it expires;
+ * signing in again or signing out replaces or ends it.
+ */
+export interface PendingLogin {
+  userId: number;
+  stage: LoginStage;
+  remember: boolean;
+  next: string;
+  expiresAt: string;
+}
+
+const PENDING_LOGIN = '_pending_login';
+
+export async function startPendingLogin(page: PageDeps, request: FastifyRequest, reply: FastifyReply, pending: Omit<PendingLogin, 'expiresAt'>): Promise<void> {
+  const session = await page.sessions.ensureSession(request, reply);
+  const expiresAt = new Date(page.deps.clock.now().getTime() + page.deps.settings.ACCOUNT_LOGIN_TIMEOUT * 1000).toISOString();
+  await page.deps.sessions.saveData(session, { ...session.data, [PENDING_LOGIN]: { ...pending, expiresAt } });
+}
+
+/** The browser's pending login, or undefined when there is none or it has expired (then it is cleared). */
+export async function currentPendingLogin(page: PageDeps, request: FastifyRequest): Promise<PendingLogin | undefined> {
+  const session = await page.sessions.session(request);
+  const pending = session?.data[PENDING_LOGIN] as PendingLogin | undefined;
+  if (!session || pending === undefined) return undefined;
+  if (new Date(pending.expiresAt).getTime() <= page.deps.clock.now().getTime()) {
+    await clearPendingLogin(page, request);
+    return undefined;
+  }
+  return pending;
+}
+
+export async function clearPendingLogin(page: PageDeps, request: FastifyRequest): Promise<void> {
+  const session = await page.sessions.session(request);
+  if (!session || !(PENDING_LOGIN in session.data)) return;
+  const { [PENDING_LOGIN]: _cleared, ...rest } = session.data;
+  await page.deps.sessions.saveData(session, rest);
+}
