@@ -54,7 +54,8 @@ describe.each(testDatabaseKinds())('every account form on %s', (kind) => {
   it('16. refuses cross-site posts carrying the session cookie, whatever the content type', async () => {
     const before = await state();
     for (const [path] of FORMS) {
-      for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+      const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+      for (const headers of crossSite) {
         const response = await browser.post(path, {}, { headers });
         expect(response.statusCode, `${path} ${JSON.stringify(headers)}`).toBe(403);
       }
