@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContextOptions, Cookie, Locator, Page, Response } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   expectNoConsoleErrors,
   fillForm,
@@ -75,6 +75,32 @@ function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
     (value) => ({ ok: true, value }),
     (error: unknown) => ({ ok: false, error }),
   );
+}
+
+/**
+ * Registers, for the surrounding describe, one site and one Chromium started before its tests and
+ * stopped after them (even when a test fails). Read `site` and `browser` inside the tests.
+ */
+export function useSiteAndBrowser(options: StartSiteOptions = {}): { readonly site: RunningSite; readonly browser: Browser } {
+  let started: { site: RunningSite; browser: Browser } | undefined;
+  beforeAll(async () => {
+    started = await startSiteAndBrowser(options);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.allSettled([started?.browser.close(), started?.site.stop()]);
+  }, SETUP_TIMEOUT_MS);
+  const running = () => {
+    if (!started) throw new Error('the site and browser exist only inside the tests');
+    return started;
+  };
+  return {
+    get site() {
+      return running().site;
+    },
+    get browser() {
+      return running().browser;
+    },
+  };
 }
 
 /** Several sites (one per options, e.g. mandatory and optional verification) and Chromium, all at once. */

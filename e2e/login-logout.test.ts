@@ -3,29 +3,19 @@
  * "remember me", the generic error for wrong credentials, `next` followed only within the site,
  * and signing out through the confirmation form.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, newAccount, startSiteAndBrowser, type Account } from './journey.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsEnabled } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, Person, newAccount, useSiteAndBrowser, type Account } from './journey.js';
 
 const GENERIC_ERROR = 'The username and/or password you specified are not correct.';
 
 describe.runIf(browserTestsEnabled())('login and logout', () => {
-  let site: RunningSite;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ site, browser } = await startSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } }));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await Promise.allSettled([browser?.close(), site?.stop()]);
-  }, SETUP_TIMEOUT_MS);
+  const journey = useSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } });
 
   /** An account made through the signup page in a browser of its own, which is then closed. */
   async function existingAccount(prefix: string): Promise<Account> {
     const account = newAccount(prefix);
-    const signup = await Person.open(browser, site, 'setup');
+    const signup = await Person.open(journey.browser, journey.site, 'setup');
     await signup.signUp(account);
     expect(await signup.text()).toContain(`Signed in as ${account.username}.`);
     await signup.close();
@@ -34,7 +24,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
 
   it('signs in with "remember me" (a lasting cookie), and signs out only through the confirmation form', async () => {
     const ada = await existingAccount('ada');
-    const person = await Person.open(browser, site);
+    const person = await Person.open(journey.browser, journey.site);
     await person.visit('/accounts/login/', 'login-form');
     expect(await person.heading()).toBe('Sign in');
     await person.page.getByLabel('Username').fill(ada.username);
@@ -70,7 +60,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
 
   it('a wrong password and an unknown username get the same generic error', async () => {
     const cleo = await existingAccount('cleo');
-    const person = await Person.open(browser, site);
+    const person = await Person.open(journey.browser, journey.site);
 
     const wrong = await person.signIn(cleo.username, `${cleo.password}-wrong`, { shot: 'wrong-password' });
     expect(wrong.status()).toBe(400);
@@ -93,7 +83,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
 
   it('follows `next` to a page of the site, and ignores one that leads elsewhere', async () => {
     const dora = await existingAccount('dora');
-    const person = await Person.open(browser, site);
+    const person = await Person.open(journey.browser, journey.site);
 
     // A signed-out visit to a private page goes to the login page, which returns there.
     await person.visit('/accounts/sessions/', 'sessions-asks-login');
@@ -110,9 +100,9 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
       ['absolute-url', 'https://evil.example/'],
       ['protocol-relative', '//evil.example/'],
     ] as const) {
-      const elsewhere = await Person.open(browser, site, shot);
+      const elsewhere = await Person.open(journey.browser, journey.site, shot);
       await elsewhere.signIn(dora.username, dora.password, { path: `/accounts/login/?next=${encodeURIComponent(next)}`, shot: 'next' });
-      expect(elsewhere.page.url()).toBe(`${site.url}/`);
+      expect(elsewhere.page.url()).toBe(`${journey.site.url}/`);
       expect(await elsewhere.text()).toContain(`Signed in as ${dora.username}.`);
       await elsewhere.close();
     }
@@ -120,7 +110,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
 
   it('without "remember me" the cookie ends with the browser session; "signed in" and "signed out" show on the page landed on, once', async () => {
     const eve = await existingAccount('eve');
-    const person = await Person.open(browser, site);
+    const person = await Person.open(journey.browser, journey.site);
     await person.signIn(eve.username, eve.password, { remember: false });
     expect((await person.sessionCookie())?.expires).toBe(-1);
     // LOGIN_REDIRECT is the site's home page: the message is read there, and only there.

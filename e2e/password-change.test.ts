@@ -3,29 +3,19 @@
  * stays signed in with a new session id; every other session of the account ends; the owner is
  * told by email.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, NEW_PASSWORD, Person, SETUP_TIMEOUT_MS, expectMessage, newAccount, startSiteAndBrowser, waitForEmail } from './journey.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsEnabled } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, NEW_PASSWORD, Person, expectMessage, newAccount, useSiteAndBrowser, waitForEmail } from './journey.js';
 
 describe.runIf(browserTestsEnabled())('password change', () => {
-  let site: RunningSite;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ site, browser } = await startSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } }));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await Promise.allSettled([browser?.close(), site?.stop()]);
-  }, SETUP_TIMEOUT_MS);
+  const journey = useSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } });
 
   it('asks for the current password, changes it, keeps this browser signed in and signs the other one out', async () => {
     const ada = newAccount('ada');
-    const laptop = await Person.open(browser, site, 'laptop');
+    const laptop = await Person.open(journey.browser, journey.site, 'laptop');
     await laptop.signUp(ada);
     expect(await laptop.text()).toContain(`Signed in as ${ada.username}.`);
-    const phone = await Person.open(browser, site, 'phone');
+    const phone = await Person.open(journey.browser, journey.site, 'phone');
     await phone.signIn(ada.username, ada.password);
     expect(await phone.text()).toContain(`Signed in as ${ada.username}.`);
 
@@ -60,7 +50,7 @@ describe.runIf(browserTestsEnabled())('password change', () => {
     expect(after?.value).not.toBe(before?.value);
     expect(await laptop.homeStatus('home-signed-in')).toContain(`Signed in as ${ada.username}.`);
 
-    const notice = await waitForEmail(site.smtp, { to: ada.email, subject: 'Your password has been changed' });
+    const notice = await waitForEmail(journey.site.smtp, { to: ada.email, subject: 'Your password has been changed' });
     expect(notice.text.length).toBeGreaterThan(0);
 
     // The other browser's session has ended: its next private page asks for a login.

@@ -4,34 +4,24 @@
  * URL) to the form; the new password signs in, the old one no longer does, the link works once,
  * and the owner is told by email.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, linkFromEmail, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, NEW_PASSWORD, Person, SETUP_TIMEOUT_MS, emailsTo, newAccount, startSiteAndBrowser, waitForEmail } from './journey.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsEnabled, linkFromEmail } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, NEW_PASSWORD, Person, emailsTo, newAccount, useSiteAndBrowser, waitForEmail } from './journey.js';
 
 const RESET_SUBJECT = 'Password reset';
 const RESET_DONE_SUBJECT = 'Your password has been reset';
 
 describe.runIf(browserTestsEnabled())('password reset', () => {
-  let site: RunningSite;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ site, browser } = await startSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } }));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await Promise.allSettled([browser?.close(), site?.stop()]);
-  }, SETUP_TIMEOUT_MS);
+  const journey = useSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } });
 
   it('resets a forgotten password from the mailed link, ends the sessions signed in before, signs in with the new one, and tells the owner', async () => {
     const ada = newAccount('ada');
     // Signed up, and still signed in, on a laptop; the reset happens on another browser.
-    const laptop = await Person.open(browser, site, 'laptop');
+    const laptop = await Person.open(journey.browser, journey.site, 'laptop');
     await laptop.signUp(ada);
     expect(await laptop.text()).toContain(`Signed in as ${ada.username}.`);
 
-    const person = await Person.open(browser, site);
+    const person = await Person.open(journey.browser, journey.site);
     // Someone asks for an address without an account first: the page they get tells them nothing.
     const nobody = `${ada.username}-nobody@example.com`;
     await person.visit('/accounts/login/', 'login-page');
@@ -49,11 +39,11 @@ describe.runIf(browserTestsEnabled())('password reset', () => {
     expect(person.pathname()).toBe('/accounts/password/reset/done/');
     expect(await person.text()).toBe(unknownPage);
 
-    const mail = await waitForEmail(site.smtp, { to: ada.email, subject: RESET_SUBJECT });
+    const mail = await waitForEmail(journey.site.smtp, { to: ada.email, subject: RESET_SUBJECT });
     expect(mail.text).toContain(`Your username is ${ada.username}.`);
     const link = linkFromEmail(mail, '/accounts/password/reset/key/');
-    expect(new URL(link).origin).toBe(site.url);
-    expect(emailsTo(site.smtp, { to: nobody, subject: /./ })).toHaveLength(0);
+    expect(new URL(link).origin).toBe(journey.site.url);
+    expect(emailsTo(journey.site.smtp, { to: nobody, subject: /./ })).toHaveLength(0);
 
     // The link leads to the form at a URL without the key.
     const form = await person.visit(link, 'reset-from-key-form');
@@ -74,7 +64,7 @@ describe.runIf(browserTestsEnabled())('password reset', () => {
     expect(person.pathname()).toBe('/accounts/password/reset/key/done/');
     expect(await person.text()).toContain('Your password is now changed');
 
-    const notice = await waitForEmail(site.smtp, { to: ada.email, subject: RESET_DONE_SUBJECT });
+    const notice = await waitForEmail(journey.site.smtp, { to: ada.email, subject: RESET_DONE_SUBJECT });
     expect(notice.text.length).toBeGreaterThan(0);
 
     // The laptop's session ended with the reset.

@@ -2,29 +2,19 @@
  * Issue 3, journey 9 (and the session side of journey 6): the sessions page lists the browsers
  * signed in to the account, and "Sign out all other sessions" ends every one but this.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, expectMessage, newAccount, startSiteAndBrowser } from './journey.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsEnabled } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, Person, expectMessage, newAccount, useSiteAndBrowser } from './journey.js';
 
 const PHONE_USER_AGENT = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 const DESKTOP_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 describe.runIf(browserTestsEnabled())('sessions page', () => {
-  let site: RunningSite;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ site, browser } = await startSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } }));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await Promise.allSettled([browser?.close(), site?.stop()]);
-  }, SETUP_TIMEOUT_MS);
+  const journey = useSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } });
 
   it("lists the account's signed-in browsers and signs out all the others", async () => {
     const ada = newAccount('ada');
-    const laptop = await Person.open(browser, site, 'laptop', { userAgent: DESKTOP_USER_AGENT });
+    const laptop = await Person.open(journey.browser, journey.site, 'laptop', { userAgent: DESKTOP_USER_AGENT });
     await laptop.signUp(ada);
     expect(await laptop.text()).toContain(`Signed in as ${ada.username}.`);
 
@@ -38,14 +28,14 @@ describe.runIf(browserTestsEnabled())('sessions page', () => {
     expect(await laptop.page.getByRole('button', { name: 'Sign out all other sessions' }).count()).toBe(0);
 
     // Then on a phone as well.
-    const phone = await Person.open(browser, site, 'phone', { userAgent: PHONE_USER_AGENT });
+    const phone = await Person.open(journey.browser, journey.site, 'phone', { userAgent: PHONE_USER_AGENT });
     await phone.signIn(ada.username, ada.password);
     expect(await phone.text()).toContain(`Signed in as ${ada.username}.`);
-    const secondLaptop = await Person.open(browser, site, 'second-laptop', { userAgent: DESKTOP_USER_AGENT });
+    const secondLaptop = await Person.open(journey.browser, journey.site, 'second-laptop', { userAgent: DESKTOP_USER_AGENT });
     await secondLaptop.signIn(ada.username, ada.password);
     // Someone else is signed in too: their session is not Ada's to see or end.
     const bob = newAccount('bob');
-    const bobs = await Person.open(browser, site, 'bob', { userAgent: DESKTOP_USER_AGENT });
+    const bobs = await Person.open(journey.browser, journey.site, 'bob', { userAgent: DESKTOP_USER_AGENT });
     await bobs.signUp(bob);
 
     await laptop.visit('/accounts/sessions/', 'sessions-three');
