@@ -16,7 +16,7 @@ export default function announceLeftOutParts(): void {
     leftOut.push(`Chromium: the browser journeys in e2e/ do not run (apt-get install chromium, or set CHROMIUM_PATH; looked at ${chromium}).`);
   }
   if (!process.env.REDIS_URL) {
-    leftOut.push('Redis: rate-limit counters are tested on the databases only (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
+    leftOut.push('Redis: rate-limit counters and one-time-code replay guards are tested on the databases only (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
   }
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import django, argon2, bcrypt'], { stdio: 'ignore' });

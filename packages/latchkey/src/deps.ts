@@ -1,6 +1,7 @@
 import type { AccountAdapter } from './account/adapter.js';
 import type { AccountEvents } from './account/events.js';
 import type { PasswordHashing } from './account/passwords/index.js';
+import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
 import type { RateLimiter } from './core/rate-limit/index.js';
 import type { TemplateRenderer } from './templates/renderer.js';
 import type { Settings } from './config/settings.js';
@@ -27,6 +28,8 @@ export interface LatchkeyDeps {
   /** Publishes account events and writes the audit trail. */
   events: AccountEvents;
   rateLimits: RateLimiter;
+  /** Replay guards for one-time codes (a TOTP code is claimed for its time step); shared by every instance. */
+  oneTimeClaims: OneTimeClaimStore;
   /** Pages and emails; a project overrides templates by path. */
   templates: TemplateRenderer;
   /** Work done after the answer (mail whose timing would reveal an account); shutdown waits for it. */

@@ -5,6 +5,7 @@ import { AccountAdapter } from './account/adapter.js';
 import { AccountEvents } from './account/events.js';
 import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { createOneTimeClaimStore } from './core/one-time-claims/index.js';
 import { createCounterStore, createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
 import { LatchkeyError } from './core/errors.js';
@@ -104,6 +105,10 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     idleTimeout: settings.SESSION_IDLE_TIMEOUT,
   });
   const counters = await createCounterStore({ database, redisUrl: settings.REDIS_URL });
+  const oneTimeClaims = await createOneTimeClaimStore({ database, redisUrl: settings.REDIS_URL }).catch(async (error: unknown) => {
+    await counters.close();
+    throw error;
+  });
   const deps: LatchkeyDeps = {
     settings,
     clock,
@@ -114,6 +119,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     adapter: options.adapter ?? new AccountAdapter(settings),
     events: new AccountEvents(database.store.auditLog, clock),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
+    oneTimeClaims,
     templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),
     background: new BackgroundTasks(),
   };
@@ -144,7 +150,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     },
     async close() {
       await deps.background.idle();
-      await Promise.allSettled([passwords.close(), mailer.close(), counters.close()]);
+      await Promise.allSettled([passwords.close(), mailer.close(), counters.close(), oneTimeClaims.close()]);
       await database.close();
     },
   };

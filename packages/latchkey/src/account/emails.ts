@@ -1,4 +1,6 @@
 import type { LatchkeyDeps } from '../deps.js';
+import type { User } from '../storage/ports.js';
+import type { ClientInfo } from './events.js';
 
 /**
  * Sends one account email from its templates: `<name>_subject.txt`, `<name>_message.txt` and
@@ -26,4 +28,44 @@ export async function sendAccountEmail(
 /** An absolute link to a path of this site, from SITE_URL. */
 export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): string {
   return new URL(path, deps.settings.SITE_URL).toString();
+}
+
+/**
+ * What became of a notification email. A flow never fails over one: by the time it is sent the
+ * change has happened, and telling the person "error" would make them think it had not.
+ * The adapter logs a failure.
+ */
+export type MailOutcome = { status: 'sent' } | { status: 'skipped' } | { status: 'failed'; error: unknown };
+
+/**
+ * Tells the account's owner, at its primary address, of a change to how the account is protected
+ * (a password changed, a second factor added or removed): when, from where, and where to reset
+ * the password if it was not them. Never throws.
+ */
+export async function sendSecurityNotice(
+  deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'clock'>,
+  user: User,
+  template: string,
+  client: ClientInfo,
+  context: Record<string, unknown> = {},
+): Promise<MailOutcome> {
+  if (user.email === '') return { status: 'skipped' };
+  const at = deps.clock.now();
+  try {
+    await sendAccountEmail(deps, {
+      template,
+      to: user.email,
+      context: {
+        user,
+        ip: client.ip,
+        user_agent: client.userAgent,
+        timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
+        ...context,
+      },
+    });
+    return { status: 'sent' };
+  } catch (error) {
+    return { status: 'failed', error };
+  }
 }

@@ -14,6 +14,13 @@ export const ACCOUNT_EVENTS = [
   'email_added',
   'email_removed',
   'email_changed',
+  // allauth.mfa's: a second factor added, removed or reset (new recovery codes), used to sign in or
+  // reauthenticate, and a wrong code given.
+  'authenticator_added',
+  'authenticator_removed',
+  'authenticator_reset',
+  'authenticator_used',
+  'authentication_failed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 

@@ -163,7 +163,7 @@ describe('manage clearsessions', () => {
     const old = new Date('2020-01-01T00:00:00.000Z');
     await database.store.sessions.create({ idHash: 'x', userId: null, data: {}, createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
     await database.close();
-    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s) and 0 expired rate-limit counter(s).\n' });
+    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s), 0 expired rate-limit counter(s) and 0 expired one-time claim(s).\n' });
   });
 });
 
@@ -219,7 +219,7 @@ describe('the latchkey binary', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
       });
-    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\n' });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\n' });
     expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

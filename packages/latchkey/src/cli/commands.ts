@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
+import { createDatabaseOneTimeClaimStore } from '../core/one-time-claims/index.js';
 import { createDatabaseCounterStore } from '../core/rate-limit/index.js';
 import { findDeploymentProblems, formatProblems } from './check.js';
 import { CommandError, Prompter, type CommandIO } from './io.js';
@@ -100,12 +101,14 @@ export async function changepassword({ settings, io, args }: CommandContext): Pr
 }
 
 export async function clearsessions({ settings, io }: CommandContext): Promise<number> {
-  const [removed, counters] = await withLatchkey(settings, async (latchkey) => [
+  const [removed, counters, claims] = await withLatchkey(settings, async (latchkey) => [
     await latchkey.deps.sessions.deleteExpired(),
-    // Rate-limit counters kept in the database expire with their window; Redis drops its own.
+    // Rate-limit counters and one-time claims kept in the database expire in place, and stay until
+    // removed here; Redis drops its own.
     await createDatabaseCounterStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
+    await createDatabaseOneTimeClaimStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
   ]);
-  io.stdout.write(`Removed ${removed} expired session(s) and ${counters} expired rate-limit counter(s).\n`);
+  io.stdout.write(`Removed ${removed} expired session(s), ${counters} expired rate-limit counter(s) and ${claims} expired one-time claim(s).\n`);
   return 0;
 }
 

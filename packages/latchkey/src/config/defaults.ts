@@ -59,6 +59,16 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   CSRF_COOKIE_SECURE: false,
   CSRF_TRUSTED_ORIGINS: [],
   SOCIALACCOUNT_PROVIDERS: {},
+  // allauth.mfa's defaults: HMAC-SHA1 with a 30 s step and 6 digits (what every authenticator app
+  // supports), no extra steps of drift, 10 recovery codes of 8 digits; "trust this browser" off.
+  MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],
+  MFA_TOTP_PERIOD: 30,
+  MFA_TOTP_DIGITS: 6,
+  MFA_TOTP_TOLERANCE: 0,
+  MFA_RECOVERY_CODE_COUNT: 10,
+  MFA_RECOVERY_CODE_DIGITS: 8,
+  MFA_TRUST_ENABLED: false,
+  MFA_TRUST_COOKIE_AGE: 14 * 86400,
 };
 
 /** What each environment changes on top of BASE_DEFAULTS (before the project's own files). */

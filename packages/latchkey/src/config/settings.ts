@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HASHER_NAMES } from '../account/passwords/index.js';
+import { AUTHENTICATOR_TYPES } from '../storage/ports.js';
 import {
   booleanField,
   enumField,
@@ -105,6 +106,14 @@ export const SETTING_FIELDS = {
   CSRF_COOKIE_SECURE: booleanField(),
   CSRF_TRUSTED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com', z.string().refine(isOrigin)),
   SOCIALACCOUNT_PROVIDERS: jsonObjectField(providersSchema, 'a JSON object keyed by provider id'),
+  MFA_SUPPORTED_TYPES: listField(AUTHENTICATOR_TYPES),
+  MFA_TOTP_PERIOD: integerField(15, 300),
+  MFA_TOTP_DIGITS: integerField(6, 8),
+  MFA_TOTP_TOLERANCE: integerField(0, 10),
+  MFA_RECOVERY_CODE_COUNT: integerField(1, 100),
+  MFA_RECOVERY_CODE_DIGITS: integerField(6, 12),
+  MFA_TRUST_ENABLED: booleanField(),
+  MFA_TRUST_COOKIE_AGE: integerField(60, 365 * 86400),
 } satisfies Record<string, SettingField<unknown>>;
 
 export type SettingName = keyof typeof SETTING_FIELDS;

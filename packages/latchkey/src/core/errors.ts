@@ -18,7 +18,10 @@ export type LatchkeyErrorCode =
   | 'invalid_credentials'
   | 'rate_limited'
   | 'signup_closed'
-  | 'reauthentication_required';
+  | 'reauthentication_required'
+  | 'authenticator_exists'
+  | 'incorrect_code'
+  | 'email_unverified';
 
 export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;

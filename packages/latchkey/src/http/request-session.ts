@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { ActiveSession, SessionService } from '../sessions/session-service.js';
 import type { Store, User } from '../storage/ports.js';
 import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
+import { isRecentAuthentication } from '../account/flows/reauthenticate.js';
 
 /**
  * Binds server-side sessions to HTTP requests through the session cookie. It works for
@@ -17,7 +18,6 @@ import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
 const AUTHENTICATED_AT = '_authenticated_at';
 /** Session key holding whether the person chose "remember me" at login. */
 const REMEMBER = '_remember';
-export const REAUTHENTICATION_WINDOW_SECONDS = 300;
 
 export class RequestSessions {
   private readonly loaded = new WeakMap<FastifyRequest, Promise<ActiveSession | undefined>>();
@@ -105,12 +105,15 @@ export class RequestSessions {
     if (session) await this.sessions.saveData(session, { ...session.data, [AUTHENTICATED_AT]: this.clock.now().toISOString() });
   }
 
-  /** Whether the user logged in or reauthenticated within the last `seconds` (allauth: 5 minutes). */
-  async isRecentlyAuthenticated(request: FastifyRequest, seconds = REAUTHENTICATION_WINDOW_SECONDS): Promise<boolean> {
+  /** When the user last logged in or reauthenticated in this session; undefined when never. */
+  async lastAuthenticatedAt(request: FastifyRequest): Promise<Date | undefined> {
     const at = (await this.session(request))?.data[AUTHENTICATED_AT];
-    if (typeof at !== 'string') return false;
-    const age = this.clock.now().getTime() - new Date(at).getTime();
-    return age >= 0 && age <= seconds * 1000;
+    return typeof at === 'string' ? new Date(at) : undefined;
+  }
+
+  /** Whether the user logged in or reauthenticated within the last five minutes (flows/reauthenticate.ts). */
+  async isRecentlyAuthenticated(request: FastifyRequest): Promise<boolean> {
+    return isRecentAuthentication({ clock: this.clock }, await this.lastAuthenticatedAt(request));
   }
 
   /** Ends the request's session on the server and in the browser. */

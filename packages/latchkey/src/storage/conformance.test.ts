@@ -6,6 +6,7 @@
 import { describe } from 'vitest';
 import { testDatabaseKinds } from '../testing/database.js';
 import { describeAuditLogRepository } from './conformance/audit-log.js';
+import { describeAuthenticatorRepository } from './conformance/authenticators.js';
 import { describeEmailAddressRepository } from './conformance/email-addresses.js';
 import { describeMigrations } from './conformance/migrations.js';
 import { describeSessionRepository } from './conformance/sessions.js';
@@ -25,6 +26,7 @@ for (const kind of kinds) {
       describeEmailAddressRepository(target);
       describeSessionRepository(target);
       describeAuditLogRepository(target);
+      describeAuthenticatorRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

@@ -165,12 +165,62 @@ export interface AuditLogRepository {
   listForUser(userId: number, limit?: number): Promise<AuditRecord[]>;
 }
 
+export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes'] as const;
+export type AuthenticatorType = (typeof AUTHENTICATOR_TYPES)[number];
+
+/**
+ * A second factor of a user (allauth.mfa's Authenticator): at most one of each type per user.
+ * `data` is the type's own JSON state; its secrets are encrypted by the MFA domain (mfa/) before
+ * they reach a repository, so the storage layer never holds one in clear.
+ */
+export interface Authenticator {
+  id: number;
+  userId: number;
+  type: AuthenticatorType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface NewAuthenticator {
+  userId: number;
+  type: AuthenticatorType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface AuthenticatorRepository {
+  /**
+   * Throws 'authenticator_exists' when the user already has one of this type (a unique
+   * constraint decides, so two parallel activations cannot both succeed), 'not_found' when the
+   * user does not exist.
+   */
+  create(input: NewAuthenticator): Promise<Authenticator>;
+  findById(id: number): Promise<Authenticator | undefined>;
+  findForUser(userId: number, type: AuthenticatorType): Promise<Authenticator | undefined>;
+  /** Oldest first. */
+  listForUser(userId: number): Promise<Authenticator[]>;
+  /** Records a successful use; false when the authenticator no longer exists. */
+  markUsed(id: number, at: Date): Promise<boolean>;
+  /** Removes it together with its used recovery-code marks. */
+  delete(id: number): Promise<boolean>;
+  /**
+   * Marks recovery code number `index` of the authenticator as used, atomically: of any number
+   * of parallel calls for one code exactly one returns true. False when it was already used or the
+   * authenticator no longer exists (deleted or replaced by a regeneration), never a driver error.
+   */
+  useRecoveryCode(authenticatorId: number, index: number, at: Date): Promise<boolean>;
+  /** The indexes of the authenticator's used recovery codes, ascending. */
+  usedRecoveryCodes(authenticatorId: number): Promise<number[]>;
+}
+
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
   users: UserRepository;
   emailAddresses: EmailAddressRepository;
   sessions: SessionRepository;
   auditLog: AuditLogRepository;
+  authenticators: AuthenticatorRepository;
 }
 
 export interface Store extends Repositories {

@@ -5,16 +5,22 @@ import { findUserByLogin, verifyCredentials } from '../credentials.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../events.js';
 import { normalizeUsernameKey } from '../identifiers.js';
+import { hasSecondFactor, supportedAuthenticators } from '../../mfa/authenticators.js';
+import { checkLoginCode } from '../../mfa/flows/authenticate.js';
+import { isTrustedBrowser } from '../../mfa/trust.js';
 
 /**
  * Login is a pipeline: credentials (a password here; a provider in the social issue), then the
- * stages below, then done. Every entry point (pages, headless API, token API, admin, social)
- * goes through `runLoginStages`, so none can skip one. The MFA issue adds its stage here.
+ * stages below, in this order, then done. Every entry point (pages, headless API, token API,
+ * admin, social) goes through `runLoginStages`, so none can skip one, and no session exists
+ * until every stage has passed: a login stopped at a stage is only a pending state the adapter
+ * keeps (for the pages, in the browser's anonymous session).
  */
-export type LoginStage = 'verify_email';
+export const LOGIN_STAGES = ['verify_email', 'mfa_authenticate'] as const;
+export type LoginStage = (typeof LOGIN_STAGES)[number];
 
 export type LoginResult =
-  | { status: 'authenticated'; user: User }
+  | { status: 'authenticated'; user: User; method: LoginMethod }
   /** The account exists and the password was right, but a stage stops the login. */
   | { status: 'stopped'; stage: LoginStage; user: User }
   | { status: 'inactive'; user: User };
@@ -22,10 +28,19 @@ export type LoginResult =
 export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
 export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
 
-export interface PasswordLoginInput {
+/** How the login proved who the person is (recorded with user_logged_in). */
+export type LoginMethod = 'password' | 'password+totp' | 'password+recovery_codes' | 'password+trusted_browser';
+
+/** What an entry point passes along besides the client: the browser's "trust" cookie, if any. */
+export interface LoginContext {
+  client: ClientInfo;
+  /** The MFA trust cookie the browser sent (mfa/trust.ts); ignored unless MFA_TRUST_ENABLED. */
+  mfaTrustToken?: string | undefined;
+}
+
+export interface PasswordLoginInput extends LoginContext {
   login: string;
   password: string;
-  client: ClientInfo;
 }
 
 /**
@@ -58,38 +73,57 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
   if (!user) throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
   await deps.rateLimits.refund('login_failed', subject);
   if (!user.isActive) return { status: 'inactive', user };
-  return runLoginStages(deps, user, input.client);
+  return runLoginStages(deps, user, input);
 }
 
 /**
  * The stages after the credentials. Mandatory verification stops a login until an address is
- * verified, and sends the confirmation again (within the confirm_email limit).
+ * verified, and sends the confirmation again (within the confirm_email limit). A user with an
+ * authenticator app must then give a code, unless this browser is trusted for them.
  */
-export async function runLoginStages(deps: LatchkeyDeps, user: User, client: ClientInfo): Promise<LoginResult> {
+export async function runLoginStages(deps: LatchkeyDeps, user: User, context: LoginContext): Promise<LoginResult> {
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION === 'mandatory') {
     const addresses = await deps.store.emailAddresses.listForUser(user.id);
     if (!addresses.some((address) => address.verified)) {
       const primary = addresses.find((address) => address.primary) ?? addresses[0];
-      if (primary) await sendEmailConfirmation(deps, primary, client).catch(() => false);
+      if (primary) await sendEmailConfirmation(deps, primary, context.client).catch(() => false);
       return { status: 'stopped', stage: 'verify_email', user };
     }
   }
-  return { status: 'authenticated', user };
+  const authenticators = await supportedAuthenticators(deps, user.id);
+  if (hasSecondFactor(authenticators)) {
+    if (!isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { status: 'stopped', stage: 'mfa_authenticate', user };
+    return { status: 'authenticated', user, method: 'password+trusted_browser' };
+  }
+  return { status: 'authenticated', user, method: 'password' };
 }
 
 /**
- * Carries on a login that stopped at a stage, for the same browser (the adapter keeps the pending
+ * Carries on a login that stopped at a stage, for the same client (the adapter keeps the pending
  * state): the account is read again, so one deactivated meanwhile gets no further, and every stage
  * runs again from the start, so none can be skipped.
  */
-export async function continueLogin(deps: LatchkeyDeps, userId: number, client: ClientInfo): Promise<LoginResult | undefined> {
+export async function continueLogin(deps: LatchkeyDeps, userId: number, context: LoginContext): Promise<LoginResult | undefined> {
   const user = await deps.store.users.findById(userId);
   if (!user) return undefined;
   if (!user.isActive) return { status: 'inactive', user };
-  return runLoginStages(deps, user, client);
+  return runLoginStages(deps, user, context);
+}
+
+/**
+ * The login's second step: a login that stopped for a code carries on with one. The stages
+ * before it run again first (so the code is neither asked for nor used up when an earlier stage
+ * now stops the login); then the code must be right. MFA is the last stage: a right code
+ * completes the login. Throws 'incorrect_code' or 'rate_limited' (checkLoginCode).
+ */
+export async function continueLoginWithCode(deps: LatchkeyDeps, userId: number, code: string, context: LoginContext): Promise<LoginResult | undefined> {
+  const result = await continueLogin(deps, userId, { client: context.client });
+  if (result?.status !== 'stopped' || result.stage !== 'mfa_authenticate') return result;
+  const type = await checkLoginCode(deps, result.user, code, context.client);
+  return { status: 'authenticated', user: result.user, method: `password+${type}` };
 }
 
 /** Records a completed login; the adapter has created the new session. */
-export async function recordLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, method: string): Promise<void> {
+export async function recordLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, method: LoginMethod): Promise<void> {
   await deps.events.emit('user_logged_in', user.id, client, { method });
 }

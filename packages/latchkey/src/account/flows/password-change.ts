@@ -1,7 +1,7 @@
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { StoredSession, User } from '../../storage/ports.js';
-import { sendAccountEmail, siteLink } from '../emails.js';
+import { sendSecurityNotice, type MailOutcome } from '../emails.js';
 import type { ClientInfo } from '../events.js';
 import { isUsablePassword } from '../passwords/index.js';
 import { checkPassword } from '../users.js';
@@ -15,12 +15,7 @@ export interface NewPasswordInput {
   password2: string;
 }
 
-/**
- * What became of a notification email. A flow never fails over one: by the time it is sent the
- * password has changed, and telling the person "error" would make them think it had not.
- * The adapter logs a failure.
- */
-export type MailOutcome = { status: 'sent' } | { status: 'skipped' } | { status: 'failed'; error: unknown };
+export type { MailOutcome } from '../emails.js';
 
 export type PasswordNotification = 'password_changed' | 'password_set' | 'password_reset';
 
@@ -62,25 +57,8 @@ export async function replacePasswordAndEndSessions(
 }
 
 /** Tells the account's owner, at its primary address, that its password changed (allauth's notification mails). */
-export async function notifyPasswordChange(deps: LatchkeyDeps, user: User, template: PasswordNotification, client: ClientInfo): Promise<MailOutcome> {
-  if (user.email === '') return { status: 'skipped' };
-  const at = deps.clock.now();
-  try {
-    await sendAccountEmail(deps, {
-      template: `account/email/${template}`,
-      to: user.email,
-      context: {
-        user,
-        ip: client.ip,
-        user_agent: client.userAgent,
-        timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
-      },
-    });
-    return { status: 'sent' };
-  } catch (error) {
-    return { status: 'failed', error };
-  }
+export function notifyPasswordChange(deps: LatchkeyDeps, user: User, template: PasswordNotification, client: ClientInfo): Promise<MailOutcome> {
+  return sendSecurityNotice(deps, user, `account/email/${template}`, client);
 }
 
 export interface ChangePasswordInput extends NewPasswordInput {

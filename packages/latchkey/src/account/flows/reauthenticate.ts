@@ -29,3 +29,22 @@ export async function reauthenticate(deps: Pick<LatchkeyDeps, 'rateLimits' | 'pa
     await deps.store.users.replacePassword(user.id, user.password, await deps.passwords.hash(input.password));
   }
 }
+
+/** allauth's window: a sensitive change needs a login or reauthentication within the last 5 minutes. */
+export const REAUTHENTICATION_WINDOW_SECONDS = 300;
+export const REAUTHENTICATION_REQUIRED = 'Please confirm it is you before making this change.';
+
+/**
+ * Refuses a sensitive change ('reauthentication_required') unless the user logged in or
+ * reauthenticated within the window. A flow calls it, so every adapter enforces the same rule:
+ * the pages answer with the reauthentication page, the headless API with its reauthenticate flow.
+ */
+export function requireRecentAuthentication(deps: Pick<LatchkeyDeps, 'clock'>, lastAuthenticatedAt: Date | undefined): void {
+  if (!isRecentAuthentication(deps, lastAuthenticatedAt)) throw new LatchkeyError('reauthentication_required', REAUTHENTICATION_REQUIRED);
+}
+
+export function isRecentAuthentication(deps: Pick<LatchkeyDeps, 'clock'>, lastAuthenticatedAt: Date | undefined): boolean {
+  if (lastAuthenticatedAt === undefined) return false;
+  const age = deps.clock.now().getTime() - lastAuthenticatedAt.getTime();
+  return age >= 0 && age <= REAUTHENTICATION_WINDOW_SECONDS * 1000;
+}

@@ -1,9 +1,7 @@
 /**
  * Rate-limit counters in Redis (REDIS_URL), shared by every instance that uses the same server.
  */
-import { Redis } from 'ioredis';
-import { LatchkeyError } from '../errors.js';
-import { maskUrlCredentials } from '../redact.js';
+import { closeRedis, connectRedis } from '../redis-connection.js';
 import { fixedWindow, type ClosableCounterStore } from './counter-store.js';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'latchkey:rate-limit:';
@@ -29,26 +27,7 @@ return 0`;
 /** Opens the connection and checks that the server answers, so a bad REDIS_URL stops start-up. */
 export async function openRedisCounterStore(options: RedisCounterStoreOptions): Promise<ClosableCounterStore> {
   const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
-  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-  const client = new Redis(options.url, {
-    lazyConnect: true,
-    connectTimeout: connectTimeoutMs,
-    // ioredis queues commands and retries without end while the server is away; a login would then
-    // hang. A few retries, then the command fails and the flow reports the error instead.
-    maxRetriesPerRequest: 2,
-  });
-  // Unhandled, ioredis prints every reconnection failure; the failing commands report it anyway.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    client.disconnect();
-    const reason = error instanceof Error ? error.message : 'unknown error';
-    throw new LatchkeyError('database_unavailable', `Cannot reach Redis at REDIS_URL='${maskUrlCredentials(options.url)}': ${reason.replaceAll(options.url, maskUrlCredentials(options.url))}.`, {
-      cause: error,
-    });
-  }
+  const client = await connectRedis(options.url, options.connectTimeoutMs);
 
   let closed = false;
   return {
@@ -78,7 +57,7 @@ export async function openRedisCounterStore(options: RedisCounterStoreOptions): 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await client.quit().catch(() => client.disconnect());
+      await closeRedis(client);
     },
   };
 }

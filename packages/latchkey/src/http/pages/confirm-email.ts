@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey, confirmEmail } from '../../account/email-confirmation.js';
 import { continueLogin } from '../../account/flows/login.js';
 import { finishLogin } from './login.js';
+import { mfaTrustTokenOf } from './mfa-authenticate.js';
 import { currentPendingLogin } from './pending-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { clientOf, flash, redirect, renderPage, type PageDeps } from './page.js';
@@ -58,7 +59,7 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
     // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION), and only through the remaining stages.
     const pending = await currentPendingLogin(page, request);
     if (pending?.stage === 'verify_email' && pending.userId === address.userId) {
-      const result = await continueLogin(page.deps, pending.userId, clientOf(request));
+      const result = await continueLogin(page.deps, pending.userId, { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request) });
       if (result) return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
     }
     const signedIn = await page.sessions.currentUser(request);

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { registerConfirmEmailPages } from './confirm-email.js';
 import { registerEmailPages } from './email.js';
 import { registerLoginPages } from './login.js';
+import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
+import { registerMfaManagementPages } from './mfa-manage.js';
 import type { PageDeps } from './page.js';
 import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
@@ -17,4 +19,6 @@ export function registerAccountPages(scope: FastifyInstance, page: PageDeps): vo
   registerPasswordPages(scope, page);
   registerReauthenticatePages(scope, page);
   registerSessionPages(scope, page);
+  registerMfaAuthenticationPages(scope, page);
+  registerMfaManagementPages(scope, page);
 }

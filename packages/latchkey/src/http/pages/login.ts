@@ -4,6 +4,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { clientOf, emptyForm, flash, formFields, redirect, renderPage, type PageDeps } from './page.js';
 import { clearPendingLogin, startPendingLogin } from './pending-login.js';
+import { MFA_AUTHENTICATE, mfaTrustTokenOf } from './mfa-authenticate.js';
 
 export const LOGIN_REDIRECT = '/';
 export const LOGOUT_REDIRECT = '/';
@@ -27,11 +28,12 @@ export async function finishLogin(
   }
   if (result.status === 'stopped') {
     await startPendingLogin(page, request, reply, { userId: result.user.id, stage: result.stage, remember: options.remember, next: options.next });
+    if (result.stage === 'mfa_authenticate') return redirect(reply, MFA_AUTHENTICATE);
     return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   }
   await clearPendingLogin(page, request);
   await page.sessions.login(request, reply, result.user, { remember: options.remember });
-  await recordLogin(page.deps, result.user, clientOf(request), 'password');
+  await recordLogin(page.deps, result.user, clientOf(request), result.method);
   await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${result.user.username ?? result.user.email}.` });
   return redirect(reply, safeRedirectOr(options.next, LOGIN_REDIRECT));
 }
@@ -54,7 +56,12 @@ export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void
     const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
     const next = safeRedirectOr(fields.next, '');
     try {
-      const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, client: clientOf(request) });
+      const result = await loginWithPassword(page.deps, {
+        login: fields.login,
+        password: fields.password,
+        client: clientOf(request),
+        mfaTrustToken: mfaTrustTokenOf(request),
+      });
       return await finishLogin(page, request, reply, result, { remember: rememberChoice(page, fields.remember), next });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MailOutcome } from '../../account/emails.js';
 import type { ClientInfo } from '../../account/events.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
@@ -54,6 +55,11 @@ export function refusalStatus(reply: FastifyReply, error: unknown): number {
   if (isLatchkeyError(error, 'rate_limited')) return 429;
   if (isLatchkeyError(error, 'server_busy') || isLatchkeyError(error, 'mail_failed')) return 503;
   return 400;
+}
+
+/** Notifications are never worth failing a finished change for; an operator should hear of them. */
+export function logMailFailures(request: FastifyRequest, outcomes: MailOutcome[], what: string): void {
+  for (const outcome of outcomes) if (outcome.status === 'failed') request.log.error({ err: outcome.error }, `${what}: email not sent`);
 }
 
 export function clientOf(request: FastifyRequest): ClientInfo {

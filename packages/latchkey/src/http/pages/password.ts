@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { changePassword, setPassword, type MailOutcome } from '../../account/flows/password-change.js';
+import { changePassword, setPassword } from '../../account/flows/password-change.js';
 import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { clientOf, logMailFailures, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
 const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';
@@ -21,11 +21,6 @@ const SET_PASSWORD_SUFFIX = '-set-password';
  */
 const NO_REFERRER = 'no-referrer';
 const FORM_REFERRER_POLICY = 'same-origin';
-
-/** Notifications are never worth failing a finished change for; an operator should hear of them. */
-export function logMailFailures(request: FastifyRequest, outcomes: MailOutcome[], what: string): void {
-  for (const outcome of outcomes) if (outcome.status === 'failed') request.log.error({ err: outcome.error }, `${what}: email not sent`);
-}
 
 function registerResetPages(scope: FastifyInstance, page: PageDeps): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>

@@ -3,8 +3,8 @@ import type { LoginStage } from '../../account/flows/login.js';
 import type { PageDeps } from './page.js';
 
 /**
- * A login that has passed its credentials but stopped at a stage (an unverified address; later,
- * the second factor) is kept in the browser's session, for ACCOUNT_LOGIN_TIMEOUT at most. Only
+ * A login that has passed its credentials but stopped at a stage (an unverified address, or the
+ * second factor) is kept in the browser's session, for ACCOUNT_LOGIN_TIMEOUT at most. Only
  * that browser can carry it on, only at the stage it stopped at, and only until it expires;
  * signing in again or signing out replaces or ends it.
  */

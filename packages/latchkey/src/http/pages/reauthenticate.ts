@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
+import { hasSecondFactor, supportedAuthenticators } from '../../mfa/authenticators.js';
+import type { User } from '../../storage/ports.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { clientOf, emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
 
@@ -11,13 +13,17 @@ const REAUTHENTICATED_REDIRECT = '/';
  * form on POST, and checked both times.
  */
 export function registerReauthenticatePages(scope: FastifyInstance, page: PageDeps): void {
-  const form = (request: FastifyRequest, reply: FastifyReply, next: string, state: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next }, status);
+  const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
+    // A user with a second factor may confirm with a code instead (2fa/reauthenticate/).
+    const withCode = hasSecondFactor(await supportedAuthenticators(page.deps, user.id));
+    const mfaReauthenticateUrl = withCode ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
+    return renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl }, status);
+  };
 
   scope.get('/accounts/reauthenticate/', async (request, reply) => {
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    return form(request, reply, safeRedirectOr((request.query as Record<string, unknown>).next, ''));
+    return form(request, reply, signedIn.user, safeRedirectOr((request.query as Record<string, unknown>).next, ''));
   });
 
   scope.post('/accounts/reauthenticate/', async (request, reply) => {
@@ -28,7 +34,7 @@ export function registerReauthenticatePages(scope: FastifyInstance, page: PageDe
     try {
       await reauthenticate(page.deps, { user: signedIn.user, password: fields.password, client: clientOf(request) });
     } catch (error) {
-      return form(request, reply, next, formWithError({}, error), refusalStatus(reply, error));
+      return form(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }
     await page.sessions.markReauthenticated(request);
     return redirect(reply, next || REAUTHENTICATED_REDIRECT);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { recordLogin } from '../../account/flows/login.js';
+import { runLoginStages } from '../../account/flows/login.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { LOGIN_REDIRECT } from './login.js';
+import { finishLogin, LOGIN_REDIRECT } from './login.js';
 import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
 
 /** Where a signup that must be verified first lands: allauth's "verification sent" page. */
@@ -43,15 +43,14 @@ export function registerSignupPages(scope: FastifyInstance, page: PageDeps): voi
         return redirect(reply, VERIFICATION_SENT_URL);
       }
       const { user } = result;
-      await page.sessions.login(request, reply, user, { remember: false });
-      await recordLogin(page.deps, user, client, 'password');
-      await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${user.username ?? user.email}.` });
       if (result.mailFailed) {
         await flash(page, request, reply, { level: 'warning', text: `We could not send the verification email to ${user.email} just now. You can send it again from your email page.` });
       } else if (result.verificationSent) {
         await flash(page, request, reply, { level: 'info', text: `We have sent an email to ${user.email} for verification. Please follow the link in it.` });
       }
-      return redirect(reply, next || LOGIN_REDIRECT);
+      // Signing in after signup passes the same stages as any login (pages/login.ts).
+      const login = await runLoginStages(page.deps, user, { client });
+      return await finishLogin(page, request, reply, login, { remember: false, next });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);

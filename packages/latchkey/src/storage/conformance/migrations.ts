@@ -1,8 +1,10 @@
 import { NO_MIGRATIONS, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { isLatchkeyError } from '../../core/errors.js';
+import { createDatabaseOneTimeClaimStore } from '../../core/one-time-claims/index.js';
 import { createTestDatabase } from '../../testing/database.js';
 import { openDatabase } from '../database.js';
+import type { DatabaseSchema } from '../kysely/schema.js';
 import { createMigrator, latchkeyMigrations } from '../migrations/index.js';
 import type { Store, UsernameType } from '../ports.js';
 import type { ConformanceTarget } from './harness.js';
@@ -14,7 +16,8 @@ import type { ConformanceTarget } from './harness.js';
  */
 interface MigrationFixture {
   seed(db: Kysely<unknown>, usernameType: UsernameType): Promise<void>;
-  verify(store: Store, usernameType: UsernameType): Promise<void>;
+  /** `db` is the upgraded database, for the tables no repository reads. */
+  verify(store: Store, usernameType: UsernameType, db: Kysely<DatabaseSchema>): Promise<void>;
 }
 
 async function insertRow(db: Kysely<unknown>, table: string, row: Record<string, unknown>): Promise<number | undefined> {
@@ -86,6 +89,47 @@ const FIXTURES: Record<string, MigrationFixture> = {
       ]);
     },
   },
+  '0003_mfa': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      const userId = user.rows[0]?.id;
+      await insertRow(db, 'latchkey_authenticators', {
+        user_id: userId,
+        type: 'totp',
+        data: '{"secret":"v1:legacy"}',
+        created_at: '2023-01-02T03:04:05.678Z',
+        last_used_at: '2023-02-02T03:04:05.678Z',
+      });
+      const codesId = await insertRow(db, 'latchkey_authenticators', {
+        user_id: userId,
+        type: 'recovery_codes',
+        data: '{"seed":"v1:legacy"}',
+        created_at: '2023-01-02T03:04:05.678Z',
+        last_used_at: null,
+      });
+      await insertRow(db, 'latchkey_recovery_code_uses', { authenticator_id: codesId, code_index: 9, used_at: '2023-03-02T03:04:05.678Z' });
+      await insertRow(db, 'latchkey_recovery_code_uses', { authenticator_id: codesId, code_index: 2, used_at: '2023-03-02T03:04:05.678Z' });
+      await insertRow(db, 'latchkey_one_time_claims', { key: 'legacy-claim', expires_at: '2031-01-02T03:04:05.678Z' });
+    },
+    async verify(store, _usernameType, db) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const [totp, codes] = await store.authenticators.listForUser(user!.id);
+      expect(totp).toMatchObject({
+        userId: user!.id,
+        type: 'totp',
+        data: { secret: 'v1:legacy' },
+        createdAt: new Date('2023-01-02T03:04:05.678Z'),
+        lastUsedAt: new Date('2023-02-02T03:04:05.678Z'),
+      });
+      expect(codes).toMatchObject({ type: 'recovery_codes', data: { seed: 'v1:legacy' }, lastUsedAt: null });
+      expect(await store.authenticators.usedRecoveryCodes(codes!.id)).toEqual([2, 9]);
+      expect(await store.authenticators.useRecoveryCode(codes!.id, 9, new Date())).toBe(false);
+      // The claim still holds until its expiry, and no longer.
+      const claims = createDatabaseOneTimeClaimStore(db);
+      expect(await claims.claim('legacy-claim', 30, new Date('2031-01-02T03:04:05.677Z'))).toBe(false);
+      expect(await claims.claim('legacy-claim', 30, new Date('2031-01-02T03:04:05.678Z'))).toBe(true);
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {
@@ -129,7 +173,7 @@ export function describeMigrations(target: ConformanceTarget): void {
           for (const name of before) await FIXTURES[name]!.seed(database.kysely as Kysely<unknown>, usernameType);
 
           expect(await database.migrate()).toEqual(names.slice(applied));
-          for (const name of before) await FIXTURES[name]!.verify(database.store, usernameType);
+          for (const name of before) await FIXTURES[name]!.verify(database.store, usernameType, database.kysely);
           // New rows still get fresh ids after rows written by older code.
           const created = await database.store.users.create({
             ...(usernameType === 'username' ? { username: 'newcomer' } : {}),

@@ -6,6 +6,7 @@
  * timestamptz).
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { AuthenticatorType } from '../ports.js';
 
 /** Written as 1 or 0; read as 1/0 (SQLite) or true/false (PostgreSQL). */
 export type BooleanColumn = ColumnType<number | boolean, number, number>;
@@ -70,6 +71,28 @@ export interface RateLimitCountersTable {
   expires_at: InstantColumn;
 }
 
+export interface AuthenticatorsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** One of AUTHENTICATOR_TYPES; only the repository writes it. */
+  type: AuthenticatorType;
+  /** JSON text. */
+  data: string;
+  created_at: InstantColumn;
+  last_used_at: ColumnType<string | Date | null, string | null, string | null>;
+}
+
+export interface RecoveryCodeUsesTable {
+  authenticator_id: number;
+  code_index: number;
+  used_at: InstantColumn;
+}
+
+export interface OneTimeClaimsTable {
+  key: string;
+  expires_at: InstantColumn;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
@@ -77,6 +100,9 @@ export interface DatabaseSchema {
   latchkey_meta: MetaTable;
   latchkey_audit_log: AuditLogTable;
   latchkey_rate_limit_counters: RateLimitCountersTable;
+  latchkey_authenticators: AuthenticatorsTable;
+  latchkey_recovery_code_uses: RecoveryCodeUsesTable;
+  latchkey_one_time_claims: OneTimeClaimsTable;
 }
 
 export function toBooleanColumn(value: boolean): number {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Repositories, Store, UsernameType } from '../ports.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
 import { createAuditLogRepository } from './audit-log.js';
+import { createAuthenticatorRepository } from './authenticators.js';
 import { createEmailAddressRepository } from './email-addresses.js';
 import { createSessionRepository } from './sessions.js';
 import { createUserRepository } from './users.js';
@@ -13,6 +14,7 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     emailAddresses: createEmailAddressRepository(context),
     sessions: createSessionRepository(context),
     auditLog: createAuditLogRepository(context),
+    authenticators: createAuthenticatorRepository(context),
   };
 }
 
@@ -57,6 +59,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     emailAddresses: guarded('emailAddresses', outer.emailAddresses, check),
     sessions: guarded('sessions', outer.sessions, check),
     auditLog: guarded('auditLog', outer.auditLog, check),
+    authenticators: guarded('authenticators', outer.authenticators, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

@@ -1,0 +1,290 @@
+/**
+ * Two-factor authentication on the example site, end to end: an authenticator app activated from
+ * the key the page shows (the codes computed here, as an app would, with otpauth), the recovery
+ * codes it comes with, logins that stop at the code page and go on with an app code or a recovery
+ * code (each code working once), new recovery codes and deactivation behind a reauthentication
+ * (by code, then by password), and the notices mailed at each change.
+ *
+ * The site runs on the real clock with MFA_TOTP_TOLERANCE 0, so the journey waits for time steps
+ * (at most twice): see the notes at `freshCode` and before the app-code login.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Secret, TOTP } from 'otpauth';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsEnabled, linkFromEmail, type RunningSite } from './harness.js';
+import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, expectMessage, newAccount, startSiteAndBrowser, waitForEmail, type Account } from './journey.js';
+
+/** The site's MFA_TOTP_PERIOD and MFA_TOTP_DIGITS (the defaults). */
+const PERIOD_MS = 30_000;
+const DIGITS = 6;
+const RECOVERY_CODE_COUNT = 10;
+const INCORRECT_CODE = 'Incorrect code.';
+
+const SUBJECTS = {
+  confirm: 'Please confirm your email address',
+  activated: 'Two-factor authentication was turned on for your account',
+  regenerated: 'New recovery codes were generated for your account',
+  deactivated: 'Two-factor authentication was turned off for your account',
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The TOTP time step (RFC 6238's T) at `ms`. */
+const stepAt = (ms: number): number => Math.floor(ms / PERIOD_MS);
+
+/** What an authenticator app holding `secret` (base32) shows at `timestamp`. */
+function appCode(secret: string, timestamp: number): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), digits: DIGITS, period: PERIOD_MS / 1000 }).generate({ timestamp });
+}
+
+/**
+ * The app's code now, with at least `marginMs` of its time step left, so that the site (which
+ * accepts only the current step) still sees the same step when the form arrives. With less left,
+ * waits for the next step to begin.
+ */
+async function freshCode(secret: string, marginMs: number): Promise<{ code: string; step: number }> {
+  const left = PERIOD_MS - (Date.now() % PERIOD_MS);
+  if (left < marginMs) await sleep(left + 250);
+  const now = Date.now();
+  return { code: appCode(secret, now), step: stepAt(now) };
+}
+
+describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
+  let site: RunningSite;
+  let browser: Browser;
+  // The site's database is the test's own file, so that the journey can age a login (see ageLogin).
+  let directory: string | undefined;
+  let databasePath: string;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'lk-e2e-mfa-'));
+    databasePath = join(directory, 'db.sqlite3');
+    ({ site, browser } = await startSiteAndBrowser({
+      env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional', DATABASE_URL: `sqlite:${databasePath}` },
+    }));
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.allSettled([browser?.close(), site?.stop()]);
+    if (directory) rmSync(directory, { recursive: true, force: true });
+  }, SETUP_TIMEOUT_MS);
+
+  /**
+   * Makes this browser's login look `seconds` old, as if the person had stepped away, so that the
+   * next change asks them to confirm it is them (the 5-minute window is fixed and the site runs on
+   * the real clock). Only the session's "authenticated at" moment changes.
+   */
+  function ageLogin(cookieValue: string, seconds: number): void {
+    const idHash = createHash('sha256').update(cookieValue, 'utf8').digest('hex');
+    const database = new Database(databasePath);
+    try {
+      database.pragma('busy_timeout = 5000');
+      const then = new Date(Date.now() - seconds * 1000).toISOString();
+      const result = database.prepare("UPDATE latchkey_sessions SET data = json_set(data, '$._authenticated_at', ?) WHERE id_hash = ?").run(then, idHash);
+      expect(result.changes).toBe(1);
+    } finally {
+      database.close();
+    }
+  }
+
+  async function signOut(person: Person, shot: string): Promise<void> {
+    await person.visit('/accounts/logout/', `${shot}-confirmation`);
+    await person.press('Sign out', shot, person.page.locator('main'));
+    expect(await person.text()).toContain('You are not signed in.');
+  }
+
+  /** The password step of a login by an account with an authenticator app: it stops at the code page. */
+  async function passwordThenCodePage(person: Person, account: Account, shot: string): Promise<void> {
+    await person.signIn(account.username, account.password, { shot });
+    expect(person.pathname()).toBe('/accounts/2fa/authenticate/');
+    expect(await person.heading()).toBe('Two-factor authentication');
+    // Not signed in yet: the home page still says so, and does not end the pending login.
+    expect(await person.homeStatus(`${shot}-home-not-yet`)).toContain('You are not signed in.');
+    await person.visit('/accounts/2fa/authenticate/', `${shot}-code-page`);
+    expect(await person.text()).toContain('Enter the code your authenticator app shows now, or one of your recovery codes.');
+  }
+
+  async function enterCode(person: Person, code: string, shot: string) {
+    await person.fill({ code });
+    return person.press('Sign in', shot, person.page.locator('form', { has: person.page.locator('[name=code]') }));
+  }
+
+  async function expectSignedInAfterCode(person: Person, account: Account): Promise<void> {
+    expect(person.pathname()).toBe('/');
+    expect(await person.messages()).toEqual([`Successfully signed in as ${account.username}.`]);
+    expect(await person.text()).toContain(`Signed in as ${account.username}.`);
+  }
+
+  async function recoveryCodesShown(person: Person): Promise<string[]> {
+    return (await person.page.locator('#mfa-recovery-codes li code').allTextContents()).map((code) => code.trim());
+  }
+
+  it('activates an authenticator app, signs in with app and recovery codes (each once), renews the codes and deactivates it', async () => {
+    const started = Date.now();
+    const ada = newAccount('ada');
+    const person = await Person.open(browser, site);
+    await person.signUp(ada);
+    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+
+    // From the header. With the address not verified yet, the app cannot be activated.
+    await person.follow('Two-factor authentication', 'mfa-index-inactive', person.nav());
+    expect(person.pathname()).toBe('/accounts/2fa/');
+    expect(await person.heading()).toBe('Two-factor authentication');
+    expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Inactive');
+    await person.follow('Activate', 'activate-unverified', person.page.locator('main'));
+    expect(person.pathname()).toBe('/accounts/2fa/totp/activate/');
+    expect(await person.page.locator('#mfa-unverified').innerText()).toContain('You must verify your email address');
+    expect(await person.page.locator('#mfa-totp-secret').count()).toBe(0);
+
+    const confirmMail = await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.confirm });
+    await person.visit(linkFromEmail(confirmMail, '/accounts/confirm-email/'), 'confirm-page');
+    await person.press('Confirm', 'address-confirmed');
+    await expectMessage(person, `You have confirmed ${ada.email}.`);
+
+    // Activation. Just signed up (a login), so no reauthentication is asked.
+    await person.visit('/accounts/2fa/', 'mfa-index-verified');
+    await person.follow('Activate', 'activate-form', person.page.locator('main'));
+    expect(person.pathname()).toBe('/accounts/2fa/totp/activate/');
+    expect(await person.heading()).toBe('Activate authenticator app');
+    expect(await person.page.locator('#mfa-totp-qr svg').isVisible()).toBe(true);
+    const secretElement = person.page.locator('#mfa-totp-secret');
+    // The key is tucked away under "Can't scan?" until the person opens it.
+    expect(await secretElement.isVisible()).toBe(false);
+    await person.page.locator('details summary').click();
+    await secretElement.waitFor({ state: 'visible' });
+    const secret = (await secretElement.innerText()).trim();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    // The link an app on this device would open carries the same key, under the site's name.
+    const totpUrl = new URL((await person.page.locator('a[href^="otpauth://"]').getAttribute('href'))!);
+    expect(totpUrl.searchParams.get('secret')).toBe(secret);
+    expect(totpUrl.searchParams.get('issuer')).toBe('Latchkey Example');
+    expect(decodeURIComponent(totpUrl.pathname)).toContain(ada.username);
+
+    // A wrong code first: refused, and the same key is still shown (it awaits the right code).
+    await person.fill({ code: '000000' === appCode(secret, Date.now()) ? '111111' : '000000' });
+    const wrong = await person.press('Activate', 'activate-wrong-code');
+    expect(wrong.status()).toBe(400);
+    expect(await person.formErrors()).toEqual([INCORRECT_CODE]);
+    await person.page.locator('details summary').click();
+    expect((await secretElement.innerText()).trim()).toBe(secret);
+
+    // The right code, with 12 s of its step left (so that the replay below falls in the same step).
+    const activation = await freshCode(secret, 12_000);
+    await person.fill({ code: activation.code });
+    await person.press('Activate', 'recovery-codes-after-activation');
+    expect(person.pathname()).toBe('/accounts/2fa/recovery-codes/');
+    expect(await person.heading()).toBe('Recovery codes');
+    await expectMessage(person, 'Authenticator app activated.');
+    const codes = await recoveryCodesShown(person);
+    expect(codes).toHaveLength(RECOVERY_CODE_COUNT);
+    expect(new Set(codes).size).toBe(RECOVERY_CODE_COUNT);
+    for (const code of codes) expect(code).toMatch(/^\d{8}$/);
+    expect(await person.page.locator('#mfa-recovery-unused').innerText()).toBe(`${RECOVERY_CODE_COUNT} of ${RECOVERY_CODE_COUNT} unused; each code works once.`);
+    const activatedMail = await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.activated });
+    expect(activatedMail.text).toContain(`${site.url}/accounts/2fa/`);
+
+    await person.visit('/accounts/2fa/', 'mfa-index-active');
+    expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Active');
+    expect(await person.text()).toContain('Not used to sign in yet.');
+    expect(await person.page.locator('#mfa-recovery-unused').innerText()).toBe(`${RECOVERY_CODE_COUNT} of ${RECOVERY_CODE_COUNT}`);
+
+    // Sign out; the password alone now leads to the code page.
+    await signOut(person, 'signed-out-after-activation');
+    await passwordThenCodePage(person, ada, 'login-1');
+
+    // The code that activated the app, still in its time step, is used up.
+    const replay = await enterCode(person, activation.code, 'activation-code-replayed');
+    expect(stepAt(Date.now()), 'the replayed code should have reached the site within its own time step').toBe(activation.step);
+    expect(replay.status()).toBe(400);
+    expect(person.pathname()).toBe('/accounts/2fa/authenticate/');
+    expect(await person.formErrors()).toEqual([INCORRECT_CODE]);
+
+    // While the app's next code is not yet shown: a recovery code signs in, once.
+    await enterCode(person, codes[0]!, 'signed-in-with-recovery-code');
+    await expectSignedInAfterCode(person, ada);
+    await signOut(person, 'signed-out-after-recovery-code');
+    await passwordThenCodePage(person, ada, 'login-2');
+    const reused = await enterCode(person, codes[0]!, 'recovery-code-reused');
+    expect(reused.status()).toBe(400);
+    expect(await person.formErrors()).toEqual([INCORRECT_CODE]);
+    expect(await person.homeStatus('home-after-reused-code')).toContain('You are not signed in.');
+    // Typed as people do, with a space in the middle: another code still works.
+    await person.visit('/accounts/2fa/authenticate/', 'code-page-again');
+    await enterCode(person, `${codes[1]!.slice(0, 4)} ${codes[1]!.slice(4)}`, 'signed-in-with-second-recovery-code');
+    await expectSignedInAfterCode(person, ada);
+    await signOut(person, 'signed-out-after-second-recovery-code');
+
+    // The app's next code: the activation's step must be over (the one real-time wait, besides
+    // the at most 12 s freshCode may have waited above).
+    await passwordThenCodePage(person, ada, 'login-3');
+    const nextStepAt = (activation.step + 1) * PERIOD_MS;
+    if (Date.now() < nextStepAt + 1000) await sleep(nextStepAt + 1000 - Date.now());
+    const login = await freshCode(secret, 3_000);
+    expect(login.step).toBeGreaterThan(activation.step);
+    await enterCode(person, login.code, 'signed-in-with-app-code');
+    await expectSignedInAfterCode(person, ada);
+    await person.visit('/accounts/2fa/', 'mfa-index-after-logins');
+    expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Active');
+    expect(await person.text()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    expect(await person.page.locator('#mfa-recovery-unused').innerText()).toBe(`${RECOVERY_CODE_COUNT - 2} of ${RECOVERY_CODE_COUNT}`);
+
+    // New recovery codes, six minutes after the login: the person confirms it is them, here with
+    // a recovery code on the two-factor reauthentication page.
+    const cookie = await person.sessionCookie();
+    expect(cookie?.value).toBeTruthy();
+    ageLogin(cookie!.value, 6 * 60);
+    await person.follow('Generate new codes', 'generate-asks-reauthentication', person.page.locator('main'));
+    expect(person.pathname()).toBe('/accounts/reauthenticate/');
+    expect(new URL(person.page.url()).searchParams.get('next')).toBe('/accounts/2fa/recovery-codes/generate/');
+    await person.follow('Use your authenticator app or a recovery code instead', 'mfa-reauthenticate-form');
+    expect(person.pathname()).toBe('/accounts/2fa/reauthenticate/');
+    expect(await person.heading()).toBe('Confirm access');
+    await person.fill({ code: codes[0]! });
+    const usedAgain = await person.press('Confirm', 'mfa-reauthenticate-used-code');
+    expect(usedAgain.status()).toBe(400);
+    expect(await person.formErrors()).toEqual([INCORRECT_CODE]);
+    await person.fill({ code: codes[2]! });
+    await person.press('Confirm', 'generate-form');
+    expect(person.pathname()).toBe('/accounts/2fa/recovery-codes/generate/');
+    expect(await person.heading()).toBe('Generate recovery codes');
+    expect(await person.text()).toContain('every one of your current codes, used or not, stops working');
+    await person.press('Generate', 'new-recovery-codes');
+    expect(person.pathname()).toBe('/accounts/2fa/recovery-codes/');
+    await expectMessage(person, 'New recovery codes generated; the old ones no longer work.');
+    const newCodes = await recoveryCodesShown(person);
+    expect(newCodes).toHaveLength(RECOVERY_CODE_COUNT);
+    for (const old of codes) expect(newCodes).not.toContain(old);
+    expect(await person.page.locator('#mfa-recovery-unused').innerText()).toBe(`${RECOVERY_CODE_COUNT} of ${RECOVERY_CODE_COUNT} unused; each code works once.`);
+    await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.regenerated });
+
+    // Deactivation, six minutes later again: this time the person confirms with the password.
+    ageLogin((await person.sessionCookie())!.value, 6 * 60);
+    await person.visit('/accounts/2fa/', 'mfa-index-before-deactivation');
+    await person.follow('Deactivate', 'deactivate-asks-reauthentication', person.page.locator('main'));
+    expect(person.pathname()).toBe('/accounts/reauthenticate/');
+    await person.fill({ password: ada.password });
+    await person.press('Confirm', 'deactivate-form');
+    expect(person.pathname()).toBe('/accounts/2fa/totp/deactivate/');
+    expect(await person.heading()).toBe('Deactivate authenticator app');
+    expect(await person.text()).toContain('Your recovery codes will be deleted as well');
+    await person.press('Deactivate', 'deactivated');
+    expect(person.pathname()).toBe('/accounts/2fa/');
+    await expectMessage(person, 'Authenticator app deactivated.');
+    expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Inactive');
+    expect(await person.page.locator('#mfa-recovery-unused').count()).toBe(0);
+    const deactivatedMail = await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.deactivated });
+    expect(deactivatedMail.text).toContain('Signing in now needs only your password.');
+
+    // The password alone signs in again.
+    await signOut(person, 'signed-out-after-deactivation');
+    await person.signIn(ada.username, ada.password, { shot: 'login-password-only' });
+    expect(person.pathname()).toBe('/');
+    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+    await person.close();
+    console.log(`two-factor journey: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, JOURNEY_TIMEOUT_MS);
+});

@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLatchkeyError } from '../../core/errors.js';
+import { mfaOverview } from '../../mfa/flows/manage.js';
+import { viewRecoveryCodes, regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
+import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
+import type { User } from '../../storage/ports.js';
+import { clientOf, emptyForm, flash, logMailFailures, formFields, formWithError, redirect, refusalStatus, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+
+export const MFA_INDEX = '/accounts/2fa/';
+const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';
+/** Session key holding the encrypted secret of an authenticator app awaiting its first code. */
+const PENDING_TOTP = '_mfa_pending_totp';
+
+function formatTime(at: Date | null | undefined): string | null {
+  return at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
+}
+
+/**
+ * The pages where a signed-in user manages their second factors (allauth.mfa's paths). The flows
+ * decide every rule (a verified address, a recent reauthentication, what goes with what); the
+ * pages only ask, show, and turn a 'reauthentication_required' into the reauthentication page.
+ */
+export function registerMfaManagementPages(scope: FastifyInstance, page: PageDeps): void {
+  /** The signed-in user and when they last proved who they are, or the response that sends them to prove it. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
+    const result = await requireUser(page, request, reply);
+    if ('response' in result) return result;
+    return { user: result.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
+  }
+
+  /** The response to a refusal every MFA page shares, or undefined when the page shows it itself. */
+  async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
+    if (isLatchkeyError(error, 'reauthentication_required')) return (await requireRecentAuthentication(page, request, reply))?.response;
+    if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
+      await flash(page, request, reply, { level: 'info', text: error.message });
+      return redirect(reply, MFA_INDEX);
+    }
+    return undefined;
+  }
+
+  async function pendingSecret(request: FastifyRequest): Promise<string | undefined> {
+    const value = (await page.sessions.session(request))?.data[PENDING_TOTP];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async function keepPendingSecret(request: FastifyRequest, reply: FastifyReply, pending: string | undefined): Promise<void> {
+    const session = await page.sessions.ensureSession(request, reply);
+    const { [PENDING_TOTP]: _previous, ...rest } = session.data;
+    await page.deps.sessions.saveData(session, pending === undefined ? rest : { ...rest, [PENDING_TOTP]: pending });
+  }
+
+  scope.get(MFA_INDEX, async (request, reply) => {
+    const auth = await requireUser(page, request, reply);
+    if ('response' in auth) return auth.response;
+    const overview = await mfaOverview(page.deps, auth.user);
+    return renderPage(page, request, reply, 'mfa/index.html', {
+      title: 'Two-factor authentication',
+      types: overview.types,
+      totp: { active: overview.totp !== undefined, created_at: formatTime(overview.totp?.createdAt), last_used_at: formatTime(overview.totp?.lastUsedAt) },
+      recovery_codes: { active: overview.recoveryCodes !== undefined, unused: overview.recoveryCodes?.unused ?? 0, total: overview.recoveryCodes?.total ?? 0 },
+    });
+  });
+
+  async function showActivation(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
+    const title = 'Activate authenticator app';
+    try {
+      const setup = await totpSetup(page.deps, user, await pendingSecret(request));
+      await keepPendingSecret(request, reply, setup.pending);
+      return await renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, qr_svg: setup.qrSvg, secret: setup.secret, totp_url: setup.totpUrl, form }, status);
+    } catch (error) {
+      if (isLatchkeyError(error, 'email_unverified')) return renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, unverified: true }, status === 200 ? 200 : 400);
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      throw error;
+    }
+  }
+
+  scope.get('/accounts/2fa/totp/activate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
+    return showActivation(request, reply, auth.user);
+  });
+
+  scope.post('/accounts/2fa/totp/activate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const { code } = formFields(request.body, ['code']);
+    let result;
+    try {
+      result = await activateTotp(page.deps, { ...auth, client: clientOf(request), pending: await pendingSecret(request), code });
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      return showActivation(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
+    }
+    await keepPendingSecret(request, reply, undefined);
+    // A new factor is a change of privilege: the session id seen before it is worthless after it.
+    await page.sessions.rotate(request, reply);
+    logMailFailures(request, [result.notification], 'TOTP activation notice');
+    await flash(page, request, reply, { level: 'success', text: 'Authenticator app activated.' });
+    return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : MFA_INDEX);
+  });
+
+  scope.get('/accounts/2fa/totp/deactivate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
+    const overview = await mfaOverview(page.deps, auth.user);
+    if (!overview.totp) return redirect(reply, MFA_INDEX);
+    return renderPage(page, request, reply, 'mfa/totp/deactivate_form.html', {
+      title: 'Deactivate authenticator app',
+      form: emptyForm(),
+      recovery_codes_will_go: overview.recoveryCodes !== undefined,
+    });
+  });
+
+  scope.post('/accounts/2fa/totp/deactivate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    try {
+      const { notification } = await deactivateTotp(page.deps, { ...auth, client: clientOf(request) });
+      logMailFailures(request, [notification], 'TOTP deactivation notice');
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      throw error;
+    }
+    await flash(page, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
+    return redirect(reply, MFA_INDEX);
+  });
+
+  scope.get(RECOVERY_CODES, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    try {
+      const codes = await viewRecoveryCodes(page.deps, auth);
+      return await renderPage(page, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      throw error;
+    }
+  });
+
+  scope.get('/accounts/2fa/recovery-codes/download/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    try {
+      const codes = await viewRecoveryCodes(page.deps, auth);
+      return await reply
+        .header('cache-control', 'no-store')
+        .header('content-disposition', 'attachment; filename="recovery-codes.txt"')
+        .header('x-content-type-options', 'nosniff')
+        .type('text/plain; charset=utf-8')
+        .send(`${codes.unused.join('\n')}\n`);
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      throw error;
+    }
+  });
+
+  const showGenerate = async (request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'mfa/recovery_codes/generate.html', {
+      title: 'Generate recovery codes',
+      form,
+      has_codes: (await mfaOverview(page.deps, user)).recoveryCodes !== undefined,
+    }, status);
+
+  scope.get('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
+    return showGenerate(request, reply, auth.user);
+  });
+
+  scope.post('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    try {
+      const { notification } = await regenerateRecoveryCodes(page.deps, { ...auth, client: clientOf(request) });
+      logMailFailures(request, [notification], 'recovery codes notice');
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      return showGenerate(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
+    }
+    await flash(page, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
+    return redirect(reply, RECOVERY_CODES);
+  });
+}

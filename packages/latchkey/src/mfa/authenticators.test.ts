@@ -1,0 +1,344 @@
+/**
+ * The second factors as stored and checked: secrets encrypted and bound to their row, TOTP codes
+ * used once (in one process, across instances sharing the database, and with the claims in Redis),
+ * the drift window, and recovery codes used once and replaced by a new set.
+ */
+import { randomInt } from 'node:crypto';
+import { sql } from 'kysely';
+import { Secret } from 'otpauth';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUser } from '../account/users.js';
+import { ManualClock } from '../core/clock.js';
+import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { MemoryMailer } from '../mail/index.js';
+import { openDatabase, type Database } from '../storage/database.js';
+import type { User } from '../storage/ports.js';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../testing/database.js';
+import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
+import { activateTotpFor, totpCodeAt } from '../testing/mfa.js';
+import { authenticatorSecret, normalizeCode, useCode } from './authenticators.js';
+import { regenerateRecoveryCodes } from './flows/recovery-codes.js';
+import { totpCounter } from './totp.js';
+
+const PASSWORD = 'a long enough passphrase';
+const client = { ip: '203.0.113.7', userAgent: 'vitest' };
+
+function testRedisUrl(): string | undefined {
+  const url = process.env.REDIS_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/** Every row of every table of the database's own schema, as text: what a dump would show. */
+async function dumpEveryTable(database: Database): Promise<{ tables: string[]; text: string }> {
+  const db = database.kysely;
+  const listed =
+    database.dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db);
+  const tables = listed.rows.map((row) => row.name).sort();
+  const parts: string[] = [];
+  for (const table of tables) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
+    parts.push(
+      `${table}: ${JSON.stringify(rows.rows, (_key, value: unknown) => {
+        if (typeof value === 'bigint') return value.toString();
+        if (value instanceof Uint8Array) return `${Buffer.from(value).toString('hex')} ${Buffer.from(value).toString('base64')} ${Buffer.from(value).toString('latin1')}`;
+        if (typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer') {
+          const bytes = Buffer.from((value as { data: number[] }).data);
+          return `${bytes.toString('hex')} ${bytes.toString('base64')} ${bytes.toString('latin1')}`;
+        }
+        return value;
+      })}`,
+    );
+  }
+  return { tables, text: parts.join('\n') };
+}
+
+/** The forms in which a secret could leak into a dump. */
+function encodings(bytes: Uint8Array): string[] {
+  const buffer = Buffer.from(bytes);
+  return [
+    buffer.toString('hex'),
+    buffer.toString('hex').toUpperCase(),
+    buffer.toString('base64'),
+    buffer.toString('base64').replace(/=+$/, ''),
+    buffer.toString('base64url'),
+    new Secret({ buffer: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer }).base32,
+  ];
+}
+
+describe.each(testDatabaseKinds())('authenticators on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  async function setUp(settings: Parameters<typeof createTestLatchkey>[0] = {}): Promise<User> {
+    latchkey = await createTestLatchkey({ kind, ...settings });
+    return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+  }
+
+  it('stores secrets encrypted: no table holds the TOTP secret, the recovery seed or any recovery code', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    // Some use, so that the audit log, the used codes and the claims have rows too.
+    expect(await useCode(latchkey.deps, ada, totp.code())).toBe('totp');
+    expect(await useCode(latchkey.deps, ada, totp.recoveryCodes[0]!)).toBe('recovery_codes');
+
+    const rows = await latchkey.database.kysely.selectFrom('latchkey_authenticators').selectAll().where('user_id', '=', ada.id).orderBy('id').execute();
+    expect(rows.map((row) => row.type)).toEqual(['totp', 'recovery_codes']);
+    for (const row of rows) {
+      const data = JSON.parse(row.data) as Record<string, unknown>;
+      expect(Object.keys(data)).toEqual(['secret']);
+      expect(data.secret).toMatch(/^v1\.[A-Za-z0-9_-]+$/);
+    }
+
+    const stored = await latchkey.deps.store.authenticators.listForUser(ada.id);
+    const secret = authenticatorSecret(latchkey.settings, stored.find((authenticator) => authenticator.type === 'totp')!)!;
+    const seed = authenticatorSecret(latchkey.settings, stored.find((authenticator) => authenticator.type === 'recovery_codes')!)!;
+    expect(new Secret({ buffer: secret.slice().buffer }).base32).toBe(totp.secret);
+    expect(seed).toHaveLength(32);
+
+    const dump = await dumpEveryTable(latchkey.database);
+    expect(dump.tables).toEqual(expect.arrayContaining(['latchkey_authenticators', 'latchkey_recovery_code_uses', 'latchkey_one_time_claims', 'latchkey_audit_log', 'latchkey_users']));
+    // The dump does hold the encrypted secrets (so the search below searches something).
+    for (const row of rows) expect(dump.text).toContain((JSON.parse(row.data) as { secret: string }).secret);
+    const needles = [totp.secret, totp.secret.toLowerCase(), ...encodings(secret), ...encodings(seed), ...totp.recoveryCodes];
+    for (const needle of needles) expect(dump.text.includes(needle), `the dump contains ${needle}`).toBe(false);
+  });
+
+  it("does not decrypt a secret copied onto another user's row, and refuses its codes", async () => {
+    const ada = await setUp();
+    const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
+    const adaTotp = await activateTotpFor(latchkey, ada);
+    await activateTotpFor(latchkey, bob);
+    const db = latchkey.database.kysely;
+    for (const type of ['totp', 'recovery_codes'] as const) {
+      const adaRow = await db.selectFrom('latchkey_authenticators').select('data').where('user_id', '=', ada.id).where('type', '=', type).executeTakeFirstOrThrow();
+      await db.updateTable('latchkey_authenticators').set({ data: adaRow.data }).where('user_id', '=', bob.id).where('type', '=', type).execute();
+    }
+    for (const authenticator of await latchkey.deps.store.authenticators.listForUser(bob.id)) {
+      expect(authenticatorSecret(latchkey.settings, authenticator), authenticator.type).toBeUndefined();
+    }
+    expect(await useCode(latchkey.deps, bob, adaTotp.code())).toBeUndefined();
+    expect(await useCode(latchkey.deps, bob, adaTotp.recoveryCodes[0]!)).toBeUndefined();
+    // On its own row the same secret still works.
+    expect(await useCode(latchkey.deps, ada, adaTotp.code())).toBe('totp');
+    expect(await useCode(latchkey.deps, ada, adaTotp.recoveryCodes[0]!)).toBe('recovery_codes');
+  });
+
+  it('does not decrypt a secret under another LATCHKEY_SECRET_KEY', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    const stored = await latchkey.deps.store.authenticators.listForUser(ada.id);
+    const otherKey = { ...latchkey.settings, SECRET_KEY: `${latchkey.settings.SECRET_KEY}-rotated` };
+    for (const authenticator of stored) expect(authenticatorSecret(otherKey, authenticator)).toBeUndefined();
+    expect(await useCode({ ...latchkey.deps, settings: otherKey }, ada, totp.code())).toBeUndefined();
+  });
+
+  it('accepts the current code once and refuses it the second time (replay)', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    const code = totp.code();
+    expect(await useCode(latchkey.deps, ada, code)).toBe('totp');
+    expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
+    latchkey.clock.advance(10_000);
+    expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
+    // The next time step brings a new code, which works.
+    latchkey.clock.advance(20_000);
+    expect(totp.code()).not.toBe(code);
+    expect(await useCode(latchkey.deps, ada, totp.code())).toBe('totp');
+  });
+
+  it('records the last use of the authenticator', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    expect((await latchkey.deps.store.authenticators.findForUser(ada.id, 'totp'))!.lastUsedAt).toBeNull();
+    await useCode(latchkey.deps, ada, totp.code());
+    expect((await latchkey.deps.store.authenticators.findForUser(ada.id, 'totp'))!.lastUsedAt).toEqual(latchkey.clock.now());
+  });
+
+  it('accepts exactly one of ten parallel submissions of one fresh code', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    const code = totp.code();
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, code)));
+    expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(9);
+  });
+
+  it.each([0, 1])('refuses codes two steps away (t-60 s, t+60 s), and one step away (t±30 s) unless the tolerance is 1: MFA_TOTP_TOLERANCE %i', async (tolerance) => {
+    const ada = await setUp({ settings: { MFA_TOTP_TOLERANCE: tolerance } });
+    const totp = await activateTotpFor(latchkey, ada);
+    // Well past the activation's (used) code, in the middle of a time step, so that ±30 s is
+    // exactly one step away.
+    latchkey.clock.advance(10 * 30_000 + 15_000);
+    const now = latchkey.clock.now().getTime();
+    const appAt = (offsetSeconds: number) => totpCodeAt(latchkey.deps, totp.secret, new Date(now + offsetSeconds * 1000));
+    expect(await useCode(latchkey.deps, ada, appAt(-60)), 't-60').toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, appAt(60)), 't+60').toBeUndefined();
+    const oneStepAway = tolerance === 0 ? undefined : 'totp';
+    expect(await useCode(latchkey.deps, ada, appAt(-30)), 't-30').toBe(oneStepAway);
+    expect(await useCode(latchkey.deps, ada, appAt(30)), 't+30').toBe(oneStepAway);
+    // The code of the current step is accepted either way.
+    expect(await useCode(latchkey.deps, ada, appAt(0)), 't').toBe('totp');
+  });
+
+  it('with a tolerance, keeps a used code refused for as long as it could be accepted', async () => {
+    const ada = await setUp({ settings: { MFA_TOTP_TOLERANCE: 1 } });
+    const totp = await activateTotpFor(latchkey, ada);
+    const code = totp.code();
+    expect(await useCode(latchkey.deps, ada, code)).toBe('totp');
+    for (let seconds = 5; seconds < 90; seconds += 5) {
+      latchkey.clock.advance(5_000);
+      expect(await useCode(latchkey.deps, ada, code), `${seconds} s later`).toBeUndefined();
+    }
+  });
+
+  it('accepts a recovery code once, however it is typed', async () => {
+    const ada = await setUp();
+    const { recoveryCodes } = await activateTotpFor(latchkey, ada);
+    expect(recoveryCodes).toHaveLength(10);
+    const [first, second] = recoveryCodes as [string, string];
+    expect(await useCode(latchkey.deps, ada, first)).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, first)).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, `${first.slice(0, 4)}-${first.slice(4)}`)).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, ` ${second.slice(0, 4)} - ${second.slice(4)} `)).toBe('recovery_codes');
+    expect(await latchkey.deps.store.authenticators.usedRecoveryCodes((await latchkey.deps.store.authenticators.findForUser(ada.id, 'recovery_codes'))!.id)).toEqual([0, 1]);
+  });
+
+  it('accepts exactly one of ten parallel uses of one recovery code', async () => {
+    const ada = await setUp();
+    const { recoveryCodes } = await activateTotpFor(latchkey, ada);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, recoveryCodes[4]!)));
+    expect(outcomes.filter((outcome) => outcome === 'recovery_codes')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(9);
+  });
+
+  it('refuses every old recovery code once a new set is generated, and accepts the new ones', async () => {
+    const ada = await setUp();
+    const { recoveryCodes: old } = await activateTotpFor(latchkey, ada);
+    const { codes } = await regenerateRecoveryCodes(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now() });
+    for (const code of old) expect(await useCode(latchkey.deps, ada, code), code).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, codes[0]!)).toBe('recovery_codes');
+  });
+
+  it('refuses wrong, empty, oversized and non-numeric codes', async () => {
+    const ada = await setUp();
+    const totp = await activateTotpFor(latchkey, ada);
+    const right = totp.code();
+    const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0');
+    for (const code of ['', wrong, '00000000', 'abcdef', `${right}0`, right.slice(1), ' '.repeat(65) + right, `${right}\u0000`]) {
+      expect(await useCode(latchkey.deps, ada, code), JSON.stringify(code)).toBeUndefined();
+    }
+    expect(await useCode(latchkey.deps, ada, right)).toBe('totp');
+  });
+
+  it('asks nothing of a user without authenticators', async () => {
+    await setUp();
+    const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
+    expect(await useCode(latchkey.deps, bob, '123456')).toBeUndefined();
+  });
+});
+
+describe('normalizeCode', () => {
+  it('strips spaces and dashes', () => {
+    expect(normalizeCode('123 456')).toBe('123456');
+    expect(normalizeCode('1234-5678')).toBe('12345678');
+    expect(normalizeCode(' 12\t34 - 56\n')).toBe('123456');
+    expect(normalizeCode('123456')).toBe('123456');
+  });
+
+  it('rejects anything over 64 characters', () => {
+    expect(normalizeCode('1'.repeat(64))).toBe('1'.repeat(64));
+    expect(normalizeCode('1'.repeat(65))).toBe('');
+    expect(normalizeCode(`${' '.repeat(60)}123456`)).toBe('');
+    expect(normalizeCode('x'.repeat(1_000_000))).toBe('');
+  });
+});
+
+const redisUrl = testRedisUrl();
+if (redisUrl !== undefined) {
+  describe.each(testDatabaseKinds())('authenticators with the one-time claims in Redis, on %s', (kind) => {
+    let latchkey: TestLatchkey;
+    const claimedKeys: string[] = [];
+    afterEach(async () => {
+      await latchkey.destroy();
+      const client = new Redis(redisUrl);
+      try {
+        if (claimedKeys.length > 0) await client.del(...claimedKeys.splice(0));
+      } finally {
+        await client.quit();
+      }
+    });
+
+    it('accepts exactly one of ten parallel submissions of one fresh code, claimed in Redis', async () => {
+      latchkey = await createTestLatchkey({ kind, env: { REDIS_URL: redisUrl } });
+      expect(latchkey.settings.REDIS_URL).toBe(redisUrl);
+      // Claims in Redis outlive the test database, and a fresh database numbers its authenticators
+      // from 1 again: a time of its own keeps this run's keys apart from every other run's.
+      latchkey.clock.set(new Date(Date.UTC(2030, 0, 1) + randomInt(0, 10_000_000) * 30_000));
+      const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+      const activatedAt = latchkey.clock.now();
+      const totp = await activateTotpFor(latchkey, ada);
+      const { id } = (await latchkey.deps.store.authenticators.findForUser(ada.id, 'totp'))!;
+      const step = totpCounter(latchkey.clock.now(), 30);
+      claimedKeys.push(`latchkey:claim:mfa:totp:${id}:${totpCounter(activatedAt, 30)}`, `latchkey:claim:mfa:totp:${id}:${step}`);
+
+      const code = totp.code();
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, code)));
+      expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
+      expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
+
+      // The claim is in Redis, not in the database.
+      const client = new Redis(redisUrl);
+      try {
+        expect(await client.exists(`latchkey:claim:mfa:totp:${id}:${step}`)).toBe(1);
+      } finally {
+        await client.quit();
+      }
+      expect(await latchkey.database.kysely.selectFrom('latchkey_one_time_claims').selectAll().execute()).toEqual([]);
+    });
+  });
+}
+
+describe.each(testDatabaseKinds())('authenticators on two instances sharing one %s database', (kind) => {
+  let database: TestDatabase | undefined;
+  let instances: Latchkey[] = [];
+  afterEach(async () => {
+    for (const instance of instances.splice(0)) await instance.close();
+    await database?.destroy();
+    database = undefined;
+  });
+
+  async function twoInstances(): Promise<{ clock: ManualClock; first: Latchkey; second: Latchkey }> {
+    const settings = testSettings();
+    // A file, not memory, on SQLite: a second connection must see the same database.
+    database = await createTestDatabase(kind, settings.USERNAME_TYPE, { sqliteFile: true });
+    const clock = new ManualClock();
+    const make = (db: Database) => createLatchkey({ settings, clock, mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
+    const first = await make(database);
+    instances.push(first);
+    const second = await make(await openDatabase(database.openOptions));
+    instances.push(second);
+    return { clock, first, second };
+  }
+
+  it('accepts the same code sent to both at once exactly once', async () => {
+    const { clock, first, second } = await twoInstances();
+    const ada = await createUser(first.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    const totp = await activateTotpFor({ deps: first.deps, clock }, ada);
+    const code = totp.code();
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => useCode((index % 2 === 0 ? first : second).deps, ada, code)));
+    expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
+    expect(await useCode(second.deps, ada, code)).toBeUndefined();
+    expect(await useCode(first.deps, ada, code)).toBeUndefined();
+  });
+
+  it('accepts one recovery code sent to both at once exactly once', async () => {
+    const { clock, first, second } = await twoInstances();
+    const ada = await createUser(first.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    const { recoveryCodes } = await activateTotpFor({ deps: first.deps, clock }, ada);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => useCode((index % 2 === 0 ? first : second).deps, ada, recoveryCodes[0]!)));
+    expect(outcomes.filter((outcome) => outcome === 'recovery_codes')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,43 @@
+import { TOO_MANY_ATTEMPTS } from '../../account/flows/login.js';
+import type { ClientInfo } from '../../account/events.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { AuthenticatorType, User } from '../../storage/ports.js';
+import { useCode } from '../authenticators.js';
+
+/** One message for every refused code, whichever kind it was and whatever was wrong with it. */
+export const INCORRECT_CODE = 'Incorrect code.';
+
+/**
+ * The code given at a login's second step. Wrong codes count against the same limit as wrong
+ * passwords (login_failed, per IP and per account), so a stolen password does not buy unlimited
+ * guesses at the code; as for passwords, the attempt is counted before it is checked, and a right
+ * code takes its own count back.
+ */
+export async function checkLoginCode(deps: LatchkeyDeps, user: User, code: string, client: ClientInfo): Promise<AuthenticatorType> {
+  const subject = { ip: client.ip, key: `user:${user.id}` };
+  const failures = await deps.rateLimits.consume('login_failed', subject);
+  if (!failures.allowed) throw new LatchkeyError('rate_limited', TOO_MANY_ATTEMPTS);
+  const type = await checkCode(deps, user, code, client, 'login');
+  await deps.rateLimits.refund('login_failed', subject);
+  return type;
+}
+
+/**
+ * A signed-in user with a second factor proves again who they are with a code instead of the
+ * password (allauth's 2fa/reauthenticate/); limited like password reauthentication.
+ */
+export async function reauthenticateWithCode(deps: LatchkeyDeps, input: { user: User; code: string; client: ClientInfo }): Promise<AuthenticatorType> {
+  await deps.rateLimits.enforce('reauthenticate', { ip: input.client.ip, userId: input.user.id });
+  return checkCode(deps, input.user, input.code, input.client, 'reauthenticate');
+}
+
+async function checkCode(deps: LatchkeyDeps, user: User, code: string, client: ClientInfo, purpose: 'login' | 'reauthenticate'): Promise<AuthenticatorType> {
+  const type = await useCode(deps, user, code);
+  if (type === undefined) {
+    await deps.events.emit('authentication_failed', user.id, client, { method: 'mfa', purpose });
+    throw new LatchkeyError('incorrect_code', INCORRECT_CODE, { param: 'code' });
+  }
+  await deps.events.emit('authenticator_used', user.id, client, { type, purpose });
+  return type;
+}

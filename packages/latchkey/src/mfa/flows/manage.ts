@@ -1,0 +1,48 @@
+import { sendSecurityNotice, siteLink, type MailOutcome } from '../../account/emails.js';
+import type { ClientInfo } from '../../account/events.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { Authenticator, AuthenticatorType, User } from '../../storage/ports.js';
+import { supportedAuthenticators, unusedRecoveryCodes } from '../authenticators.js';
+
+/** What every change to a user's second factors is given: who, from where, and when they last proved it. */
+export interface MfaChangeInput {
+  user: User;
+  client: ClientInfo;
+  /** When the user last logged in or reauthenticated (the adapter reads it from the session). */
+  lastAuthenticatedAt: Date | undefined;
+}
+
+export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated';
+
+/** Tells the account's owner that its second factors changed (allauth.mfa's notification mails). */
+export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo): Promise<MailOutcome> {
+  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, { mfa_url: siteLink(deps, '/accounts/2fa/') });
+}
+
+/** Refuses, with 'not_found', a type the project does not offer (MFA_SUPPORTED_TYPES). */
+export function requireSupportedType(deps: Pick<LatchkeyDeps, 'settings'>, type: AuthenticatorType): void {
+  if (!deps.settings.MFA_SUPPORTED_TYPES.includes(type)) throw new LatchkeyError('not_found', 'This kind of authenticator is not available.');
+}
+
+export interface MfaOverview {
+  types: Record<AuthenticatorType, boolean>;
+  totp: Authenticator | undefined;
+  recoveryCodes: (Authenticator & { unused: number; total: number }) | undefined;
+}
+
+/** What the user has set up, for the index page and the headless authenticators list. */
+export async function mfaOverview(deps: LatchkeyDeps, user: User): Promise<MfaOverview> {
+  const authenticators = await supportedAuthenticators(deps, user.id);
+  const codes = authenticators.find((authenticator) => authenticator.type === 'recovery_codes');
+  const supported = deps.settings.MFA_SUPPORTED_TYPES;
+  return {
+    types: { totp: supported.includes('totp'), recovery_codes: supported.includes('recovery_codes') },
+    totp: authenticators.find((authenticator) => authenticator.type === 'totp'),
+    recoveryCodes: codes && {
+      ...codes,
+      unused: (await unusedRecoveryCodes(deps, codes)).length,
+      total: deps.settings.MFA_RECOVERY_CODE_COUNT,
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import type { MailOutcome } from '../../account/emails.js';
+import { decryptSecret, encryptSecret } from '../../core/encryption.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { User } from '../../storage/ports.js';
+import { claimTotpStep, normalizeCode, sealedAuthenticatorData, totpParameters } from '../authenticators.js';
+import { INCORRECT_CODE } from './authenticate.js';
+import { qrCodeSvg } from '../qr-code.js';
+import { newRecoverySeed } from '../recovery-codes.js';
+import { matchTotpCode, newTotpSecret, totpSecretToBase32, totpUri } from '../totp.js';
+import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+
+export const EMAIL_UNVERIFIED = 'You cannot activate two-factor authentication until you have verified your email address.';
+export const TOTP_ALREADY_ACTIVE = 'You already have an authenticator app set up.';
+export const TOTP_NOT_ACTIVE = 'You have no authenticator app set up.';
+
+/** The setup screen of an authenticator app: what to scan or type, and the secret awaiting a code. */
+export interface TotpSetup {
+  /** The secret in base32, for typing in by hand. */
+  secret: string;
+  /** The otpauth:// URI the QR code carries. */
+  totpUrl: string;
+  qrSvg: string;
+  /**
+   * The secret, encrypted, for the adapter to keep until the code arrives (the pages keep it in
+   * the session). It is sealed to this user, so it cannot be replayed for another account.
+   */
+  pending: string;
+}
+
+const PENDING_PURPOSE = 'mfa:pending-totp';
+const pendingBinding = (user: User): string => `latchkey:pending-totp:user:${user.id}`;
+
+async function requireVerifiedEmail(deps: LatchkeyDeps, user: User): Promise<void> {
+  const addresses = await deps.store.emailAddresses.listForUser(user.id);
+  if (!addresses.some((address) => address.verified)) throw new LatchkeyError('email_unverified', EMAIL_UNVERIFIED);
+}
+
+/**
+ * The first step of activating an authenticator app: a new secret (or the one already awaiting a
+ * code, so that a mistyped code does not change the QR code under the person's eyes). Only a user
+ * with a verified address may: the address is how they would learn of the change, and how they
+ * would get back in without the app.
+ */
+export async function totpSetup(deps: LatchkeyDeps, user: User, pending?: string): Promise<TotpSetup> {
+  requireSupportedType(deps, 'totp');
+  await requireVerifiedEmail(deps, user);
+  if (await deps.store.authenticators.findForUser(user.id, 'totp')) throw new LatchkeyError('authenticator_exists', TOTP_ALREADY_ACTIVE);
+  const secret = decryptSecret(deps.settings.SECRET_KEY, PENDING_PURPOSE, pending, pendingBinding(user)) ?? newTotpSecret();
+  const totpUrl = totpUri({ secret, issuer: deps.settings.SITE_NAME, label: user.username ?? user.email, parameters: totpParameters(deps.settings) });
+  return {
+    secret: totpSecretToBase32(secret),
+    totpUrl,
+    qrSvg: await qrCodeSvg(totpUrl),
+    pending: encryptSecret(deps.settings.SECRET_KEY, PENDING_PURPOSE, secret, pendingBinding(user)),
+  };
+}
+
+export interface ActivateTotpInput extends MfaChangeInput {
+  /** TotpSetup.pending, as the adapter kept it. */
+  pending: string | undefined;
+  code: string;
+}
+
+export interface ActivateTotpResult {
+  /** True when this activation also created the recovery codes (the user's first authenticator). */
+  recoveryCodesGenerated: boolean;
+  notification: MailOutcome;
+}
+
+/**
+ * Activates the app once it has shown it computes the same codes: the code must match the
+ * pending secret. The app and, with the first authenticator, a set of recovery codes are created
+ * in one transaction; the database's unique key lets only one of two parallel activations win.
+ */
+export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput): Promise<ActivateTotpResult> {
+  const { user } = input;
+  requireSupportedType(deps, 'totp');
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
+  await requireVerifiedEmail(deps, user);
+  const secret = decryptSecret(deps.settings.SECRET_KEY, PENDING_PURPOSE, input.pending, pendingBinding(user));
+  // No pending secret (expired session, another account's, altered): the person starts again.
+  if (!secret) throw new LatchkeyError('invalid_input', 'The setup has expired. Please scan the new code and try again.');
+  const now = deps.clock.now();
+  const step = matchTotpCode(secret, normalizeCode(input.code), now, totpParameters(deps.settings));
+  if (step === undefined) throw new LatchkeyError('incorrect_code', INCORRECT_CODE, { param: 'code' });
+  const withRecoveryCodes = deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes');
+  const { totp, recoveryCodesGenerated } = await deps.store.transaction(async (repositories) => {
+    const totp = await repositories.authenticators.create({ userId: user.id, type: 'totp', data: sealedAuthenticatorData(deps.settings, user.id, 'totp', secret), createdAt: now });
+    if (!withRecoveryCodes || (await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) return { totp, recoveryCodesGenerated: false };
+    const seed = newRecoverySeed();
+    await repositories.authenticators.create({ userId: user.id, type: 'recovery_codes', data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed), createdAt: now });
+    return { totp, recoveryCodesGenerated: true };
+  });
+  // The code that proved the app is used up like any other: seen over a shoulder, it cannot sign in.
+  await claimTotpStep(deps, totp, step, now);
+  await deps.events.emit('authenticator_added', user.id, input.client, { type: 'totp' });
+  if (recoveryCodesGenerated) await deps.events.emit('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
+  const notification = await notifyMfaChange(deps, user, 'totp_activated', input.client);
+  return { recoveryCodesGenerated, notification };
+}
+
+/**
+ * Removes the authenticator app. Recovery codes stand in for a lost second factor and are no
+ * factor of their own, so they go too when no other authenticator remains; both in one
+ * transaction. Needs a recent reauthentication, like every change to how the account is protected.
+ */
+export async function deactivateTotp(deps: LatchkeyDeps, input: MfaChangeInput): Promise<{ notification: MailOutcome }> {
+  const { user } = input;
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
+  const removed = await deps.store.transaction(async (repositories) => {
+    const totp = await repositories.authenticators.findForUser(user.id, 'totp');
+    if (!totp || !(await repositories.authenticators.delete(totp.id))) return undefined;
+    const remaining = await repositories.authenticators.listForUser(user.id);
+    const codes = remaining.find((authenticator) => authenticator.type === 'recovery_codes');
+    const othersRemain = remaining.some((authenticator) => authenticator.type !== 'recovery_codes');
+    if (codes && !othersRemain) await repositories.authenticators.delete(codes.id);
+    return { codesRemoved: codes !== undefined && !othersRemain };
+  });
+  if (!removed) throw new LatchkeyError('not_found', TOTP_NOT_ACTIVE);
+  await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'totp' });
+  if (removed.codesRemoved) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
+  return { notification: await notifyMfaChange(deps, user, 'totp_deactivated', input.client) };
+}

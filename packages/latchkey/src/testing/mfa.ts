@@ -1,0 +1,40 @@
+import { Secret } from 'otpauth';
+import type { ClientInfo } from '../account/events.js';
+import type { TestLatchkey } from './latchkey.js';
+import type { LatchkeyDeps } from '../deps.js';
+import { totpParameters } from '../mfa/authenticators.js';
+import { viewRecoveryCodes } from '../mfa/flows/recovery-codes.js';
+import { activateTotp, totpSetup } from '../mfa/flows/totp.js';
+import { totpCode } from '../mfa/totp.js';
+import type { User } from '../storage/ports.js';
+
+const TEST_CLIENT: ClientInfo = { ip: '127.0.0.1', userAgent: 'test' };
+
+/** The code an authenticator app holding `base32` shows at `at` (the test's clock), with the project's parameters. */
+export function totpCodeAt(deps: Pick<LatchkeyDeps, 'settings'>, base32: string, at: Date): string {
+  return totpCode(Secret.fromBase32(base32).bytes, at, totpParameters(deps.settings));
+}
+
+export interface ActivatedTotp {
+  /** The secret in base32, as the page shows it. */
+  secret: string;
+  recoveryCodes: string[];
+  /** The code the app shows now, by the test's clock. */
+  code(): string;
+}
+
+/**
+ * Gives a user (who must have a verified address) an authenticator app and recovery codes through
+ * the real flows, as if they had scanned the QR code just now. The code that activated it is used
+ * up, so this moves the test clock on by one time step, as the person would take that long to log
+ * out and back in: `code()` then gives a fresh code.
+ */
+export async function activateTotpFor(latchkey: Pick<TestLatchkey, 'deps' | 'clock'>, user: User): Promise<ActivatedTotp> {
+  const { deps, clock } = latchkey;
+  const setup = await totpSetup(deps, user);
+  const now = deps.clock.now();
+  await activateTotp(deps, { user, client: TEST_CLIENT, lastAuthenticatedAt: now, pending: setup.pending, code: totpCodeAt(deps, setup.secret, now) });
+  const { unused } = await viewRecoveryCodes(deps, { user, lastAuthenticatedAt: now });
+  clock.advance(deps.settings.MFA_TOTP_PERIOD * 1000);
+  return { secret: setup.secret, recoveryCodes: unused, code: () => totpCodeAt(deps, setup.secret, deps.clock.now()) };
+}
