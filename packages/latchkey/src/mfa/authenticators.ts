@@ -30,10 +30,19 @@ export function authenticatorSecret(settings: LatchkeyDeps['settings'], authenti
   return decryptSecret(settings.SECRET_KEY, `mfa:${authenticator.type}`, authenticator.data.secret, boundTo(authenticator.userId, authenticator.type));
 }
 
-/** The user's authenticators of the types the project supports (MFA_SUPPORTED_TYPES). */
+/**
+ * The user's authenticators of the types the project supports (MFA_SUPPORTED_TYPES), for what the
+ * user is offered to see and manage. Logins and code checks use every authenticator the user has:
+ * taking a type out of MFA_SUPPORTED_TYPES stops new setups, never a second factor already in use.
+ */
 export async function supportedAuthenticators(deps: Pick<MfaDeps, 'settings' | 'store'>, userId: number): Promise<Authenticator[]> {
   const supported = new Set<AuthenticatorType>(deps.settings.MFA_SUPPORTED_TYPES);
   return (await deps.store.authenticators.listForUser(userId)).filter((authenticator) => supported.has(authenticator.type));
+}
+
+/** Whether the user must give a code to log in (and may reauthenticate with one). */
+export async function hasMfaEnabled(deps: Pick<MfaDeps, 'store'>, userId: number): Promise<boolean> {
+  return hasSecondFactor(await deps.store.authenticators.listForUser(userId));
 }
 
 /**
@@ -70,7 +79,7 @@ export function normalizeCode(code: string): string {
 export async function useCode(deps: MfaDeps, user: User, typed: string): Promise<AuthenticatorType | undefined> {
   const code = normalizeCode(typed);
   const now = deps.clock.now();
-  const authenticators = await supportedAuthenticators(deps, user.id);
+  const authenticators = await deps.store.authenticators.listForUser(user.id);
   for (const authenticator of authenticators) {
     const accepted = authenticator.type === 'totp' ? await useTotpCode(deps, authenticator, code, now) : await useRecoveryCode(deps, authenticator, code, now);
     if (accepted) {

@@ -5,7 +5,7 @@ import { findUserByLogin, verifyCredentials } from '../credentials.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../events.js';
 import { normalizeUsernameKey } from '../identifiers.js';
-import { hasSecondFactor, supportedAuthenticators } from '../../mfa/authenticators.js';
+import { hasSecondFactor } from '../../mfa/authenticators.js';
 import { checkLoginCode } from '../../mfa/flows/authenticate.js';
 import { isTrustedBrowser } from '../../mfa/trust.js';
 
@@ -90,7 +90,7 @@ export async function runLoginStages(deps: LatchkeyDeps, user: User, context: Lo
       return { status: 'stopped', stage: 'verify_email', user };
     }
   }
-  const authenticators = await supportedAuthenticators(deps, user.id);
+  const authenticators = await deps.store.authenticators.listForUser(user.id);
   if (hasSecondFactor(authenticators)) {
     if (!isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { status: 'stopped', stage: 'mfa_authenticate', user };
     return { status: 'authenticated', user, method: 'password+trusted_browser' };

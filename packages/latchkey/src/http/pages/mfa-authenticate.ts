@@ -1,14 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { continueLoginWithCode } from '../../account/flows/login.js';
-import { hasSecondFactor, supportedAuthenticators } from '../../mfa/authenticators.js';
-import { reauthenticateWithCode } from '../../mfa/flows/authenticate.js';
-import { MFA_TRUST_COOKIE, trustToken } from '../../mfa/trust.js';
+import { hasMfaEnabled } from '../../mfa/authenticators.js';
+import { reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
+import { MFA_TRUST_COOKIE } from '../../mfa/trust.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { finishLogin } from './login.js';
 import { clientOf, emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
 import { currentPendingLogin } from './pending-login.js';
 
 export const MFA_AUTHENTICATE = '/accounts/2fa/authenticate/';
+
+/** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it. */
+export function describeDuration(seconds: number): string {
+  const [count, unit] = seconds >= 86400 ? [Math.round(seconds / 86400), 'day'] : seconds >= 3600 ? [Math.round(seconds / 3600), 'hour'] : [Math.max(1, Math.round(seconds / 60)), 'minute'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
 
 /** The browser's "trust" cookie as sent, for the login stages to judge (mfa/trust.ts). */
 export function mfaTrustTokenOf(request: FastifyRequest): string | undefined {
@@ -23,9 +29,9 @@ export function mfaTrustTokenOf(request: FastifyRequest): string | undefined {
  */
 export function registerMfaAuthenticationPages(scope: FastifyInstance, page: PageDeps): void {
   const { settings } = page.deps;
-  const trustDays = Math.round(settings.MFA_TRUST_COOKIE_AGE / 86400);
+  const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
   const showAuthenticate = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/authenticate.html', { title: 'Two-factor authentication', form, trust_enabled: settings.MFA_TRUST_ENABLED, trust_days: trustDays }, status);
+    renderPage(page, request, reply, 'mfa/authenticate.html', { title: 'Two-factor authentication', form, trust_enabled: settings.MFA_TRUST_ENABLED, trust_period: trustPeriod }, status);
 
   scope.get(MFA_AUTHENTICATE, async (request, reply) => {
     const pending = await currentPendingLogin(page, request);
@@ -44,14 +50,9 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Pag
       return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
     if (!result) return redirect(reply, '/accounts/login/');
-    if (result.status === 'authenticated' && settings.MFA_TRUST_ENABLED && fields.trust === 'on') {
-      reply.setCookie(MFA_TRUST_COOKIE, trustToken(page.deps, result.user, await supportedAuthenticators(page.deps, result.user.id)), {
-        path: '/',
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: settings.SESSION_COOKIE_SECURE,
-        maxAge: settings.MFA_TRUST_COOKIE_AGE,
-      });
+    const trust = result.status === 'authenticated' && fields.trust === 'on' ? await trustThisBrowser(page.deps, result.user) : undefined;
+    if (trust !== undefined) {
+      reply.setCookie(MFA_TRUST_COOKIE, trust, { path: '/', httpOnly: true, sameSite: 'lax', secure: settings.SESSION_COOKIE_SECURE, maxAge: settings.MFA_TRUST_COOKIE_AGE });
     }
     return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
   });
@@ -63,7 +64,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Pag
   async function userWithSecondFactor(request: FastifyRequest, reply: FastifyReply, next: string) {
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn;
-    if (hasSecondFactor(await supportedAuthenticators(page.deps, signedIn.user.id))) return signedIn;
+    if (await hasMfaEnabled(page.deps, signedIn.user.id)) return signedIn;
     return { response: redirect(reply, `/accounts/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}`) };
   }
 

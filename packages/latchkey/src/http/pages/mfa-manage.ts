@@ -56,6 +56,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     return renderPage(page, request, reply, 'mfa/index.html', {
       title: 'Two-factor authentication',
       types: overview.types,
+      totp_digits: page.deps.settings.MFA_TOTP_DIGITS,
+      totp_period: page.deps.settings.MFA_TOTP_PERIOD,
       totp: { active: overview.totp !== undefined, created_at: formatTime(overview.totp?.createdAt), last_used_at: formatTime(overview.totp?.lastUsedAt) },
       recovery_codes: { active: overview.recoveryCodes !== undefined, unused: overview.recoveryCodes?.unused ?? 0, total: overview.recoveryCodes?.total ?? 0 },
     });

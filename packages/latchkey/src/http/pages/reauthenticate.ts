@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
-import { hasSecondFactor, supportedAuthenticators } from '../../mfa/authenticators.js';
+import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import type { User } from '../../storage/ports.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { clientOf, emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
@@ -15,7 +15,7 @@ const REAUTHENTICATED_REDIRECT = '/';
 export function registerReauthenticatePages(scope: FastifyInstance, page: PageDeps): void {
   const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
     // A user with a second factor may confirm with a code instead (2fa/reauthenticate/).
-    const withCode = hasSecondFactor(await supportedAuthenticators(page.deps, user.id));
+    const withCode = await hasMfaEnabled(page.deps, user.id);
     const mfaReauthenticateUrl = withCode ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
     return renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl }, status);
   };

@@ -4,6 +4,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { AuthenticatorType, User } from '../../storage/ports.js';
 import { useCode } from '../authenticators.js';
+import { trustToken } from '../trust.js';
 
 /** One message for every refused code, whichever kind it was and whatever was wrong with it. */
 export const INCORRECT_CODE = 'Incorrect code.';
@@ -40,4 +41,13 @@ async function checkCode(deps: LatchkeyDeps, user: User, code: string, client: C
   }
   await deps.events.emit('authenticator_used', user.id, client, { type, purpose });
   return type;
+}
+
+/**
+ * The "trust this browser" cookie value for a user who has just given a right code, when the
+ * project allows it (MFA_TRUST_ENABLED); undefined otherwise. See mfa/trust.ts.
+ */
+export async function trustThisBrowser(deps: LatchkeyDeps, user: User): Promise<string | undefined> {
+  if (!deps.settings.MFA_TRUST_ENABLED) return undefined;
+  return trustToken(deps, user, await deps.store.authenticators.listForUser(user.id));
 }

@@ -3,7 +3,7 @@ import type { ClientInfo } from '../../account/events.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { Authenticator, AuthenticatorType, User } from '../../storage/ports.js';
-import { supportedAuthenticators, unusedRecoveryCodes } from '../authenticators.js';
+import { unusedRecoveryCodes } from '../authenticators.js';
 
 /** What every change to a user's second factors is given: who, from where, and when they last proved it. */
 export interface MfaChangeInput {
@@ -31,9 +31,13 @@ export interface MfaOverview {
   recoveryCodes: (Authenticator & { unused: number; total: number }) | undefined;
 }
 
-/** What the user has set up, for the index page and the headless authenticators list. */
+/**
+ * What the user has set up, for the index page and the headless authenticators list: every
+ * authenticator they have, even of a type since taken out of MFA_SUPPORTED_TYPES (they still
+ * need it to log in, so they must be able to see and remove it); `types` says what may be set up.
+ */
 export async function mfaOverview(deps: LatchkeyDeps, user: User): Promise<MfaOverview> {
-  const authenticators = await supportedAuthenticators(deps, user.id);
+  const authenticators = await deps.store.authenticators.listForUser(user.id);
   const codes = authenticators.find((authenticator) => authenticator.type === 'recovery_codes');
   const supported = deps.settings.MFA_SUPPORTED_TYPES;
   return {

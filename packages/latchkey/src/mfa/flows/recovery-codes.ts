@@ -2,7 +2,6 @@ import { requireRecentAuthentication } from '../../account/flows/reauthenticate.
 import type { MailOutcome } from '../../account/emails.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
 import { hasSecondFactor, sealedAuthenticatorData, unusedRecoveryCodes } from '../authenticators.js';
 import { newRecoverySeed, recoveryCodes } from '../recovery-codes.js';
 import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
@@ -20,7 +19,6 @@ export interface RecoveryCodesView {
  * itself, so seeing them needs a recent reauthentication too.
  */
 export async function viewRecoveryCodes(deps: LatchkeyDeps, input: Omit<MfaChangeInput, 'client'>): Promise<RecoveryCodesView> {
-  requireSupportedType(deps, 'recovery_codes');
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const codes = await deps.store.authenticators.findForUser(input.user.id, 'recovery_codes');
   if (!codes) throw new LatchkeyError('not_found', NO_RECOVERY_CODES);

@@ -45,7 +45,7 @@ export function mfaMigration(dialect: DatabaseDialect): Migration {
 
       await db.schema
         .createTable('latchkey_one_time_claims')
-        /** What was claimed, e.g. a hash of the user and the TOTP code with its time step. */
+        /** What was claimed, e.g. `mfa:totp:<authenticator id>:<time step>` (no code, no secret). */
         .addColumn('key', 'text', (column) => column.primaryKey())
         .addColumn('expires_at', instant, (column) => column.notNull())
         .execute();
