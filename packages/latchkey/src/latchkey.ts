@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createOneTimeClaimStore } from './core/one-time-claims/index.js';
 import { createCounterStore, createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
+import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/allowed-hosts.js';
@@ -76,6 +77,16 @@ export function passwordHashingFrom(settings: Settings): PasswordHashing {
   });
 }
 
+/**
+ * The start of every Redis key of this project: `latchkey:<id>:`, where the id is derived from
+ * LATCHKEY_SECRET_KEY (a keyed hash, so it reveals nothing of the key). Every instance of one
+ * project has the same key and so the same namespace; another project on the same server has
+ * another. (In test mode each process has its own random key, so test runs never collide.)
+ */
+function redisNamespace(settings: Settings): string {
+  return `latchkey:${keyedHash(settings.SECRET_KEY, 'redis-namespace', '').slice(0, 12)}:`;
+}
+
 /** Opens the database (failing fast and clearly when it is unreachable) and wires every part. */
 export async function createLatchkey(options: CreateLatchkeyOptions): Promise<Latchkey> {
   const { settings } = options;
@@ -104,8 +115,11 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     absoluteLifetime: settings.SESSION_COOKIE_AGE,
     idleTimeout: settings.SESSION_IDLE_TIMEOUT,
   });
-  const counters = await createCounterStore({ database, redisUrl: settings.REDIS_URL });
-  const oneTimeClaims = await createOneTimeClaimStore({ database, redisUrl: settings.REDIS_URL }).catch(async (error: unknown) => {
+  // Keys in Redis are named per project: projects sharing a server must not share counters, nor
+  // block each other's codes through claims on the same authenticator ids.
+  const namespace = redisNamespace(settings);
+  const counters = await createCounterStore({ database, redisUrl: settings.REDIS_URL, redisKeyPrefix: `${namespace}rate-limit:` });
+  const oneTimeClaims = await createOneTimeClaimStore({ database, redisUrl: settings.REDIS_URL, redisKeyPrefix: `${namespace}claim:` }).catch(async (error: unknown) => {
     await counters.close();
     throw error;
   });
