@@ -19,7 +19,10 @@ export interface PendingLogin {
 const PENDING_LOGIN = '_pending_login';
 
 export async function startPendingLogin(page: PageDeps, request: FastifyRequest, reply: FastifyReply, pending: Omit<PendingLogin, 'expiresAt'>): Promise<void> {
-  const session = await page.sessions.ensureSession(request, reply);
+  // The password has just been proved: like a login, this is a change of privilege. A session id
+  // planted in the browser before it (or seen by anyone else) must not be the one that can finish
+  // the login with a stolen code, so the pending login always lives under a new id.
+  const session = (await page.sessions.rotate(request, reply)) ?? (await page.sessions.ensureSession(request, reply));
   const expiresAt = new Date(page.deps.clock.now().getTime() + page.deps.settings.ACCOUNT_LOGIN_TIMEOUT * 1000).toISOString();
   await page.deps.sessions.saveData(session, { ...session.data, [PENDING_LOGIN]: { ...pending, expiresAt } });
 }
