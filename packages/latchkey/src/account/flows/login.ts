@@ -1,4 +1,5 @@
 import { LatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../storage/ports.js';
 import { findUserByLogin, verifyCredentials } from '../credentials.js';
@@ -65,9 +66,9 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
   }
   const subject = { ip: input.client.ip, key: await loginKey(deps, input.login) };
   const attempt = await deps.rateLimits.consume('login', { ip: input.client.ip });
-  if (!attempt.allowed) throw new LatchkeyError('rate_limited', TOO_MANY_ATTEMPTS);
+  if (!attempt.allowed) throw new RateLimitedError('login', attempt.retryAfterSeconds, TOO_MANY_ATTEMPTS);
   const failures = await deps.rateLimits.consume('login_failed', subject);
-  if (!failures.allowed) throw new LatchkeyError('rate_limited', TOO_MANY_ATTEMPTS);
+  if (!failures.allowed) throw new RateLimitedError('login_failed', failures.retryAfterSeconds, TOO_MANY_ATTEMPTS);
 
   const user = await verifyCredentials(deps, { login: input.login, password: input.password });
   if (!user) throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);

@@ -34,8 +34,8 @@ export class RateLimitedError extends LatchkeyError {
   readonly action: RateLimitAction;
   readonly retryAfterSeconds: number;
 
-  constructor(action: RateLimitAction, retryAfterSeconds: number) {
-    super('rate_limited', 'Too many attempts. Please try again later.');
+  constructor(action: RateLimitAction, retryAfterSeconds: number, message = 'Too many attempts. Please try again later.') {
+    super('rate_limited', message);
     this.name = 'RateLimitedError';
     this.action = action;
     this.retryAfterSeconds = retryAfterSeconds;

@@ -55,6 +55,9 @@ describe.each(testDatabaseKinds())('login under attack on %s', (kind) => {
     const locked = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
     expect(locked.statusCode).toBe(429);
     expect(locked.body).toContain('Too many failed login attempts');
+    // The per-account window is 5 minutes: the browser is told when to try again.
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(300);
     expect((await browser.get('/accounts/password/reset/')).statusCode).not.toBe(429);
     latchkey.clock.advance(5 * 60 * 1000 + 1000);
     expect((await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword, recordLogin, type LoginResult } from '../../account/flows/login.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { clientOf, emptyForm, flash, formFields, redirect, renderPage, type PageDeps } from './page.js';
+import { clientOf, emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type PageDeps } from './page.js';
 import { clearPendingLogin, startPendingLogin } from './pending-login.js';
 import { MFA_AUTHENTICATE, mfaTrustTokenOf } from './mfa-authenticate.js';
 
@@ -65,9 +65,8 @@ export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void
       return await finishLogin(page, request, reply, result, { remember: rememberChoice(page, fields.remember), next });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      const status = error.code === 'rate_limited' ? 429 : 400;
       const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
-      return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form }, status);
+      return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form }, refusalStatus(reply, error));
     }
   });
 

@@ -1,6 +1,7 @@
 import { TOO_MANY_ATTEMPTS } from '../../account/flows/login.js';
 import type { ClientInfo } from '../../account/events.js';
 import { LatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { AuthenticatorType, User } from '../../storage/ports.js';
 import { useCode } from '../authenticators.js';
@@ -18,7 +19,7 @@ export const INCORRECT_CODE = 'Incorrect code.';
 export async function checkLoginCode(deps: LatchkeyDeps, user: User, code: string, client: ClientInfo): Promise<AuthenticatorType> {
   const subject = { ip: client.ip, key: `user:${user.id}` };
   const failures = await deps.rateLimits.consume('login_failed', subject);
-  if (!failures.allowed) throw new LatchkeyError('rate_limited', TOO_MANY_ATTEMPTS);
+  if (!failures.allowed) throw new RateLimitedError('login_failed', failures.retryAfterSeconds, TOO_MANY_ATTEMPTS);
   const type = await checkCode(deps, user, code, client, 'login');
   await deps.rateLimits.refund('login_failed', subject);
   return type;
