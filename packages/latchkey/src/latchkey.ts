@@ -81,7 +81,7 @@ export function passwordHashingFrom(settings: Settings): PasswordHashing {
  * The start of every Redis key of this project: `latchkey:<id>:`, where the id is derived from
  * LATCHKEY_SECRET_KEY (a keyed hash, so it reveals nothing of the key). Every instance of one
  * project has the same key and so the same namespace; another project on the same server has
- * another. (In test mode each process has its own random key, so test runs never collide.)
+ * another. (In test mode every settings load draws a random key, so test runs never collide.)
  */
 function redisNamespace(settings: Settings): string {
   return `latchkey:${keyedHash(settings.SECRET_KEY, 'redis-namespace', '').slice(0, 12)}:`;

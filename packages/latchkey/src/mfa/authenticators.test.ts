@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '../storage/database.js';
 import type { User } from '../storage/ports.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../testing/database.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
-import { activateTotpFor, totpCodeAt } from '../testing/mfa.js';
+import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../testing/mfa.js';
 import { authenticatorSecret, normalizeCode, useCode } from './authenticators.js';
 import { regenerateRecoveryCodes } from './flows/recovery-codes.js';
 import { totpCounter } from './totp.js';
@@ -64,7 +64,7 @@ function encodings(bytes: Uint8Array): string[] {
     buffer.toString('base64'),
     buffer.toString('base64').replace(/=+$/, ''),
     buffer.toString('base64url'),
-    new Secret({ buffer: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer }).base32,
+    new Secret({ buffer: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) }).base32,
   ];
 }
 
@@ -259,51 +259,79 @@ describe('normalizeCode', () => {
 const redisUrl = testRedisUrl();
 if (redisUrl !== undefined) {
   describe.each(testDatabaseKinds())('authenticators with the one-time claims in Redis, on %s', (kind) => {
-    let latchkey: TestLatchkey;
-    const claimedKeys: string[] = [];
+    let projects: TestLatchkey[] = [];
     afterEach(async () => {
-      await latchkey.destroy();
+      for (const project of projects) await project.destroy();
+      projects = [];
+    });
+
+    /** The project's TOTP claims in Redis (under its own namespace), removed again after the test. */
+    async function claimKeys(authenticatorId: number): Promise<string[]> {
+      const client = new Redis(redisUrl!);
+      try {
+        return (await client.keys(`latchkey:*:claim:mfa:totp:${authenticatorId}:*`)).sort();
+      } finally {
+        await client.quit();
+      }
+    }
+    const cleanUp: string[] = [];
+    afterEach(async () => {
+      if (cleanUp.length === 0) return;
       const client = new Redis(redisUrl);
       try {
-        if (claimedKeys.length > 0) await client.del(...claimedKeys.splice(0));
+        await client.del(...cleanUp.splice(0));
       } finally {
         await client.quit();
       }
     });
 
-    it('accepts exactly one of ten parallel submissions of one fresh code, claimed in Redis', async () => {
-      latchkey = await createTestLatchkey({ kind, env: { REDIS_URL: redisUrl } });
+    /** A project on Redis, at a time of its own: claims outlive the test, so no other run's keys are at the same time steps. */
+    async function project(at: Date): Promise<{ latchkey: TestLatchkey; ada: User; totp: ActivatedTotp; authenticatorId: number; steps: number[] }> {
+      const latchkey = await createTestLatchkey({ kind, env: { REDIS_URL: redisUrl! } });
+      projects.push(latchkey);
       expect(latchkey.settings.REDIS_URL).toBe(redisUrl);
-      // Claims in Redis outlive the test database, and a fresh database numbers its authenticators
-      // from 1 again: a time of its own keeps this run's keys apart from every other run's.
-      latchkey.clock.set(new Date(Date.UTC(2030, 0, 1) + randomInt(0, 10_000_000) * 30_000));
+      latchkey.clock.set(at);
       const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
-      const activatedAt = latchkey.clock.now();
       const totp = await activateTotpFor(latchkey, ada);
-      const { id } = (await latchkey.deps.store.authenticators.findForUser(ada.id, 'totp'))!;
-      const step = totpCounter(latchkey.clock.now(), 30);
-      claimedKeys.push(`latchkey:claim:mfa:totp:${id}:${totpCounter(activatedAt, 30)}`, `latchkey:claim:mfa:totp:${id}:${step}`);
+      const authenticatorId = (await latchkey.deps.store.authenticators.findForUser(ada.id, 'totp'))!.id;
+      return { latchkey, ada, totp, authenticatorId, steps: [totpCounter(at, 30), totpCounter(latchkey.clock.now(), 30)] };
+    }
+    const randomTime = () => new Date(Date.UTC(2030, 0, 1) + randomInt(0, 10_000_000) * 30_000);
 
+    it('accepts exactly one of ten parallel submissions of one fresh code, claimed in Redis', async () => {
+      const { latchkey, ada, totp, authenticatorId, steps } = await project(randomTime());
       const code = totp.code();
       const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, code)));
       expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
       expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
 
-      // The claim is in Redis, not in the database.
-      const client = new Redis(redisUrl);
-      try {
-        expect(await client.exists(`latchkey:claim:mfa:totp:${id}:${step}`)).toBe(1);
-      } finally {
-        await client.quit();
-      }
+      // The claims (the activation's and this one) are in Redis, under the project's namespace, not in the database.
+      const keys = (await claimKeys(authenticatorId)).filter((key) => steps.some((step) => key.endsWith(`:${step}`)));
+      cleanUp.push(...keys);
+      expect(keys).toHaveLength(2);
+      expect(keys[0]!.startsWith('latchkey:claim:')).toBe(false);
       expect(await latchkey.database.kysely.selectFrom('latchkey_one_time_claims').selectAll().execute()).toEqual([]);
+    });
+
+    it('does not let two projects sharing the Redis server block each other’s codes', async () => {
+      const at = randomTime();
+      const first = await project(at);
+      const second = await project(at);
+      // The same authenticator id at the same time step: only the namespace keeps the claims apart.
+      expect(second.authenticatorId).toBe(first.authenticatorId);
+      expect(second.latchkey.clock.now()).toEqual(first.latchkey.clock.now());
+      const outcomes = await Promise.all([useCode(first.latchkey.deps, first.ada, first.totp.code()), useCode(second.latchkey.deps, second.ada, second.totp.code())]);
+      expect(outcomes).toEqual(['totp', 'totp']);
+      const keys = (await claimKeys(first.authenticatorId)).filter((key) => first.steps.some((step) => key.endsWith(`:${step}`)));
+      cleanUp.push(...keys);
+      expect(keys).toHaveLength(4);
     });
   });
 }
 
 describe.each(testDatabaseKinds())('authenticators on two instances sharing one %s database', (kind) => {
   let database: TestDatabase | undefined;
-  let instances: Latchkey[] = [];
+  const instances: Latchkey[] = [];
   afterEach(async () => {
     for (const instance of instances.splice(0)) await instance.close();
     await database?.destroy();
