@@ -12,8 +12,8 @@ import type { User } from '../../storage/ports.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor, type ActivatedTotp } from '../../testing/mfa.js';
-import { createUser } from '../users.js';
-import { continueLogin, continueLoginWithCode, LOGIN_STAGES, loginWithPassword, TOO_MANY_ATTEMPTS } from './login.js';
+import { createUser, setUserPassword } from '../users.js';
+import { continueLogin, continueLoginWithCode, LOGIN_STAGES, loginWithPassword, pendingLoginState, TOO_MANY_ATTEMPTS } from './login.js';
 import { reauthenticate } from './reauthenticate.js';
 
 const PASSWORD = 'a long enough passphrase';
@@ -37,7 +37,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
   }
 
   const login = (fields: Partial<Parameters<typeof loginWithPassword>[1]> = {}) => loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client, ...fields });
-  const giveCode = (code: string, from = client) => continueLoginWithCode(latchkey.deps, ada.id, code, { client: from });
+  const giveCode = (code: string, from = client) => continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client: from });
   const wrongCode = () => String((Number(totp.code()) + 1) % 1_000_000).padStart(6, '0');
   const events = async (user: User, name: string) => (await latchkey.deps.store.auditLog.listForUser(user.id, 1000)).filter((record) => record.event === name);
 
@@ -47,7 +47,28 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     expect(await latchkey.deps.store.sessions.listForUser(ada.id)).toEqual([]);
     expect(await events(ada, 'user_logged_in')).toEqual([]);
     // Carrying on without a code gets no further.
-    expect(await continueLogin(latchkey.deps, ada.id, { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+    expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+  });
+
+  it('ends a pending login when the password changes meanwhile: not even the right code finishes it', async () => {
+    await setUp();
+    const stopped = await login();
+    if (stopped.status !== 'stopped') throw new Error('expected the login to stop for the code');
+    await setUserPassword(latchkey.deps, ada, NEW_PASSWORD);
+    expect(await continueLoginWithCode(latchkey.deps, stopped.pending, totp.code(), { client })).toBeUndefined();
+    expect(await continueLogin(latchkey.deps, stopped.pending, { client })).toBeUndefined();
+    // A login with the new password stops for a code again, and that code finishes it.
+    const again = await login({ password: NEW_PASSWORD });
+    if (again.status !== 'stopped') throw new Error('expected the login to stop for the code');
+    expect(await continueLoginWithCode(latchkey.deps, again.pending, totp.code(), { client })).toMatchObject({ status: 'authenticated' });
+  });
+
+  it('refuses a pending state whose mark was forged or belongs to another user', async () => {
+    await setUp();
+    const stopped = await login();
+    if (stopped.status !== 'stopped') throw new Error('expected the login to stop for the code');
+    expect(await continueLoginWithCode(latchkey.deps, { userId: ada.id, credentialMark: 'forged' }, totp.code(), { client })).toBeUndefined();
+    expect(await continueLogin(latchkey.deps, { ...stopped.pending, userId: ada.id + 1 }, { client })).toBeUndefined();
   });
 
   it('refuses a wrong password before asking for any code', async () => {
@@ -174,7 +195,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     expect(await events(ada, 'authenticator_used')).toEqual([]);
     const [address] = await latchkey.deps.store.emailAddresses.listForUser(ada.id);
     await latchkey.deps.store.emailAddresses.markVerified(address!.id);
-    expect(await continueLogin(latchkey.deps, ada.id, { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+    expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
     expect(await giveCode(code)).toMatchObject({ status: 'authenticated', method: 'password+totp' });
   });
 
@@ -183,8 +204,8 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     // The same database, read by the project with its settings changed.
     const deps = { ...latchkey.deps, settings: { ...latchkey.settings, MFA_SUPPORTED_TYPES: ['recovery_codes' as const] } };
     expect(await loginWithPassword(deps, { login: 'ada', password: PASSWORD, client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-    await expect(continueLoginWithCode(deps, ada.id, wrongCode(), { client })).rejects.toMatchObject({ code: 'incorrect_code' });
-    expect(await continueLoginWithCode(deps, ada.id, totp.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+    await expect(continueLoginWithCode(deps, pendingLoginState(deps, ada), wrongCode(), { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+    expect(await continueLoginWithCode(deps, pendingLoginState(deps, ada), totp.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
     expect(await reauthenticateWithCode(deps, { user: ada, code: totp.recoveryCodes[0]!, client })).toBe('recovery_codes');
   });
 
@@ -263,7 +284,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
       await setUp({ settings: { MFA_TRUST_ENABLED: false } });
       const mfaTrustToken = await tokenFor(ada);
       expect(await login({ mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-      expect(await continueLogin(latchkey.deps, ada.id, { client, mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+      expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client, mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
     });
 
     it('issues the cookie value through the flow only when the project allows it', async () => {

@@ -1,3 +1,4 @@
+import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -23,11 +24,26 @@ export type LoginStage = (typeof LOGIN_STAGES)[number];
 export type LoginResult =
   | { status: 'authenticated'; user: User; method: LoginMethod }
   /** The account exists and the password was right, but a stage stops the login. */
-  | { status: 'stopped'; stage: LoginStage; user: User }
+  | { status: 'stopped'; stage: LoginStage; user: User; pending: PendingLoginState }
   | { status: 'inactive'; user: User };
 
 export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
 export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
+
+/**
+ * What an adapter keeps of a login stopped at a stage, to carry it on later: the user, and a mark
+ * of the credentials the login proved (a keyed hash of the stored password hash). A password
+ * change or reset meanwhile changes the mark, so a browser that passed the old password can no
+ * longer finish the login, not even with a right code.
+ */
+export interface PendingLoginState {
+  userId: number;
+  credentialMark: string;
+}
+
+export function pendingLoginState(deps: Pick<LatchkeyDeps, 'settings'>, user: User): PendingLoginState {
+  return { userId: user.id, credentialMark: keyedHash(deps.settings.SECRET_KEY, 'pending-login', `${user.id}|${user.password}`) };
+}
 
 /** How the login proved who the person is (recorded with user_logged_in). */
 export type LoginMethod = 'password' | 'password+totp' | 'password+recovery_codes' | 'password+trusted_browser';
@@ -88,12 +104,14 @@ export async function runLoginStages(deps: LatchkeyDeps, user: User, context: Lo
     if (!addresses.some((address) => address.verified)) {
       const primary = addresses.find((address) => address.primary) ?? addresses[0];
       if (primary) await sendEmailConfirmation(deps, primary, context.client).catch(() => false);
-      return { status: 'stopped', stage: 'verify_email', user };
+      return { status: 'stopped', stage: 'verify_email', user, pending: pendingLoginState(deps, user) };
     }
   }
   const authenticators = await deps.store.authenticators.listForUser(user.id);
   if (hasSecondFactor(authenticators)) {
-    if (!isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { status: 'stopped', stage: 'mfa_authenticate', user };
+    if (!isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) {
+      return { status: 'stopped', stage: 'mfa_authenticate', user, pending: pendingLoginState(deps, user) };
+    }
     return { status: 'authenticated', user, method: 'password+trusted_browser' };
   }
   return { status: 'authenticated', user, method: 'password' };
@@ -101,12 +119,13 @@ export async function runLoginStages(deps: LatchkeyDeps, user: User, context: Lo
 
 /**
  * Carries on a login that stopped at a stage, for the same client (the adapter keeps the pending
- * state): the account is read again, so one deactivated meanwhile gets no further, and every stage
- * runs again from the start, so none can be skipped.
+ * state): the account is read again, so one deactivated meanwhile gets no further, one whose
+ * password changed meanwhile not at all (undefined: the login is gone), and every stage runs
+ * again from the start, so none can be skipped.
  */
-export async function continueLogin(deps: LatchkeyDeps, userId: number, context: LoginContext): Promise<LoginResult | undefined> {
-  const user = await deps.store.users.findById(userId);
-  if (!user) return undefined;
+export async function continueLogin(deps: LatchkeyDeps, pending: PendingLoginState, context: LoginContext): Promise<LoginResult | undefined> {
+  const user = await deps.store.users.findById(pending.userId);
+  if (!user || !constantTimeEqual(pending.credentialMark, pendingLoginState(deps, user).credentialMark)) return undefined;
   if (!user.isActive) return { status: 'inactive', user };
   return runLoginStages(deps, user, context);
 }
@@ -117,8 +136,8 @@ export async function continueLogin(deps: LatchkeyDeps, userId: number, context:
  * now stops the login); then the code must be right. MFA is the last stage: a right code
  * completes the login. Throws 'incorrect_code' or 'rate_limited' (checkLoginCode).
  */
-export async function continueLoginWithCode(deps: LatchkeyDeps, userId: number, code: string, context: LoginContext): Promise<LoginResult | undefined> {
-  const result = await continueLogin(deps, userId, { client: context.client });
+export async function continueLoginWithCode(deps: LatchkeyDeps, pending: PendingLoginState, code: string, context: LoginContext): Promise<LoginResult | undefined> {
+  const result = await continueLogin(deps, pending, { client: context.client });
   if (result?.status !== 'stopped' || result.stage !== 'mfa_authenticate') return result;
   const type = await checkLoginCode(deps, result.user, code, context.client);
   return { status: 'authenticated', user: result.user, method: `password+${type}` };

@@ -58,8 +58,8 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
     // whose login, with the right password, stopped for this very verification (allauth's
     // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION), and only through the remaining stages.
     const pending = await currentPendingLogin(page, request);
-    if (pending?.stage === 'verify_email' && pending.userId === address.userId) {
-      const result = await continueLogin(page.deps, pending.userId, { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request) });
+    if (pending?.stage === 'verify_email' && pending.login.userId === address.userId) {
+      const result = await continueLogin(page.deps, pending.login, { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request) });
       if (result) return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
     }
     const signedIn = await page.sessions.currentUser(request);

@@ -27,7 +27,7 @@ export async function finishLogin(
     return redirect(reply, '/accounts/inactive/');
   }
   if (result.status === 'stopped') {
-    await startPendingLogin(page, request, reply, { userId: result.user.id, stage: result.stage, remember: options.remember, next: options.next });
+    await startPendingLogin(page, request, reply, { login: result.pending, stage: result.stage, remember: options.remember, next: options.next });
     if (result.stage === 'mfa_authenticate') return redirect(reply, MFA_AUTHENTICATE);
     return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   }

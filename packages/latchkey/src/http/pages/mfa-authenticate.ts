@@ -45,7 +45,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Pag
     const fields = formFields(request.body, ['code', 'trust']);
     let result;
     try {
-      result = await continueLoginWithCode(page.deps, pending.userId, fields.code, { client: clientOf(request) });
+      result = await continueLoginWithCode(page.deps, pending.login, fields.code, { client: clientOf(request) });
     } catch (error) {
       return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }

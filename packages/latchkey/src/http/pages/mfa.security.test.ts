@@ -420,6 +420,9 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
   it('27. a password reset of an account with MFA signs nobody in, mails a notice, and the next login still asks for the code', async () => {
     await setUp();
     const client = browser.another();
+    // A browser that passed the old password and waits at the code step...
+    const waiting = browser.another();
+    expect((await login(waiting, PASSWORD)).headers.location).toBe(AUTHENTICATE);
     expect((await client.post('/accounts/password/reset/', { email: 'ada@example.com' })).headers.location).toBe('/accounts/password/reset/done/');
     const formPath = (await client.get(resetLinkPath(latchkey))).headers.location as string;
     const done = await client.post(formPath, { password1: NEW_PASSWORD, password2: NEW_PASSWORD });
@@ -429,6 +432,10 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     expect(await userSessions()).toEqual([]);
     expect(latchkey.mailer.outbox.map((mail) => mail.subject)).toContain('[Test Site] Your password has been reset');
     expect(latchkey.mailer.lastTo('ada@example.com')?.subject).toBe('[Test Site] Your password has been reset');
+
+    // ...cannot finish that login after the reset, not even with a right code.
+    expect((await waiting.post(AUTHENTICATE, { code: totp.recoveryCodes[0]! })).headers.location).toBe('/accounts/login/');
+    expect(await signedInUserId(waiting)).toBeNull();
 
     // The account pages still answer as to a stranger in the browser that reset it.
     expect((await client.get('/accounts/2fa/')).headers.location).toBe('/accounts/login/?next=%2Faccounts%2F2fa%2F');

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginStage } from '../../account/flows/login.js';
+import type { LoginStage, PendingLoginState } from '../../account/flows/login.js';
 import type { PageDeps } from './page.js';
 
 /**
@@ -9,7 +9,8 @@ import type { PageDeps } from './page.js';
  * signing in again or signing out replaces or ends it.
  */
 export interface PendingLogin {
-  userId: number;
+  /** The flow's state of the stopped login (whose user, and a mark of the credentials it proved). */
+  login: PendingLoginState;
   stage: LoginStage;
   remember: boolean;
   next: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { continueLoginWithCode, loginWithPassword } from '../../account/flows/login.js';
+import { continueLoginWithCode, loginWithPassword, pendingLoginState } from '../../account/flows/login.js';
 import { createUser } from '../../account/users.js';
 import type { User } from '../../storage/ports.js';
 import { testDatabaseKinds } from '../../testing/database.js';
@@ -194,11 +194,11 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       await activateTotp(latchkey.deps, { user: ada, client, lastAuthenticatedAt: now, pending: setup.pending, code });
       const login = await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
       expect(login).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-      await expect(continueLoginWithCode(latchkey.deps, ada.id, code, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+      await expect(continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
       // The next code of the app does.
       latchkey.clock.advance(30_000);
       const next = totpCodeAt(latchkey.deps, setup.secret, latchkey.clock.now());
-      expect(await continueLoginWithCode(latchkey.deps, ada.id, next, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), next, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
     });
 
     it('lets exactly one of two parallel activations win; the other is told the app exists', async () => {
@@ -233,7 +233,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       latchkey.clock.advance(30_000);
       await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
       const code = totpCodeAt(latchkey.deps, winner.secret, latchkey.clock.now());
-      expect(await continueLoginWithCode(latchkey.deps, ada.id, code, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
     });
   });
 
@@ -281,8 +281,8 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       const second = await activateTotpFor(latchkey, ada);
       expect(second.secret).not.toBe(first.secret);
       await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
-      await expect(continueLoginWithCode(latchkey.deps, ada.id, first.recoveryCodes[0]!, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
-      expect(await continueLoginWithCode(latchkey.deps, ada.id, second.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      await expect(continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), first.recoveryCodes[0]!, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), second.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
     });
   });
 
