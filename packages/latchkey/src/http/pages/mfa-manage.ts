@@ -38,6 +38,17 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     return undefined;
   }
 
+  /** Runs a page's work, answering the shared refusals (commonRefusal) and rethrowing anything else. */
+  async function answeringRefusals(request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>): Promise<FastifyReply> {
+    try {
+      return await work();
+    } catch (error) {
+      const response = await commonRefusal(request, reply, error);
+      if (response) return response;
+      throw error;
+    }
+  }
+
   async function pendingSecret(request: FastifyRequest): Promise<string | undefined> {
     const value = (await page.sessions.session(request))?.data[PENDING_TOTP];
     return typeof value === 'string' ? value : undefined;
@@ -122,47 +133,35 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
   scope.post('/accounts/2fa/totp/deactivate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    try {
+    return answeringRefusals(request, reply, async () => {
       const { notification } = await deactivateTotp(page.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'TOTP deactivation notice');
-    } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
-      throw error;
-    }
-    await flash(page, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
-    return redirect(reply, MFA_INDEX);
+      await flash(page, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
+      return redirect(reply, MFA_INDEX);
+    });
   });
 
   scope.get(RECOVERY_CODES, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    try {
+    return answeringRefusals(request, reply, async () => {
       const codes = await viewRecoveryCodes(page.deps, auth);
-      return await renderPage(page, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
-    } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
-      throw error;
-    }
+      return renderPage(page, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
+    });
   });
 
   scope.get('/accounts/2fa/recovery-codes/download/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    try {
+    return answeringRefusals(request, reply, async () => {
       const codes = await viewRecoveryCodes(page.deps, auth);
-      return await reply
+      return reply
         .header('cache-control', 'no-store')
         .header('content-disposition', 'attachment; filename="recovery-codes.txt"')
         .header('x-content-type-options', 'nosniff')
         .type('text/plain; charset=utf-8')
         .send(`${codes.unused.join('\n')}\n`);
-    } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
-      throw error;
-    }
+    });
   });
 
   const showGenerate = async (request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200) =>
