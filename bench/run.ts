@@ -2,6 +2,7 @@
  * `npm run bench`: runs every benchmark below, one after another, or only those named on the
  * command line (`npm run bench -- password-hashing`). A new benchmark is one more entry here.
  */
+import { benchmarkApi } from './api.js';
 import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
 
@@ -13,6 +14,7 @@ interface Benchmark {
 const benchmarks: Benchmark[] = [
   { name: 'password-hashing', run: benchmarkPasswordHashing },
   { name: 'login-enumeration', run: benchmarkLoginEnumeration },
+  { name: 'api', run: benchmarkApi },
 ];
 
 const requested = process.argv.slice(2);

@@ -4,15 +4,13 @@
  * minutes after the last login goes through the reauthentication page first, which returns to the
  * email page.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, formWithButton, linkFromEmail, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, emailsTo, expectMessage, newAccount, startSiteAndBrowser, waitForEmail } from './journey.js';
+import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, ageLogin, emailsTo, expectMessage, newAccount, startSiteAndBrowser, waitForEmail } from './journey.js';
 
 const CONFIRM_SUBJECT = 'Please confirm your email address';
 
@@ -35,28 +33,6 @@ describe.runIf(browserTestsEnabled())('email management', () => {
     await Promise.allSettled([browser?.close(), site?.stop()]);
     if (directory) rmSync(directory, { recursive: true, force: true });
   }, SETUP_TIMEOUT_MS);
-
-  /**
-   * Makes this browser's login look `seconds` old, as if the person had stepped away: the
-   * reauthentication window (5 minutes) is fixed and the site runs on the real clock, so the
-   * alternative would be to wait. Only the session's "authenticated at" moment is changed.
-   */
-  async function ageLogin(person: Person, seconds: number): Promise<void> {
-    const cookie = await person.sessionCookie();
-    if (!cookie) throw new Error('This browser has no session cookie.');
-    const idHash = createHash('sha256').update(cookie.value, 'utf8').digest('hex');
-    const database = new Database(databasePath);
-    try {
-      database.pragma('busy_timeout = 5000');
-      const then = new Date(Date.now() - seconds * 1000).toISOString();
-      const result = database
-        .prepare("UPDATE latchkey_sessions SET data = json_set(data, '$._authenticated_at', ?) WHERE id_hash = ?")
-        .run(then, idHash);
-      expect(result.changes).toBe(1);
-    } finally {
-      database.close();
-    }
-  }
 
   /** The status column of the email page's row for this address: "Verified, primary", "Unverified"... */
   async function statusOf(person: Person, email: string): Promise<string> {
@@ -121,7 +97,7 @@ describe.runIf(browserTestsEnabled())('email management', () => {
     expect(await statusOf(person, work)).toBe('Verified');
 
     // Six minutes later, making it primary asks for the password first.
-    await ageLogin(person, 6 * 60);
+    await ageLogin(databasePath, person, 6 * 60);
     await choose(person, work);
     await person.press('Make primary', 'reauthenticate-page');
     expect(person.pathname()).toBe('/accounts/reauthenticate/');

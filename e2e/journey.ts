@@ -4,7 +4,8 @@
  * screenshot of every page they land on; the mailbox helpers; and the account forms as a person
  * fills them.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import type { Browser, BrowserContextOptions, Cookie, Locator, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import {
@@ -275,4 +276,25 @@ export async function waitForEmail(smtp: TestSmtpServer, match: EmailMatch, opti
 export async function expectMessage(person: Person, text: string | RegExp): Promise<void> {
   const messages = await person.messages();
   expect(messages.some((message) => (typeof text === 'string' ? message.includes(text) : text.test(message))), `messages on ${person.page.url()}: ${JSON.stringify(messages)}`).toBe(true);
+}
+
+/**
+ * Makes a person's login look `seconds` old, as if they had stepped away, so that the next change
+ * asks them to confirm it is them: the reauthentication window (5 minutes) is fixed and the site
+ * runs on the real clock, so the alternative would be to wait. Only the session's "authenticated
+ * at" moment changes, in the site's own SQLite file (`databasePath`, the journey's DATABASE_URL).
+ */
+export async function ageLogin(databasePath: string, person: Person, seconds: number): Promise<void> {
+  const cookie = await person.sessionCookie();
+  if (!cookie) throw new Error('This browser has no session cookie.');
+  const idHash = createHash('sha256').update(cookie.value, 'utf8').digest('hex');
+  const database = new Database(databasePath);
+  try {
+    database.pragma('busy_timeout = 5000');
+    const then = new Date(Date.now() - seconds * 1000).toISOString();
+    const result = database.prepare("UPDATE latchkey_sessions SET data = json_set(data, '$._authenticated_at', ?) WHERE id_hash = ?").run(then, idHash);
+    expect(result.changes).toBe(1);
+  } finally {
+    database.close();
+  }
 }

@@ -6,22 +6,17 @@
  * (by code, then by password), and the notices mailed at each change.
  *
  * The site runs on the real clock with MFA_TOTP_TOLERANCE 0, so the journey waits for time steps
- * (at most twice): see the notes at `freshCode` and before the app-code login.
+ * (at most twice): see `freshCode` (authenticator-app.ts) and before the app-code login.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { Secret, TOTP } from 'otpauth';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appCode, freshCode, PERIOD_MS, sleep, stepAt } from './authenticator-app.js';
 import { browserTestsEnabled, linkFromEmail, type RunningSite } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, expectMessage, newAccount, startSiteAndBrowser, waitForEmail, type Account } from './journey.js';
+import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, ageLogin, expectMessage, newAccount, startSiteAndBrowser, waitForEmail, type Account } from './journey.js';
 
-/** The site's MFA_TOTP_PERIOD and MFA_TOTP_DIGITS (the defaults). */
-const PERIOD_MS = 30_000;
-const DIGITS = 6;
 const RECOVERY_CODE_COUNT = 10;
 const INCORRECT_CODE = 'Incorrect code.';
 /** The journey waits for time steps in real time (up to 12 s + one step), on top of what any journey may take. */
@@ -33,27 +28,6 @@ const SUBJECTS = {
   regenerated: 'New recovery codes were generated for your account',
   deactivated: 'Two-factor authentication was turned off for your account',
 };
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** The TOTP time step (RFC 6238's T) at `ms`. */
-const stepAt = (ms: number): number => Math.floor(ms / PERIOD_MS);
-
-/** What an authenticator app holding `secret` (base32) shows at `timestamp`. */
-function appCode(secret: string, timestamp: number): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), digits: DIGITS, period: PERIOD_MS / 1000 }).generate({ timestamp });
-}
-
-/**
- * The app's code now, with at least `marginMs` of its time step left, so that the site (which
- * accepts only the current step) still sees the same step when the form arrives. With less left,
- * waits for the next step to begin.
- */
-async function freshCode(secret: string, marginMs: number): Promise<{ code: string; step: number }> {
-  const left = PERIOD_MS - (Date.now() % PERIOD_MS);
-  if (left < marginMs) await sleep(left + 250);
-  const now = Date.now();
-  return { code: appCode(secret, now), step: stepAt(now) };
-}
 
 describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
   let site: RunningSite;
@@ -74,24 +48,6 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     await Promise.allSettled([browser?.close(), site?.stop()]);
     if (directory) rmSync(directory, { recursive: true, force: true });
   }, SETUP_TIMEOUT_MS);
-
-  /**
-   * Makes this browser's login look `seconds` old, as if the person had stepped away, so that the
-   * next change asks them to confirm it is them (the 5-minute window is fixed and the site runs on
-   * the real clock). Only the session's "authenticated at" moment changes.
-   */
-  function ageLogin(cookieValue: string, seconds: number): void {
-    const idHash = createHash('sha256').update(cookieValue, 'utf8').digest('hex');
-    const database = new Database(databasePath);
-    try {
-      database.pragma('busy_timeout = 5000');
-      const then = new Date(Date.now() - seconds * 1000).toISOString();
-      const result = database.prepare("UPDATE latchkey_sessions SET data = json_set(data, '$._authenticated_at', ?) WHERE id_hash = ?").run(then, idHash);
-      expect(result.changes).toBe(1);
-    } finally {
-      database.close();
-    }
-  }
 
   async function signOut(person: Person, shot: string): Promise<void> {
     await person.visit('/accounts/logout/', `${shot}-confirmation`);
@@ -237,9 +193,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
 
     // New recovery codes, six minutes after the login: the person confirms it is them, here with
     // a recovery code on the two-factor reauthentication page.
-    const cookie = await person.sessionCookie();
-    expect(cookie?.value).toBeTruthy();
-    ageLogin(cookie!.value, 6 * 60);
+    await ageLogin(databasePath, person, 6 * 60);
     await person.follow('Generate new codes', 'generate-asks-reauthentication', person.page.locator('main'));
     expect(person.pathname()).toBe('/accounts/reauthenticate/');
     expect(new URL(person.page.url()).searchParams.get('next')).toBe('/accounts/2fa/recovery-codes/generate/');
@@ -272,7 +226,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.regenerated });
 
     // Deactivation, six minutes later again: this time the person confirms with the password.
-    ageLogin((await person.sessionCookie())!.value, 6 * 60);
+    await ageLogin(databasePath, person, 6 * 60);
     await person.visit('/accounts/2fa/', 'mfa-index-before-deactivation');
     await person.follow('Deactivate', 'deactivate-asks-reauthentication', person.page.locator('main'));
     expect(person.pathname()).toBe('/accounts/reauthenticate/');

@@ -16,7 +16,11 @@ export type ReceivedEmail = TestSmtpServer['messages'][number];
 export type UsernameType = 'username' | 'email';
 
 export interface StartSiteOptions {
-  /** Extra environment variables (`LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'mandatory'`, ...); they win over the harness's. */
+  /**
+   * Extra environment variables (`LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'mandatory'`, ...); they win
+   * over the harness's. `{SITE_URL}` in a value stands for the site's URL, known only once its port
+   * is chosen (e.g. HEADLESS_FRONTEND_URLS pointing at the site's own single-page app).
+   */
   env?: Record<string, string>;
   /**
    * The project's USERNAME_TYPE. It is fixed in the settings file, not read from the environment,
@@ -90,7 +94,7 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
         EMAIL_URL: smtp.url,
         LATCHKEY_SECRET_KEY: randomBytes(32).toString('base64url'),
         LATCHKEY_SITE_URL: url,
-        ...options.env,
+        ...Object.fromEntries(Object.entries(options.env ?? {}).map(([name, value]) => [name, value.replaceAll('{SITE_URL}', url)])),
       };
       const started = await spawnSite(cwd, env, options.startTimeoutMs ?? 50_000);
       if (started.ok) return handle(started, { smtp, directory, cwd, env });

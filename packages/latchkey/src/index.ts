@@ -6,8 +6,16 @@ export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export type { LatchkeyDeps } from './deps.js';
 export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
 export { AccountAdapter } from './account/adapter.js';
-export { createUser, setUserPassword, deactivateUser, checkPassword, type CreateUserInput } from './account/users.js';
+export { createUser, setUserPassword, deactivateUser, checkPassword, cleanName, NAME_MAX_LENGTH, type CreateUserInput } from './account/users.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';
 export { handleUnexpectedError } from './http/error-handler.js';
 export type { Mailer, EmailMessage } from './mail/index.js';
+export type { ClientInfo } from './account/events.js';
+export { clientOf } from './http/request-info.js';
+export { updateProfile, type UpdateProfileInput } from './account/flows/profile.js';
+// The API layer's vocabulary for a project's /api/ views. Only these small modules: the layer
+// itself (http/api/index.ts) is loaded by the plugin when a project turns it on.
+export { ApiError, notFound, fieldErrors, type ApiPermission, type ApiMethod, type ApiOperation, type ApiView, type ApiRoutes, type ApiOptions, type JsonSchema } from './http/api/views.js';
+export { readCharField, readCharFields, expectDictionary, type CharFieldOptions, type CharFieldResult } from './http/api/fields.js';
+export { issueApiToken, deleteApiToken } from './tokens/api-tokens.js';

@@ -3,8 +3,9 @@ import { signValue, unsignValue } from '../core/signing.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { EmailAddress } from '../storage/ports.js';
 import type { ClientInfo } from './events.js';
-import { sendAccountEmail, siteLink } from './emails.js';
+import { sendAccountEmail } from './emails.js';
 import { makeUnusablePassword } from './passwords/index.js';
+import { accountUrl } from './urls.js';
 
 const PURPOSE = 'email-confirmation';
 
@@ -29,23 +30,27 @@ export async function addressForKey(deps: Pick<LatchkeyDeps, 'settings' | 'clock
   return address;
 }
 
+/** Whether a confirmation mail went, and when not (the confirm_email limit held it back), how long until one may. */
+export type ConfirmationMail = { sent: true } | { sent: false; retryAfterSeconds: number };
+
 /**
- * Mails a confirmation link for the address, within the confirm_email rate limit (per address):
- * returns false when the limit held the mail back. A delivery failure throws 'mail_failed'.
+ * Mails a confirmation link for the address, within the confirm_email rate limit (per address).
+ * A delivery failure throws 'mail_failed'.
  */
-export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<boolean> {
+export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<ConfirmationMail> {
   const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: address.email });
-  if (!limit.allowed) return false;
+  if (!limit.allowed) return { sent: false, retryAfterSeconds: limit.retryAfterSeconds };
   const user = await deps.store.users.findById(address.userId);
-  if (!user) return false;
+  // The address's account was deleted meanwhile: there is nothing to confirm, now or later.
+  if (!user) return { sent: false, retryAfterSeconds: 0 };
   const key = makeConfirmationKey(deps, address);
   await sendAccountEmail(deps, {
     template: 'account/email/email_confirmation',
     to: address.email,
-    context: { user, email: address.email, activate_url: siteLink(deps, `/accounts/confirm-email/${encodeURIComponent(key)}/`), key },
+    context: { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key },
   });
   await deps.events.emit('email_confirmation_sent', user.id, client, { email: address.email });
-  return true;
+  return { sent: true };
 }
 
 /**

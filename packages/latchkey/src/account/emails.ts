@@ -1,12 +1,13 @@
 import type { LatchkeyDeps } from '../deps.js';
 import type { User } from '../storage/ports.js';
 import type { ClientInfo } from './events.js';
+import { accountUrl, siteUrl } from './urls.js';
 
 /**
  * Sends one account email from its templates: `<name>_subject.txt`, `<name>_message.txt` and
  * `<name>_message.html` (a project overrides any of them by path). The subject gets the prefix
  * (ACCOUNT_EMAIL_SUBJECT_PREFIX, by default "[Site name] ") and is kept to one line; links in the
- * context are built from SITE_URL by the caller, never from the request's Host header.
+ * context are built by the caller from settings (account/urls.ts), never from the request's Host header.
  * A delivery failure throws LatchkeyError('mail_failed'); each flow decides what the person sees.
  */
 export async function sendAccountEmail(
@@ -27,7 +28,7 @@ export async function sendAccountEmail(
 
 /** An absolute link to a path of this site, from SITE_URL. */
 export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): string {
-  return new URL(path, deps.settings.SITE_URL).toString();
+  return siteUrl(deps.settings, path);
 }
 
 /**
@@ -60,7 +61,7 @@ export async function sendSecurityNotice(
         ip: client.ip,
         user_agent: client.userAgent,
         timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
+        password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
         ...context,
       },
     });

@@ -21,6 +21,12 @@ export const ACCOUNT_EVENTS = [
   'authenticator_reset',
   'authenticator_used',
   'authentication_failed',
+  // API tokens (tokens/), which neither allauth nor DRF signals: a user's token made or deleted,
+  // and a token handed out to a login (POST /api/auth-token/), which is not a user_logged_in
+  // because no session begins (tokens/flows/obtain-token.ts).
+  'api_token_created',
+  'api_token_deleted',
+  'api_token_obtained',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 

@@ -49,7 +49,34 @@ export function findDeploymentProblems(settings: Settings): CheckProblem[] {
   if (settings.ACCOUNT_RATE_LIMITS === false) {
     add('latchkey.W011', 'ACCOUNT_RATE_LIMITS is false: passwords can be guessed without limit.', 'Remove LATCHKEY_ACCOUNT_RATE_LIMITS=false.');
   }
+  addHeadlessProblems(settings, add);
   return problems;
+}
+
+/**
+ * The headless API's settings. Start-up already refuses HEADLESS_ONLY without the confirmation
+ * and reset routes; the other links only degrade, so they are warnings here.
+ */
+function addHeadlessProblems(settings: Settings, add: (id: string, message: string, hint: string) => void): void {
+  const frontEnd = settings.HEADLESS_FRONTEND_URLS;
+  if (settings.HEADLESS_ONLY) {
+    const missing = (['account_reset_password', 'account_signup'] as const).filter((name) => frontEnd[name] === undefined);
+    if (missing.length > 0) {
+      add(
+        'latchkey.W013',
+        `HEADLESS_ONLY is true but HEADLESS_FRONTEND_URLS names no ${missing.join(' or ')}: security notices and "account already exists" emails would link to pages that do not exist.`,
+        'Add the front end\'s "forgot password" and signup routes to LATCHKEY_HEADLESS_FRONTEND_URLS.',
+      );
+    }
+  }
+  const plain = [...settings.CORS_ALLOWED_ORIGINS, ...Object.values(frontEnd)].filter((url) => url.startsWith('http://'));
+  if (plain.length > 0) {
+    add(
+      'latchkey.W014',
+      `Front-end addresses that are not HTTPS: ${plain.join(', ')}. Keys mailed to them, and the session they are given, would travel in clear.`,
+      'Use https:// in LATCHKEY_CORS_ALLOWED_ORIGINS and LATCHKEY_HEADLESS_FRONTEND_URLS.',
+    );
+  }
 }
 
 export function formatProblems(problems: CheckProblem[]): string {

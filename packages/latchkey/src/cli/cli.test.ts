@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ProjectSettings } from '../config/load.js';
+import { loadSettings, type ProjectSettings } from '../config/load.js';
+import { createLatchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
+import { userForApiToken } from '../tokens/api-tokens.js';
 import { runManagementCommand } from './index.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
@@ -167,6 +169,95 @@ describe('manage clearsessions', () => {
   });
 });
 
+describe('manage create-token and delete-token', () => {
+  const env = { LATCHKEY_SUPERUSER_PASSWORD: 'a long enough passphrase' };
+
+  beforeEach(async () => {
+    await manage(['migrate']);
+    await manage(['createsuperuser', '--noinput', '--username', 'root', '--email', 'root@example.com'], { env });
+  });
+
+  /** The user a key authenticates, as the server with the same settings (and local secret key) sees it. */
+  async function ownerOf(key: string): Promise<string | null | undefined> {
+    const settings = loadSettings(project, { env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:' }, cwd });
+    const latchkey = await createLatchkey({ settings, migrations: 'require' });
+    try {
+      return (await userForApiToken(latchkey.deps, key))?.username;
+    } finally {
+      await latchkey.close();
+    }
+  }
+
+  it("prints only the user's key, the same on every run, and the key authenticates the user", async () => {
+    const first = await manage(['create-token', 'ROOT']);
+    expect(first).toMatchObject({ code: 0, err: '' });
+    expect(first.out).toMatch(/^[0-9a-f]{40}\n$/);
+    expect(await manage(['create-token', 'root'])).toMatchObject({ code: 0, out: first.out });
+    expect(await ownerOf(first.out.trim())).toBe('root');
+    // Stored only as a hash and a sealed copy.
+    const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
+    const rows = await database.kysely.selectFrom('latchkey_api_tokens').selectAll().execute();
+    await database.close();
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(first.out.trim());
+  });
+
+  it('with --reset replaces the key: the old one stops working', async () => {
+    const old = (await manage(['create-token', 'root'])).out.trim();
+    const reset = await manage(['create-token', '--reset', 'root']);
+    expect(reset.code).toBe(0);
+    expect(reset.out).toMatch(/^[0-9a-f]{40}\n$/);
+    expect(reset.out.trim()).not.toBe(old);
+    expect(await ownerOf(old)).toBeUndefined();
+    expect(await ownerOf(reset.out.trim())).toBe('root');
+  });
+
+  it('deletes the token, after which the key is refused, and says when there is none', async () => {
+    const key = (await manage(['create-token', 'root'])).out.trim();
+    expect(await manage(['delete-token', 'root'])).toEqual({ code: 0, out: 'Token deleted.\n', err: '' });
+    expect(await ownerOf(key)).toBeUndefined();
+    expect(await manage(['delete-token', 'root'])).toEqual({ code: 0, out: 'User "root" has no token.\n', err: '' });
+    // A new one can be made afterwards, with another key.
+    const next = (await manage(['create-token', 'root'])).out.trim();
+    expect(next).not.toBe(key);
+    expect(await ownerOf(next)).toBe('root');
+  });
+
+  it('refuses an unknown user and a missing or extra argument with one error line, writing nothing', async () => {
+    for (const command of ['create-token', 'delete-token']) {
+      expect(await manage([command, 'nobody'])).toEqual({ code: 1, out: '', err: 'Error: User "nobody" does not exist.\n' });
+      expect(await manage([command])).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^Error: Usage: .*<login>\n$/) as unknown });
+      expect(await manage([command, 'root', 'other'])).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^Error: Usage: /) as unknown });
+    }
+    expect(await manage(['delete-token', '--reset', 'root'])).toMatchObject({ code: 1, err: expect.stringMatching(/^Error: Unknown option '--reset'/) as unknown });
+    const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
+    const rows = await database.kysely.selectFrom('latchkey_api_tokens').selectAll().execute();
+    await database.close();
+    expect(rows).toEqual([]);
+  });
+
+  it('warns on standard error that an inactive user cannot use the key yet', async () => {
+    const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
+    await database.kysely.updateTable('latchkey_users').set({ is_active: 0 }).execute();
+    await database.close();
+    const result = await manage(['create-token', 'root']);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^[0-9a-f]{40}\n$/);
+    expect(result.err).toBe('Warning: user "root" is inactive: the token is refused until the account is active again.\n');
+    expect(await ownerOf(result.out.trim())).toBeUndefined();
+  });
+
+  it('finds the user by email in an email project', async () => {
+    databaseUrl = `sqlite:${join(cwd, 'email.sqlite3')}`;
+    await manage(['migrate'], { usernameType: 'email' });
+    await manage(['createsuperuser', '--noinput', '--email', 'boss@example.com'], { usernameType: 'email', env });
+    const result = await manage(['create-token', 'Boss@Example.com'], { usernameType: 'email' });
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toMatch(/^[0-9a-f]{40}\n$/);
+    expect(await manage(['delete-token', 'boss@example.com'], { usernameType: 'email' })).toMatchObject({ code: 0, out: 'Token deleted.\n' });
+  });
+});
+
 describe('manage check', () => {
   it('passes in local mode and reports each deployment problem with --deploy', async () => {
     await manage(['migrate']);
@@ -219,7 +310,7 @@ describe('the latchkey binary', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
       });
-    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\n' });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\nApplied 0004_api_tokens.\n' });
     expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

@@ -8,6 +8,9 @@ import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
 import { createDatabaseOneTimeClaimStore } from '../core/one-time-claims/index.js';
 import { createDatabaseCounterStore } from '../core/rate-limit/index.js';
+import { deleteApiToken, issueApiToken } from '../tokens/api-tokens.js';
+import type { ClientInfo } from '../account/events.js';
+import type { User } from '../storage/ports.js';
 import { findDeploymentProblems, formatProblems } from './check.js';
 import { CommandError, Prompter, type CommandIO } from './io.js';
 
@@ -110,6 +113,52 @@ export async function clearsessions({ settings, io }: CommandContext): Promise<n
   ]);
   io.stdout.write(`Removed ${removed} expired session(s), ${counters} expired rate-limit counter(s) and ${claims} expired one-time claim(s).\n`);
   return 0;
+}
+
+/** Who made or deleted a token from the command line, for the audit trail. */
+const MANAGEMENT_CLIENT: ClientInfo = { ip: '', userAgent: 'latchkey management command' };
+
+/** The one user a token command names, found the way a login finds it (as changepassword does). */
+async function userNamed(latchkey: Latchkey, login: string): Promise<User> {
+  const user = await findUserByLogin(latchkey.deps, login);
+  if (!user) throw new CommandError(`User "${login}" does not exist.`);
+  return user;
+}
+
+function loginArgument(args: string[], usage: string, options: { reset?: { type: 'boolean' } } = {}): { login: string; reset: boolean } {
+  const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
+  const [login, ...extra] = positionals;
+  if (login === undefined || login.trim() === '' || extra.length > 0) throw new CommandError(`Usage: ${usage}`);
+  return { login, reset: values.reset === true };
+}
+
+/**
+ * Prints the user's API token key, creating the token if they have none (DRF's drf_create_token):
+ * the same key as POST /api/auth-token/ gives, so a script can fetch it. Only the key goes to
+ * standard output, so that `KEY=$(manage create-token alice)` captures exactly it. `--reset`
+ * deletes the token first, for a key that has leaked: the old key stops working at once.
+ */
+export async function createToken({ settings, io, args }: CommandContext): Promise<number> {
+  const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
+  return withLatchkey(settings, async (latchkey) => {
+    const user = await userNamed(latchkey, login);
+    if (reset) await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    const key = await issueApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    if (!user.isActive) io.stderr.write(`Warning: user "${user.username ?? user.email}" is inactive: the token is refused until the account is active again.\n`);
+    io.stdout.write(`${key}\n`);
+    return 0;
+  });
+}
+
+/** Deletes the user's API token: every copy of its key stops working at once, on every instance. */
+export async function deleteToken({ settings, io, args }: CommandContext): Promise<number> {
+  const { login } = loginArgument(args, 'delete-token <login>');
+  return withLatchkey(settings, async (latchkey) => {
+    const user = await userNamed(latchkey, login);
+    const deleted = await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    io.stdout.write(deleted ? 'Token deleted.\n' : `User "${user.username ?? user.email}" has no token.\n`);
+    return 0;
+  });
 }
 
 export async function check({ settings, io, args }: CommandContext): Promise<number> {

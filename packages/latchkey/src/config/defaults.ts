@@ -69,6 +69,12 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   MFA_RECOVERY_CODE_DIGITS: 8,
   MFA_TRUST_ENABLED: false,
   MFA_TRUST_COOKIE_AGE: 14 * 86400,
+  // The headless API (allauth.headless): pages stay on, emails link to them, no specification
+  // served, and no other origin may call the API with credentials.
+  HEADLESS_ONLY: false,
+  HEADLESS_FRONTEND_URLS: {},
+  HEADLESS_SERVE_SPECIFICATION: false,
+  CORS_ALLOWED_ORIGINS: [],
 };
 
 /** What each environment changes on top of BASE_DEFAULTS (before the project's own files). */
@@ -83,6 +89,7 @@ export function environmentDefaults(environment: Environment, domainName: string
         SITE_URL: 'http://localhost:8000',
         ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]'],
         ACCOUNT_EMAIL_VERIFICATION: 'optional',
+        HEADLESS_SERVE_SPECIFICATION: true,
       };
     case 'test':
       return {

@@ -180,3 +180,39 @@ describe("the project's own settings", () => {
     );
   });
 });
+
+describe('the headless settings', () => {
+  const frontEnd = JSON.stringify({
+    account_confirm_email: 'https://app.example.com/verify-email/{key}',
+    account_reset_password_from_key: 'https://app.example.com/password/reset/{key}',
+  });
+
+  it('reads the front-end URLs as JSON and the CORS origins as a list; the specification is served in local mode only', () => {
+    const settings = load({ LATCHKEY_HEADLESS_FRONTEND_URLS: frontEnd, LATCHKEY_CORS_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' });
+    expect(settings.HEADLESS_FRONTEND_URLS).toEqual(JSON.parse(frontEnd));
+    expect(settings.CORS_ALLOWED_ORIGINS).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(settings).toMatchObject({ HEADLESS_ONLY: false, HEADLESS_SERVE_SPECIFICATION: true });
+    expect(load(productionEnv)).toMatchObject({ HEADLESS_ONLY: false, HEADLESS_SERVE_SPECIFICATION: false, HEADLESS_FRONTEND_URLS: {}, CORS_ALLOWED_ORIGINS: [] });
+  });
+
+  it('refuses HEADLESS_ONLY unless the front end names where confirmation and reset links go', () => {
+    expect(loadError({ LATCHKEY_HEADLESS_ONLY: 'true' })).toBe(
+      'LATCHKEY_HEADLESS_ONLY=true needs LATCHKEY_HEADLESS_FRONTEND_URLS to name account_confirm_email and account_reset_password_from_key: without the account pages, emails would link to pages that do not exist.',
+    );
+    expect(loadError({ LATCHKEY_HEADLESS_ONLY: 'true', LATCHKEY_HEADLESS_FRONTEND_URLS: '{"account_confirm_email":"https://app.example.com/verify/{key}"}' })).toContain(
+      'to name account_reset_password_from_key:',
+    );
+    expect(loadError({}, { base: { HEADLESS_ONLY: true } })).toContain('LATCHKEY_HEADLESS_ONLY=true needs LATCHKEY_HEADLESS_FRONTEND_URLS');
+    expect(load({ LATCHKEY_HEADLESS_ONLY: 'true', LATCHKEY_HEADLESS_FRONTEND_URLS: frontEnd }).HEADLESS_ONLY).toBe(true);
+  });
+
+  it('refuses a confirmation or reset URL without {key}, and anything but absolute http(s) URLs', () => {
+    expect(loadError({ LATCHKEY_HEADLESS_FRONTEND_URLS: '{"account_reset_password_from_key":"https://app.example.com/reset"}' })).toBe(
+      'LATCHKEY_HEADLESS_FRONTEND_URLS: the account_reset_password_from_key URL "https://app.example.com/reset" has no {key}: write {key} where the mailed key goes.',
+    );
+    expect(loadError({ LATCHKEY_HEADLESS_FRONTEND_URLS: '{"account_signup":"/signup"}' })).toContain('LATCHKEY_HEADLESS_FRONTEND_URLS=');
+    expect(loadError({ LATCHKEY_HEADLESS_FRONTEND_URLS: '{"account_login":"https://app.example.com/"}' })).toContain('LATCHKEY_HEADLESS_FRONTEND_URLS=');
+    expect(loadError({ LATCHKEY_CORS_ALLOWED_ORIGINS: 'https://app.example.com/' })).toContain('LATCHKEY_CORS_ALLOWED_ORIGINS=');
+    expect(loadError({ LATCHKEY_CORS_ALLOWED_ORIGINS: '*' })).toContain('LATCHKEY_CORS_ALLOWED_ORIGINS=');
+  });
+});

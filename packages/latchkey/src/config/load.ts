@@ -6,6 +6,7 @@ import { randomToken } from '../core/crypto.js';
 import { maskUrlCredentials } from '../core/redact.js';
 import { parseEmailUrl } from '../mail/email-url.js';
 import { parseDatabaseUrl } from '../storage/database-url.js';
+import { KEYED_FRONTEND_URLS } from '../account/urls.js';
 import {
   envNameOf,
   SETTING_FIELDS,
@@ -88,6 +89,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   checkLoginMethods(settings);
   checkServiceUrls(settings);
   checkArgon2Memory(settings);
+  checkFrontendUrls(settings);
   for (const name of Object.keys(SETTING_FIELDS)) {
     if (settings[name as SettingName] === undefined) throw settingsError(`Setting ${name} has no value: set ${envNameOf(name as SettingName)}.`);
   }
@@ -173,6 +175,27 @@ function checkArgon2Memory(settings: Settings): void {
   if (settings.ARGON2_MEMORY_COST < 8 * settings.ARGON2_PARALLELISM) {
     throw settingsError(
       `${envNameOf('ARGON2_MEMORY_COST')}=${settings.ARGON2_MEMORY_COST} is not allowed: use at least 8 × ARGON2_PARALLELISM (${8 * settings.ARGON2_PARALLELISM}).`,
+    );
+  }
+}
+
+/**
+ * Emails carry a key to the front end's confirmation and reset routes, so those routes must say
+ * where it goes; and with HEADLESS_ONLY the pages that emails would otherwise link to do not
+ * exist, so the front end must name the routes that take their place.
+ */
+function checkFrontendUrls(settings: Settings): void {
+  const urls = settings.HEADLESS_FRONTEND_URLS;
+  for (const name of KEYED_FRONTEND_URLS) {
+    const url = urls[name];
+    if (url !== undefined && !url.includes('{key}')) {
+      throw settingsError(`${envNameOf('HEADLESS_FRONTEND_URLS')}: the ${name} URL ${JSON.stringify(url)} has no {key}: write {key} where the mailed key goes.`);
+    }
+  }
+  const missing = KEYED_FRONTEND_URLS.filter((name) => urls[name] === undefined);
+  if (settings.HEADLESS_ONLY && missing.length > 0) {
+    throw settingsError(
+      `${envNameOf('HEADLESS_ONLY')}=true needs ${envNameOf('HEADLESS_FRONTEND_URLS')} to name ${missing.join(' and ')}: without the account pages, emails would link to pages that do not exist.`,
     );
   }
 }

@@ -43,6 +43,14 @@ const rateLimitsSchema = z.union([
 
 const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 
+/**
+ * The single-page app's routes that Latchkey's emails link to when it serves a front end of its
+ * own (allauth's HEADLESS_FRONTEND_URLS): absolute URLs, `{key}` standing for the mailed key.
+ */
+export const FRONTEND_URL_NAMES = ['account_confirm_email', 'account_reset_password', 'account_reset_password_from_key', 'account_signup'] as const;
+export type FrontendUrlName = (typeof FRONTEND_URL_NAMES)[number];
+const frontendUrlsSchema = z.partialRecord(z.enum(FRONTEND_URL_NAMES), z.string().regex(/^https?:\/\/[^\s/?#]+(\/\S*)?$/));
+
 /** A path segment such as `admin/` or `staff-8fk2/`: no leading slash, one trailing slash. */
 const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
@@ -114,6 +122,10 @@ export const SETTING_FIELDS = {
   MFA_RECOVERY_CODE_DIGITS: integerField(6, 12),
   MFA_TRUST_ENABLED: booleanField(),
   MFA_TRUST_COOKIE_AGE: integerField(60, 365 * 86400),
+  HEADLESS_ONLY: booleanField(),
+  HEADLESS_FRONTEND_URLS: jsonObjectField(frontendUrlsSchema, `a JSON object from ${FRONTEND_URL_NAMES.join('/')} to absolute URLs, {key} standing for the key`),
+  HEADLESS_SERVE_SPECIFICATION: booleanField(),
+  CORS_ALLOWED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com', z.string().refine(isOrigin)),
 } satisfies Record<string, SettingField<unknown>>;
 
 export type SettingName = keyof typeof SETTING_FIELDS;

@@ -25,8 +25,22 @@ export function sha256Hex(value: string): string {
  * that a value signed for one purpose (an email confirmation) can never pass as another (a reset).
  */
 export function deriveKey(secretKey: string, purpose: string, length = 32): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), `latchkey:${purpose}`, length));
+  // Derived once per key and purpose: HKDF costs more than the HMAC it keys (every API token
+  // lookup runs one), and the answer never changes. Callers must not modify the array.
+  const id = `${length}\u0000${purpose}\u0000${secretKey}`;
+  let key = derivedKeys.get(id);
+  if (key === undefined) {
+    key = new Uint8Array(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), `latchkey:${purpose}`, length));
+    // A handful of purposes per secret key; the bound only matters to a process (a test run)
+    // that goes through many secret keys.
+    if (derivedKeys.size >= DERIVED_KEYS_KEPT) derivedKeys.delete(derivedKeys.keys().next().value!);
+    derivedKeys.set(id, key);
+  }
+  return key;
 }
+
+const DERIVED_KEYS_KEPT = 256;
+const derivedKeys = new Map<string, Uint8Array>();
 
 /** HMAC-SHA256 of `value` under a key derived for `purpose`, base64url-encoded. */
 export function keyedHash(secretKey: string, purpose: string, value: string): string {

@@ -27,12 +27,18 @@ export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;
   /** The input field the error concerns, when there is one (a form field or JSON key). */
   readonly param: string | undefined;
+  /**
+   * A finer reason within the code, for adapters whose clients route on it (the headless API
+   * gives allauth's and Django's codes: 'password_too_short', 'password_mismatch', 'required').
+   */
+  readonly reason: string | undefined;
 
-  constructor(code: LatchkeyErrorCode, message: string, options: { param?: string; cause?: unknown } = {}) {
+  constructor(code: LatchkeyErrorCode, message: string, options: { param?: string; reason?: string; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LatchkeyError';
     this.code = code;
     this.param = options.param;
+    this.reason = options.reason;
   }
 }
 

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set to false on routes that never authenticate by cookie (the app client, token API). */
     csrf?: boolean;
+    /** How the route answers a refused request, when not with Django's 403 page (the headless API's envelope). */
+    csrfRefusal?: (reply: FastifyReply, reason: string) => FastifyReply;
   }
 }
 
@@ -25,8 +27,12 @@ export interface CsrfOptions {
   trustedOrigins: readonly string[];
 }
 
+/**
+ * An origin allowed to call the API with credentials (CORS_ALLOWED_ORIGINS) is a front end of
+ * this site's own, so its requests pass the Origin check too; its requests still need the token.
+ */
 export function csrfOptionsFrom(settings: Settings): CsrfOptions {
-  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: settings.CSRF_TRUSTED_ORIGINS };
+  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: [...settings.CSRF_TRUSTED_ORIGINS, ...settings.CORS_ALLOWED_ORIGINS] };
 }
 
 /** The secret this request will answer with, when it had to make one (no valid cookie came). */
@@ -112,11 +118,14 @@ function wantsJson(request: FastifyRequest): boolean {
 export const csrfProtection = fp<CsrfOptions>(
   (app, options, done) => {
     app.addHook('preHandler', async (request, reply) => {
-      if (SAFE_METHODS.has(request.method) || request.routeOptions.config.csrf === false) return;
+      // An unknown route changes nothing and answers 404 whatever the token.
+      if (SAFE_METHODS.has(request.method) || request.routeOptions.config.csrf === false || request.is404) return;
       const failure = csrfFailure(request, options);
       if (failure === undefined) return;
       request.log.warn({ reason: failure }, 'CSRF check failed');
       reply.code(403).header('cache-control', 'no-store');
+      const refusal = request.routeOptions.config.csrfRefusal;
+      if (refusal) return refusal(reply, failure);
       if (wantsJson(request)) return reply.send({ detail: `CSRF Failed: ${failure}` });
       return reply.type('text/html; charset=utf-8').send(
         `<!doctype html><title>403 Forbidden</title><h1>Forbidden (403)</h1><p>CSRF verification failed. Request aborted.</p><p>${failure}</p>`,

@@ -3,10 +3,12 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './csrf.js';
 import { handleUnexpectedError } from './error-handler.js';
 import { registerAccountPages } from './pages/index.js';
 import type { PageDeps } from './pages/page.js';
+import type { ApiOptions } from './api/views.js';
 
 /** Requests routed inside Latchkey's scope, where cookies are parsed and CSRF is checked. */
 const insideLatchkey = new WeakSet<FastifyRequest>();
@@ -26,6 +28,18 @@ export function isInsideLatchkeyScope(request: FastifyRequest): boolean {
  */
 export interface LatchkeyPluginOptions {
   routes?: (scope: FastifyInstance) => void | Promise<void>;
+  /**
+   * Serve the headless API for single-page and mobile apps at /_allauth/{browser,app}/v1/
+   * (a generated project's API layer, `use_drf=y`). Off by default: nothing of it is loaded.
+   */
+  headless?: boolean;
+  /**
+   * Serve the API layer at /api/ (a generated project's `use_drf=y`): token and session
+   * authentication in Django REST framework's shapes, POST/DELETE /api/auth-token/, the OpenAPI
+   * schema and docs, and the project's own views, declared in `routes` (docs/api.md). Without it
+   * nothing under /api/ exists and nothing of the API layer is loaded.
+   */
+  api?: ApiOptions;
 }
 
 export function latchkeyPlugin(page: PageDeps): FastifyPluginAsync<LatchkeyPluginOptions> {
@@ -41,7 +55,21 @@ export function latchkeyPlugin(page: PageDeps): FastifyPluginAsync<LatchkeyPlugi
       done();
     });
     scope.setErrorHandler(handleUnexpectedError);
-    registerAccountPages(scope, page);
+    // HEADLESS_ONLY: the project's own front end is the only interface, so the pages are never
+    // registered and /accounts/ answers 404 like any path nobody serves. Start-up has made sure
+    // that emails link to the front end instead (config/load.ts); without the API, nobody could sign in.
+    if (settings.HEADLESS_ONLY && !options.headless) {
+      throw new LatchkeyError('configuration_invalid', 'HEADLESS_ONLY is true but the headless API is not registered: pass { headless: true } to latchkey.plugin.');
+    }
+    if (!settings.HEADLESS_ONLY) registerAccountPages(scope, page);
+    if (options.headless) {
+      const { registerHeadless } = await import('./headless/index.js');
+      await registerHeadless(scope, page);
+    }
+    if (options.api) {
+      const { registerApi } = await import('./api/index.js');
+      await registerApi(scope, page, options.api);
+    }
     if (options.routes) await options.routes(scope);
   };
 }

@@ -67,6 +67,22 @@ describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
     expect(await sessions.load(after.id)).toMatchObject({ userId, data: { cart: 3 } });
   });
 
+  it('rotation keeps the absolute limit: a session rotated on day 10 still ends on day 14', async () => {
+    const session = await sessions.create({ userId });
+    // Used every few days, so the idle limit never ends it.
+    clock.advance(5 * DAY);
+    await sessions.load(session.id);
+    clock.advance(5 * DAY);
+    const rotated = await sessions.rotate((await sessions.load(session.id))!);
+    expect(rotated.expiresAt).toEqual(session.expiresAt);
+    clock.advance(3 * DAY);
+    await sessions.load(rotated.id);
+    clock.advance(DAY - 1000);
+    expect(await sessions.load(rotated.id)).toBeDefined();
+    clock.advance(1000);
+    expect(await sessions.load(rotated.id)).toBeUndefined();
+  });
+
   it("lists a user's sessions, ends the others but one, or all", async () => {
     const [a, b, c] = [await sessions.create({ userId }), await sessions.create({ userId }), await sessions.create({ userId })];
     expect((await sessions.listForUser(userId)).map((s) => s.idHash).sort()).toEqual([a.idHash, b.idHash, c.idHash].sort());

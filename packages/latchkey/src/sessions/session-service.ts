@@ -27,6 +27,8 @@ export interface NewSessionInput {
   data?: Record<string, unknown>;
   ipAddress?: string;
   userAgent?: string;
+  /** A rotated session keeps its predecessor's absolute limit: a new id is not a new lifetime. */
+  expiresAt?: Date;
 }
 
 /** How stale lastSeenAt may grow before a request writes it again: not one write per request. */
@@ -50,7 +52,7 @@ export class SessionService {
       data: input.data ?? {},
       createdAt: now,
       lastSeenAt: now,
-      expiresAt: new Date(now.getTime() + this.policy.absoluteLifetime * 1000),
+      expiresAt: input.expiresAt ?? new Date(now.getTime() + this.policy.absoluteLifetime * 1000),
       ipAddress: (input.ipAddress ?? '').slice(0, 64),
       userAgent: (input.userAgent ?? '').slice(0, 512),
     };
@@ -78,7 +80,9 @@ export class SessionService {
 
   /**
    * Issues a new id for the session's state and kills the old id: on login and on any change of
-   * privilege, so that an id planted or observed before the change is worthless after it.
+   * privilege, so that an id planted or observed before the change is worthless after it. The
+   * session keeps its absolute expiry: rotating (on every password change, say) must not let a
+   * session outlive SESSION_COOKIE_AGE. A login is not a rotation: it starts a new session.
    */
   async rotate(session: ActiveSession, changes: { userId?: number | null; data?: Record<string, unknown> } = {}): Promise<ActiveSession> {
     await this.repository.delete(session.idHash);
@@ -87,6 +91,7 @@ export class SessionService {
       data: changes.data ?? session.data,
       ipAddress: session.ipAddress,
       userAgent: session.userAgent,
+      expiresAt: session.expiresAt,
     });
   }
 

@@ -5,6 +5,7 @@
  */
 import { describe } from 'vitest';
 import { testDatabaseKinds } from '../testing/database.js';
+import { describeApiTokenRepository } from './conformance/api-tokens.js';
 import { describeAuditLogRepository } from './conformance/audit-log.js';
 import { describeAuthenticatorRepository } from './conformance/authenticators.js';
 import { describeEmailAddressRepository } from './conformance/email-addresses.js';
@@ -27,6 +28,7 @@ for (const kind of kinds) {
       describeSessionRepository(target);
       describeAuditLogRepository(target);
       describeAuthenticatorRepository(target);
+      describeApiTokenRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

@@ -17,6 +17,7 @@ import {
   type DatabaseMetadata,
   type Driver,
   type SchemaMetadata,
+  type SqliteDatabase,
   type SqliteDialectConfig,
   type TableMetadata,
 } from 'kysely';
@@ -111,6 +112,35 @@ class LatchkeyPostgresDialect extends PostgresDialect {
   }
 }
 
+/** How many prepared queries a SQLite connection keeps: more than the distinct reads Latchkey makes. */
+const READS_KEPT = 200;
+
+/**
+ * The connection as Kysely sees it, with each read prepared once: Kysely prepares every query
+ * anew, and on SQLite preparing costs about as much as running a simple indexed lookup, which is
+ * what every request's authentication does (a session or a token, then its user). Only reads are
+ * kept: a SELECT runs to completion and is reset at once (better-sqlite3 runs it synchronously;
+ * Latchkey never streams), so a kept one holds no lock and no snapshot between uses. Writes and
+ * transaction control are prepared each time, exactly as before, so nothing about how this
+ * connection takes SQLite's write lock changes.
+ */
+function withPreparedReads(database: BetterSqlite3.Database): SqliteDatabase {
+  const reads = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      const kept = reads.get(sql);
+      if (kept !== undefined) return kept;
+      const statement = database.prepare(sql);
+      if (/^\s*select\b/i.test(sql) && statement.reader) {
+        if (reads.size >= READS_KEPT) reads.delete(reads.keys().next().value!);
+        reads.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function openSqlite(filename: string): Kysely<DatabaseSchema> {
   let database: BetterSqlite3.Database;
   try {
@@ -125,7 +155,7 @@ function openSqlite(filename: string): Kysely<DatabaseSchema> {
   } catch (error) {
     throw new LatchkeyError('database_unavailable', `Cannot open the SQLite database at ${filename}: ${(error as Error).message}.`, { cause: error });
   }
-  return new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database }) });
+  return new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database: withPreparedReads(database) }) });
 }
 
 function describeConnectionFailure(error: unknown, connectTimeoutMs: number): string {

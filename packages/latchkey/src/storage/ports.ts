@@ -214,6 +214,34 @@ export interface AuthenticatorRepository {
   usedRecoveryCodes(authenticatorId: number): Promise<number[]>;
 }
 
+/**
+ * A user's API token (Django REST framework's authtoken: one per user, valid until deleted). The
+ * key itself is never stored: `keyHash` (a keyed hash) finds it, and `sealedKey` (the key
+ * encrypted under the project's secret key) lets the login endpoint hand the same key out again.
+ */
+export interface ApiToken {
+  userId: number;
+  keyHash: string;
+  sealedKey: string;
+  createdAt: Date;
+}
+
+export interface ApiTokenRepository {
+  /**
+   * Stores the user's token unless they already have one (the database keeps one per user, so of
+   * two parallel creations one wins); returns the token the user has afterwards either way.
+   * Inside a transaction the token returned is held until the transaction ends, so a caller may
+   * decide on it and delete it without a parallel replacement slipping in.
+   */
+  createIfAbsent(token: ApiToken): Promise<ApiToken>;
+  findByKeyHash(keyHash: string): Promise<ApiToken | undefined>;
+  /** The owner of the token with this key hash, read with it in one query (every API request asks). */
+  findUserByKeyHash(keyHash: string): Promise<User | undefined>;
+  findForUser(userId: number): Promise<ApiToken | undefined>;
+  /** Returns whether there was one to delete. */
+  deleteForUser(userId: number): Promise<boolean>;
+}
+
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
   users: UserRepository;
@@ -221,6 +249,7 @@ export interface Repositories {
   sessions: SessionRepository;
   auditLog: AuditLogRepository;
   authenticators: AuthenticatorRepository;
+  apiTokens: ApiTokenRepository;
 }
 
 export interface Store extends Repositories {

@@ -1,5 +1,5 @@
 import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
-import { LatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../storage/ports.js';
@@ -103,7 +103,15 @@ export async function runLoginStages(deps: LatchkeyDeps, user: User, context: Lo
     const addresses = await deps.store.emailAddresses.listForUser(user.id);
     if (!addresses.some((address) => address.verified)) {
       const primary = addresses.find((address) => address.primary) ?? addresses[0];
-      if (primary) await sendEmailConfirmation(deps, primary, context.client).catch(() => false);
+      // A mail that cannot go out now does not change the answer (the login resends it next time);
+      // anything else (the database) is a real failure.
+      if (primary) {
+        try {
+          await sendEmailConfirmation(deps, primary, context.client);
+        } catch (error) {
+          if (!isLatchkeyError(error, 'mail_failed')) throw error;
+        }
+      }
       return { status: 'stopped', stage: 'verify_email', user, pending: pendingLoginState(deps, user) };
     }
   }
@@ -141,6 +149,20 @@ export async function continueLoginWithCode(deps: LatchkeyDeps, pending: Pending
   if (result?.status !== 'stopped' || result.stage !== 'mfa_authenticate') return result;
   const type = await checkLoginCode(deps, result.user, code, context.client);
   return { status: 'authenticated', user: result.user, method: `password+${type}` };
+}
+
+/**
+ * The account of a login that has passed every stage but that an adapter held back for one last
+ * question before the session is created (the headless browser client's "trust this browser?").
+ * The account is read again, with the same checks as continueLogin: a password changed or reset
+ * meanwhile ends the login (the mark no longer matches), and so does a deactivation. The stages
+ * are not run again: they have passed, and the code that passed the last one is used up.
+ * Returns the user the login may complete for, or undefined when it may not.
+ */
+export async function userOfPassedLogin(deps: LatchkeyDeps, pending: PendingLoginState): Promise<User | undefined> {
+  const user = await deps.store.users.findById(pending.userId);
+  if (!user || !constantTimeEqual(pending.credentialMark, pendingLoginState(deps, user).credentialMark)) return undefined;
+  return user.isActive ? user : undefined;
 }
 
 /** Records a completed login; the adapter has created the new session. */

@@ -1,10 +1,12 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { EmailAddress, User } from '../../storage/ports.js';
 import { sendAccountEmail } from '../emails.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../events.js';
 import { tryNormalizeEmail, validateEmail } from '../identifiers.js';
+import { requireRecentAuthentication } from './reauthenticate.js';
 import { notifyAddressOwner, refundMailAttempt } from './signup.js';
 
 export const ALREADY_YOURS = 'This email address is already associated with this account.';
@@ -25,6 +27,16 @@ export interface ManageEmailInput {
   client: ClientInfo;
 }
 
+/**
+ * An action that changes the account's addresses (add, remove, make primary): it needs a login or
+ * reauthentication within the window (allauth's reauthentication, 5 minutes), so that a session
+ * left open on a shared computer cannot move the account to another address. The adapter passes
+ * when the session last proved who the user is; undefined when it never did.
+ */
+export interface ChangeEmailInput extends ManageEmailInput {
+  lastAuthenticatedAt: Date | undefined;
+}
+
 /** The user's addresses, primary first, for the email page and the API. */
 export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<EmailAddress[]> {
   return deps.store.emailAddresses.listForUser(user.id);
@@ -38,7 +50,8 @@ export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User
  * be used to find out which addresses have accounts. An address only claimed (unverified)
  * elsewhere is added too: whoever confirms it owns it, and confirmEmail voids the other claims.
  */
-export async function addEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<{ email: string; mailFailed: boolean }> {
+export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInput): Promise<{ email: string; mailFailed: boolean }> {
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
   const max = deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
@@ -73,7 +86,11 @@ async function isVerifiedElsewhere(deps: LatchkeyDeps, address: EmailAddress): P
   return verified !== undefined && verified.userId !== address.userId;
 }
 
-/** Sends the confirmation link for one of the user's unverified addresses again. */
+/**
+ * Sends the confirmation link for one of the user's unverified addresses again. It changes
+ * nothing about the account, so it needs no recent reauthentication (the confirm_email limit
+ * keeps it from flooding a mailbox).
+ */
 export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const address = await ownAddress(deps, input);
@@ -81,24 +98,50 @@ export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageE
   if (await isVerifiedElsewhere(deps, address)) {
     // Answer as a send would, limit included, without mailing another account's address.
     const limit = await deps.rateLimits.consume('confirm_email', { ip: input.client.ip, key: address.email });
-    if (!limit.allowed) throw new LatchkeyError('rate_limited', WAIT_BEFORE_RESENDING, { param: 'email' });
+    if (!limit.allowed) throw new RateLimitedError('confirm_email', limit.retryAfterSeconds, WAIT_BEFORE_RESENDING);
     return address;
   }
-  let sent: boolean;
-  try {
-    sent = await sendEmailConfirmation(deps, address, input.client);
-  } catch (error) {
-    if (!isLatchkeyError(error, 'mail_failed')) throw error;
-    await refundMailAttempt(deps, address.email, input.client);
-    // The mailer's own message names the mail server: for the log, not for the page.
-    throw new LatchkeyError('mail_failed', `We could not send an email to ${address.email} just now. Please try again later.`, { param: 'email' });
-  }
-  if (!sent) throw new LatchkeyError('rate_limited', WAIT_BEFORE_RESENDING, { param: 'email' });
+  await sendConfirmationAgain(deps, address, input.client);
   return address;
 }
 
+export interface ResendLoginVerificationInput {
+  /** The user whose login waits at the verify_email stage (the adapter's pending login). */
+  userId: number;
+  client: ClientInfo;
+}
+
+/**
+ * Sends the confirmation link again to a user whose login waits for a verified address: to the
+ * address the login stage mails (the primary one, else the first), while it is still unverified.
+ * Returns the address mailed, or undefined when none needs it any more (it was verified meanwhile).
+ */
+export async function resendLoginVerification(deps: LatchkeyDeps, input: ResendLoginVerificationInput): Promise<EmailAddress | undefined> {
+  const addresses = await deps.store.emailAddresses.listForUser(input.userId);
+  if (addresses.some((address) => address.verified)) return undefined;
+  const address = addresses.find((candidate) => candidate.primary) ?? addresses[0];
+  if (!address) return undefined;
+  await sendConfirmationAgain(deps, address, input.client);
+  return address;
+}
+
+/** Mails the link within the confirm_email limit: refused with 'rate_limited' (and how long to wait) or 'mail_failed'. */
+async function sendConfirmationAgain(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<void> {
+  let mail;
+  try {
+    mail = await sendEmailConfirmation(deps, address, client);
+  } catch (error) {
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    await refundMailAttempt(deps, address.email, client);
+    // The mailer's own message names the mail server: for the log, not for the page.
+    throw new LatchkeyError('mail_failed', `We could not send an email to ${address.email} just now. Please try again later.`, { param: 'email' });
+  }
+  if (!mail.sent) throw new RateLimitedError('confirm_email', Math.max(1, mail.retryAfterSeconds), WAIT_BEFORE_RESENDING);
+}
+
 /** Removes one of the user's addresses, never the primary one (the account's sign-in and mail address). */
-export async function removeEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+export async function removeEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInput): Promise<EmailAddress> {
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const chosen = await ownAddress(deps, input);
   const removed = await deps.store.transaction(async (repositories) => {
@@ -120,7 +163,8 @@ export async function removeEmailAddress(deps: LatchkeyDeps, input: ManageEmailI
  * address). The former primary address is told, so that a person whose session was taken over
  * learns of it at the address they know.
  */
-export async function makePrimaryEmailAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+export async function makePrimaryEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInput): Promise<EmailAddress> {
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const chosen = await ownAddress(deps, input);
   const change = await deps.store.transaction(async (repositories) => {

@@ -25,7 +25,7 @@ export interface PasswordChangeResult {
 }
 
 export function requiredField(param: string): LatchkeyError {
-  return new LatchkeyError('invalid_input', 'This field is required.', { param });
+  return new LatchkeyError('invalid_input', 'This field is required.', { param, reason: 'required' });
 }
 
 /**
@@ -35,7 +35,7 @@ export function requiredField(param: string): LatchkeyError {
 export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: User, input: NewPasswordInput): void {
   if (input.password1 === '') throw requiredField('password1');
   checkPassword(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
-  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2' });
+  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2', reason: 'password_mismatch' });
 }
 
 /**

@@ -2,9 +2,10 @@ import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../storage/ports.js';
-import { sendAccountEmail, siteLink } from '../emails.js';
+import { sendAccountEmail } from '../emails.js';
 import type { ClientInfo } from '../events.js';
 import { tryNormalizeEmail } from '../identifiers.js';
+import { accountUrl } from '../urls.js';
 import {
   checkNewPassword,
   notifyPasswordChange,
@@ -104,8 +105,8 @@ async function mailResetKey(deps: LatchkeyDeps, user: User, to: string): Promise
     await sendAccountEmail(deps, {
       template: 'account/email/password_reset_key',
       to,
-      // The link comes from SITE_URL, never from the request's Host or X-Forwarded-Host (test 26).
-      context: { user, username: user.username, password_reset_url: siteLink(deps, `/accounts/password/reset/key/${key}/`) },
+      // The link comes from settings, never from the request's Host or X-Forwarded-Host (test 26).
+      context: { user, username: user.username, password_reset_url: accountUrl(deps.settings, 'account_reset_password_from_key', key) },
     });
     return { status: 'sent' };
   } catch (error) {

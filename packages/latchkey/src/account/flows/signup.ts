@@ -1,10 +1,11 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { Store, User } from '../../storage/ports.js';
-import { sendAccountEmail, siteLink } from '../emails.js';
+import { sendAccountEmail } from '../emails.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../events.js';
 import { validateEmail, validateUsername } from '../identifiers.js';
+import { accountUrl, signInUrl } from '../urls.js';
 import { checkPassword, createUser } from '../users.js';
 
 export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
@@ -56,15 +57,15 @@ async function cleanSignupFields(deps: LatchkeyDeps, input: SignupInput): Promis
   if (deps.settings.USERNAME_TYPE === 'username') {
     username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
   }
-  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email' });
+  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email', reason: 'required' });
   // The adapter sees the normalized address, and what it returns is normalized again, so that no
   // hook can store a spelling the uniqueness checks would not recognise.
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
-  if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1' });
+  if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
   checkPassword(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
-  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
+  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
   return { username, email, password: input.password1 };
 }
 
@@ -96,7 +97,7 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
   if (verification !== 'none') {
     const address = await deps.store.emailAddresses.findForUser(user.id, clean.email);
     try {
-      verificationSent = address !== undefined && (await sendEmailConfirmation(deps, address, client));
+      verificationSent = address !== undefined && (await sendEmailConfirmation(deps, address, client)).sent;
     } catch (error) {
       // The account stays: the mail can be sent again (a login under mandatory verification
       // resends it; the email page has a button). The person is told; the adapter says how.
@@ -145,8 +146,8 @@ export async function notifyAddressOwner(deps: LatchkeyDeps, email: string, clie
       context: {
         email,
         attempt,
-        password_reset_url: siteLink(deps, '/accounts/password/reset/'),
-        login_url: siteLink(deps, '/accounts/login/'),
+        password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
+        login_url: signInUrl(deps.settings),
       },
     });
     return true;

@@ -168,6 +168,7 @@ describe.each(testDatabaseKinds())('email management page on %s', (kind) => {
   it('sends a stale session to reauthenticate before any change, and changes nothing', async () => {
     await setUp();
     await addVerified('second@example.com');
+    await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'pending@example.com', verified: false, primary: false });
     latchkey.clock.advance(6 * 60 * 1000);
     expect((await browser.get('/accounts/email/')).statusCode).toBe(200);
     const changes: Array<Record<string, string>> = [
@@ -180,7 +181,12 @@ describe.each(testDatabaseKinds())('email management page on %s', (kind) => {
       expect(response.statusCode).toBe(302);
       expect(response.headers.location).toBe('/accounts/reauthenticate/?next=%2Faccounts%2Femail%2F');
     }
-    expect(await addresses()).toMatchObject([{ email: 'ada@example.com', primary: true }, { email: 'second@example.com' }]);
+    expect(await addresses()).toMatchObject([{ email: 'ada@example.com', primary: true }, { email: 'second@example.com' }, { email: 'pending@example.com' }]);
+    // Sending a link again changes nothing about the account: no reauthentication for that.
+    const resend = await browser.post('/accounts/email/', { email: 'pending@example.com', action_send: '' });
+    expect(resend.statusCode).toBe(302);
+    expect(resend.headers.location).toBe('/accounts/email/');
+    expect(latchkey.mailer.lastTo('pending@example.com')?.text).toContain('/accounts/confirm-email/');
   });
 
   it('limits changes per user (manage_email) with a 429', async () => {

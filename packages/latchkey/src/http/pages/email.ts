@@ -5,11 +5,12 @@ import {
   makePrimaryEmailAddress,
   removeEmailAddress,
   resendEmailConfirmation,
-  type ManageEmailInput,
+  type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { User } from '../../storage/ports.js';
-import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
 
@@ -23,7 +24,7 @@ function chosenAction(body: unknown): EmailAction | undefined {
 }
 
 /** What each action does, and the message the page flashes once it has. */
-const PERFORM: Record<EmailAction, (page: PageDeps, input: ManageEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
+const PERFORM: Record<EmailAction, (page: PageDeps, input: ChangeEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
   async action_add(page, input) {
     // The same words whether the address was added or belongs to another account (see the flow).
     const result = await addEmailAddress(page.deps, input);
@@ -46,8 +47,8 @@ const PERFORM: Record<EmailAction, (page: PageDeps, input: ManageEmailInput) => 
 
 /**
  * Email management: the user's addresses with verify/remove/primary actions, and a form to add
- * one. Every change needs a recent authentication (allauth's reauthentication, 5 minutes), so
- * that a session left open on a shared computer cannot move the account to another address.
+ * one. The flows decide which actions need a recent authentication (every change; not a resend);
+ * the page turns their 'reauthentication_required' into the reauthentication page.
  */
 export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void {
   async function show(request: FastifyRequest, reply: FastifyReply, user: User, forms: { add: FormState; list: FormState }, status = 200) {
@@ -72,10 +73,6 @@ export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void
   scope.post(EMAIL_PAGE, async (request, reply) => {
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    // A Fastify reply is thenable, so awaiting a function that returns one yields undefined once
-    // it is sent: whether the redirect went out is read from the reply itself.
-    const stale = await requireRecentAuthentication(page, request, reply);
-    if (stale) return stale.response;
     const { user } = signedIn;
     const { email } = formFields(request.body, ['email']);
     const action = chosenAction(request.body);
@@ -83,11 +80,18 @@ export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void
       return show(request, reply, user, { add: emptyForm(), list: { values: {}, errors: { __all__: ['Choose what to do with the address.'] } } }, 400);
     }
     try {
-      const message = await PERFORM[action](page, { user, email, client: clientOf(request) });
+      const lastAuthenticatedAt = await page.sessions.lastAuthenticatedAt(request);
+      const message = await PERFORM[action](page, { user, email, client: clientOf(request), lastAuthenticatedAt });
       await flash(page, request, reply, message);
       return redirect(reply, EMAIL_PAGE);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
+      if (error.code === 'reauthentication_required') {
+        // The reply is wrapped ({response}): a Fastify reply is thenable, so a bare one returned
+        // from an async function would resolve to undefined once sent.
+        const stale = await requireRecentAuthentication(page, request, reply);
+        if (stale) return stale.response;
+      }
       const status = refusalStatus(reply, error);
       // The add form keeps what was typed; the list form's errors go above the list.
       const forms =

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword, recordLogin, type LoginResult } from '../../account/flows/login.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { loginRecords } from '../authentication-records.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { clientOf, emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type PageDeps } from './page.js';
-import { clearPendingLogin, startPendingLogin } from './pending-login.js';
-import { MFA_AUTHENTICATE, mfaTrustTokenOf } from './mfa-authenticate.js';
+import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
+import { clearPendingLogin, startPendingLogin } from '../pending-login.js';
+import { MFA_AUTHENTICATE } from './mfa-authenticate.js';
+import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
 
 export const LOGIN_REDIRECT = '/';
 export const LOGOUT_REDIRECT = '/';
@@ -32,7 +35,8 @@ export async function finishLogin(
     return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   }
   await clearPendingLogin(page, request);
-  await page.sessions.login(request, reply, result.user, { remember: options.remember });
+  const authentications = loginRecords(page.deps.settings, result.user, result.method, page.deps.clock.now());
+  await page.sessions.login(request, reply, result.user, { remember: options.remember, authentications });
   await recordLogin(page.deps, result.user, clientOf(request), result.method);
   await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${result.user.username ?? result.user.email}.` });
   return redirect(reply, safeRedirectOr(options.next, LOGIN_REDIRECT));

@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { continueLoginWithCode } from '../../account/flows/login.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
-import { MFA_TRUST_COOKIE } from '../../mfa/trust.js';
+import { codeRecord } from '../authentication-records.js';
+import { setMfaTrustCookie } from '../mfa-trust-cookie.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { finishLogin } from './login.js';
-import { clientOf, emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
-import { currentPendingLogin } from './pending-login.js';
+import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
+import { currentPendingLogin } from '../pending-login.js';
 
 export const MFA_AUTHENTICATE = '/accounts/2fa/authenticate/';
 
@@ -14,11 +16,6 @@ export const MFA_AUTHENTICATE = '/accounts/2fa/authenticate/';
 export function describeDuration(seconds: number): string {
   const [count, unit] = seconds >= 86400 ? [Math.round(seconds / 86400), 'day'] : seconds >= 3600 ? [Math.round(seconds / 3600), 'hour'] : [Math.max(1, Math.round(seconds / 60)), 'minute'];
   return `${count} ${unit}${count === 1 ? '' : 's'}`;
-}
-
-/** The browser's "trust" cookie as sent, for the login stages to judge (mfa/trust.ts). */
-export function mfaTrustTokenOf(request: FastifyRequest): string | undefined {
-  return request.cookies[MFA_TRUST_COOKIE];
 }
 
 /**
@@ -50,10 +47,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Pag
       return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
     if (!result) return redirect(reply, '/accounts/login/');
-    const trust = result.status === 'authenticated' && fields.trust === 'on' ? await trustThisBrowser(page.deps, result.user) : undefined;
-    if (trust !== undefined) {
-      reply.setCookie(MFA_TRUST_COOKIE, trust, { path: '/', httpOnly: true, sameSite: 'lax', secure: settings.SESSION_COOKIE_SECURE, maxAge: settings.MFA_TRUST_COOKIE_AGE });
-    }
+    if (result.status === 'authenticated' && fields.trust === 'on') setMfaTrustCookie(reply, settings, await trustThisBrowser(page.deps, result.user));
     return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
   });
 
@@ -81,11 +75,11 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Pag
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     try {
-      await reauthenticateWithCode(page.deps, { user: signedIn.user, code: fields.code, client: clientOf(request) });
+      const type = await reauthenticateWithCode(page.deps, { user: signedIn.user, code: fields.code, client: clientOf(request) });
+      await page.sessions.markReauthenticated(request, codeRecord(type, page.deps.clock.now(), true));
     } catch (error) {
       return showReauthenticate(request, reply, next, formWithError({}, error), refusalStatus(reply, error));
     }
-    await page.sessions.markReauthenticated(request);
     return redirect(reply, next || '/');
   });
 }

@@ -4,12 +4,12 @@ import { mfaOverview } from '../../mfa/flows/manage.js';
 import { viewRecoveryCodes, regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
 import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
 import type { User } from '../../storage/ports.js';
-import { clientOf, emptyForm, flash, logMailFailures, formFields, formWithError, redirect, refusalStatus, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { keepPendingTotpSecret, pendingTotpSecret } from '../pending-totp.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { clientOf, logMailFailures } from '../request-info.js';
 
 export const MFA_INDEX = '/accounts/2fa/';
 const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';
-/** Session key holding the encrypted secret of an authenticator app awaiting its first code. */
-const PENDING_TOTP = '_mfa_pending_totp';
 
 function formatTime(at: Date | null | undefined): string | null {
   return at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
@@ -49,16 +49,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     }
   }
 
-  async function pendingSecret(request: FastifyRequest): Promise<string | undefined> {
-    const value = (await page.sessions.session(request))?.data[PENDING_TOTP];
-    return typeof value === 'string' ? value : undefined;
-  }
-
-  async function keepPendingSecret(request: FastifyRequest, reply: FastifyReply, pending: string | undefined): Promise<void> {
-    const session = await page.sessions.ensureSession(request, reply);
-    const { [PENDING_TOTP]: _previous, ...rest } = session.data;
-    await page.deps.sessions.saveData(session, pending === undefined ? rest : { ...rest, [PENDING_TOTP]: pending });
-  }
+  const pendingSecret = (request: FastifyRequest) => pendingTotpSecret(page, request);
+  const keepPendingSecret = (request: FastifyRequest, reply: FastifyReply, pending: string | undefined) => keepPendingTotpSecret(page, request, reply, pending);
 
   scope.get(MFA_INDEX, async (request, reply) => {
     const auth = await requireUser(page, request, reply);

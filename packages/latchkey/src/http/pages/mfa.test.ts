@@ -149,7 +149,9 @@ describe.each(testDatabaseKinds())('two-factor authentication pages on %s', (kin
       // Once the password is given again, the page is there.
       const confirmed = await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: ACTIVATE });
       expect(confirmed.headers.location).toBe(ACTIVATE);
-      expect((await browser.get(ACTIVATE)).statusCode).toBe(200);
+      const shown = await browser.get(ACTIVATE);
+      // The location says where a refusal would send the person (login, reauthentication, the MFA index).
+      expect({ status: shown.statusCode, location: shown.headers.location }).toEqual({ status: 200, location: undefined });
     });
 
     it('shows the secret and an inline QR code; a wrong code shows the same secret again', async () => {

@@ -1,6 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MailOutcome } from '../../account/emails.js';
-import type { ClientInfo } from '../../account/events.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -57,14 +55,6 @@ export function refusalStatus(reply: FastifyReply, error: unknown): number {
   return 400;
 }
 
-/** Notifications are never worth failing a finished change for; an operator should hear of them. */
-export function logMailFailures(request: FastifyRequest, outcomes: MailOutcome[], what: string): void {
-  for (const outcome of outcomes) if (outcome.status === 'failed') request.log.error({ err: outcome.error }, `${what}: email not sent`);
-}
-
-export function clientOf(request: FastifyRequest): ClientInfo {
-  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 512) };
-}
 
 export interface FlashMessage {
   level: 'success' | 'info' | 'warning' | 'error';

@@ -3,7 +3,8 @@ import { changePassword, setPassword } from '../../account/flows/password-change
 import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { clientOf, logMailFailures, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { clientOf, logMailFailures } from '../request-info.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
 const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import type { User } from '../../storage/ports.js';
+import { passwordRecord } from '../authentication-records.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { clientOf, emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
 
 const REAUTHENTICATED_REDIRECT = '/';
 
@@ -36,7 +38,7 @@ export function registerReauthenticatePages(scope: FastifyInstance, page: PageDe
     } catch (error) {
       return form(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }
-    await page.sessions.markReauthenticated(request);
+    await page.sessions.markReauthenticated(request, passwordRecord(page.deps.settings, signedIn.user, page.deps.clock.now()));
     return redirect(reply, next || REAUTHENTICATED_REDIRECT);
   });
 }

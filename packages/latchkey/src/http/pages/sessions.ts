@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { StoredSession } from '../../storage/ports.js';
-import { clientOf, flash, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { flash, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
 
 const SESSIONS = '/accounts/sessions/';
 

@@ -4,7 +4,8 @@ import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
 import { finishLogin, LOGIN_REDIRECT } from './login.js';
-import { clientOf, emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
+import { clientOf } from '../request-info.js';
 
 /** Where a signup that must be verified first lands: allauth's "verification sent" page. */
 export const VERIFICATION_SENT_URL = '/accounts/confirm-email/';

@@ -15,9 +15,14 @@ export interface MfaChangeInput {
 
 export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated';
 
-/** Tells the account's owner that its second factors changed (allauth.mfa's notification mails). */
+/**
+ * Tells the account's owner that its second factors changed (allauth.mfa's notification mails),
+ * with a link to the 2FA page, unless the project serves no pages (HEADLESS_ONLY): its front end's
+ * routes are its own, and a link to a 404 would be worse than none.
+ */
 export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo): Promise<MailOutcome> {
-  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, { mfa_url: siteLink(deps, '/accounts/2fa/') });
+  const context = deps.settings.HEADLESS_ONLY ? {} : { mfa_url: siteLink(deps, '/accounts/2fa/') };
+  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, context);
 }
 
 /** Refuses, with 'not_found', a type the project does not offer (MFA_SUPPORTED_TYPES). */

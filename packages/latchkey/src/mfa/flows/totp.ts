@@ -79,6 +79,8 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
   requireSupportedType(deps, 'totp');
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await requireVerifiedEmail(deps, user);
+  // Said first, so a second activation learns why (the unique index still decides a race).
+  if (await deps.store.authenticators.findForUser(user.id, 'totp')) throw new LatchkeyError('authenticator_exists', TOTP_ALREADY_ACTIVE);
   const secret = decryptSecret(deps.settings.SECRET_KEY, PENDING_PURPOSE, input.pending, pendingBinding(user));
   // No pending secret (expired session, another account's, altered): the person starts again.
   if (!secret) throw new LatchkeyError('invalid_input', 'The setup has expired. Please scan the new code and try again.');

@@ -130,6 +130,24 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(await claims.claim('legacy-claim', 30, new Date('2031-01-02T03:04:05.678Z'))).toBe(true);
     },
   },
+  '0004_api_tokens': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_api_tokens', {
+        user_id: user.rows[0]?.id,
+        key_hash: 'legacy-key-hash',
+        sealed_key: 'v1.legacy-sealed-key',
+        created_at: '2024-01-02T03:04:05.678Z',
+      });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const token = { userId: user!.id, keyHash: 'legacy-key-hash', sealedKey: 'v1.legacy-sealed-key', createdAt: new Date('2024-01-02T03:04:05.678Z') };
+      expect(await store.apiTokens.findByKeyHash('legacy-key-hash')).toEqual(token);
+      // Still the user's one token.
+      expect(await store.apiTokens.createIfAbsent({ ...token, keyHash: 'another', sealedKey: 'v1.another', createdAt: new Date() })).toEqual(token);
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

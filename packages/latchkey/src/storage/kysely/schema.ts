@@ -93,6 +93,13 @@ export interface OneTimeClaimsTable {
   expires_at: InstantColumn;
 }
 
+export interface ApiTokensTable {
+  user_id: number;
+  key_hash: string;
+  sealed_key: string;
+  created_at: InstantColumn;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
@@ -103,6 +110,7 @@ export interface DatabaseSchema {
   latchkey_authenticators: AuthenticatorsTable;
   latchkey_recovery_code_uses: RecoveryCodeUsesTable;
   latchkey_one_time_claims: OneTimeClaimsTable;
+  latchkey_api_tokens: ApiTokensTable;
 }
 
 export function toBooleanColumn(value: boolean): number {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Repositories, Store, UsernameType } from '../ports.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
+import { createApiTokenRepository } from './api-tokens.js';
 import { createAuditLogRepository } from './audit-log.js';
 import { createAuthenticatorRepository } from './authenticators.js';
 import { createEmailAddressRepository } from './email-addresses.js';
@@ -15,6 +16,7 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     sessions: createSessionRepository(context),
     auditLog: createAuditLogRepository(context),
     authenticators: createAuthenticatorRepository(context),
+    apiTokens: createApiTokenRepository(context),
   };
 }
 
@@ -60,6 +62,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     sessions: guarded('sessions', outer.sessions, check),
     auditLog: guarded('auditLog', outer.auditLog, check),
     authenticators: guarded('authenticators', outer.authenticators, check),
+    apiTokens: guarded('apiTokens', outer.apiTokens, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

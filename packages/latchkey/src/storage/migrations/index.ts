@@ -11,6 +11,7 @@ import type { UsernameType } from '../ports.js';
 import { initialMigration } from './0001_initial.js';
 import { auditAndRateLimitsMigration } from './0002_audit_and_rate_limits.js';
 import { mfaMigration } from './0003_mfa.js';
+import { apiTokensMigration } from './0004_api_tokens.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -21,6 +22,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0001_initial': initialMigration(dialect, usernameType),
     '0002_audit_and_rate_limits': auditAndRateLimitsMigration(dialect),
     '0003_mfa': mfaMigration(dialect),
+    '0004_api_tokens': apiTokensMigration(dialect),
   };
 }
 

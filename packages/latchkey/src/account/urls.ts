@@ -1,0 +1,54 @@
+import type { FrontendUrlName, Settings } from '../config/settings.js';
+
+/**
+ * The links Latchkey's emails carry. By default they lead to the account pages under /accounts/;
+ * a project whose people use a single-page app of its own names that app's routes in
+ * HEADLESS_FRONTEND_URLS (allauth.headless's setting), and the emails lead there instead, the
+ * app then calling the headless API with the key.
+ *
+ * Every link is absolute and built from settings alone, never from the request's Host or
+ * X-Forwarded-Host: a poisoned header must not be able to send someone's reset key to a host the
+ * attacker owns (security test 26).
+ */
+type LinkSettings = Pick<Settings, 'SITE_URL' | 'HEADLESS_FRONTEND_URLS'>;
+
+/** The account page each purpose falls back to, given the key it carries. */
+const PAGE_PATHS: Record<FrontendUrlName, (key: string) => string> = {
+  account_confirm_email: (key) => `/accounts/confirm-email/${key}/`,
+  account_reset_password: () => '/accounts/password/reset/',
+  account_reset_password_from_key: (key) => `/accounts/password/reset/key/${key}/`,
+  account_signup: () => '/accounts/signup/',
+};
+
+/** The purposes whose link carries a key, and so whose front-end URL must say where it goes (`{key}`). */
+export const KEYED_FRONTEND_URLS = ['account_confirm_email', 'account_reset_password_from_key'] as const satisfies readonly FrontendUrlName[];
+type KeyedPurpose = (typeof KEYED_FRONTEND_URLS)[number];
+type UnkeyedPurpose = Exclude<FrontendUrlName, KeyedPurpose>;
+
+/** An absolute link to a path of this site, from SITE_URL. */
+export function siteUrl(settings: Pick<Settings, 'SITE_URL'>, path: string): string {
+  return new URL(path, settings.SITE_URL).toString();
+}
+
+/**
+ * Where an email for this purpose should send its reader: the front end's route when
+ * HEADLESS_FRONTEND_URLS names one, `{key}` replaced by the key (URL-encoded, so a key can never
+ * change the URL's shape), else the account page.
+ */
+export function accountUrl(settings: LinkSettings, purpose: KeyedPurpose, key: string): string;
+export function accountUrl(settings: LinkSettings, purpose: UnkeyedPurpose): string;
+export function accountUrl(settings: LinkSettings, purpose: FrontendUrlName, key = ''): string {
+  const encoded = encodeURIComponent(key);
+  const frontEnd = settings.HEADLESS_FRONTEND_URLS[purpose];
+  if (frontEnd !== undefined) return frontEnd.replaceAll('{key}', encoded);
+  return siteUrl(settings, PAGE_PATHS[purpose](encoded));
+}
+
+/**
+ * Where someone who already has an account signs in. allauth.headless names no front-end route
+ * for it; a single-page app signs in and signs up from the same place, so its signup route
+ * (account_signup) stands for it. Without one, the login page.
+ */
+export function signInUrl(settings: LinkSettings): string {
+  return settings.HEADLESS_FRONTEND_URLS.account_signup ?? siteUrl(settings, '/accounts/login/');
+}

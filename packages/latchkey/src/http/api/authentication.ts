@@ -1,0 +1,66 @@
+import type { FastifyRequest } from 'fastify';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { User } from '../../storage/ports.js';
+import { userForApiToken } from '../../tokens/api-tokens.js';
+import { csrfFailure, type CsrfOptions } from '../csrf.js';
+import type { RequestSessions } from '../request-session.js';
+import { tokenHeaderOf } from './token-header.js';
+
+/** What the API layer's views share: the flows' dependencies, the request's sessions, the CSRF options. */
+export interface ApiContext {
+  deps: LatchkeyDeps;
+  sessions: RequestSessions;
+  csrf: CsrfOptions;
+}
+
+/**
+ * Which authentication classes a view uses, as DRF's `authentication_classes`: the default pair
+ * (token, then session), the token alone (revoking a token), or none (obtaining one: the
+ * credentials are in the body, and a cookie must not make the request need a CSRF token).
+ */
+export type ApiAuthenticationMode = 'token_and_session' | 'token' | 'none';
+
+export type ApiAuthentication =
+  | { kind: 'anonymous' }
+  | { kind: 'token'; user: User }
+  | { kind: 'session'; user: User }
+  /** Credentials that were sent but do not hold: 401, or 403 for a failed CSRF check. */
+  | { kind: 'refused'; status: 401 | 403; detail: string };
+
+export const INVALID_TOKEN = 'Invalid token.';
+/** Far longer than any key Latchkey issues: a longer one is refused without a database lookup. */
+const MAX_KEY_LENGTH = 256;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * DRF's authentication, in the order of cookiecutter-django's classes as the contract fixes it:
+ * TokenAuthentication first (a request that sends a token is judged by it alone, and a bad one is
+ * refused even when a session cookie would have done), then SessionAuthentication.
+ *
+ * The session authenticates only a fully logged-in user: a browser stopped at the MFA step (its
+ * session holds a pending login, not a user) is anonymous here (security items 22 and 31). As
+ * DRF does, a session-authenticated unsafe request must pass the CSRF check, since a browser sends
+ * the cookie on requests other sites make it send; a token request needs none, since no browser
+ * attaches the header by itself.
+ */
+export async function authenticateApiRequest(ctx: ApiContext, request: FastifyRequest, mode: ApiAuthenticationMode): Promise<ApiAuthentication> {
+  if (mode === 'none') return { kind: 'anonymous' };
+  const header = tokenHeaderOf(request);
+  if (header.kind === 'malformed') return { kind: 'refused', status: 401, detail: header.detail };
+  if (header.kind === 'key') {
+    // Unknown, deleted, or belonging to a deactivated account: the same answer, at once.
+    const user = header.key.length <= MAX_KEY_LENGTH ? await userForApiToken(ctx.deps, header.key) : undefined;
+    return user ? { kind: 'token', user } : { kind: 'refused', status: 401, detail: INVALID_TOKEN };
+  }
+  if (mode === 'token') return { kind: 'anonymous' };
+  const user = await ctx.sessions.currentUser(request);
+  if (!user) return { kind: 'anonymous' };
+  if (!SAFE_METHODS.has(request.method)) {
+    const failure = csrfFailure(request, ctx.csrf);
+    if (failure !== undefined) {
+      request.log.warn({ reason: failure }, 'CSRF check failed');
+      return { kind: 'refused', status: 403, detail: `CSRF Failed: ${failure}` };
+    }
+  }
+  return { kind: 'session', user };
+}

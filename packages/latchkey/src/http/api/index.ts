@@ -1,0 +1,96 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LatchkeyError } from '../../core/errors.js';
+import { allowCors } from '../cors.js';
+import { CSRF_HEADER, csrfOptionsFrom } from '../csrf.js';
+import type { PageDeps } from '../pages/page.js';
+import { AUTH_TOKEN_URL, authTokenView } from './auth-token.js';
+import type { ApiContext } from './authentication.js';
+import { registerApiBodyParsers, unsupportedMediaType } from './body.js';
+import { NOT_FOUND, sendDetail } from './respond.js';
+import { API_DOCS_URL, API_SCHEMA_URL, schemaViews } from './schema-views.js';
+import { registerView, viewDefinitionProblem, type RegisteredView } from './view-runner.js';
+import type { ApiOptions, ApiRoutes } from './views.js';
+
+const RESERVED_URLS = new Set([AUTH_TOKEN_URL, API_SCHEMA_URL, API_DOCS_URL]);
+
+/** SITE_URL + path: the configured address, never one read from the request's Host (security item 26). */
+export function absoluteUrl(siteUrl: string, path: string): string {
+  return `${siteUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** Collects the project's views from its `api.routes` function; view() is refused once it has returned. */
+async function projectViews(ctx: ApiContext, options: ApiOptions): Promise<RegisteredView[]> {
+  const views: RegisteredView[] = [];
+  const urls = new Set<string>();
+  let open = true;
+  const routes: ApiRoutes = {
+    view(url, view) {
+      if (!open) throw new LatchkeyError('configuration_invalid', 'api.view() can only be called while api.routes runs.');
+      if (RESERVED_URLS.has(url)) throw new LatchkeyError('configuration_invalid', `${url} is Latchkey's own API route.`);
+      const problem = viewDefinitionProblem(url, view);
+      if (problem !== undefined) throw new LatchkeyError('configuration_invalid', problem);
+      if (urls.has(url)) throw new LatchkeyError('configuration_invalid', `Two API views at ${url}: give each URL one view with all its methods.`);
+      urls.add(url);
+      views.push({ url, view, options: {} });
+    },
+    absoluteUrl: (path) => absoluteUrl(ctx.deps.settings.SITE_URL, path),
+  };
+  await options.routes?.(routes);
+  open = false;
+  return views;
+}
+
+/**
+ * Answers what goes wrong before a view runs in DRF's `{"detail": ...}` shape. Fastify's refusals
+ * of the request keep their status (a body over the limit is 413, a Content-Type it cannot even
+ * read is 415); anything else is a 500 whose real cause goes to the log only, since it may name
+ * tables, hosts or paths.
+ */
+function handleApiError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('cache-control', 'no-store');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendDetail(reply, 415, unsupportedMediaType(request.headers['content-type']));
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, 'Request body is too large.');
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  if (status === 500) {
+    request.log.error({ err: error }, 'API request failed');
+    return sendDetail(reply, 500, 'A server error occurred.');
+  }
+  return sendDetail(reply, status, error.message);
+}
+
+/**
+ * The API layer (a generated project's use_drf=y) at /api/: the project's views and Latchkey's
+ * POST/DELETE /api/auth-token/, /api/schema/ and /api/docs/, in Django REST framework's shapes.
+ * Its own scope: JSON and form bodies only, DRF's errors, no response cached, CORS for the
+ * origins of CORS_ALLOWED_ORIGINS, and authentication by token or session per view.
+ */
+export async function registerApi(scope: FastifyInstance, page: PageDeps, options: ApiOptions): Promise<void> {
+  const { settings } = page.deps;
+  const ctx: ApiContext = { deps: page.deps, sessions: page.sessions, csrf: csrfOptionsFrom(settings) };
+  const views = [authTokenView(ctx), ...(await projectViews(ctx, options))];
+  await scope.register(
+    (api, _options, done) => {
+      try {
+        allowCors(api, {
+          origins: settings.CORS_ALLOWED_ORIGINS,
+          allowHeaders: ['authorization', CSRF_HEADER],
+          methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        });
+        registerApiBodyParsers(api);
+        // Responses carry tokens and personal data: no browser or proxy may keep one.
+        api.addHook('onRequest', (_request, reply, next) => {
+          reply.header('cache-control', 'no-store');
+          next();
+        });
+        api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
+        api.setErrorHandler(handleApiError);
+        for (const registered of [...views, ...schemaViews(ctx, views)]) registerView(api, ctx, registered);
+        done();
+      } catch (error) {
+        // A route Fastify refuses (say, a path it cannot parse) must fail start-up, not hang it.
+        done(error as Error);
+      }
+    },
+    { prefix: '/api' },
+  );
+}

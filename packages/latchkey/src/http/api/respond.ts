@@ -1,0 +1,49 @@
+import type { FastifyReply } from 'fastify';
+import { isLatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { ApiError } from './views.js';
+
+/** DRF's messages (rest_framework/exceptions.py), which clients written against DRF may compare. */
+export const NOT_AUTHENTICATED = 'Authentication credentials were not provided.';
+export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
+export const NOT_FOUND = 'Not found.';
+
+export function sendBody(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function sendDetail(reply: FastifyReply, status: number, detail: string): FastifyReply {
+  return sendBody(reply, status, { detail });
+}
+
+/**
+ * 401, with the challenge of the first authentication class (TokenAuthentication), as DRF sends
+ * it: a client learns that a `Token` header is what it should send.
+ */
+export function sendNotAuthenticated(reply: FastifyReply, detail = NOT_AUTHENTICATED): FastifyReply {
+  return sendDetail(reply.header('www-authenticate', 'Token'), 401, detail);
+}
+
+/** DRF's Throttled: 429 with Retry-After and the wait in the message. */
+export function sendThrottled(reply: FastifyReply, retryAfterSeconds: number | undefined): FastifyReply {
+  if (retryAfterSeconds === undefined) return sendDetail(reply, 429, 'Request was throttled.');
+  const wait = Math.max(1, Math.ceil(retryAfterSeconds));
+  reply.header('retry-after', String(wait));
+  return sendDetail(reply, 429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`);
+}
+
+/**
+ * A view's refusal in DRF's shapes: an ApiError as it says; a flow's LatchkeyError as DRF would
+ * present it (a field's message under the field, otherwise under non_field_errors; a rate limit
+ * 429; nothing found 404; a busy server or mail server 503). Anything else is not a refusal: it
+ * is rethrown to the error handler, which logs it and answers a bare 500.
+ */
+export function sendRefusal(reply: FastifyReply, error: unknown, params: Record<string, string> = {}): FastifyReply {
+  if (error instanceof ApiError) return sendBody(reply, error.status, error.body);
+  if (!isLatchkeyError(error)) throw error;
+  if (error.code === 'rate_limited') return sendThrottled(reply, error instanceof RateLimitedError ? error.retryAfterSeconds : undefined);
+  if (error.code === 'not_found') return sendDetail(reply, 404, NOT_FOUND);
+  if (error.code === 'server_busy' || error.code === 'mail_failed') return sendDetail(reply, 503, error.message);
+  const field = error.param === undefined ? 'non_field_errors' : (params[error.param] ?? error.param);
+  return sendBody(reply, 400, { [field]: [error.message] });
+}

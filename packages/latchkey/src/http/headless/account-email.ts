@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  addEmailAddress,
+  listEmailAddresses,
+  makePrimaryEmailAddress,
+  removeEmailAddress,
+  resendEmailConfirmation,
+  type ChangeEmailInput,
+} from '../../account/flows/manage-email.js';
+import type { User } from '../../storage/ports.js';
+import { clientOf } from '../request-info.js';
+import type { HeadlessContext } from './context.js';
+import { booleanField, stringField } from './input.js';
+import { sendRefusal } from './refusals.js';
+import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+
+/**
+ * account/email: the signed-in user's addresses (GET), add one (POST), send its link again (PUT),
+ * make one primary (PATCH), remove one (DELETE), over the flows of the email page. The flows decide
+ * which of these need a recent authentication (the changes; not a resend); a stale session gets the
+ * 401 that lists the ways to reauthenticate.
+ */
+export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+  const { deps } = ctx;
+
+  async function sendAddresses(request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
+    const addresses = await listEmailAddresses(deps, user);
+    const data = addresses.map((address) => ({ email: address.email, primary: address.primary, verified: address.verified }));
+    return sendOk(ctx, request, reply, { data });
+  }
+
+  /**
+   * Runs one change for the signed-in user (401 when there is none), answering a flow's refusal
+   * in the API's shape; `work` gets what every action is given: who, which address, from where,
+   * and when this session last proved who the user is.
+   */
+  function change(work: (input: ChangeEmailInput, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) {
+    return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      const user = await ctx.sessions.currentUser(request);
+      if (!user) return sendUnauthenticated(ctx, request, reply);
+      const input: ChangeEmailInput = {
+        user,
+        email: stringField(request.body, 'email') ?? '',
+        client: clientOf(request),
+        lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request),
+      };
+      try {
+        return await work(input, request, reply);
+      } catch (error) {
+        return sendRefusal(ctx, request, reply, error);
+      }
+    };
+  }
+
+  api.get('/account/email', async (request, reply) => {
+    const user = await ctx.sessions.currentUser(request);
+    if (!user) return sendUnauthenticated(ctx, request, reply);
+    return sendAddresses(request, reply, user);
+  });
+
+  api.post(
+    '/account/email',
+    change(async (input, request, reply) => {
+      const result = await addEmailAddress(deps, input);
+      // The address is added and listed, unverified; its link can be asked for again (PUT).
+      if (result.mailFailed) request.log.error('account email: the confirmation email of an added address could not be sent');
+      return sendAddresses(request, reply, input.user);
+    }),
+  );
+
+  api.put(
+    '/account/email',
+    change(async (input, request, reply) => {
+      await resendEmailConfirmation(deps, input);
+      return sendOk(ctx, request, reply);
+    }),
+  );
+
+  api.patch(
+    '/account/email',
+    change(async (input, request, reply) => {
+      // allauth's request names the one change this operation makes; anything else is not asked for.
+      if (booleanField(request.body, 'primary') !== true) {
+        return sendErrors(ctx, request, reply, 400, [{ message: 'Only "primary": true is accepted.', code: 'invalid', param: 'primary' }]);
+      }
+      await makePrimaryEmailAddress(deps, input);
+      return sendAddresses(request, reply, input.user);
+    }),
+  );
+
+  api.delete(
+    '/account/email',
+    change(async (input, request, reply) => {
+      await removeEmailAddress(deps, input);
+      return sendAddresses(request, reply, input.user);
+    }),
+  );
+}

@@ -1,0 +1,142 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLatchkeyError } from '../../core/errors.js';
+import { mfaOverview, type MfaOverview } from '../../mfa/flows/manage.js';
+import { regenerateRecoveryCodes, viewRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
+import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
+import type { Authenticator, User } from '../../storage/ports.js';
+import { clientOf, logMailFailures } from '../request-info.js';
+import { keepPendingTotpSecret, pendingTotpSecret } from '../pending-totp.js';
+import type { HeadlessContext } from './context.js';
+import { stringField } from './input.js';
+import { sendRefusal, type RefusalOptions } from './refusals.js';
+import { sendEnvelope, sendOk, sendUnauthenticated } from './respond.js';
+
+const seconds = (at: Date): number => at.getTime() / 1000;
+
+/** When an authenticator was set up and last used, as the contract gives times: epoch seconds, null for never. */
+function authenticatorTimes(authenticator: Pick<Authenticator, 'createdAt' | 'lastUsedAt'>) {
+  return { created_at: seconds(authenticator.createdAt), last_used_at: authenticator.lastUsedAt ? seconds(authenticator.lastUsedAt) : null };
+}
+
+function totpData(totp: Authenticator) {
+  return { type: 'totp', ...authenticatorTimes(totp) };
+}
+
+function recoveryCodesData(codes: NonNullable<MfaOverview['recoveryCodes']>) {
+  return { type: 'recovery_codes', ...authenticatorTimes(codes), total_code_count: codes.total, unused_code_count: codes.unused };
+}
+
+/**
+ * account/authenticators, account/authenticators/totp and account/authenticators/recovery-codes:
+ * the same flows as the pages under /accounts/2fa/, which decide every rule (a verified address,
+ * a recent proof of identity, what goes with what); these routes present their answers.
+ */
+export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+  const { deps } = ctx;
+
+  /** The signed-in user and when they last proved who they are, or the 401 for a stranger. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
+    const user = await ctx.sessions.currentUser(request);
+    if (!user) return { response: await sendUnauthenticated(ctx, request, reply) };
+    return { user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
+  }
+
+  /**
+   * The contract's answers to the management flows' refusals: nothing to show or remove is 404,
+   * a factor that may not be added (one exists, the address is unverified) is 409, both bare; a
+   * stale proof of identity is the 401 that lists how to prove it again (sendRefusal).
+   */
+  function sendManagementRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown, options?: RefusalOptions): Promise<FastifyReply> | FastifyReply {
+    if (isLatchkeyError(error, 'not_found')) return sendEnvelope(ctx, request, reply, 404);
+    if (isLatchkeyError(error, 'authenticator_exists') || isLatchkeyError(error, 'email_unverified')) return sendEnvelope(ctx, request, reply, 409);
+    return sendRefusal(ctx, request, reply, error, options);
+  }
+
+  api.get('/account/authenticators', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const overview = await mfaOverview(deps, auth.user);
+    const data: object[] = [];
+    if (overview.totp) data.push(totpData(overview.totp));
+    if (overview.recoveryCodes) data.push(recoveryCodesData(overview.recoveryCodes));
+    return sendOk(ctx, request, reply, { data });
+  });
+
+  api.get('/account/authenticators/totp', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const { totp } = await mfaOverview(deps, auth.user);
+    if (totp) return sendOk(ctx, request, reply, { data: totpData(totp) });
+    try {
+      // The secret awaiting its first code is kept in the session (where the pages keep it), so
+      // every GET until activation shows the same one, and a setup begun on a page carries on here.
+      const setup = await totpSetup(deps, auth.user, await pendingTotpSecret(ctx, request));
+      await keepPendingTotpSecret(ctx, request, reply, setup.pending);
+      return await sendEnvelope(ctx, request, reply, 404, { meta: { secret: setup.secret, totp_url: setup.totpUrl } });
+    } catch (error) {
+      return await sendManagementRefusal(request, reply, error);
+    }
+  });
+
+  api.post('/account/authenticators/totp', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    let result;
+    try {
+      result = await activateTotp(deps, { ...auth, client: clientOf(request), pending: await pendingTotpSecret(ctx, request), code: stringField(request.body, 'code') ?? '' });
+    } catch (error) {
+      return sendManagementRefusal(request, reply, error);
+    }
+    await keepPendingTotpSecret(ctx, request, reply, undefined);
+    // A new factor is a change of privilege: the session id or token seen before it is worthless
+    // after it (an app receives its new token in meta.session_token).
+    await ctx.sessions.rotate(request, reply);
+    logMailFailures(request, [result.notification], 'TOTP activation notice');
+    const { totp } = await mfaOverview(deps, auth.user);
+    if (!totp) return sendEnvelope(ctx, request, reply, 404);
+    return sendOk(ctx, request, reply, { data: totpData(totp), meta: { recovery_codes_generated: result.recoveryCodesGenerated } });
+  });
+
+  api.delete('/account/authenticators/totp', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    try {
+      const { notification } = await deactivateTotp(deps, { ...auth, client: clientOf(request) });
+      logMailFailures(request, [notification], 'TOTP deactivation notice');
+    } catch (error) {
+      return sendManagementRefusal(request, reply, error);
+    }
+    return sendOk(ctx, request, reply);
+  });
+
+  api.get('/account/authenticators/recovery-codes', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    let unused: string[];
+    try {
+      ({ unused } = await viewRecoveryCodes(deps, auth));
+    } catch (error) {
+      return sendManagementRefusal(request, reply, error);
+    }
+    const { recoveryCodes } = await mfaOverview(deps, auth.user);
+    if (!recoveryCodes) return sendEnvelope(ctx, request, reply, 404);
+    return sendOk(ctx, request, reply, { data: { ...recoveryCodesData(recoveryCodes), unused_codes: unused } });
+  });
+
+  api.post('/account/authenticators/recovery-codes', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    let codes: string[];
+    try {
+      const regenerated = await regenerateRecoveryCodes(deps, { ...auth, client: clientOf(request) });
+      logMailFailures(request, [regenerated.notification], 'recovery codes notice');
+      codes = regenerated.codes;
+    } catch (error) {
+      // The flow's only input refusal here: no second factor for the codes to stand in for.
+      return sendManagementRefusal(request, reply, error, { codes: { invalid_input: 'cannot_generate_recovery_codes' } });
+    }
+    const { recoveryCodes } = await mfaOverview(deps, auth.user);
+    if (!recoveryCodes) return sendEnvelope(ctx, request, reply, 404);
+    return sendOk(ctx, request, reply, { data: { ...recoveryCodesData(recoveryCodes), unused_codes: codes } });
+  });
+}

@@ -1,0 +1,175 @@
+import type { Settings } from '../../config/settings.js';
+import { HEADLESS_COMPONENTS } from './openapi-components.js';
+
+/**
+ * Latchkey's own OpenAPI 3.0.3 description of the headless API it serves, written as data and
+ * served at /_allauth/openapi.{json,yaml,html} when HEADLESS_SERVE_SPECIFICATION is on. It lists
+ * only what Latchkey serves (a subset of allauth.headless's published contract, with the same
+ * paths, field names and types) so that a generated client or a reader sees exactly this server.
+ * A test keeps it honest: its operations are the routes the server registers, every $ref
+ * resolves, and allauth's own examples of the shared shapes satisfy its schemas.
+ */
+
+type Json = Record<string, unknown>;
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'requestBodies', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+
+/** What an operation is about; the HTML page groups operations by it. */
+const TAGS = [
+  { name: 'Configuration', description: 'What the server offers, for a front end to draw its forms.' },
+  { name: 'Authentication', description: 'Signing in and out, signing up, and proving identity again before a sensitive change.' },
+  { name: 'Email verification', description: 'Confirming an email address with the key from a mailed link.' },
+  { name: 'Password reset', description: 'Setting a new password with the key from a mailed link.' },
+  { name: 'Two-factor authentication', description: "The login's code step, reauthentication with a code, and trusting a browser." },
+  { name: 'Sessions', description: "The signed-in user's sessions on every device." },
+  { name: 'Account: password', description: 'Changing (or setting) the password of the signed-in user.' },
+  { name: 'Account: email', description: 'The email addresses of the signed-in user.' },
+  { name: 'Account: two-factor', description: 'Authenticator apps (TOTP) and recovery codes of the signed-in user.' },
+] as const;
+type Tag = (typeof TAGS)[number]['name'];
+
+interface OperationSpec {
+  tag: Tag;
+  summary: string;
+  description: string;
+  /** Extra parameters: the key headers of the verification and reset links. */
+  parameters?: string[];
+  requestBody?: string;
+  responses: Record<string, Json>;
+  /** Operations whose answer can be refused by a rate limit (429 with Retry-After). */
+  limited?: boolean;
+  /** Operations whose answer can be 503: mail could not be sent, or passwords are queued too deep. */
+  busy?: boolean;
+}
+
+const unauthenticated = ref('responses', 'Unauthenticated');
+const authenticated = ref('responses', 'Authenticated');
+const error = ref('responses', 'Error');
+const orReauthentication = ref('responses', 'AuthenticationOrReauthentication');
+const statusOk = ref('responses', 'StatusOK');
+
+/** Every operation, by path (relative to /_allauth/{client}/v1) and method. */
+const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
+  '/config': {
+    get: { tag: 'Configuration', summary: 'Read the configuration', description: 'Which login methods, signup and second factors the server offers. The same for everybody: read it once when the front end starts.', responses: { 200: ref('responses', 'Configuration') } },
+  },
+  '/auth/session': {
+    get: { tag: 'Authentication', summary: 'Who is signed in', description: 'The signed-in user and how they proved who they are, or 401 listing the flows that can sign someone in (with the pending one, if a login waits at a step).', responses: { 200: authenticated, 401: unauthenticated } },
+    delete: { tag: 'Authentication', summary: 'Sign out', description: 'Ends the session, together with any login waiting for its next step. Always answers 401: nobody is signed in afterwards.', responses: { 401: unauthenticated } },
+  },
+  '/auth/login': {
+    post: { tag: 'Authentication', summary: 'Sign in with a password', description: 'Username or email (as the configuration\'s `login_methods` allow) and password. 200 when signed in; 401 when the login waits at a step (`verify_email`, `mfa_authenticate`, `mfa_trust`), named in the pending flow; 409 when someone is already signed in.', requestBody: 'Login', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
+  },
+  '/auth/signup': {
+    post: { tag: 'Authentication', summary: 'Create an account', description: 'When email verification is mandatory the answer is 401 with a pending `verify_email` flow, whether or not the address already had an account (its owner is told by email). Otherwise the new account is signed in, through the same steps as a login.', requestBody: 'Signup', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 403: ref('responses', 'Forbidden'), 409: ref('responses', 'Conflict') } },
+  },
+  '/auth/reauthenticate': {
+    post: { tag: 'Authentication', summary: 'Confirm the password again', description: 'Sensitive changes need a recent proof of identity; they answer 401 with the `reauthenticate` flow when it is too old. This renews it with the password.', requestBody: 'Reauthenticate', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated } },
+  },
+  '/auth/email/verify': {
+    get: { tag: 'Email verification', summary: 'Look up a verification key', description: 'Which address and account a mailed key confirms, without confirming it: link scanners may fetch a link, and must change nothing. `is_authenticating` says whether confirming it will continue this session\'s login.', parameters: ['EmailVerificationKey'], responses: { 200: ref('responses', 'EmailVerificationInfo'), 400: error } },
+    post: { tag: 'Email verification', summary: 'Confirm an address', description: 'Confirms the address the key names. A login of that account waiting in this session for the confirmation continues (200, or 401 at its next step); otherwise the answer is the session\'s state: 200 if someone is signed in, else 401.', requestBody: 'VerifyEmail', responses: { 200: authenticated, 400: error, 401: unauthenticated } },
+  },
+  '/auth/email/verify/resend': {
+    post: { tag: 'Email verification', summary: 'Send the verification mail again', description: 'For a login waiting for its address to be confirmed; 409 when none is.', limited: true, busy: true, responses: { 200: statusOk, 409: ref('responses', 'Conflict') } },
+  },
+  '/auth/password/request': {
+    post: { tag: 'Password reset', summary: 'Ask for a reset link', description: 'Mails a reset link to every active account the address reaches. The answer is the same whether or not there is one, and it does not wait for the mail.', requestBody: 'RequestPassword', limited: true, responses: { 200: statusOk, 400: error } },
+  },
+  '/auth/password/reset': {
+    get: { tag: 'Password reset', summary: 'Look up a reset key', description: 'Whose password the mailed key resets, without using it.', parameters: ['PasswordResetKey'], responses: { 200: ref('responses', 'PasswordResetInfo'), 400: error } },
+    post: { tag: 'Password reset', summary: 'Set a new password with a reset key', description: 'Sets the password and ends every session of the account. Nobody is signed in (401): the person signs in with the new password, and passes their second factor if they have one.', requestBody: 'ResetPassword', limited: true, busy: true, responses: { 400: error, 401: unauthenticated } },
+  },
+  '/auth/2fa/authenticate': {
+    post: { tag: 'Two-factor authentication', summary: "Give the login's code", description: 'A code from the authenticator app or a recovery code, for a login waiting at `mfa_authenticate`. With "trust this browser" on (browser client), the login then waits at `mfa_trust`.', requestBody: 'Code', limited: true, responses: { 200: authenticated, 400: error, 401: unauthenticated } },
+  },
+  '/auth/2fa/reauthenticate': {
+    post: { tag: 'Two-factor authentication', summary: 'Confirm identity with a code', description: 'Renews the proof of identity with a code instead of the password (the `mfa_reauthenticate` flow).', requestBody: 'Code', limited: true, responses: { 200: authenticated, 400: error, 401: orReauthentication } },
+  },
+  '/auth/sessions': {
+    get: { tag: 'Sessions', summary: 'List sessions', description: "The signed-in user's live sessions, the current one marked.", responses: { 200: ref('responses', 'Sessions'), 401: unauthenticated } },
+    delete: { tag: 'Sessions', summary: 'End sessions', description: 'Ends the listed sessions of the signed-in user (ids of anyone else\'s match nothing). Ending the current one signs out (401).', requestBody: 'EndSessions', responses: { 200: ref('responses', 'Sessions'), 400: error, 401: unauthenticated } },
+  },
+  '/account/password/change': {
+    post: { tag: 'Account: password', summary: 'Change the password', description: 'The current password and the new one; an account without a usable password sets one without. Every other session ends, and this one continues under a new id (an app gets its new token in `meta.session_token`).', requestBody: 'ChangePassword', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated } },
+  },
+  '/account/email': {
+    get: { tag: 'Account: email', summary: 'List addresses', description: "The signed-in user's email addresses.", responses: { 200: ref('responses', 'EmailAddresses'), 401: unauthenticated } },
+    post: { tag: 'Account: email', summary: 'Add an address', description: 'Adds the address, unverified, and mails it a confirmation link. The list looks the same whether or not another account holds the address.', requestBody: 'Email', limited: true, responses: { 200: ref('responses', 'EmailAddresses'), 400: error, 401: orReauthentication } },
+    put: { tag: 'Account: email', summary: 'Send the confirmation link again', description: 'For one of the user\'s unverified addresses.', requestBody: 'Email', limited: true, busy: true, responses: { 200: statusOk, 400: error, 401: unauthenticated } },
+    patch: { tag: 'Account: email', summary: 'Make an address primary', description: 'Only a verified address can be primary.', requestBody: 'MarkPrimaryEmail', limited: true, responses: { 200: ref('responses', 'EmailAddresses'), 400: error, 401: orReauthentication } },
+    delete: { tag: 'Account: email', summary: 'Remove an address', description: 'The primary address cannot be removed while others remain.', requestBody: 'Email', limited: true, responses: { 200: ref('responses', 'EmailAddresses'), 400: error, 401: orReauthentication } },
+  },
+  '/account/authenticators': {
+    get: { tag: 'Account: two-factor', summary: 'List second factors', description: 'The authenticator app and the recovery codes, when set up.', responses: { 200: ref('responses', 'Authenticators'), 401: unauthenticated } },
+  },
+  '/account/authenticators/totp': {
+    get: { tag: 'Account: two-factor', summary: 'Authenticator app status', description: 'The app when one is set up; else 404 with a new secret and its `otpauth:` URL in `meta`, the same until it is activated. 409 when the account may not add one (no verified address).', responses: { 200: ref('responses', 'TotpAuthenticator'), 401: unauthenticated, 404: ref('responses', 'TotpNotSetUp'), 409: ref('responses', 'Conflict') } },
+    post: { tag: 'Account: two-factor', summary: 'Activate the authenticator app', description: 'A code from the app proves it holds the secret. Recovery codes are made with the first second factor (`meta.recovery_codes_generated`).', requestBody: 'Code', limited: true, responses: { 200: ref('responses', 'TotpAuthenticator'), 400: error, 401: orReauthentication, 409: ref('responses', 'Conflict') } },
+    delete: { tag: 'Account: two-factor', summary: 'Deactivate the authenticator app', description: 'Needs a recent proof of identity.', responses: { 200: statusOk, 401: orReauthentication, 404: ref('responses', 'NotFound') } },
+  },
+  '/account/authenticators/recovery-codes': {
+    get: { tag: 'Account: two-factor', summary: 'Show recovery codes', description: 'The unused codes. Needs a recent proof of identity.', responses: { 200: ref('responses', 'RecoveryCodes'), 401: orReauthentication, 404: ref('responses', 'NotFound') } },
+    post: { tag: 'Account: two-factor', summary: 'Make new recovery codes', description: 'Replaces every code with a new set; the old ones stop working.', responses: { 200: ref('responses', 'RecoveryCodes'), 400: error, 401: orReauthentication } },
+  },
+};
+
+/** Operations of one client only: "trust this browser" is a cookie, which only browsers keep. */
+const BROWSER_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
+  '/auth/2fa/trust': {
+    post: { tag: 'Two-factor authentication', summary: 'Trust this browser', description: 'Answers the `mfa_trust` step that follows the code when MFA_TRUST_ENABLED is on: `true` sets a cookie that lets later logins of this user in this browser skip the code (never the password). Either answer completes the login.', requestBody: 'Trust', responses: { 200: authenticated, 400: error, 401: unauthenticated } },
+  },
+};
+
+const UNSAFE: readonly HttpMethod[] = ['post', 'put', 'patch', 'delete'];
+
+function operation(path: string, method: HttpMethod, spec: OperationSpec, client: 'any' | 'browser'): Json {
+  const responses: Json = { ...spec.responses };
+  if (UNSAFE.includes(method)) {
+    // A failed CSRF check (browser client) answers 403, as does a closed signup.
+    responses[403] ??= ref('responses', 'Forbidden');
+    responses[415] = ref('responses', 'UnsupportedMediaType');
+  }
+  if (path !== '/config' && client === 'any') responses[410] = ref('responses', 'SessionGone');
+  if (spec.limited) responses[429] = ref('responses', 'TooManyRequests');
+  if (spec.busy) responses[503] = ref('responses', 'Unavailable');
+  const parameters = [...(client === 'any' ? [ref('parameters', 'Client')] : []), ...(spec.parameters ?? []).map((name) => ref('parameters', name))];
+  if (client === 'any' && path !== '/config') parameters.push(ref('parameters', 'SessionToken'));
+  return {
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: spec.description,
+    operationId: `${method}${path.replace(/[^a-z0-9]+([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase())}`,
+    parameters,
+    ...(spec.requestBody === undefined ? {} : { requestBody: ref('requestBodies', spec.requestBody) }),
+    responses,
+  };
+}
+
+function pathsOf(operations: typeof OPERATIONS, prefix: string, client: 'any' | 'browser'): Json {
+  return Object.fromEntries(
+    Object.entries(operations).map(([path, methods]) => [
+      `${prefix}${path}`,
+      Object.fromEntries(Object.entries(methods).map(([method, spec]) => [method, operation(path, method as HttpMethod, spec, client)])),
+    ]),
+  );
+}
+
+const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allauth/{client}/v1/\`. It follows the published contract of allauth.headless, so clients written for it work here unchanged; this document lists what this server offers.
+
+**Two clients.** \`browser\`: the session travels in the session cookie, and every state-changing request carries the \`csrftoken\` cookie's value in the \`X-CSRFToken\` header (without it: 403). \`app\`: no cookies; the session token from \`meta.session_token\` goes in the \`X-Session-Token\` header. When the token names no live session the answer is 410: drop it and start again.
+
+**Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415). Nothing is cached (\`Cache-Control: no-store\`).`;
+
+/** The whole document, for this site (its name and address). */
+export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'>): Json {
+  return {
+    openapi: '3.0.3',
+    info: { title: `${settings.SITE_NAME}: headless API`, version: '1', description: DESCRIPTION },
+    servers: [{ url: new URL('/', settings.SITE_URL).toString().replace(/\/$/, '') }],
+    tags: TAGS,
+    paths: { ...pathsOf(OPERATIONS, '/_allauth/{client}/v1', 'any'), ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
+    components: HEADLESS_COMPONENTS,
+  };
+}

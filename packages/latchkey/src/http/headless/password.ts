@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { changePassword, setPassword, type PasswordChangeResult } from '../../account/flows/password-change.js';
+import { INVALID_RESET_KEY, requestPasswordReset, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
+import { isUsablePassword } from '../../account/passwords/index.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { clientOf, logMailFailures } from '../request-info.js';
+import { clearPendingLogin, currentPendingLogin } from '../pending-login.js';
+import type { HeadlessContext } from './context.js';
+import { stringField } from './input.js';
+import { sendRefusal } from './refusals.js';
+import { sendAuthenticated, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+import { userData } from './user.js';
+
+const KEY_HEADER = 'x-password-reset-key';
+
+/**
+ * auth/password/request, auth/password/reset (GET: whose key it is; POST: a new password with it)
+ * and account/password/change, over the flows the password pages call. The API has one password
+ * field where the forms have two, so it is passed as both.
+ */
+export function registerPasswordRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+  const { deps } = ctx;
+  const invalidKey = (request: FastifyRequest, reply: FastifyReply) =>
+    sendErrors(ctx, request, reply, 400, [{ message: INVALID_RESET_KEY, code: 'token_invalid', param: 'key' }]);
+
+  api.post('/auth/password/request', async (request, reply) => {
+    try {
+      const { delivery } = await requestPasswordReset(deps, { email: stringField(request.body, 'email') ?? '', client: clientOf(request) });
+      // Not awaited: the answer must not wait for mail that only an existing account gets (test 2).
+      void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
+    } catch (error) {
+      return sendRefusal(ctx, request, reply, error);
+    }
+    return sendOk(ctx, request, reply);
+  });
+
+  api.get('/auth/password/reset', async (request, reply) => {
+    const user = await userForResetKey(deps, request.headers[KEY_HEADER]);
+    if (!user) return invalidKey(request, reply);
+    return sendOk(ctx, request, reply, { data: { user: userData(deps.settings, user) } });
+  });
+
+  api.post('/auth/password/reset', async (request, reply) => {
+    const password = stringField(request.body, 'password') ?? '';
+    let result: PasswordChangeResult;
+    try {
+      result = await resetPasswordWithKey(deps, { key: stringField(request.body, 'key') ?? '', password1: password, password2: password, client: clientOf(request) });
+    } catch (error) {
+      if (isLatchkeyError(error, 'invalid_key')) return invalidKey(request, reply);
+      return sendRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });
+    }
+    logMailFailures(request, [result.notification], 'password reset notification');
+    // A login of this account waiting in this session proved the old password: it can never finish.
+    if ((await currentPendingLogin(ctx, request))?.login.userId === result.user.id) await clearPendingLogin(ctx, request);
+    // The reset signs nobody in (the account's sessions have all ended): an account with MFA must
+    // still pass it, so the client goes on to log in with the new password.
+    return sendUnauthenticated(ctx, request, reply);
+  });
+
+  api.post('/account/password/change', async (request, reply) => {
+    const user = await ctx.sessions.currentUser(request);
+    if (!user) return sendUnauthenticated(ctx, request, reply);
+    const password = stringField(request.body, 'new_password') ?? '';
+    const currentSession = await ctx.sessions.session(request);
+    const common = { user, password1: password, password2: password, client: clientOf(request), ...(currentSession ? { currentSession } : {}) };
+    let result: PasswordChangeResult;
+    try {
+      // An account without a password (social-only, or made unusable) sets one; no current password to give.
+      result = isUsablePassword(user.password)
+        ? await changePassword(deps, { ...common, oldPassword: stringField(request.body, 'current_password') ?? '' })
+        : await setPassword(deps, common);
+    } catch (error) {
+      return sendRefusal(ctx, request, reply, error, {
+        params: { oldpassword: 'current_password', password1: 'new_password', password2: 'new_password' },
+        codes: { invalid_credentials: 'incorrect_password' },
+      });
+    }
+    logMailFailures(request, [result.notification], 'password change notification');
+    // Every other session has ended with the change; this one gets a new id or token, so one seen
+    // before the change is worthless after it (security test 12).
+    await ctx.sessions.rotate(request, reply);
+    return sendAuthenticated(ctx, request, reply, result.user);
+  });
+}

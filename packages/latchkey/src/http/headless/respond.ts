@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../storage/ports.js';
+import type { HeadlessContext } from './context.js';
+import { availableFlows, reauthenticationFlows } from './flows.js';
+import { userData } from './user.js';
+
+/** One entry of an error response (allauth's shape): what went wrong, a stable code, and the field. */
+export interface ApiError {
+  message: string;
+  code: string;
+  param?: string;
+}
+
+/**
+ * Every headless response: `{status, data, meta, errors}` with the HTTP status repeated in the
+ * body, never cached (the bodies carry personal data and session tokens), and, when this request
+ * created or changed an app session, the new token in `meta.session_token`.
+ */
+export function sendEnvelope(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown> = {}): FastifyReply {
+  const token = ctx.issuedToken(request);
+  const meta = token === undefined ? body.meta : { ...(body.meta as Record<string, unknown> | undefined), session_token: token };
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send({ status, ...body, ...(meta === undefined ? {} : { meta }) });
+}
+
+export function sendOk(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, body: { data?: unknown; meta?: Record<string, unknown> } = {}): FastifyReply {
+  return sendEnvelope(ctx, request, reply, 200, body);
+}
+
+export function sendErrors(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, status: number, errors: ApiError[]): FastifyReply {
+  return sendEnvelope(ctx, request, reply, status, { errors });
+}
+
+/** 200 with the signed-in user and how they proved who they are in this session. */
+export async function sendAuthenticated(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
+  const data = { user: userData(ctx.deps.settings, user), methods: await ctx.sessions.authentications(request) };
+  return sendEnvelope(ctx, request, reply, 200, { data, meta: { is_authenticated: true } });
+}
+
+/** 401 (or 410 for a dead app session): not signed in, with the flows that can change that. */
+export async function sendUnauthenticated(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, status: 401 | 410 = 401): Promise<FastifyReply> {
+  return sendEnvelope(ctx, request, reply, status, { data: { flows: await availableFlows(ctx, request) }, meta: { is_authenticated: false } });
+}
+
+/** 401 for a signed-in user whose last proof is too old for the change asked for, with the ways to prove it again. */
+export async function sendReauthenticationRequired(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
+  const data = {
+    user: userData(ctx.deps.settings, user),
+    methods: await ctx.sessions.authentications(request),
+    flows: await reauthenticationFlows(ctx, user),
+  };
+  return sendEnvelope(ctx, request, reply, 401, { data, meta: { is_authenticated: true } });
+}

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { parse } from 'yaml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUser } from '../../account/users.js';
+import { testDatabaseKinds } from '../../testing/database.js';
+import { HeadlessTestClient, type HeadlessResponse } from '../../testing/headless.js';
+import { createTestLatchkey, testSettings, type TestLatchkey } from '../../testing/latchkey.js';
+import { headlessOpenApiDocument } from './openapi.js';
+
+type Json = Record<string, unknown>;
+
+const PASSWORD = 'a long enough passphrase';
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const reference = parse(readFileSync(new URL('../../../test/reference/allauth-headless/openapi.yaml', import.meta.url), 'utf8')) as Json;
+const document = headlessOpenApiDocument(testSettings());
+
+function operationsOf(spec: Json): [string, string, Json][] {
+  return Object.entries(spec.paths as Record<string, Json>).flatMap(([path, methods]) =>
+    METHODS.filter((method) => methods[method] !== undefined).map((method): [string, string, Json] => [path, method, methods[method] as Json]),
+  );
+}
+
+/** Every `$ref` anywhere in a JSON value. */
+function refsIn(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(refsIn);
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refsIn(value)));
+}
+
+function at(spec: Json, ref: string): unknown {
+  let current: unknown = spec;
+  for (const segment of ref.replace(/^#\//, '').split('/')) current = (current as Json | undefined)?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  return current;
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+ajv.addSchema(document, 'latchkey');
+const ours = (pointer: string) => ajv.compile({ $ref: `latchkey${pointer}` });
+
+/** The schema this document gives a response of one operation, as a validator. */
+function responseValidator(template: string, method: string, status: number) {
+  const response = ((document.paths as Json)[template] as Record<string, { responses: Json }>)[method]!.responses[String(status)] as Json | undefined;
+  if (response === undefined) return undefined;
+  const ref = typeof response.$ref === 'string' ? response.$ref : `#/paths/${template.replaceAll('/', '~1')}/${method}/responses/${status}`;
+  return ours(`${ref}/content/application~1json/schema`);
+}
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.0.3 whose every $ref resolves and every operation answers something described', () => {
+    expect(document.openapi).toBe('3.0.3');
+    expect(document.servers).toEqual([{ url: 'http://testserver' }]);
+    for (const ref of refsIn(document)) expect(at(document, ref), ref).toBeDefined();
+    const ids = new Set<string>();
+    for (const [path, method, operation] of operationsOf(document)) {
+      const responses = Object.entries(operation.responses as Json);
+      expect(responses.length, `${method} ${path}`).toBeGreaterThan(0);
+      for (const [, response] of responses) expect((at(document, (response as Json).$ref as string) as Json | undefined)?.description ?? (response as Json).description).toBeTruthy();
+      expect(typeof operation.summary === 'string' && typeof operation.description === 'string').toBe(true);
+      expect(ids.has(operation.operationId as string)).toBe(false);
+      ids.add(operation.operationId as string);
+      // A path's {client} is declared as a parameter wherever it appears.
+      const declared = (operation.parameters as Json[]).map((parameter) => at(document, parameter.$ref as string) as Json);
+      expect(declared.some((parameter) => parameter.name === 'client' && parameter.in === 'path')).toBe(path.includes('{client}'));
+    }
+  });
+
+  it("names only operations of allauth's published contract", () => {
+    const published = new Set(operationsOf(reference).map(([path, method]) => `${method} ${path}`));
+    const extra = operationsOf(document).map(([path, method]) => `${method} ${path}`).filter((operation) => !published.has(operation));
+    expect(extra).toEqual([]);
+  });
+
+  it('describes the headers of the contract: the session token and the keys of the mailed links', () => {
+    const headers = Object.values((document.components as { parameters: Record<string, Json> }).parameters).filter((parameter) => parameter.in === 'header');
+    expect(headers.map((header) => header.name).sort()).toEqual(['X-Email-Verification-Key', 'X-Password-Reset-Key', 'X-Session-Token']);
+    expect(((document.paths as Json)['/_allauth/{client}/v1/auth/email/verify'] as { get: { parameters: Json[] } }).get.parameters).toContainEqual({ $ref: '#/components/parameters/EmailVerificationKey' });
+    expect(((document.paths as Json)['/_allauth/{client}/v1/auth/password/reset'] as { get: { parameters: Json[] } }).get.parameters).toContainEqual({ $ref: '#/components/parameters/PasswordResetKey' });
+  });
+
+  it("accepts allauth's own examples of the shared shapes", () => {
+    const examples = (reference.components as { examples: Record<string, { value: Json }> }).examples;
+    const check = (pointer: string, value: unknown) => {
+      const validate = ours(pointer);
+      expect(validate(value), `${pointer}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    };
+    check('#/components/schemas/User', examples.User!.value);
+    check('#/components/schemas/AuthenticatedResponse', examples.AuthenticatedByPassword!.value);
+    check('#/components/schemas/AuthenticatedResponse', examples.AuthenticatedByPasswordAnd2FA!.value);
+    check('#/components/schemas/ReauthenticationResponse', examples.ReauthenticationRequired!.value);
+    check('#/components/schemas/ErrorResponse', examples.InvalidAuthenticatorCode!.value);
+    check('#/components/schemas/ErrorResponse', examples.IncorrectPassword!.value);
+    // The flows Latchkey offers are allauth's; the others (providers, codes by mail) are absent.
+    const flow = ours('#/components/schemas/Flow');
+    const accepted = (entry: Json): boolean => flow(entry);
+    const flows = Object.values(examples).flatMap((example) => ((example.value.data as Json | undefined)?.flows as Json[] | undefined) ?? []);
+    expect(flows.filter(accepted).map((entry) => entry.id)).toEqual(expect.arrayContaining(['login', 'signup', 'verify_email', 'mfa_authenticate', 'reauthenticate', 'mfa_reauthenticate']));
+    const refused = new Set(flows.filter((entry) => !accepted(entry)).map((entry) => entry.id));
+    expect([...refused].sort()).toEqual(['login_by_code', 'provider_redirect', 'provider_signup', 'provider_token']);
+  });
+});
+
+describe.each(testDatabaseKinds())('the served specification on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  /** The app, and every route it registered. */
+  async function setUp(serve: boolean): Promise<{ app: FastifyInstance; routes: string[] }> {
+    latchkey = await createTestLatchkey({ kind, settings: { HEADLESS_SERVE_SPECIFICATION: serve } });
+    const app = Fastify();
+    const routes: string[] = [];
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) routes.push(`${method.toLowerCase()} ${route.url}`);
+    });
+    await app.register(latchkey.plugin, { headless: true });
+    await app.ready();
+    return { app, routes };
+  }
+
+  it('describes exactly the routes the server registers, for both clients', async () => {
+    const { app, routes } = await setUp(true);
+    const served = routes.filter((route) => /^(get|post|put|patch|delete) \/_allauth\/(browser|app)\//.test(route)).sort();
+    const described = operationsOf(document)
+      .flatMap(([path, method]) => (path.includes('{client}') ? ['browser', 'app'].map((client) => `${method} ${path.replace('{client}', client)}`) : [`${method} ${path}`]))
+      .sort();
+    expect(described).toEqual(served);
+    await app.close();
+  });
+
+  it('serves it as JSON, YAML and an HTML page, the same document each time', async () => {
+    const { app } = await setUp(true);
+    const json = await app.inject({ url: '/_allauth/openapi.json', headers: { host: 'testserver' } });
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json.headers['cache-control']).toBe('public, max-age=300');
+    expect(json.json()).toEqual(headlessOpenApiDocument(latchkey.settings));
+    const yaml = await app.inject({ url: '/_allauth/openapi.yaml', headers: { host: 'testserver' } });
+    expect(yaml.statusCode).toBe(200);
+    expect(yaml.headers['content-type']).toBe('application/yaml; charset=utf-8');
+    expect(parse(yaml.body)).toEqual(json.json());
+
+    const html = await app.inject({ url: '/_allauth/openapi.html', headers: { host: 'testserver' } });
+    expect(html.statusCode).toBe(200);
+    expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(html.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(html.body).not.toMatch(/<script|\sstyle=|<style|https?:\/\/(?!testserver)[a-z]/i);
+    for (const [path, method] of operationsOf(document)) expect(html.body).toContain(`<code>${method.toUpperCase()} ${path}</code>`);
+    // The stylesheet it links to is served.
+    expect((await app.inject({ url: '/static/latchkey/latchkey.css', headers: { host: 'testserver' } })).statusCode).toBe(200);
+    await app.close();
+  });
+
+  it('answers 404 for all three when HEADLESS_SERVE_SPECIFICATION is off', async () => {
+    const { app } = await setUp(false);
+    for (const name of ['openapi.json', 'openapi.yaml', 'openapi.html']) {
+      const response = await app.inject({ url: `/_allauth/${name}`, headers: { host: 'testserver' } });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({ status: 404 });
+    }
+    await app.close();
+  });
+
+  describe.each(['browser', 'app'] as const)('%s client', (client) => {
+    it("describes the server's real answers: each status is listed and each body fits its schema", async () => {
+      const { app } = await setUp(true);
+      await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+      const api = new HeadlessTestClient(app, client, latchkey);
+      const checked: string[] = [];
+      const check = async (response: Promise<HeadlessResponse>, method: string, path: string) => {
+        const { status, body } = await response;
+        const validate = responseValidator(`/_allauth/{client}/v1${path}`, method, status);
+        expect(validate, `${method} ${path} ${status} is not described`).toBeDefined();
+        expect(validate!(body), `${method} ${path} ${status}: ${ajv.errorsText(validate!.errors)}`).toBe(true);
+        checked.push(`${method} ${path} ${status}`);
+      };
+      await check(api.get('/config'), 'get', '/config');
+      await check(api.get('/auth/session'), 'get', '/auth/session');
+      await check(api.post('/auth/login', { username: 'ada', password: 'wrong password' }), 'post', '/auth/login');
+      await check(api.post('/auth/password/request', { email: 'ada@example.com' }), 'post', '/auth/password/request');
+      await check(api.get('/auth/password/reset', { headers: { 'x-password-reset-key': 'nope' } }), 'get', '/auth/password/reset');
+      await check(api.get('/auth/email/verify', { headers: { 'x-email-verification-key': 'nope' } }), 'get', '/auth/email/verify');
+      await check(api.post('/auth/login', { username: 'ada', password: PASSWORD }), 'post', '/auth/login');
+      await check(api.post('/auth/login', { username: 'ada', password: PASSWORD }), 'post', '/auth/login');
+      await check(api.get('/auth/session'), 'get', '/auth/session');
+      await check(api.get('/account/email'), 'get', '/account/email');
+      await check(api.get('/auth/sessions'), 'get', '/auth/sessions');
+      await check(api.get('/account/authenticators'), 'get', '/account/authenticators');
+      await check(api.get('/account/authenticators/totp'), 'get', '/account/authenticators/totp');
+      await check(api.delete('/auth/session'), 'delete', '/auth/session');
+      expect(checked).toEqual(expect.arrayContaining(['post /auth/login 400', 'post /auth/login 200', 'post /auth/login 409', 'get /auth/session 401', 'get /account/authenticators/totp 404']));
+      await app.close();
+    });
+  });
+});

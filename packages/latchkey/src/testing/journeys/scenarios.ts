@@ -1,0 +1,312 @@
+/**
+ * Account journeys as one list, written once and run through every front door Latchkey has: the
+ * HTML pages and the headless API (browser and app clients). A scenario says what a person does
+ * and what they see, in words no front door owns ('signed_in', refused('invalid_credentials'));
+ * each driver turns its own answers (redirects and form errors, or statuses, flows and error
+ * codes) into those words. The same journey giving different outcomes through two doors means one
+ * door has a rule, or lacks one, that the flows do not: the defect this list exists to catch.
+ */
+import { createUser, deactivateUser } from '../../account/users.js';
+import type { SettingValues } from '../../config/settings.js';
+import type { User } from '../../storage/ports.js';
+import type { TestLatchkey } from '../latchkey.js';
+import { activateTotpFor, type ActivatedTotp } from '../mfa.js';
+import { refused, type JourneyDriver } from './driver.js';
+
+export interface ScenarioContext {
+  latchkey: TestLatchkey;
+  driver: JourneyDriver;
+  /** A further browser or device, the same one every time for a name. */
+  device: (name: string) => JourneyDriver;
+  /** What the scenario's `given` set up. */
+  given: Given;
+}
+
+export interface Given {
+  users: Record<string, User>;
+  totp?: ActivatedTotp;
+}
+
+export interface Step {
+  does: string;
+  /** What the step gives: an outcome, what the person sees, or a count the test reads. */
+  run: (context: ScenarioContext) => unknown;
+  expect: unknown;
+}
+
+export interface Scenario {
+  name: string;
+  settings?: Partial<SettingValues>;
+  /** The accounts (and authenticators) the journey starts from, made through the flows. */
+  given?(latchkey: TestLatchkey): Promise<Given>;
+  steps: Step[];
+}
+
+function step(does: string, run: (context: ScenarioContext) => unknown, expected: unknown): Step {
+  return { does, run, expect: expected };
+}
+
+export const PASSWORD = 'a long enough passphrase';
+export const NEW_PASSWORD = 'another fine passphrase';
+const ADA_EMAIL = 'ada@example.com';
+
+/** The latest mail to `to` carrying a link of this kind, and the key in it (as a person would copy it). */
+export function mailedKey(latchkey: TestLatchkey, to: string, kind: 'confirmation' | 'reset'): string {
+  const pattern = kind === 'confirmation' ? /\/accounts\/confirm-email\/([^/\s]+)\// : /\/accounts\/password\/reset\/key\/([^/\s]+)\//;
+  for (const mail of [...latchkey.mailer.outbox].reverse()) {
+    if (!mail.to.includes(to)) continue;
+    const match = pattern.exec(mail.text);
+    if (match) return decodeURIComponent(match[1]!);
+  }
+  throw new Error(`No ${kind} mail to ${to}; the outbox holds: ${latchkey.mailer.outbox.map((mail) => `${mail.to.join(',')}: ${mail.subject}`).join(' | ')}`);
+}
+
+/** How many mails went to `to`. */
+function mailsTo(latchkey: TestLatchkey, to: string): number {
+  return latchkey.mailer.outbox.filter((mail) => mail.to.includes(to)).length;
+}
+
+function accountCount(latchkey: TestLatchkey): Promise<number> {
+  return latchkey.deps.store.users.count();
+}
+
+/** Ada, with a password and (unless told otherwise) a verified address. */
+async function givenAda(latchkey: TestLatchkey, options: { verified?: boolean } = {}): Promise<Given> {
+  const ada = await createUser(latchkey.deps, { username: 'ada', email: ADA_EMAIL, password: PASSWORD, emailVerified: options.verified ?? true });
+  return { users: { ada } };
+}
+
+async function givenAdaWithTotp(latchkey: TestLatchkey): Promise<Given> {
+  const given = await givenAda(latchkey);
+  return { ...given, totp: await activateTotpFor(latchkey, given.users.ada!) };
+}
+
+function totpOf(context: ScenarioContext): ActivatedTotp {
+  if (!context.given.totp) throw new Error('This scenario set up no authenticator app.');
+  return context.given.totp;
+}
+
+/** A six-digit code that is certainly not the one the app shows now: each digit moved by one. */
+function wrongCode(code: string): string {
+  return [...code].map((digit) => String((Number(digit) + 1) % 10)).join('');
+}
+
+const GRACE = { email: 'grace@example.com', username: 'grace', password: PASSWORD };
+const signedInAs = (name: string | null) => step(`sees who is signed in`, ({ driver }) => driver.currentUser(), name);
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'signup under optional verification signs in at once and mails a link',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'optional' },
+    steps: [
+      step('signs up', ({ driver }) => driver.signup(GRACE), 'signed_in'),
+      signedInAs('grace'),
+      step('lists the new address, unverified', ({ driver }) => driver.listEmails(), [{ email: GRACE.email, verified: false, primary: true }]),
+      step('finds a confirmation mail', ({ latchkey }) => mailsTo(latchkey, GRACE.email), 1),
+      step('confirms it from the mail', ({ driver, latchkey }) => driver.confirmEmail(mailedKey(latchkey, GRACE.email, 'confirmation')), 'email_confirmed'),
+      step('lists the address, verified', ({ driver }) => driver.listEmails(), [{ email: GRACE.email, verified: true, primary: true }]),
+    ],
+  },
+  {
+    name: 'signup under mandatory verification waits for the mailed link, then login',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+    steps: [
+      step('signs up', ({ driver }) => driver.signup(GRACE), 'verification_sent'),
+      signedInAs(null),
+      step('logs in before confirming', ({ driver }) => driver.login('grace', PASSWORD), 'verify_email'),
+      signedInAs(null),
+      step('confirms from the mail in another browser', ({ device, latchkey }) => device('phone').confirmEmail(mailedKey(latchkey, GRACE.email, 'confirmation')), 'email_confirmed'),
+      step('is not signed in over there', ({ device }) => device('phone').currentUser(), null),
+      step('logs in over there', ({ device }) => device('phone').login('grace', PASSWORD), 'signed_in'),
+      step('is signed in as grace over there', ({ device }) => device('phone').currentUser(), 'grace'),
+    ],
+  },
+  {
+    name: 'signup is refused while signup is closed, and nothing is created',
+    settings: { ACCOUNT_ALLOW_REGISTRATION: false },
+    steps: [
+      step('signs up', ({ driver }) => driver.signup(GRACE), refused('signup_closed')),
+      signedInAs(null),
+      step('counts the accounts', ({ latchkey }) => accountCount(latchkey), 0),
+      step('finds no mail', ({ latchkey }) => latchkey.mailer.outbox.length, 0),
+    ],
+  },
+  {
+    name: 'under mandatory verification, signing up with a taken address looks like a new signup',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('signs up with a new address', ({ driver }) => driver.signup(GRACE), 'verification_sent'),
+      step('signs up with ada’s address in another browser', ({ device }) => device('attacker').signup({ email: ADA_EMAIL, username: 'mallory', password: PASSWORD }), 'verification_sent'),
+      step('is not signed in there', ({ device }) => device('attacker').currentUser(), null),
+      step('counts the accounts (ada and grace only)', ({ latchkey }) => accountCount(latchkey), 2),
+      step('ada is told by mail, grace gets her link', ({ latchkey }) => [mailsTo(latchkey, ADA_EMAIL), mailsTo(latchkey, GRACE.email)], [1, 1]),
+      step('ada still logs in with her own password', ({ device }) => device('ada').login('ada', PASSWORD), 'signed_in'),
+    ],
+  },
+  {
+    name: 'login with the right password, by username or by address',
+    settings: { ACCOUNT_LOGIN_METHODS: ['username', 'email'] },
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      signedInAs(null),
+      step('logs in by username', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+      signedInAs('ada'),
+      step('logs in by address on another device', ({ device }) => device('phone').login('ADA@example.com', PASSWORD), 'signed_in'),
+      step('is signed in there too', ({ device }) => device('phone').currentUser(), 'ada'),
+    ],
+  },
+  {
+    name: 'a wrong password and an unknown user get one and the same refusal',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('logs in with a wrong password', ({ driver }) => driver.login('ada', 'not the passphrase'), refused('invalid_credentials')),
+      step('logs in as nobody', ({ driver }) => driver.login('nobody', PASSWORD), refused('invalid_credentials')),
+      step('logs in with an unknown address', ({ driver }) => driver.login('nobody@example.com', PASSWORD), refused('invalid_credentials')),
+      signedInAs(null),
+    ],
+  },
+  {
+    name: 'an inactive account is told so only with the right password',
+    given: async (latchkey) => {
+      const given = await givenAda(latchkey);
+      await deactivateUser(latchkey.deps, given.users.ada!);
+      return given;
+    },
+    steps: [
+      step('logs in with a wrong password', ({ driver }) => driver.login('ada', 'not the passphrase'), refused('invalid_credentials')),
+      step('logs in with the right password', ({ driver }) => driver.login('ada', PASSWORD), 'inactive'),
+      signedInAs(null),
+    ],
+  },
+  {
+    name: 'a login stopped at verify_email finishes when the mailed link is confirmed in the same browser',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+    given: (latchkey) => givenAda(latchkey, { verified: false }),
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'verify_email'),
+      signedInAs(null),
+      step('confirms from the mail', ({ driver, latchkey }) => driver.confirmEmail(mailedKey(latchkey, ADA_EMAIL, 'confirmation')), 'signed_in'),
+      signedInAs('ada'),
+      step('uses the link again', ({ device, latchkey }) => device('later').confirmEmail(mailedKey(latchkey, ADA_EMAIL, 'confirmation')), refused('invalid_key')),
+    ],
+  },
+  {
+    name: 'a login stopped at verify_email, confirmed in another browser, then a login there',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+    given: (latchkey) => givenAda(latchkey, { verified: false }),
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'verify_email'),
+      step('confirms in another browser', ({ device, latchkey }) => device('phone').confirmEmail(mailedKey(latchkey, ADA_EMAIL, 'confirmation')), 'email_confirmed'),
+      step('is not signed in over there', ({ device }) => device('phone').currentUser(), null),
+      step('logs in over there', ({ device }) => device('phone').login('ada', PASSWORD), 'signed_in'),
+      step('is signed in as ada over there', ({ device }) => device('phone').currentUser(), 'ada'),
+    ],
+  },
+  {
+    name: 'MFA login with the authenticator app’s code',
+    given: givenAdaWithTotp,
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'mfa_required'),
+      signedInAs(null),
+      step('gives the code', (context) => context.driver.submitCode(totpOf(context).code()), 'signed_in'),
+      signedInAs('ada'),
+    ],
+  },
+  {
+    name: 'MFA login with a recovery code, which then is used up',
+    given: givenAdaWithTotp,
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'mfa_required'),
+      step('gives a recovery code', (context) => context.driver.submitCode(totpOf(context).recoveryCodes[0]!), 'signed_in'),
+      signedInAs('ada'),
+      step('logs in on another device', ({ device }) => device('phone').login('ada', PASSWORD), 'mfa_required'),
+      step('gives the same recovery code there', (context) => context.device('phone').submitCode(totpOf(context).recoveryCodes[0]!), refused('incorrect_code')),
+      step('is not signed in there', ({ device }) => device('phone').currentUser(), null),
+      step('gives the next recovery code there', (context) => context.device('phone').submitCode(totpOf(context).recoveryCodes[1]!), 'signed_in'),
+    ],
+  },
+  {
+    name: 'MFA login with a wrong code is refused and the right one still works',
+    given: givenAdaWithTotp,
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'mfa_required'),
+      step('gives a wrong code', (context) => context.driver.submitCode(wrongCode(totpOf(context).code())), refused('incorrect_code')),
+      signedInAs(null),
+      step('gives the right code', (context) => context.driver.submitCode(totpOf(context).code()), 'signed_in'),
+      signedInAs('ada'),
+    ],
+  },
+  {
+    name: 'logout ends the session',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+      step('logs out', ({ driver }) => driver.logout(), 'signed_out'),
+      signedInAs(null),
+      step('logs out again', ({ driver }) => driver.logout(), 'signed_out'),
+    ],
+  },
+  {
+    name: 'password reset from the mail: the old password is refused, the new one accepted',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('asks for a reset', ({ driver }) => driver.requestPasswordReset(ADA_EMAIL), 'reset_requested'),
+      step('asks for a reset of an unknown address', ({ driver }) => driver.requestPasswordReset('nobody@example.com'), 'reset_requested'),
+      step('finds mail only for ada', ({ latchkey }) => latchkey.mailer.outbox.map((mail) => mail.to), [[ADA_EMAIL]]),
+      step('sets a new password from the mail', ({ driver, latchkey }) => driver.resetPassword(mailedKey(latchkey, ADA_EMAIL, 'reset'), NEW_PASSWORD), 'password_reset'),
+      signedInAs(null),
+      step('uses the link again', ({ device, latchkey }) => device('later').resetPassword(mailedKey(latchkey, ADA_EMAIL, 'reset'), 'yet another passphrase'), refused('invalid_key')),
+      step('logs in with the old password', ({ driver }) => driver.login('ada', PASSWORD), refused('invalid_credentials')),
+      step('logs in with the new password', ({ driver }) => driver.login('ada', NEW_PASSWORD), 'signed_in'),
+    ],
+  },
+  {
+    name: 'a password change keeps this session and ends the others',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+      step('logs in on a phone', ({ device }) => device('phone').login('ada', PASSWORD), 'signed_in'),
+      step('changes the password, giving a wrong current one', ({ driver }) => driver.changePassword('not the passphrase', NEW_PASSWORD), refused('invalid_credentials')),
+      step('changes the password', ({ driver }) => driver.changePassword(PASSWORD, NEW_PASSWORD), 'password_changed'),
+      signedInAs('ada'),
+      step('the phone is signed out', ({ device }) => device('phone').currentUser(), null),
+      step('logs in elsewhere with the old password', ({ device }) => device('laptop').login('ada', PASSWORD), refused('invalid_credentials')),
+      step('logs in elsewhere with the new password', ({ device }) => device('laptop').login('ada', NEW_PASSWORD), 'signed_in'),
+    ],
+  },
+  {
+    name: 'managing addresses needs a recent authentication after 300 s',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('logs in', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+      step('waits five minutes and a second', ({ latchkey }) => latchkey.clock.advance(301_000), undefined),
+      step('adds an address', ({ driver }) => driver.addEmail('second@example.com'), 'reauthentication_required'),
+      step('lists the addresses, unchanged', ({ driver }) => driver.listEmails(), [{ email: ADA_EMAIL, verified: true, primary: true }]),
+      step('reauthenticates with a wrong password', ({ driver }) => driver.reauthenticate('not the passphrase'), refused('invalid_credentials')),
+      step('reauthenticates', ({ driver }) => driver.reauthenticate(PASSWORD), 'reauthenticated'),
+      step('adds the address', ({ driver }) => driver.addEmail('second@example.com'), 'email_added'),
+      step('lists both addresses', ({ driver }) => driver.listEmails(), [
+        { email: ADA_EMAIL, verified: true, primary: true },
+        { email: 'second@example.com', verified: false, primary: false },
+      ]),
+      step('confirms the new one from the mail', ({ driver, latchkey }) => driver.confirmEmail(mailedKey(latchkey, 'second@example.com', 'confirmation')), 'email_confirmed'),
+      step('makes it primary', ({ driver }) => driver.makePrimary('second@example.com'), 'primary_changed'),
+      step('removes the old one', ({ driver }) => driver.removeEmail(ADA_EMAIL), 'email_removed'),
+      step('lists the one left', ({ driver }) => driver.listEmails(), [{ email: 'second@example.com', verified: true, primary: true }]),
+    ],
+  },
+  {
+    name: 'too many wrong passwords lock the account, even for the right one, until the window passes',
+    settings: { ACCOUNT_LOGIN_METHODS: ['username', 'email'] },
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      ...Array.from({ length: 5 }, (_, index) => step(`logs in with wrong password ${index + 1}`, ({ driver }) => driver.login('ada', `wrong passphrase ${index}`), refused('invalid_credentials'))),
+      step('logs in with the right password', ({ driver }) => driver.login('ada', PASSWORD), refused('rate_limited')),
+      step('logs in by address with the right password', ({ driver }) => driver.login('Ada@Example.com', PASSWORD), refused('rate_limited')),
+      signedInAs(null),
+      step('waits five minutes', ({ latchkey }) => latchkey.clock.advance(5 * 60_000 + 1000), undefined),
+      step('logs in with the right password', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+    ],
+  },
+];

@@ -1,0 +1,91 @@
+import type { ClientInfo } from '../../account/events.js';
+import { continueLoginWithCode, loginWithPassword, type LoginMethod, type LoginResult } from '../../account/flows/login.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { User } from '../../storage/ports.js';
+import { issueApiToken } from '../api-tokens.js';
+
+export interface ObtainTokenInput {
+  /** The username, or the email in projects that log in by email (DRF's `username` field). */
+  login: string;
+  password: string;
+  /** The second factor's code (TOTP or recovery code), required when the user has one. */
+  code: string;
+  client: ClientInfo;
+}
+
+/** DRF's refusal of credentials, word for word (CONTRACT.md): clients may match on it. */
+export const TOKEN_INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
+export const TOKEN_EMAIL_UNVERIFIED = 'Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.';
+export const TOKEN_CODE_REQUIRED = 'Two-factor authentication is on for this account: send its code in "code".';
+
+function invalidCredentials(cause?: unknown): LatchkeyError {
+  return new LatchkeyError('invalid_credentials', TOKEN_INVALID_CREDENTIALS, cause === undefined ? {} : { cause });
+}
+
+/** The login flow's refusal of the credentials, in DRF's words; every other outcome as it is. */
+async function withTokenWording<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isLatchkeyError(error, 'invalid_credentials')) throw invalidCredentials(error);
+    throw error;
+  }
+}
+
+/**
+ * Where a login that did not end in `authenticated` leaves a token request. An inactive account
+ * gets the same refusal as a wrong password, as DRF gives it: the answer must not tell someone
+ * who has the password (or is guessing it) that the account exists but is switched off.
+ * Unverified email is said plainly, as on every other login path: only the right password gets
+ * that far.
+ */
+function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }> | undefined): LatchkeyError {
+  if (result?.status === 'stopped' && result.stage === 'verify_email') return new LatchkeyError('email_unverified', TOKEN_EMAIL_UNVERIFIED);
+  // 'inactive', or undefined: the password changed (or the account went) between the two steps.
+  return invalidCredentials();
+}
+
+/**
+ * POST /api/auth-token/: a login like any other, that ends in the user's API token instead of a
+ * session. It runs the login flow itself (loginWithPassword), so the login rate limits, the
+ * one-hash rule for unknown accounts, the generic refusal and every login stage apply unchanged:
+ * an unverified account (under mandatory verification) is stopped, and a user with a second
+ * factor must send its code along, since a token client has no pending state to come back to.
+ *
+ * Throws LatchkeyError 'invalid_credentials' (wrong or missing credentials, unknown or inactive
+ * account: one message for all), 'rate_limited', 'email_unverified', 'invalid_input' with
+ * reason 'mfa_required' (param 'code': MFA is on and no code was sent), or 'incorrect_code' (the
+ * code is wrong; counted against login_failed like a wrong password).
+ *
+ * The same key comes back on every call until the token is deleted, as DRF does.
+ */
+export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput): Promise<{ user: User; key: string }> {
+  let result: LoginResult | undefined = await withTokenWording(loginWithPassword(deps, { login: input.login, password: input.password, client: input.client }));
+  if (result.status === 'stopped' && result.stage === 'mfa_authenticate') {
+    if (input.code.trim() === '') {
+      throw new LatchkeyError('invalid_input', TOKEN_CODE_REQUIRED, { param: 'code', reason: 'mfa_required' });
+    }
+    // No trust cookie is passed: "trust this browser" is for browsers, and a token client is not one.
+    result = await withTokenWording(continueLoginWithCode(deps, result.pending, input.code, { client: input.client }));
+  }
+  if (result?.status !== 'authenticated') throw refusalOf(result);
+  const { user, method } = result;
+  const key = await issueApiToken(deps, user, input.client).catch((error: unknown) => {
+    // The account was deleted after the password was checked: as if it had never been there.
+    throw isLatchkeyError(error, 'not_found') ? invalidCredentials(error) : error;
+  });
+  await recordTokenLogin(deps, user, input.client, method);
+  return { user, key };
+}
+
+/**
+ * What a token login leaves behind: an audit record with the method, as user_logged_in has. It is
+ * not a user_logged_in, and last_login is not touched: DRF's obtain_auth_token does not call
+ * Django's login() either, since no session begins (a script fetching its token on every run would
+ * otherwise make last_login say nothing about the person). Projects that want to hear of token
+ * logins subscribe to api_token_obtained.
+ */
+async function recordTokenLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, method: LoginMethod): Promise<void> {
+  await deps.events.emit('api_token_obtained', user.id, client, { method });
+}
