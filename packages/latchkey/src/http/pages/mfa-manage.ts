@@ -28,12 +28,17 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     return { user: result.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
   }
 
-  /** The response to a refusal every MFA page shares, or undefined when the page shows it itself. */
-  async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
-    if (isLatchkeyError(error, 'reauthentication_required')) return (await requireRecentAuthentication(page, request, reply))?.response;
+  /**
+   * The response to a refusal every MFA page shares, or undefined when the page shows it itself.
+   * Wrapped in `{ response }` for the reason requireRecentAuthentication gives: a bare reply
+   * returned from an async function is awaited as a thenable, resolves to undefined once sent, and
+   * the caller would go on to render (and save session state) after the redirect went out.
+   */
+  async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
+    if (isLatchkeyError(error, 'reauthentication_required')) return requireRecentAuthentication(page, request, reply);
     if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
       await flash(page, request, reply, { level: 'info', text: error.message });
-      return redirect(reply, MFA_INDEX);
+      return { response: redirect(reply, MFA_INDEX) };
     }
     return undefined;
   }
@@ -43,8 +48,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     try {
       return await work();
     } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
+      const refusal = await commonRefusal(request, reply, error);
+      if (refusal) return refusal.response;
       throw error;
     }
   }
@@ -74,8 +79,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
       return await renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, qr_svg: setup.qrSvg, secret: setup.secret, totp_url: setup.totpUrl, form }, status);
     } catch (error) {
       if (isLatchkeyError(error, 'email_unverified')) return renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, unverified: true }, status === 200 ? 200 : 400);
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
+      const refusal = await commonRefusal(request, reply, error);
+      if (refusal) return refusal.response;
       throw error;
     }
   }
@@ -96,8 +101,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
     try {
       result = await activateTotp(page.deps, { ...auth, client: clientOf(request), pending: await pendingSecret(request), code });
     } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
+      const refusal = await commonRefusal(request, reply, error);
+      if (refusal) return refusal.response;
       return showActivation(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await keepPendingSecret(request, reply, undefined);
@@ -178,8 +183,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
       const { notification } = await regenerateRecoveryCodes(page.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'recovery codes notice');
     } catch (error) {
-      const response = await commonRefusal(request, reply, error);
-      if (response) return response;
+      const refusal = await commonRefusal(request, reply, error);
+      if (refusal) return refusal.response;
       return showGenerate(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await flash(page, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
