@@ -113,7 +113,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
     const person = await Person.open(journey.browser, journey.site);
     await person.signIn(eve.username, eve.password, { remember: false });
     expect((await person.sessionCookie())?.expires).toBe(-1);
-    // LOGIN_REDIRECT is the site's home page: the message is read there, and only there.
+    // LOGIN_REDIRECT_URL is the site's home page: the message is read there, and only there.
     expect(await person.messages()).toEqual([`Successfully signed in as ${eve.username}.`]);
     await person.visit('/accounts/email/', 'email-page');
     expect(await person.messages()).toEqual([]);

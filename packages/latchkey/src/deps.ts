@@ -1,4 +1,5 @@
 import type { AccountAdapter } from './account/adapter.js';
+import type { SocialAccountAdapter } from './account/social-adapter.js';
 import type { AccountEvents } from './account/events.js';
 import type { PasswordHashing } from './account/passwords/index.js';
 import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
@@ -25,6 +26,8 @@ export interface LatchkeyDeps {
   sessions: SessionService;
   /** The project's hook points (account/adapter.ts). */
   adapter: AccountAdapter;
+  /** The project's hook points for social sign-in (account/social-adapter.ts). */
+  socialAdapter: SocialAccountAdapter;
   /** Publishes account events and writes the audit trail. */
   events: AccountEvents;
   rateLimits: RateLimiter;

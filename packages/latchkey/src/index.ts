@@ -6,6 +6,7 @@ export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export type { LatchkeyDeps } from './deps.js';
 export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
 export { AccountAdapter } from './account/adapter.js';
+export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './account/social-adapter.js';
 export { createUser, setUserPassword, deactivateUser, checkPassword, cleanName, NAME_MAX_LENGTH, type CreateUserInput } from './account/users.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';

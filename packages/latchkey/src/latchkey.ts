@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
+import { SocialAccountAdapter } from './account/social-adapter.js';
 import { AccountEvents } from './account/events.js';
 import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -15,7 +16,7 @@ import { allowedHostsGuard } from './http/allowed-hosts.js';
 import { csrfOptionsFrom, csrfToken } from './http/csrf.js';
 import { isInsideLatchkeyScope, latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
 import { RequestSessions } from './http/request-session.js';
-import { renderPage, type PageDeps } from './http/pages/page.js';
+import { flash, renderPage, type FlashMessage, type PageDeps } from './http/pages/page.js';
 import { createMailer, type Mailer } from './mail/index.js';
 import { SessionService } from './sessions/session-service.js';
 import { openDatabase, type Database } from './storage/database.js';
@@ -28,6 +29,11 @@ export interface CreateLatchkeyOptions {
   mailer?: Mailer;
   /** The project's account adapter (its users/adapters.ts); the default follows the settings. */
   adapter?: AccountAdapter;
+  /**
+   * The project's social account adapter (its users/adapters.ts): who may sign up through a
+   * provider and what the new user's fields are. The social sign-in flows ask it.
+   */
+  socialAdapter?: SocialAccountAdapter;
   /** The project's template folders, searched before the library's (override a template by path). */
   templateDirs?: readonly string[];
   /** An open database to use instead of opening DATABASE_URL (tests pass a fresh schema). Closed by close(). */
@@ -59,8 +65,11 @@ export interface Latchkey {
   /**
    * Renders one of the project's pages with Latchkey's layout, flash messages, user and CSRF
    * token, as the account pages are; for routes registered inside `plugin` (its routes option).
+   * `status` is 200 unless given (a refused form answers 400).
    */
-  renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>): Promise<FastifyReply>;
+  renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
+  /** Queues a message for the next page the person sees ("Information successfully updated."), as Django's messages. */
+  flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
   /** Closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
 }
@@ -131,6 +140,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     mailer,
     sessions,
     adapter: options.adapter ?? new AccountAdapter(settings),
+    socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
     events: new AccountEvents(database.store.auditLog, clock),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,
@@ -158,9 +168,12 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
       insideOnly(request, 'csrfToken');
       return csrfToken(request, reply, csrfOptionsFrom(settings));
     },
-    renderPage(request, reply, template, context = {}) {
+    renderPage(request, reply, template, context = {}, status = 200) {
       insideOnly(request, 'renderPage');
-      return renderPage(page, request, reply, template, context);
+      return renderPage(page, request, reply, template, context, status);
+    },
+    flash(request, reply, message) {
+      return flash(page, request, reply, message);
     },
     async close() {
       await deps.background.idle();

@@ -13,6 +13,9 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   PORT: 8000,
   TRUST_PROXY_HOPS: 0,
   ADMIN_FORCE_ALLAUTH: false,
+  // Where a login without a safe `next`, and a logout, land: the home page, as in allauth.
+  LOGIN_REDIRECT_URL: '/',
+  LOGOUT_REDIRECT_URL: '/',
   ACCOUNT_ALLOW_REGISTRATION: true,
   ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
   ACCOUNT_EMAIL_SUBJECT_PREFIX: null,

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isSafeRedirect } from '../http/safe-redirect.js';
 import { loadSettings, type ProjectSettings } from './load.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'Acme', DOMAIN_NAME: 'acme.example' };
@@ -214,5 +215,51 @@ describe('the headless settings', () => {
     expect(loadError({ LATCHKEY_HEADLESS_FRONTEND_URLS: '{"account_login":"https://app.example.com/"}' })).toContain('LATCHKEY_HEADLESS_FRONTEND_URLS=');
     expect(loadError({ LATCHKEY_CORS_ALLOWED_ORIGINS: 'https://app.example.com/' })).toContain('LATCHKEY_CORS_ALLOWED_ORIGINS=');
     expect(loadError({ LATCHKEY_CORS_ALLOWED_ORIGINS: '*' })).toContain('LATCHKEY_CORS_ALLOWED_ORIGINS=');
+  });
+});
+
+describe('the redirect settings', () => {
+  it("default to the home page, like allauth's", () => {
+    expect(load({})).toMatchObject({ LOGIN_REDIRECT_URL: '/', LOGOUT_REDIRECT_URL: '/' });
+    expect(load(productionEnv)).toMatchObject({ LOGIN_REDIRECT_URL: '/', LOGOUT_REDIRECT_URL: '/' });
+  });
+
+  it('accept a path on this site, from the environment or the project file', () => {
+    expect(load({ LATCHKEY_LOGIN_REDIRECT_URL: '/users/~redirect/', LATCHKEY_LOGOUT_REDIRECT_URL: '/accounts/login/?from=logout' })).toMatchObject({
+      LOGIN_REDIRECT_URL: '/users/~redirect/',
+      LOGOUT_REDIRECT_URL: '/accounts/login/?from=logout',
+    });
+    expect(load({}, { base: { LOGIN_REDIRECT_URL: '/users/~redirect/', LOGOUT_REDIRECT_URL: '/bye/' } })).toMatchObject({
+      LOGIN_REDIRECT_URL: '/users/~redirect/',
+      LOGOUT_REDIRECT_URL: '/bye/',
+    });
+  });
+
+  it('refuse anything a browser could follow to another site, and relative paths, in one line', () => {
+    const allowed = 'use a path on this site starting with one slash, e.g. / or /users/~redirect/.';
+    expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: 'https://evil.example/' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="https://evil.example/" is not allowed: ${allowed}`);
+    expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: '//evil.example/' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="//evil.example/" is not allowed: ${allowed}`);
+    expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: 'relative' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="relative" is not allowed: ${allowed}`);
+    for (const value of ['https://evil.example/', '//evil.example/', 'relative', '/\\evil.example/', '/\t/evil.example', ' /home/', '/%2f/evil.example', '', 'javascript:alert(1)']) {
+      expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: value })).toContain('LATCHKEY_LOGIN_REDIRECT_URL=');
+      expect(loadError({ LATCHKEY_LOGOUT_REDIRECT_URL: value })).toContain('LATCHKEY_LOGOUT_REDIRECT_URL=');
+    }
+    expect(loadError({}, { base: { LOGOUT_REDIRECT_URL: '//evil.example/' } })).toBe(
+      'Setting LOGOUT_REDIRECT_URL="//evil.example/" in the project\'s settings is not allowed: use a path on this site starting with one slash, e.g. / or /accounts/login/.',
+    );
+  });
+
+  it('accept only values that a next parameter could also be, so the fallback is never less safe than next', () => {
+    const candidates = ['/', '/users/~redirect/', '/a?b=c#d', '//x', '/\\x', '/\tx', '/%2Fx', '/%5cx', 'x', 'http://x/', '/ x', '/\u00a0x', '/\u2028x'];
+    const accepted = candidates.filter((value) => {
+      try {
+        load({ LATCHKEY_LOGIN_REDIRECT_URL: value });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(accepted).toEqual(['/', '/users/~redirect/', '/a?b=c#d']);
+    for (const value of accepted) expect(isSafeRedirect(value)).toBe(true);
   });
 });

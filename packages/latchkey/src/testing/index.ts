@@ -1,4 +1,5 @@
-export { startTestSmtpServer } from './smtp.js';
+// The real SMTP server for tests is latchkey/testing/smtp: it needs smtp-server and mailparser,
+// which a project installs only if it tests its mail that way.
 export { createTestDatabase, testDatabaseKinds } from './database.js';
 export { createTestLatchkey, testSettings, type TestLatchkey, type TestLatchkeyOptions } from './latchkey.js';
 export { activateTotpFor, totpCodeAt, type ActivatedTotp } from './mfa.js';

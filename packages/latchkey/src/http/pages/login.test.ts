@@ -113,3 +113,73 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     expect(response.statusCode).toBe(403);
   });
 });
+
+describe.each(testDatabaseKinds())('LOGIN_REDIRECT_URL and LOGOUT_REDIRECT_URL on %s', (kind) => {
+  const LANDING = '/users/~redirect/';
+  const GOODBYE = '/goodbye/';
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  async function setUp(verification: 'mandatory' | 'optional' = 'optional', verified = true) {
+    latchkey = await createTestLatchkey({
+      kind,
+      settings: { ACCOUNT_EMAIL_VERIFICATION: verification, LOGIN_REDIRECT_URL: LANDING, LOGOUT_REDIRECT_URL: GOODBYE },
+    });
+    browser = await PageClient.create(latchkey);
+    return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: verified });
+  }
+  const signedInUserId = async (client: PageClient) => (await latchkey.deps.sessions.load(client.cookies.get('sessionid')))?.userId ?? null;
+
+  it('a login without next lands on LOGIN_REDIRECT_URL, and so does one whose next leaves the site', async () => {
+    const user = await setUp();
+    const response = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(LANDING);
+    expect(await signedInUserId(browser)).toBe(user.id);
+
+    const elsewhere = browser.another();
+    expect((await elsewhere.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: '//evil.com' })).headers.location).toBe(LANDING);
+    // A safe next still wins over the setting.
+    const third = browser.another();
+    expect((await third.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: '/accounts/email/' })).headers.location).toBe('/accounts/email/');
+  });
+
+  it('a signed-in visitor at the login or signup page is sent to LOGIN_REDIRECT_URL', async () => {
+    await setUp();
+    await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    expect((await browser.get('/accounts/login/')).headers.location).toBe(LANDING);
+    expect((await browser.get('/accounts/signup/')).headers.location).toBe(LANDING);
+  });
+
+  it('a signup that signs in lands on LOGIN_REDIRECT_URL', async () => {
+    await setUp();
+    const response = await browser.post('/accounts/signup/', { email: 'grace@example.com', username: 'grace', password1: PASSWORD, password2: PASSWORD });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(LANDING);
+    const grace = await latchkey.deps.store.users.findByUsername('grace');
+    expect(await signedInUserId(browser)).toBe(grace!.id);
+  });
+
+  it('a login finished by confirming the mailed link, without next, lands on LOGIN_REDIRECT_URL', async () => {
+    const user = await setUp('mandatory', false);
+    await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
+    const confirmed = await browser.post(link, {});
+    expect(confirmed.headers.location).toBe(LANDING);
+    expect(await signedInUserId(browser)).toBe(user.id);
+  });
+
+  it('logout lands on LOGOUT_REDIRECT_URL, and so does the logout page for a visitor who is not signed in', async () => {
+    await setUp();
+    await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    const done = await browser.post('/accounts/logout/', {});
+    expect(done.statusCode).toBe(302);
+    expect(done.headers.location).toBe(GOODBYE);
+    expect(await signedInUserId(browser)).toBeNull();
+    expect((await browser.get('/accounts/logout/')).headers.location).toBe(GOODBYE);
+  });
+});

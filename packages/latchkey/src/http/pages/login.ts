@@ -9,9 +9,6 @@ import { clearPendingLogin, startPendingLogin } from '../pending-login.js';
 import { MFA_AUTHENTICATE } from './mfa-authenticate.js';
 import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
 
-export const LOGIN_REDIRECT = '/';
-export const LOGOUT_REDIRECT = '/';
-
 function rememberChoice(page: PageDeps, submitted: string): boolean {
   const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;
   return setting ?? (submitted === 'on' || submitted === 'true' || submitted === '1');
@@ -39,7 +36,7 @@ export async function finishLogin(
   await page.sessions.login(request, reply, result.user, { remember: options.remember, authentications });
   await recordLogin(page.deps, result.user, clientOf(request), result.method);
   await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${result.user.username ?? result.user.email}.` });
-  return redirect(reply, safeRedirectOr(options.next, LOGIN_REDIRECT));
+  return redirect(reply, safeRedirectOr(options.next, page.deps.settings.LOGIN_REDIRECT_URL));
 }
 
 export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void {
@@ -52,7 +49,7 @@ export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void
 
   scope.get('/accounts/login/', async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
     return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form: emptyForm() });
   });
 
@@ -78,7 +75,7 @@ export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
   scope.get('/accounts/logout/', async (request, reply) => {
-    if (!(await page.sessions.currentUser(request))) return redirect(reply, LOGOUT_REDIRECT);
+    if (!(await page.sessions.currentUser(request))) return redirect(reply, page.deps.settings.LOGOUT_REDIRECT_URL);
     return renderPage(page, request, reply, 'account/logout.html', { title: 'Sign out' });
   });
 
@@ -89,6 +86,6 @@ export function registerLoginPages(scope: FastifyInstance, page: PageDeps): void
       await page.deps.events.emit('user_logged_out', user.id, clientOf(request));
       await flash(page, request, reply, { level: 'info', text: 'You have signed out.' });
     }
-    return redirect(reply, LOGOUT_REDIRECT);
+    return redirect(reply, page.deps.settings.LOGOUT_REDIRECT_URL);
   });
 }

@@ -323,6 +323,15 @@ describe.each(testDatabaseKinds())('two-factor authentication pages on %s', (kin
       expect(done.headers.location).toBe('/');
     });
 
+    it('without next, the code leads to LOGIN_REDIRECT_URL when the project sets it', async () => {
+      const totp = await setUpWithTotp({ LOGIN_REDIRECT_URL: '/users/~redirect/' });
+      expect((await login(browser)).headers.location).toBe(AUTHENTICATE);
+      const done = await browser.post(AUTHENTICATE, { code: totp.code() });
+      expect(done.statusCode).toBe(302);
+      expect(done.headers.location).toBe('/users/~redirect/');
+      expect(await signedInUserId(browser)).toBe(ada.id);
+    });
+
     it('a wrong code is refused on the same page, and the login can still finish', async () => {
       const totp = await setUpWithTotp();
       await login(browser);

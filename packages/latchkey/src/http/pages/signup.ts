@@ -3,7 +3,7 @@ import { runLoginStages } from '../../account/flows/login.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { safeRedirectOr } from '../safe-redirect.js';
-import { finishLogin, LOGIN_REDIRECT } from './login.js';
+import { finishLogin } from './login.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
 import { clientOf } from '../request-info.js';
 
@@ -24,7 +24,7 @@ export function registerSignupPages(scope: FastifyInstance, page: PageDeps): voi
 
   scope.get('/accounts/signup/', async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
     if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
     return renderPage(page, request, reply, 'account/signup.html', { ...context(next), form: emptyForm() });
   });
@@ -33,7 +33,7 @@ export function registerSignupPages(scope: FastifyInstance, page: PageDeps): voi
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
     const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || LOGIN_REDIRECT);
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
     const client = clientOf(request);
     try {
       const result = await signup(page.deps, { ...fields, client });
