@@ -1,0 +1,96 @@
+/**
+ * The generation options, as cookiecutter-django names them, with their defaults and rules. The
+ * choices are made once: `username_type` shapes the database schema, `use_drf` decides whether
+ * the project has an API layer at all.
+ */
+
+export type UsernameType = 'username' | 'email';
+
+export interface ProjectOptions {
+  projectName: string;
+  /** The npm package name and the directory-friendly name, derived from the project's name. */
+  projectSlug: string;
+  description: string;
+  authorName: string;
+  domainName: string;
+  email: string;
+  usernameType: UsernameType;
+  /** `use_drf=y`: session and token authentication for /api/, the users API and the headless API. */
+  useDrf: boolean;
+}
+
+/** One question of the generator: its option name (as on cookiecutter's prompt), flag, and default. */
+export interface OptionQuestion {
+  name: string;
+  flag: string;
+  /** The default, given the answers so far (the slug follows the name). */
+  defaultFrom(answers: Readonly<Record<string, string>>): string;
+  /** What a person may answer, shown with the question and in errors; undefined when free text. */
+  allowed?: string;
+}
+
+export const QUESTIONS: readonly OptionQuestion[] = [
+  { name: 'project_name', flag: '--project-name', defaultFrom: () => 'My Awesome Project' },
+  { name: 'project_slug', flag: '--project-slug', defaultFrom: (answers) => slugFrom(answers.project_name ?? '') },
+  { name: 'description', flag: '--description', defaultFrom: (answers) => `${answers.project_name ?? 'A project'}: accounts and authentication by Latchkey.` },
+  { name: 'author_name', flag: '--author-name', defaultFrom: () => 'Your Name' },
+  { name: 'domain_name', flag: '--domain-name', defaultFrom: () => 'example.com' },
+  { name: 'email', flag: '--email', defaultFrom: (answers) => `you@${answers.domain_name ?? 'example.com'}` },
+  { name: 'username_type', flag: '--username-type', defaultFrom: () => 'username', allowed: 'username or email' },
+  { name: 'use_drf', flag: '--use-drf', defaultFrom: () => 'n', allowed: 'y for the API layer, anything else for none' },
+];
+
+/** A refusal of an option's value: one line that names the option and what it allows. */
+export class OptionError extends Error {}
+
+/** "My Awesome Project!" -> "my-awesome-project": lower case, words joined by hyphens (an npm package name). */
+export function slugFrom(projectName: string): string {
+  return projectName
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const EMAIL = /^[^\s@"<>]+@[^\s@"<>]+$/;
+/** Characters that would break out of the strings, comments and markup the values are written into. */
+const UNSAFE_TEXT = /[\p{Cc}`"'\\<>%$]/u;
+
+/** Checks every answer and turns them into options; throws an OptionError for the first bad one. */
+export function optionsFrom(answers: Readonly<Record<string, string>>): ProjectOptions {
+  const text = (name: string, maxLength: number): string => {
+    const value = (answers[name] ?? '').trim();
+    if (value === '') throw new OptionError(`${name} must not be empty.`);
+    if (value.length > maxLength) throw new OptionError(`${name} must be at most ${maxLength} characters.`);
+    if (UNSAFE_TEXT.test(value)) throw new OptionError(`${name} must not contain quotes, backslashes, <, >, %, $, backticks or control characters.`);
+    return value;
+  };
+  const projectSlug = (answers.project_slug ?? '').trim();
+  if (!SLUG.test(projectSlug) || projectSlug.length > 64) {
+    throw new OptionError(
+      `project_slug "${projectSlug}" is not allowed: use lower-case letters, digits and single hyphens, starting with a letter (at most 64 characters), e.g. my-awesome-project.`,
+    );
+  }
+  const domainName = (answers.domain_name ?? '').trim().toLowerCase();
+  if (!DOMAIN.test(domainName)) throw new OptionError(`domain_name "${domainName}" is not allowed: use a domain name such as example.com.`);
+  const email = text('email', 254);
+  if (!EMAIL.test(email)) throw new OptionError(`email "${email}" is not allowed: use an address such as you@example.com.`);
+  const usernameType = (answers.username_type ?? '').trim();
+  if (usernameType !== 'username' && usernameType !== 'email') {
+    throw new OptionError(`username_type "${usernameType}" is not allowed: use username or email.`);
+  }
+  return {
+    projectName: text('project_name', 100),
+    projectSlug,
+    description: text('description', 300),
+    authorName: text('author_name', 100),
+    domainName,
+    email,
+    usernameType,
+    // As the specification says: "y" selects the API layer, and any other value selects none.
+    useDrf: (answers.use_drf ?? '').trim().toLowerCase() === 'y',
+  };
+}

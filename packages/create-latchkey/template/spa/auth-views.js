@@ -1,0 +1,180 @@
+/**
+ * The views for getting in: sign in, sign up, "check your email", a mailed confirmation link,
+ * the two-factor code step of a login, and the "confirm it is you" prompt. Each sends one
+ * request and hands any answer about the session to `app.applyAuth`, which routes on it.
+ */
+import { call, errorMessages, isAuthenticated } from './api.js';
+import { actionButton, form, h } from './dom.js';
+
+/** A 200 with a user or a 401 with flows: an answer about the session, for the router. */
+function isSessionAnswer(answer) {
+  return isAuthenticated(answer) || (answer.status === 401 && answer.meta?.is_authenticated === false);
+}
+
+/** What the person who is signed in (or confirming) is called. */
+export function displayName(user) {
+%% if username %%
+  return String(user?.username ?? user?.display ?? '');
+%% else %%
+  return String(user?.email ?? user?.display ?? '');
+%% endif %%
+}
+
+export function loginView(app, ticket) {
+  const signIn = form({
+    name: 'Sign in',
+    fields: [
+%% if username %%
+      { name: 'login', label: 'Username', autocomplete: 'username', type: 'text' },
+%% else %%
+      { name: 'login', label: 'Email', autocomplete: 'email', type: 'email' },
+%% endif %%
+      { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' },
+    ],
+    submitLabel: 'Sign in',
+    async onSubmit({ login, password }) {
+      // The API takes the identifier under the name of the site's login method.
+      const answer = await call('POST', '/auth/login', { body: { %%username_type%%: login, password } });
+      if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
+      if (answer.status === 409) return void (await app.refreshSession());
+      return errorMessages(answer);
+    },
+  });
+  app.mount(ticket, 'Sign in', signIn, h('p', {}, 'No account yet? ', h('a', { href: '#/signup' }, 'Sign up'), '.'));
+}
+
+/** Whether the site takes new accounts (config's `account.is_open_for_signup`; assumed open when unknown). */
+export function isOpenForSignup(app) {
+  return app.state.config?.account?.is_open_for_signup !== false;
+}
+
+export function signupView(app, ticket) {
+  if (!isOpenForSignup(app)) {
+    app.mount(ticket, 'Sign up', h('p', { id: 'spa-signup-closed' }, 'Sign up is closed on this site.'), h('p', {}, h('a', { href: '#/login' }, 'Sign in')));
+    return;
+  }
+  const signUp = form({
+    name: 'Sign up',
+    fields: [
+      { name: 'email', label: 'Email', type: 'email', autocomplete: 'email' },
+%% if username %%
+      { name: 'username', label: 'Username', autocomplete: 'username' },
+%% endif %%
+      { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password' },
+    ],
+    submitLabel: 'Sign up',
+    async onSubmit(values) {
+      const answer = await call('POST', '/auth/signup', { body: values });
+      if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
+      if (answer.status === 409) return void (await app.refreshSession());
+      if (answer.status === 403) return ['Sign up is closed on this site.'];
+      return errorMessages(answer);
+    },
+  });
+  app.mount(ticket, 'Sign up', signUp, h('p', {}, 'Already have an account? ', h('a', { href: '#/login' }, 'Sign in'), '.'));
+}
+
+/** The step after a signup (or a login) under mandatory verification: the link is in the mail. */
+export function verifyEmailView(app, ticket) {
+  app.mount(
+    ticket,
+    'Verify your email address',
+    h('p', { id: 'spa-verify-email' }, 'We have sent you an email to verify your address. Follow the link in it to finish.'),
+    h('p', {}, h('a', { href: '#/login' }, 'Sign in'), ' with another account, or ', h('a', { href: '#/signup' }, 'sign up'), ' again.'),
+  );
+}
+
+/**
+ * A mailed confirmation key (`#/verify/<key>`): shows what it confirms and changes nothing until
+ * the person presses Confirm, as the site's own confirmation page does. A link a mail scanner
+ * opens must not confirm anything by itself.
+ */
+export async function verifyKeyView(app, ticket, key) {
+  app.loading(ticket);
+  const info = await call('GET', '/auth/email/verify', { headers: { 'X-Email-Verification-Key': key } });
+  if (info.status !== 200) {
+    app.mount(
+      ticket,
+      'Confirm email address',
+      h('p', { id: 'spa-verify-invalid' }, 'This confirmation link has expired or is not valid.'),
+      h('p', {}, h('a', { href: '#/' }, 'Continue')),
+    );
+    return;
+  }
+  const email = String(info.data?.email ?? '');
+  const confirm = form({
+    name: 'Confirm email address',
+    fields: [],
+    submitLabel: 'Confirm',
+    async onSubmit() {
+      const answer = await call('POST', '/auth/email/verify', { body: { key } });
+      // 401 is no failure here: the address is confirmed, and the login (if any) goes on from the flows.
+      if (answer.status === 200 || answer.status === 401) {
+        app.state.messages.push(`You have confirmed ${email}.`);
+        if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
+        return void (await app.refreshSession());
+      }
+      return errorMessages(answer);
+    },
+  });
+  app.mount(
+    ticket,
+    'Confirm email address',
+    h('p', { id: 'spa-verify-info' }, `Please confirm that ${email} is an email address for the account ${displayName(info.data?.user)}.`),
+    confirm,
+  );
+}
+
+/** The two-factor step of a login: a code from the authenticator app, or a recovery code. */
+export function mfaAuthenticateView(app, ticket) {
+  const code = form({
+    name: 'Two-factor authentication',
+    fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'numeric' }],
+    submitLabel: 'Sign in',
+    async onSubmit(values) {
+      const answer = await call('POST', '/auth/2fa/authenticate', { body: values });
+      if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
+      return errorMessages(answer);
+    },
+    after: actionButton('Cancel', async () => app.applyAuth(await call('DELETE', '/auth/session'))),
+  });
+  app.mount(ticket, 'Two-factor authentication', h('p', {}, 'Enter the code your authenticator app shows now, or one of your recovery codes.'), code);
+}
+
+/**
+ * "Confirm it is you", shown when an action answered that the session must prove again who the
+ * person is: the password, or a code when the account has a second factor (the API lists which
+ * in `flows`). `done(true)` once confirmed, `done(false)` when the person cancels.
+ */
+export function reauthenticateView(app, ticket, flows, done) {
+  const ids = flows.map((flow) => flow.id);
+  const cancel = () => {
+    done(false);
+    return Promise.resolve();
+  };
+  const confirmWith = (path) => async (values) => {
+    const answer = await call('POST', path, { body: values });
+    if (isAuthenticated(answer)) {
+      app.state.auth = answer;
+      done(true);
+      return undefined;
+    }
+    if (answer.status === 401) return void (await app.applyAuth(answer));
+    return errorMessages(answer);
+  };
+  const forms = [];
+  if (ids.includes('reauthenticate')) {
+    forms.push(
+      h('p', {}, 'Enter your password to continue.'),
+      form({ name: 'Confirm with password', fields: [{ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' }], submitLabel: 'Confirm', onSubmit: confirmWith('/auth/reauthenticate') }),
+    );
+  }
+  if (ids.includes('mfa_reauthenticate')) {
+    forms.push(
+      h('p', {}, ids.includes('reauthenticate') ? 'Or enter a code from your authenticator app, or a recovery code.' : 'Enter a code from your authenticator app, or a recovery code.'),
+      form({ name: 'Confirm with a code', fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'numeric' }], submitLabel: 'Confirm with code', onSubmit: confirmWith('/auth/2fa/reauthenticate') }),
+    );
+  }
+  if (forms.length === 0) forms.push(h('p', {}, 'This account has no way to confirm it here. Sign out and sign in again.'));
+  app.mount(ticket, 'Confirm it is you', h('p', {}, 'This change needs you to confirm your identity first.'), ...forms, actionButton('Cancel', cancel));
+}

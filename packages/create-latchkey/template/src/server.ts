@@ -1,0 +1,60 @@
+import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
+import { buildApp, TEMPLATE_DIRS } from './app.js';
+import { loadLocalEnvironment } from './config/environment.js';
+import { projectSettings } from './config/settings.js';
+import { AccountAdapter, SocialAccountAdapter } from './users/adapters.js';
+
+/**
+ * `npm start` (production) and `npm run dev` (local): local mode migrates the database first; other modes refuse to start with pending
+ * migrations. A bad setting or an unreachable database ends start-up with one clear line.
+ */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  loadLocalEnvironment();
+  const settings = loadSettings(projectSettings);
+  const latchkey = await createLatchkey({
+    settings,
+    adapter: new AccountAdapter(settings),
+    socialAdapter: new SocialAccountAdapter(settings),
+    templateDirs: TEMPLATE_DIRS,
+    migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
+  });
+  const app = await buildApp(latchkey, { logger: true });
+  await app.listen({ port: settings.PORT, host: settings.HOST });
+
+  // SIGTERM (and Ctrl-C): stop accepting connections, let in-flight requests finish, then close
+  // the database (onClose in buildApp) and exit. A request that hangs cannot hold the process
+  // past the grace period, and a second signal means "now".
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      app.log.warn(`${signal} received again: exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info(`${signal} received: finishing in-flight requests`);
+    setTimeout(() => {
+      app.log.error(`requests still running after ${SHUTDOWN_GRACE_MS / 1000} s: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  if (isLatchkeyError(error)) {
+    process.stderr.write(`Error: ${error.message}\n`);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

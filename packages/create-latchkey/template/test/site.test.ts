@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createUser } from 'latchkey';
+import { createTestLatchkey, type TestLatchkey } from 'latchkey/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { projectSettings } from '../src/config/settings.js';
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+describe('the site in process', () => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  it('serves the home page, naming the signed-in user', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
+    const app = await buildApp(latchkey);
+    const anonymous = await app.inject({ url: '/', headers: { host: 'testserver' } });
+    expect(anonymous.statusCode).toBe(200);
+    expect(anonymous.body).toContain('<h1>Test Site</h1>');
+    expect(anonymous.body).toContain('You are not signed in.');
+
+%% if username %%
+    const user = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: null, emailVerified: true });
+%% else %%
+    const user = await createUser(latchkey.deps, { email: 'ada@example.com', password: null, emailVerified: true });
+%% endif %%
+    const session = await latchkey.deps.sessions.create({ userId: user.id });
+    const signedIn = await app.inject({ url: '/', headers: { host: 'testserver' }, cookies: { sessionid: session.id } });
+%% if username %%
+    expect(signedIn.body).toContain('Signed in as ada.');
+%% else %%
+    expect(signedIn.body).toContain('Signed in as ada@example.com.');
+%% endif %%
+    expect(signedIn.headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses a Host header outside ALLOWED_HOSTS', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    const app = await buildApp(latchkey);
+    expect((await app.inject({ url: '/', headers: { host: 'evil.example' } })).statusCode).toBe(400);
+  });
+
+  it('on close, finishes the request in flight, then closes the database', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    const app = await buildApp(latchkey);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    app.get('/slow', async () => {
+      started();
+      await released;
+      return { finished: true };
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const inFlight = fetch(`${address}/slow`, { headers: { host: 'localhost' } });
+    await handlerStarted;
+    const closing = app.close();
+    release();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ finished: true });
+    await closing;
+    await expect(latchkey.deps.store.users.count()).rejects.toThrow();
+  });
+});
+
+interface RunningServer {
+  exited: Promise<{ code: number | null; stderr: string; stdout: string }>;
+  url: Promise<string>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/**
+ * Runs the server as `npm run dev` and `npm start` do (tsx src/server.ts), as a separate process.
+ * Without npm in between, the exit status seen is the server's own.
+ */
+function startServer(mode: 'local' | 'production', env: Record<string, string>): RunningServer {
+  const child = spawn(process.execPath, [createRequire(import.meta.url).resolve('tsx/cli'), 'src/server.ts'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: mode === 'local' ? 'development' : 'production', PORT: '0', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  let resolveUrl!: (url: string) => void;
+  const url = new Promise<string>((resolve) => (resolveUrl = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+    if (match) resolveUrl(match[1]!);
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr, stdout })),
+  );
+  return { exited, url, kill: (signal) => child.kill(signal) };
+}
+
+describe('the server, as npm run dev and npm start run it', () => {
+  it('in local mode migrates and serves the home page from SQLite, and on SIGTERM exits cleanly with the database closed', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'lk-site-'));
+    const database = join(directory, 'db.sqlite3');
+    const server = startServer('local', { DATABASE_URL: `sqlite:${database}` });
+    const url = await Promise.race([server.url, server.exited.then((result) => Promise.reject(new Error(result.stderr)))]);
+    const response = await fetch(`${url}/`, { headers: { host: 'localhost:8000' } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<h1>%%project_name%%</h1>');
+    expect(existsSync(`${database}-wal`)).toBe(true);
+    server.kill('SIGTERM');
+    const result = await server.exited;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('SIGTERM received');
+    // SQLite removes the write-ahead log when the last connection closes cleanly.
+    expect(existsSync(`${database}-wal`)).toBe(false);
+  });
+
+  it('fails with one clear line and a non-zero exit when PostgreSQL is unreachable', async () => {
+    const server = startServer('local', { DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/app', LATCHKEY_SECRET_KEY: 'test-only-secret-key' });
+    const result = await server.exited;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: .*127\.0\.0\.1:1.*\n$/);
+    expect(result.stderr).not.toContain('secret');
+  });
+
+  it('in production refuses to start without its required settings', async () => {
+    const server = startServer('production', {});
+    const result = await server.exited;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'Error: Production needs these environment variables: LATCHKEY_SECRET_KEY, DATABASE_URL, EMAIL_URL, LATCHKEY_ADMIN_URL.\n',
+    );
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The generator's promise, checked the way a person would: every combination of username_type and
+ * use_drf generates a project that installs (against this workspace's packages), type-checks,
+ * lints, passes its own tests, starts, and answers as its options say.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateLinkedProject, run } from './projects.js';
+
+const COMBINATIONS = [
+  { username_type: 'username', use_drf: 'y' },
+  { username_type: 'email', use_drf: 'y' },
+  { username_type: 'username', use_drf: 'n' },
+  { username_type: 'email', use_drf: 'n' },
+] as const;
+
+/** Bare module names a file imports ('fastify', '@fastify/static', 'node:fs' excluded). */
+function importedPackages(source: string): string[] {
+  const names = [...source.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((match) => match[1]!);
+  return names.filter((name) => !name.startsWith('node:')).map((name) => (name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]!));
+}
+
+/** Starts `npm run dev` on a free port with a database in the project; resolves with its URL. */
+async function startDev(directory: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn('npm', ['run', 'dev', '--silent'], { cwd: directory, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0' } });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`npm run dev exited with ${code}: ${output}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { url, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+describe.each(COMBINATIONS)('a project generated with username_type=$username_type use_drf=$use_drf', (answers) => {
+  it('has every option applied, no marker left, and only the dependencies it uses', () => {
+    const { files } = generateLinkedProject(answers);
+    for (const [path, content] of files) expect(content, path).not.toContain('%%');
+
+    const paths = [...files.keys()];
+    const apiFiles = paths.filter((path) => path === 'src/users/api.ts' || path.startsWith('spa/') || path.includes('users-api') || path.includes('spa.test'));
+    const manifest = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    if (answers.use_drf === 'y') {
+      expect(apiFiles.length).toBeGreaterThan(5);
+      expect(manifest.dependencies).toHaveProperty('@fastify/static');
+    } else {
+      expect(apiFiles).toEqual([]);
+      expect(manifest.dependencies).not.toHaveProperty('@fastify/static');
+      for (const [path, content] of files) {
+        if (path === 'README.md') continue;
+        expect(content, path).not.toMatch(/registerUserApi|headless: true|\/api\/|_allauth/);
+      }
+    }
+    if (answers.username_type === 'email') {
+      // The user has no username at all: not in the code, the pages, the settings or the API.
+      for (const [path, content] of files) {
+        // USERNAME_TYPE, the setting that says so, is the one exception.
+        const code = content.replace(/USERNAME_TYPE/g, '');
+        if (path.startsWith('src/') || path.startsWith('templates/') || path.startsWith('spa/')) expect(code, path).not.toMatch(/username/i);
+      }
+    }
+    expect(files.get('src/config/settings.ts')).toContain(`USERNAME_TYPE: '${answers.username_type}'`);
+
+    const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)]);
+    for (const [path, content] of files) {
+      if (!/\.(ts|js)$/.test(path) || path.startsWith('spa/')) continue;
+      for (const name of importedPackages(content)) expect(declared.has(name), `${path} imports ${name}`).toBe(true);
+    }
+    const declaredButUnused = [...Object.keys(manifest.dependencies)].filter(
+      (name) => name !== 'tsx' && ![...files].some(([path, content]) => /\.(ts|js)$/.test(path) && importedPackages(content).includes(name)),
+    );
+    expect(declaredButUnused).toEqual([]);
+  });
+
+  it('type-checks, lints and passes its own tests (npm test), then starts and answers', { timeout: 240_000 }, async () => {
+    const { directory } = generateLinkedProject(answers);
+    // The project's own suites run on SQLite here; the same code runs on PostgreSQL too as
+    // examples/site, in the repository's suite.
+    const tested = await run('npm', ['test', '--silent'], directory);
+    expect(tested.code, tested.output).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the colours of vitest's summary
+    const summary = tested.output.replace(/\u001b\[[0-9;]*m/g, '');
+    expect(summary).toMatch(/Tests\s+\d+ passed \(\d+\)/);
+    expect(summary).not.toMatch(/skipped|failed|todo/);
+
+    const server = await startDev(directory);
+    try {
+      const get = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { ...init, headers: { host: 'localhost:8000', ...init.headers } });
+      expect((await get('/accounts/login/')).status).toBe(200);
+      const signup = await (await get('/accounts/signup/')).text();
+      expect(signup).toContain('name="email"');
+      if (answers.username_type === 'email') expect(signup).not.toContain('name="username"');
+      else expect(signup).toContain('name="username"');
+      const token = await get('/api/auth-token/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(token.status).toBe(answers.use_drf === 'y' ? 400 : 404);
+      expect((await get('/_allauth/browser/v1/config')).status).toBe(answers.use_drf === 'y' ? 200 : 404);
+      expect((await get('/users/~redirect/', { redirect: 'manual' })).headers.get('location')).toBe('/accounts/login/?next=%2Fusers%2F~redirect%2F');
+    } finally {
+      await server.stop();
+    }
+    expect(readFileSync(join(directory, '.gitignore'), 'utf8')).toContain('.envs/production.env');
+  });
+});
