@@ -10,7 +10,7 @@
  */
 import { buildApp, TEMPLATE_DIRS } from '../examples/site/src/app.js';
 import { projectSettings } from '../examples/site/src/config/settings.js';
-import { ExampleAccountAdapter } from '../examples/site/src/users/adapters.js';
+import { AccountAdapter } from '../examples/site/src/users/adapters.js';
 import { createLatchkey, createUser, loadSettings, type Latchkey } from '../packages/latchkey/src/index.js';
 import { issueApiToken } from '../packages/latchkey/src/tokens/api-tokens.js';
 
@@ -82,7 +82,7 @@ async function measureHashing(latchkey: Latchkey, encoded: string, callers: numb
 async function start(): Promise<void> {
   const settings = loadSettings(projectSettings);
   // 'auto': the parent hands over an empty database; a production server would `manage migrate` first.
-  const latchkey = await createLatchkey({ settings, adapter: new ExampleAccountAdapter(settings), templateDirs: TEMPLATE_DIRS, migrations: 'auto' });
+  const latchkey = await createLatchkey({ settings, adapter: new AccountAdapter(settings), templateDirs: TEMPLATE_DIRS, migrations: 'auto' });
   const app = await buildApp(latchkey);
   let barePayload: unknown = {};
   app.get(BARE_ROUTE, (_request, reply) => reply.send(barePayload));

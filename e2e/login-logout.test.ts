@@ -31,8 +31,9 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
     await person.page.getByLabel('Password').fill(ada.password);
     await person.page.getByLabel('Remember me').check();
     await person.press('Sign in', 'signed-in');
-    expect(person.pathname()).toBe('/');
-    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+    // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+    expect(person.pathname()).toBe(`/users/${ada.username}/`);
+    expect(await person.heading()).toBe(ada.username);
     const cookie = await person.sessionCookie();
     // A persistent cookie, lasting about SESSION_COOKIE_AGE (14 days); not a browser-session one.
     expect(cookie?.expires).toBeGreaterThan(Date.now() / 1000 + 13 * 86400);
@@ -95,15 +96,15 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
     expect(await person.heading()).toBe('Sessions');
     await person.close();
 
-    // A `next` that leads off the site is ignored: the login lands on the home page.
+    // A `next` that leads off the site is ignored: the login lands where any other does.
     for (const [shot, next] of [
       ['absolute-url', 'https://evil.example/'],
       ['protocol-relative', '//evil.example/'],
     ] as const) {
       const elsewhere = await Person.open(journey.browser, journey.site, shot);
       await elsewhere.signIn(dora.username, dora.password, { path: `/accounts/login/?next=${encodeURIComponent(next)}`, shot: 'next' });
-      expect(elsewhere.page.url()).toBe(`${journey.site.url}/`);
-      expect(await elsewhere.text()).toContain(`Signed in as ${dora.username}.`);
+      expect(elsewhere.page.url()).toBe(`${journey.site.url}/users/${dora.username}/`);
+      expect(await elsewhere.heading()).toBe(dora.username);
       await elsewhere.close();
     }
   }, JOURNEY_TIMEOUT_MS);
@@ -113,7 +114,7 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
     const person = await Person.open(journey.browser, journey.site);
     await person.signIn(eve.username, eve.password, { remember: false });
     expect((await person.sessionCookie())?.expires).toBe(-1);
-    // LOGIN_REDIRECT_URL is the site's home page: the message is read there, and only there.
+    // The message is read on the page the login lands on, and only there.
     expect(await person.messages()).toEqual([`Successfully signed in as ${eve.username}.`]);
     await person.visit('/accounts/email/', 'email-page');
     expect(await person.messages()).toEqual([]);

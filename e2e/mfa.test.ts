@@ -69,9 +69,10 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
   }
 
   async function expectSignedInAfterCode(person: Person, account: Account): Promise<void> {
-    expect(person.pathname()).toBe('/');
+    // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+    expect(person.pathname()).toBe(`/users/${account.username}/`);
     expect(await person.messages()).toEqual([`Successfully signed in as ${account.username}.`]);
-    expect(await person.text()).toContain(`Signed in as ${account.username}.`);
+    expect(await person.heading()).toBe(account.username);
   }
 
   async function recoveryCodesShown(person: Person): Promise<string[]> {
@@ -115,7 +116,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     // The link an app on this device would open carries the same key, under the site's name.
     const totpUrl = new URL((await person.page.locator('a[href^="otpauth://"]').getAttribute('href'))!);
     expect(totpUrl.searchParams.get('secret')).toBe(secret);
-    expect(totpUrl.searchParams.get('issuer')).toBe('Latchkey Example');
+    expect(totpUrl.searchParams.get('issuer')).toBe('My Awesome Project');
     expect(decodeURIComponent(totpUrl.pathname)).toContain(ada.username);
 
     // A wrong code first: refused, and the same key is still shown (it awaits the right code).
@@ -246,8 +247,9 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     // The password alone signs in again.
     await signOut(person, 'signed-out-after-deactivation');
     await person.signIn(ada.username, ada.password, { shot: 'login-password-only' });
-    expect(person.pathname()).toBe('/');
-    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+    // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+    expect(person.pathname()).toBe(`/users/${ada.username}/`);
+    expect(await person.heading()).toBe(ada.username);
     await person.close();
   }, MFA_JOURNEY_TIMEOUT_MS);
 });

@@ -82,8 +82,9 @@ describe.runIf(browserTestsEnabled())('password reset', () => {
     expect(await person.formErrors()).toEqual(['The username and/or password you specified are not correct.']);
 
     await person.signIn(ada.username, NEW_PASSWORD, { shot: 'new-password' });
-    expect(person.pathname()).toBe('/');
-    expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+    // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+    expect(person.pathname()).toBe(`/users/${ada.username}/`);
+    expect(await person.heading()).toBe(ada.username);
     await person.close();
   }, JOURNEY_TIMEOUT_MS);
 });

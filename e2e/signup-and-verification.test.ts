@@ -81,8 +81,9 @@ describe.runIf(browserTestsEnabled())('signup and email verification', () => {
       await person.press('Confirm', 'confirmed');
       // This browser's login stopped for this verification (with the right password), so
       // confirming here finishes that login; elsewhere it would lead to the login page.
-      expect(person.pathname()).toBe('/');
-      expect(await person.text()).toContain(`Signed in as ${ada.username}.`);
+      // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+      expect(person.pathname()).toBe(`/users/${ada.username}/`);
+      expect(await person.heading()).toBe(ada.username);
 
       // The link works once.
       const used = await person.visit(confirmLink, 'confirm-link-used');
@@ -135,8 +136,9 @@ describe.runIf(browserTestsEnabled())('signup and email verification', () => {
       const cleo = newAccount('cleo');
       const person = await Person.open(browser, site);
       await person.signUp(cleo);
-      expect(person.pathname()).toBe('/');
-      expect(await person.text()).toContain(`Signed in as ${cleo.username}.`);
+      // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+      expect(person.pathname()).toBe(`/users/${cleo.username}/`);
+      expect(await person.heading()).toBe(cleo.username);
 
       const mail = await waitForEmail(site.smtp, { to: cleo.email, subject: CONFIRM_SUBJECT });
       expect(mail.html).toBeTruthy();

@@ -97,8 +97,9 @@ describe.runIf(browserTestsEnabled())('signup switches', () => {
     // Nothing was stored: the same username is still free.
     await person.fill({ email: bob.email, password1: bob.password, password2: bob.password });
     await person.press('Sign up', 'allowed-domain-signed-up');
-    expect(person.pathname()).toBe('/');
-    expect(await person.text()).toContain(`Signed in as ${bob.username}.`);
+    // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+    expect(person.pathname()).toBe(`/users/${bob.username}/`);
+    expect(await person.heading()).toBe(bob.username);
 
     // Nor can the rule be sidestepped by adding an address at another domain afterwards.
     await person.visit('/accounts/email/', 'email-page');

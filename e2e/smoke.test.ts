@@ -23,8 +23,8 @@ describe.runIf(browserTestsEnabled())('the example site in Chromium', () => {
     const page: Page = await newPage(browser!, { baseURL: site!.url });
     const response = await page.goto('/');
     expect(response?.status()).toBe(200);
-    expect(await page.title()).toBe('Home · Latchkey Example');
-    expect(await page.locator('h1').textContent()).toBe('Latchkey Example');
+    expect(await page.title()).toBe('Home · My Awesome Project');
+    expect(await page.locator('h1').textContent()).toBe('My Awesome Project');
     expect(await page.locator('main').textContent()).toContain('You are not signed in.');
     await screenshot(page, 'home');
     expectNoConsoleErrors(page);

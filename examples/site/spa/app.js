@@ -15,7 +15,7 @@ import { accountView, totpView } from './account-views.js';
 import { isOpenForSignup, loginView, mfaAuthenticateView, reauthenticateView, signupView, verifyEmailView, verifyKeyView } from './auth-views.js';
 import { actionButton, h, messageList } from './dom.js';
 
-const SITE_NAME = 'Latchkey Example';
+const SITE_NAME = 'My Awesome Project';
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 

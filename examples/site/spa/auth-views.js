@@ -6,12 +6,6 @@
 import { call, errorMessages, isAuthenticated } from './api.js';
 import { actionButton, form, h } from './dom.js';
 
-/** How this site signs people in (config's `account.login_methods`): by username, email, or either. */
-function loginMethods(app) {
-  const methods = app.state.config?.account?.login_methods;
-  return Array.isArray(methods) && methods.length > 0 ? methods : ['username', 'email'];
-}
-
 /** A 200 with a user or a 401 with flows: an answer about the session, for the router. */
 function isSessionAnswer(answer) {
   return isAuthenticated(answer) || (answer.status === 401 && answer.meta?.is_authenticated === false);
@@ -19,24 +13,20 @@ function isSessionAnswer(answer) {
 
 /** What the person who is signed in (or confirming) is called. */
 export function displayName(user) {
-  return String(user?.username ?? user?.email ?? user?.display ?? '');
+  return String(user?.username ?? user?.display ?? '');
 }
 
 export function loginView(app, ticket) {
-  const methods = loginMethods(app);
-  const byUsername = methods.includes('username');
-  const label = byUsername ? (methods.includes('email') ? 'Username or email' : 'Username') : 'Email';
   const signIn = form({
     name: 'Sign in',
     fields: [
-      { name: 'login', label, autocomplete: 'username', type: byUsername ? 'text' : 'email' },
+      { name: 'login', label: 'Username', autocomplete: 'username', type: 'text' },
       { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' },
     ],
     submitLabel: 'Sign in',
     async onSubmit({ login, password }) {
-      // The API takes the identifier under its kind's name.
-      const asEmail = !byUsername || (methods.includes('email') && login.includes('@'));
-      const answer = await call('POST', '/auth/login', { body: { [asEmail ? 'email' : 'username']: login, password } });
+      // The API takes the identifier under the name of the site's login method.
+      const answer = await call('POST', '/auth/login', { body: { username: login, password } });
       if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
       if (answer.status === 409) return void (await app.refreshSession());
       return errorMessages(answer);
@@ -55,13 +45,11 @@ export function signupView(app, ticket) {
     app.mount(ticket, 'Sign up', h('p', { id: 'spa-signup-closed' }, 'Sign up is closed on this site.'), h('p', {}, h('a', { href: '#/login' }, 'Sign in')));
     return;
   }
-  // The site's users have usernames when it signs in by username.
-  const withUsername = loginMethods(app).includes('username');
   const signUp = form({
     name: 'Sign up',
     fields: [
       { name: 'email', label: 'Email', type: 'email', autocomplete: 'email' },
-      ...(withUsername ? [{ name: 'username', label: 'Username', autocomplete: 'username' }] : []),
+      { name: 'username', label: 'Username', autocomplete: 'username' },
       { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password' },
     ],
     submitLabel: 'Sign up',

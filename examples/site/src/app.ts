@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { handleUnexpectedError, type Latchkey } from 'latchkey';
 import { registerUserApi } from './users/api.js';
+import { registerUserPages } from './users/pages.js';
 
 /** The project's own templates: searched before Latchkey's, so a file here overrides one there. */
 export const TEMPLATE_DIRS = [fileURLToPath(new URL('../templates', import.meta.url))];
@@ -25,9 +26,9 @@ function setSpaHeaders(reply: { setHeader(name: string, value: string): unknown 
 }
 
 /**
- * The example project's web app: Latchkey mounted as one plugin, and the project's own pages
- * registered inside it (so they share its layout, sessions and CSRF protection). Returned before
- * `ready()` so that a caller can add routes (tests do).
+ * The project's web app: Latchkey mounted as one plugin, and the project's own pages registered
+ * inside it (so they share its layout, sessions and CSRF protection). Returned before `ready()`
+ * so that a caller can add routes (tests do).
  */
 export async function buildApp(latchkey: Latchkey, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const { settings } = latchkey;
@@ -37,7 +38,7 @@ export async function buildApp(latchkey: Latchkey, options: { logger?: boolean }
     // client cannot pick its own IP address (and escape per-IP rate limits) by sending one.
     trustProxy: (_address: string, hop: number) => hop < settings.TRUST_PROXY_HOPS,
     bodyLimit: 1024 * 1024,
-    // /api/users/<username>/: a username has up to 150 characters (each up to two UTF-16 units),
+    // /users/<username>/: a username has up to 150 characters (each up to two UTF-16 units),
     // past Fastify's default of 100, which would refuse the longest ones their own URL.
     routerOptions: { maxParamLength: 300 },
   });
@@ -45,12 +46,13 @@ export async function buildApp(latchkey: Latchkey, options: { logger?: boolean }
   app.setErrorHandler(handleUnexpectedError);
   app.addHook('onClose', () => latchkey.close());
   await app.register(latchkey.plugin, {
-    // The project's API layer (generated with use_drf=y): the headless API for single-page apps.
+    // The API layer (generated with use_drf=y): the headless API for single-page and mobile apps...
     headless: true,
     // ... and the project's own /api/ views, with token and session authentication.
     api: { routes: (api) => registerUserApi(api, latchkey) },
     routes(scope) {
       scope.get('/', (request, reply) => latchkey.renderPage(request, reply, 'pages/home.html'));
+      registerUserPages(scope, latchkey);
     },
   });
   // /spa redirects to /spa/, whose relative links (app.js, style.css) need the trailing slash.

@@ -1,4 +1,8 @@
 import { runManagementCli } from 'latchkey/cli';
+import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
 
+// `npm run manage -- <command>`: migrate, createsuperuser, changepassword, check, clearsessions,
+// create-token, delete-token (`npm run manage -- help` lists them).
+loadLocalEnvironment();
 await runManagementCli(projectSettings);

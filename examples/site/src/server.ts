@@ -1,19 +1,22 @@
 import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
+import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
-import { ExampleAccountAdapter } from './users/adapters.js';
+import { AccountAdapter, SocialAccountAdapter } from './users/adapters.js';
 
 /**
- * `npm start`: local mode migrates the database first; other modes refuse to start with pending
+ * `npm start` (production) and `npm run dev` (local): local mode migrates the database first; other modes refuse to start with pending
  * migrations. A bad setting or an unreachable database ends start-up with one clear line.
  */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
+  loadLocalEnvironment();
   const settings = loadSettings(projectSettings);
   const latchkey = await createLatchkey({
     settings,
-    adapter: new ExampleAccountAdapter(settings),
+    adapter: new AccountAdapter(settings),
+    socialAdapter: new SocialAccountAdapter(settings),
     templateDirs: TEMPLATE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
   });

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { isLatchkeyError } from 'latchkey';
+import { isLatchkeyError, NAME_MAX_LENGTH } from 'latchkey';
 import { createTestLatchkey, testDatabaseKinds, testSettings, type TestLatchkey } from 'latchkey/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { ExampleAccountAdapter } from '../src/users/adapters.js';
+import { projectSettings } from '../src/config/settings.js';
+import { AccountAdapter, SocialAccountAdapter } from '../src/users/adapters.js';
 
 const PASSWORD = 'a long enough passphrase';
 const ALLOWLIST = { LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com,example.org' };
 
-function refusal(adapter: ExampleAccountAdapter, email: string): string | undefined {
+function refusal(adapter: AccountAdapter, email: string): string | undefined {
   try {
     adapter.cleanEmail(email);
     return undefined;
@@ -18,14 +19,19 @@ function refusal(adapter: ExampleAccountAdapter, email: string): string | undefi
   }
 }
 
-describe('the example account adapter', () => {
+describe('the account adapter', () => {
+  it('opens signup unless ACCOUNT_ALLOW_REGISTRATION is false', () => {
+    expect(new AccountAdapter(testSettings()).isOpenForSignup()).toBe(true);
+    expect(new AccountAdapter(testSettings({ env: { LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' } })).isOpenForSignup()).toBe(false);
+  });
+
   it('allows any domain while ACCOUNT_EMAIL_DOMAIN_ALLOWLIST is empty (the default)', () => {
-    const adapter = new ExampleAccountAdapter(testSettings());
+    const adapter = new AccountAdapter(testSettings());
     expect(adapter.cleanEmail('someone@anywhere.net')).toBe('someone@anywhere.net');
   });
 
   it('allows exactly the listed domains, read from LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST', () => {
-    const adapter = new ExampleAccountAdapter(testSettings({ env: ALLOWLIST }));
+    const adapter = new AccountAdapter(testSettings({ env: ALLOWLIST }));
     expect(adapter.cleanEmail('ada@example.com')).toBe('ada@example.com');
     expect(adapter.cleanEmail('ada@example.org')).toBe('ada@example.org');
     for (const email of ['ada@example.net', 'ada@mail.example.com', 'ada@example.com.evil.net', 'ada@notexample.com']) {
@@ -34,22 +40,49 @@ describe('the example account adapter', () => {
   });
 });
 
-describe.each(testDatabaseKinds())('the example site signup with an allowlist on %s', (kind) => {
+describe('the social account adapter', () => {
+  const login = (data: Record<string, string>) => ({ provider: 'openid_connect', uid: '1', data });
+
+  it('follows the same signup switch as local accounts', () => {
+    expect(new SocialAccountAdapter(testSettings()).isOpenForSignup(login({}))).toBe(true);
+    const closed = new SocialAccountAdapter(testSettings({ env: { LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' } }));
+    expect(closed.isOpenForSignup(login({}))).toBe(false);
+  });
+
+  it("fills the name from the provider's name, or else from its first and last names", async () => {
+    const adapter = new SocialAccountAdapter(testSettings());
+    const nameOf = async (data: Record<string, string>) => (await adapter.populateUser(login({ email: 'ada@example.com', ...data }))).name;
+    expect(await nameOf({ name: 'Ada Lovelace', firstName: 'Augusta', lastName: 'King' })).toBe('Ada Lovelace');
+    expect(await nameOf({ firstName: 'Ada', lastName: 'Lovelace' })).toBe('Ada Lovelace');
+    expect(await nameOf({ name: '  ', firstName: 'Ada' })).toBe('Ada');
+    expect(await nameOf({ lastName: 'Lovelace' })).toBe('Lovelace');
+    expect(await nameOf({})).toBe('');
+    // A name longer than the field is cut to fit, not refused: the person did not type it.
+    expect([...(await nameOf({ name: 'é'.repeat(NAME_MAX_LENGTH + 10) }))]).toHaveLength(NAME_MAX_LENGTH);
+  });
+
+  it("keeps the provider's address for the new user", async () => {
+    const user = await new SocialAccountAdapter(testSettings()).populateUser(login({ email: 'ada@example.com', name: 'Ada' }));
+    expect(user).toMatchObject({ email: 'ada@example.com', name: 'Ada' });
+  });
+});
+
+describe.each(testDatabaseKinds())('signup with an allowlist on %s', (kind) => {
   let latchkey: TestLatchkey;
   let app: FastifyInstance;
   // Not app.close(): its onClose hook closes Latchkey, which destroy() does (and drops the database).
   afterEach(() => latchkey.destroy());
 
   async function setUp() {
-    latchkey = await createTestLatchkey({ kind, env: ALLOWLIST, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' } });
+    latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env: ALLOWLIST, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' } });
     // As src/server.ts passes it to createLatchkey; the test helper builds the default adapter.
-    latchkey.deps.adapter = new ExampleAccountAdapter(latchkey.settings);
+    latchkey.deps.adapter = new AccountAdapter(latchkey.settings);
     app = await buildApp(latchkey);
     await app.ready();
   }
 
   /** A browser's round trip: the form's page sets the CSRF cookie, and the POST sends it back. */
-  async function signup(email: string, username: string) {
+  async function signup(email: string) {
     const page = await app.inject({ url: '/accounts/signup/', headers: { host: 'testserver' } });
     const csrf = page.cookies.find((cookie) => cookie.name === 'csrftoken')!.value;
     return app.inject({
@@ -57,13 +90,13 @@ describe.each(testDatabaseKinds())('the example site signup with an allowlist on
       url: '/accounts/signup/',
       headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' },
       cookies: { csrftoken: csrf },
-      payload: new URLSearchParams({ csrfmiddlewaretoken: csrf, email, username, password1: PASSWORD, password2: PASSWORD }).toString(),
+      payload: new URLSearchParams({ csrfmiddlewaretoken: csrf, email, username: 'ada', password1: PASSWORD, password2: PASSWORD }).toString(),
     });
   }
 
   it('refuses another domain with a clear form error and stores nothing', async () => {
     await setUp();
-    const refused = await signup('ada@elsewhere.net', 'ada');
+    const refused = await signup('ada@elsewhere.net');
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('Sign-up is limited to addresses at: example.com, example.org.');
     expect(await latchkey.deps.store.users.count()).toBe(0);
@@ -72,8 +105,8 @@ describe.each(testDatabaseKinds())('the example site signup with an allowlist on
 
   it('signs up an address at a listed domain, in any case', async () => {
     await setUp();
-    const accepted = await signup('Ada@EXAMPLE.org', 'ada');
+    const accepted = await signup('Ada@EXAMPLE.org');
     expect(accepted.statusCode).toBe(302);
-    expect((await latchkey.deps.store.users.findByUsername('ada'))?.email).toBe('ada@example.org');
+    expect((await latchkey.deps.store.users.findByEmail('ada@example.org'))?.email).toBe('ada@example.org');
   });
 });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,15 +8,16 @@ import { createUser } from 'latchkey';
 import { createTestLatchkey, type TestLatchkey } from 'latchkey/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { projectSettings } from '../src/config/settings.js';
 
-const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
-describe('the example site in process', () => {
+describe('the site in process', () => {
   let latchkey: TestLatchkey;
   afterEach(() => latchkey.destroy());
 
   it('serves the home page, naming the signed-in user', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
     const app = await buildApp(latchkey);
     const anonymous = await app.inject({ url: '/', headers: { host: 'testserver' } });
     expect(anonymous.statusCode).toBe(200);
@@ -66,11 +68,14 @@ interface RunningServer {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Runs `npm start` at the repository root as a separate process, as a person would. */
-function startServer(env: Record<string, string>): RunningServer {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: repositoryRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'development', PORT: '0', ...env },
+/**
+ * Runs the server as `npm run dev` and `npm start` do (tsx src/server.ts), as a separate process.
+ * Without npm in between, the exit status seen is the server's own.
+ */
+function startServer(mode: 'local' | 'production', env: Record<string, string>): RunningServer {
+  const child = spawn(process.execPath, [createRequire(import.meta.url).resolve('tsx/cli'), 'src/server.ts'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: mode === 'local' ? 'development' : 'production', PORT: '0', ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -88,16 +93,15 @@ function startServer(env: Record<string, string>): RunningServer {
   return { exited, url, kill: (signal) => child.kill(signal) };
 }
 
-describe('npm start', () => {
-  it('migrates and serves the home page from SQLite, and on SIGTERM exits cleanly with the database closed', async () => {
+describe('the server, as npm run dev and npm start run it', () => {
+  it('in local mode migrates and serves the home page from SQLite, and on SIGTERM exits cleanly with the database closed', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'lk-site-'));
     const database = join(directory, 'db.sqlite3');
-    // The secret key is given so that the run leaves no generated key file in the repository.
-    const server = startServer({ DATABASE_URL: `sqlite:${database}`, LATCHKEY_SECRET_KEY: 'test-only-secret-key' });
+    const server = startServer('local', { DATABASE_URL: `sqlite:${database}` });
     const url = await Promise.race([server.url, server.exited.then((result) => Promise.reject(new Error(result.stderr)))]);
     const response = await fetch(`${url}/`, { headers: { host: 'localhost:8000' } });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('Latchkey Example');
+    expect(await response.text()).toContain('<h1>My Awesome Project</h1>');
     expect(existsSync(`${database}-wal`)).toBe(true);
     server.kill('SIGTERM');
     const result = await server.exited;
@@ -108,15 +112,15 @@ describe('npm start', () => {
   });
 
   it('fails with one clear line and a non-zero exit when PostgreSQL is unreachable', async () => {
-    const server = startServer({ DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/app', LATCHKEY_SECRET_KEY: 'test-only-secret-key' });
+    const server = startServer('local', { DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/app', LATCHKEY_SECRET_KEY: 'test-only-secret-key' });
     const result = await server.exited;
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: .*127\.0\.0\.1:1.*\n$/);
     expect(result.stderr).not.toContain('secret');
   });
 
-  it('refuses to start in production without its required settings', async () => {
-    const server = startServer({ NODE_ENV: 'production' });
+  it('in production refuses to start without its required settings', async () => {
+    const server = startServer('production', {});
     const result = await server.exited;
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(

@@ -1,7 +1,6 @@
 /**
- * The example site's users API (src/users/api.ts, cookiecutter-django's UserViewSet) as a client
- * sees it, in both kinds of project (the site's own, which signs in by username, and one that
- * signs in by email), with a token and with a browser session, on every database.
+ * The project's users API (src/users/api.ts, cookiecutter-django's UserViewSet) as a client sees
+ * it, with a token and with a browser session, on every database.
  */
 import { createUser, issueApiToken, NAME_MAX_LENGTH, type User, type UsernameType } from 'latchkey';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from 'latchkey/testing';
@@ -10,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
 
 const PASSWORD = 'a long enough passphrase';
+const ADA_LOGIN = 'ada';
 const NOT_FOUND = { detail: 'Not found.' };
 const NOT_AUTHENTICATED = { detail: 'Authentication credentials were not provided.' };
 
@@ -19,10 +19,9 @@ interface Caller {
   call(method: Method, url: string, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-/** How the two kinds of project show and look up a user: by username, or by email and id. */
-const PROJECTS: { usernameType: UsernameType; identifier: 'username' | 'email'; lookupOf: (user: User) => string }[] = [
+/** How this project shows and looks up a user (src/users/lookup.ts). */
+const PROJECTS: { usernameType: UsernameType; identifier: 'username'; lookupOf: (user: User) => string }[] = [
   { usernameType: 'username', identifier: 'username', lookupOf: (user) => user.username! },
-  { usernameType: 'email', identifier: 'email', lookupOf: (user) => String(user.id) },
 ];
 
 describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
@@ -39,10 +38,9 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
     await app.ready();
   }
 
-  /** A user of either kind of project: a username only where the project has usernames. */
-  function addUser(usernameType: UsernameType, handle: string, name: string): Promise<User> {
+  function addUser(handle: string, name: string): Promise<User> {
     const email = `${handle}@example.com`;
-    return createUser(latchkey.deps, { ...(usernameType === 'username' ? { username: handle } : {}), email, name, password: PASSWORD, emailVerified: true });
+    return createUser(latchkey.deps, { username: handle, email, name, password: PASSWORD, emailVerified: true });
   }
 
   function inject(options: InjectOptions): Promise<LightMyRequestResponse> {
@@ -99,12 +97,12 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
 
     async function setUp(options: Omit<TestLatchkeyOptions, 'kind' | 'templateDirs' | 'usernameType'> = {}) {
       await site({ ...options, usernameType });
-      ada = await addUser(usernameType, 'ada', 'Ada Lovelace');
-      grace = await addUser(usernameType, 'grace', 'Grace Hopper');
+      ada = await addUser('ada', 'Ada Lovelace');
+      grace = await addUser('grace', 'Grace Hopper');
     }
     const detailPath = (user: User) => `/api/users/${lookupOf(user)}/`;
     const shown = (user: User, name = user.name, siteUrl = 'http://testserver') => ({
-      [identifier]: identifier === 'username' ? user.username : user.email,
+      [identifier]: user.username,
       name,
       url: `${siteUrl}${detailPath(user)}`,
     });
@@ -135,10 +133,9 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
     it("answers another user's detail URL, by username or by id, exactly as one that names nobody: 404, and changes nothing", async () => {
       await setUp();
       const client = await tokenClient(ada);
-      const lookups = [grace.username ?? grace.email, String(grace.id), 'nobody', String(grace.id + 1000), grace.email];
-      // In each kind of project, one of the requester's own identifiers is not the lookup field.
-      lookups.push(identifier === 'username' ? String(ada.id) : ada.email);
-      if (identifier === 'username') lookups.push('ADA');
+      const lookups = [grace.username!, String(grace.id), 'nobody', String(grace.id + 1000), grace.email];
+      // The requester's own id is not the lookup field, and a username's case matters.
+      lookups.push(String(ada.id), 'ADA');
       for (const lookup of lookups) {
         for (const method of ['GET', 'PUT', 'PATCH'] as const) {
           const response = await client.call(method, `/api/users/${encodeURIComponent(lookup)}/`, method === 'GET' ? undefined : { name: 'Changed' });
@@ -229,12 +226,12 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
 
     it('with a browser session: reads, and changes the name only with the CSRF token', async () => {
       await setUp();
-      const browser = await browserClient(identifier === 'username' ? 'ada' : 'ada@example.com');
+      const browser = await browserClient(ADA_LOGIN);
       expect((await browser.call('GET', '/api/users/')).json()).toEqual([shown(ada)]);
       expect((await browser.call('GET', '/api/users/me/')).json()).toEqual(shown(ada));
       expect((await browser.call('GET', detailPath(grace))).statusCode).toBe(404);
 
-      const noCsrf = await (await browserClient(identifier === 'username' ? 'ada' : 'ada@example.com', { csrf: false })).call('PATCH', detailPath(ada), { name: 'Forged' });
+      const noCsrf = await (await browserClient(ADA_LOGIN, { csrf: false })).call('PATCH', detailPath(ada), { name: 'Forged' });
       expect(noCsrf.statusCode).toBe(403);
       expect(noCsrf.json<{ detail: string }>().detail).toMatch(/^CSRF Failed: /);
       expect((await stored(ada)).name).toBe(ada.name);
@@ -303,7 +300,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
       }
       const me = JSON.stringify(paths['/api/users/me/']!.get!.responses);
       expect(me).toContain(`"${identifier}"`);
-      expect(me).not.toContain(`"${identifier === 'username' ? 'email' : 'username'}"`);
+      expect(me).not.toContain('"email"');
       const patch = paths['/api/users/{lookup}/']!.patch!;
       expect(JSON.stringify(patch.requestBody)).toContain('"name"');
       expect(Object.keys(patch.responses as object)).toEqual(expect.arrayContaining(['200', '400', '404']));
@@ -326,7 +323,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
     });
   });
 
-  describe('in the site, whose users sign in by username', () => {
+  describe('in a project whose users sign in by username', () => {
     it('gives every username its own working url, the longest and the non-ASCII ones too', async () => {
       await site();
       for (const username of ['z' + 'o'.repeat(149), 'Zoë.Ölçer+ops@home-lab_1', 'ユーザー']) {

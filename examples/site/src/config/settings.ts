@@ -1,19 +1,56 @@
 import type { ProjectSettings } from 'latchkey';
 
 /**
- * The project's account settings, all in one place (as cookiecutter-django's config/settings/).
- * USERNAME_TYPE was chosen when the project was generated; it shapes the database schema and is
- * not read from the environment. Everything else can be overridden by environment variables
- * (docs/settings.md).
+ * The project's settings, all in one place (as cookiecutter-django's config/settings/): `base`
+ * applies everywhere, then the section of the running environment (NODE_ENV: production, test,
+ * anything else is local), then environment variables, which override everything: each setting X
+ * is read from LATCHKEY_X (DATABASE_URL, EMAIL_URL, DEFAULT_FROM_EMAIL, REDIS_URL, HOST and PORT
+ * keep their plain names). Latchkey's docs/settings.md lists every setting.
+ *
+ * USERNAME_TYPE was chosen when the project was generated; it shapes the database schema, so it
+ * is not read from the environment.
  */
 export const projectSettings: ProjectSettings = {
   USERNAME_TYPE: 'username',
-  SITE_NAME: 'Latchkey Example',
+  SITE_NAME: 'My Awesome Project',
   DOMAIN_NAME: 'example.com',
   base: {
+    // Accounts (allauth's ACCOUNT_* settings). Public signup, local and social: LATCHKEY_ACCOUNT_ALLOW_REGISTRATION.
     ACCOUNT_ALLOW_REGISTRATION: true,
+    // Users log in with their username (set at generation, from USERNAME_TYPE).
+    ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
+    ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: 3,
+    ACCOUNT_PASSWORD_RESET_TIMEOUT: 3 * 86400,
+    ACCOUNT_LOGIN_TIMEOUT: 15 * 60,
+    ACCOUNT_MAX_EMAIL_ADDRESSES: 5,
+    // Read by src/users/adapters.ts: empty allows addresses at any domain.
+    ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
+    // null: the login form asks "Remember me"; true or false decides for everyone.
+    ACCOUNT_SESSION_REMEMBER: null,
+    // Where a login lands without a `next` (the user's own page, through src/users/pages.ts), and a logout.
+    LOGIN_REDIRECT_URL: '/users/~redirect/',
+    LOGOUT_REDIRECT_URL: '/',
+    // Sessions: two weeks at most, a week without a visit ends them.
+    SESSION_COOKIE_AGE: 14 * 86400,
+    SESSION_IDLE_TIMEOUT: 7 * 86400,
+    // Two-factor authentication (allauth.mfa): an authenticator app and recovery codes.
+    MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],
+    MFA_RECOVERY_CODE_COUNT: 10,
+    MFA_TRUST_ENABLED: false,
+    // Social sign-in: no provider is configured (README.md, "Social sign-in", says how to add one).
+    SOCIALACCOUNT_PROVIDERS: {},
+    // The headless API for single-page and mobile apps: the account pages stay on, and no other
+    // origin may call the APIs with credentials until listed in LATCHKEY_CORS_ALLOWED_ORIGINS.
+    HEADLESS_ONLY: false,
+    CORS_ALLOWED_ORIGINS: [],
   },
-  local: {},
-  production: {},
+  local: {
+    // Verification is offered, not required, while developing; the links are in the console.
+    ACCOUNT_EMAIL_VERIFICATION: 'optional',
+    HEADLESS_SERVE_SPECIFICATION: true,
+  },
+  production: {
+    ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
+  },
   test: {},
 };

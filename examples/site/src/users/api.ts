@@ -13,6 +13,7 @@ import {
   type Latchkey,
   type User,
 } from 'latchkey';
+import { lookupOf, pathSegment } from './lookup.js';
 
 /**
  * The project's users API (cookiecutter-django's users/api: UserViewSet and UserSerializer), in
@@ -20,32 +21,18 @@ import {
  *
  *   GET /api/users/                    a list holding only the requester
  *   GET /api/users/me/                 the requester
- *   GET|PUT|PATCH /api/users/<lookup>/ the requester, by username (username projects) or by id
- *                                      (email projects); only `name` can be changed
+ *   GET|PUT|PATCH /api/users/<lookup>/ the requester, by the lookup of src/users/lookup.ts; only
+ *                                      `name` can be changed
  *
  * A person sees only themself: every other lookup, existing or not, is the same 404, so the API
- * never tells whether a username or an id belongs to someone. Every view needs a signed-in user
- * (token or session), the API layer's default.
+ * never tells whether a lookup belongs to someone. Every view needs a signed-in user (token or
+ * session), the API layer's default.
  */
 
-/**
- * A path segment as Django's reverse() writes it: percent-encoded UTF-8, but with `@` and `+`
- * (which usernames may contain) left as they are, since they need no escaping in a path.
- */
-function pathSegment(value: string): string {
-  return encodeURIComponent(value).replace(/%40/g, '@').replace(/%2B/g, '+');
-}
-
-export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'settings' | 'deps'>): void {
-  const byEmail = latchkey.settings.USERNAME_TYPE === 'email';
-  const identifier = byEmail ? 'email' : 'username';
-
-  /** cookiecutter's lookup_field: the username, or the primary key where there are no usernames. */
-  const lookupOf = (user: User): string => (byEmail ? String(user.id) : (user.username ?? ''));
-
+export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'deps'>): void {
   /** UserSerializer: the identifier, the name, and the absolute URL of the user's own detail view. */
   const present = (user: User): Record<string, string> => ({
-    [identifier]: byEmail ? user.email : (user.username ?? ''),
+    username: user.username ?? '',
     name: user.name,
     // From SITE_URL, never from the request's Host or X-Forwarded-Host: a link the API hands out
     // must not point wherever a forged header says.
@@ -67,18 +54,16 @@ export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'settin
   const userSchema: JsonSchema = {
     type: 'object',
     properties: {
-      [identifier]: byEmail
-        ? { type: 'string', format: 'email', readOnly: true, description: 'The primary email address (read only).' }
-        : { type: 'string', readOnly: true, description: 'The username (read only).' },
+      username: { type: 'string', readOnly: true, description: 'The username (read only).' },
       name: { type: 'string', maxLength: NAME_MAX_LENGTH, description: 'The display name; may be empty.' },
       url: { type: 'string', format: 'uri', readOnly: true, description: "The absolute URL of this user's detail view." },
     },
-    required: [identifier, 'name', 'url'],
+    required: ['username', 'name', 'url'],
   };
   const updateSchema: JsonSchema = {
     type: 'object',
     properties: { name: { type: 'string', maxLength: NAME_MAX_LENGTH } },
-    description: `Only name is writable; ${identifier} and url are ignored if sent.`,
+    description: 'Only name is writable; username and url are ignored if sent.',
   };
   const fieldErrorsSchema: JsonSchema = {
     type: 'object',
@@ -90,7 +75,7 @@ export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'settin
   const notFoundSchema: JsonSchema = {
     type: 'object',
     properties: { detail: { type: 'string', example: 'Not found.' } },
-    description: `Not the requester's ${byEmail ? 'id' : 'username'} (whether or not such a user exists).`,
+    description: "Not the requester's own lookup (whether or not such a user exists).",
   };
 
   // drf-spectacular's operationIds for the viewset, so that generated clients keep their names.

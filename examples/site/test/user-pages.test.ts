@@ -1,0 +1,251 @@
+/**
+ * The user pages (src/users/pages.ts, cookiecutter-django's users views) as a browser sees them,
+ * on every database: the landing redirect, the user's own page, the form that changes the name,
+ * and what anyone else gets.
+ */
+import { createUser, NAME_MAX_LENGTH, type User } from 'latchkey';
+import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from 'latchkey/testing';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { projectSettings } from '../src/config/settings.js';
+
+const PASSWORD = 'a long enough passphrase';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** A browser: it keeps the cookies each answer sets and sends them back. */
+class Browser {
+  readonly cookies = new Map<string, string>();
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  async request(options: InjectOptions): Promise<LightMyRequestResponse> {
+    const response = await this.app.inject({ ...options, headers: { host: 'testserver', ...options.headers }, cookies: Object.fromEntries(this.cookies) });
+    for (const cookie of response.cookies) this.cookies.set(cookie.name, cookie.value);
+    return response;
+  }
+
+  get(url: string): Promise<LightMyRequestResponse> {
+    return this.request({ method: 'GET', url });
+  }
+
+  /** A form POST; the fields are pairs, so that a test can send one field twice. */
+  post(url: string, fields: [string, string][]): Promise<LightMyRequestResponse> {
+    return this.request({ method: 'POST', url, headers: FORM, payload: new URLSearchParams(fields).toString() });
+  }
+}
+
+/** The CSRF token a page's form carries, as a browser would submit it. */
+function csrfTokenOf(html: string): string {
+  const match = /<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)">/.exec(html);
+  if (!match) throw new Error('The page has no CSRF token field.');
+  return match[1]!;
+}
+
+describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let app: FastifyInstance;
+  let ada: User;
+  let grace: User;
+  // Not app.close(): its onClose hook closes Latchkey, which destroy() does (and drops the database).
+  afterEach(() => latchkey.destroy());
+
+  async function setUp(): Promise<void> {
+    latchkey = await createTestLatchkey({ kind, templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
+    app = await buildApp(latchkey);
+    await app.ready();
+    ada = await addUser('ada', 'Ada Lovelace');
+    grace = await addUser('grace', 'Grace Hopper');
+  }
+
+  function addUser(handle: string, name: string, email = `${handle}@example.com`): Promise<User> {
+    return createUser(latchkey.deps, { username: handle, email, name, password: PASSWORD, emailVerified: true });
+  }
+
+  /** The user's own page, by username. */
+  function pageOf(user: User): string {
+    return `/users/${encodeURIComponent(user.username!)}/`;
+  }
+
+  async function signedIn(user: User): Promise<Browser> {
+    const browser = new Browser(app);
+    const session = await latchkey.deps.sessions.create({ userId: user.id });
+    browser.cookies.set('sessionid', session.id);
+    return browser;
+  }
+
+  /** Opens the update form, as a person would, and submits it with its CSRF token and the fields. */
+  async function submitProfile(browser: Browser, fields: [string, string][]): Promise<LightMyRequestResponse> {
+    const form = await browser.get('/users/~update/');
+    expect(form.statusCode).toBe(200);
+    return browser.post('/users/~update/', [['csrfmiddlewaretoken', csrfTokenOf(form.body)], ...fields]);
+  }
+
+  const stored = async (user: User): Promise<User> => (await latchkey.deps.store.users.findById(user.id))!;
+
+  it("sends /users/~redirect/ on to the signed-in user's own page", async () => {
+    await setUp();
+    const response = await (await signedIn(ada)).get('/users/~redirect/');
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(pageOf(ada));
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('shows the user their own page: the name and how they sign in, never cached', async () => {
+    await setUp();
+    const browser = await signedIn(ada);
+    const page = await browser.get(pageOf(ada));
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<dd id="profile-name">Ada Lovelace</dd>');
+    expect(page.body).toContain('<h1>ada</h1>');
+    expect(page.body).toContain('<dd id="profile-email">ada@example.com</dd>');
+    expect(page.body).toContain('href="/users/~update/"');
+    expect(page.body).not.toContain('Grace');
+  });
+
+  it('escapes the name it shows', async () => {
+    await setUp();
+    await latchkey.deps.store.users.update(ada.id, { name: '<script>alert(1)</script>' });
+    const page = await (await signedIn(ada)).get(pageOf(ada));
+    expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.body).not.toContain('<script>');
+  });
+
+  it("answers another user's page and a lookup naming nobody with the same 404", async () => {
+    await setUp();
+    const browser = await signedIn(ada);
+    // Grace's username, her id and Ada's own id (ids are not this project's lookup), nobody, and
+    // text that is in no username (a NUL, which PostgreSQL cannot even compare).
+    const lookups = ['grace', 'GRACE', String(grace.id), String(ada.id), 'nobody', 'ada%00', '%F0%9F%94%91'];
+    const answers = await Promise.all(lookups.map((lookup) => browser.get(`/users/${lookup}/`)));
+    const [first] = answers;
+    for (const [index, answer] of answers.entries()) {
+      expect(answer.statusCode, lookups[index]).toBe(404);
+      expect(answer.body, lookups[index]).toBe(first!.body);
+      expect(answer.headers['cache-control'], lookups[index]).toBe('no-store');
+      expect(answer.headers['set-cookie'], lookups[index]).toBeUndefined();
+    }
+    expect(first!.body).not.toContain('Grace');
+    expect(await stored(grace)).toEqual(grace);
+  });
+
+  it('has one address per user: another spelling of the own username is a 404, as in the users API; non-ASCII usernames work', async () => {
+    await setUp();
+    for (const spelling of ['ADA', 'Ada', '\uff41\uff44\uff41']) {
+      const response = await (await signedIn(ada)).get(`/users/${encodeURIComponent(spelling)}/`);
+      expect(response.statusCode, spelling).toBe(404);
+    }
+
+    const zoe = await addUser('Zoë+lab@home', 'Zoë', 'zoe@example.com');
+    const browser = await signedIn(zoe);
+    const landing = await browser.get('/users/~redirect/');
+    // Percent-encoded UTF-8, with @ and + left as they are (as Django's reverse() writes them).
+    expect(landing.headers.location).toBe('/users/Zo%C3%AB+lab@home/');
+    const page = await browser.get(landing.headers.location as string);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Zoë+lab@home</h1>');
+    expect((await browser.get('/users/zo%C3%AB+LAB@home/')).statusCode).toBe(404);
+    // Still no one else's.
+    expect((await browser.get(pageOf(ada))).statusCode).toBe(404);
+  });
+
+  it('shows the update form with the current name and a CSRF token, never cached', async () => {
+    await setUp();
+    const form = await (await signedIn(ada)).get('/users/~update/');
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['cache-control']).toBe('no-store');
+    expect(form.body).toContain('<form method="post" action="/users/~update/"');
+    expect(form.body).toMatch(/<input id="id_name" name="name" type="text" value="Ada Lovelace"/);
+    expect(csrfTokenOf(form.body)).not.toBe('');
+  });
+
+  it('changes the name, and only the name, then lands on the user\'s page showing it', async () => {
+    await setUp();
+    const browser = await signedIn(ada);
+    const response = await submitProfile(browser, [
+      ['name', '  Augusta Ada King  '],
+      ['username', 'grace'],
+      ['email', 'grace@example.com'],
+      ['is_superuser', 'on'],
+    ]);
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(pageOf(ada));
+    expect(await stored(ada)).toEqual({ ...ada, name: 'Augusta Ada King' });
+    expect(await stored(grace)).toEqual(grace);
+
+    const page = await browser.get(response.headers.location as string);
+    expect(page.body).toContain('<dd id="profile-name">Augusta Ada King</dd>');
+    // Told once, on the page the change lands on.
+    expect(page.body).toContain('Information successfully updated.');
+    expect((await browser.get(response.headers.location as string)).body).not.toContain('Information successfully updated.');
+
+    // An empty name is a name: the field is optional.
+    expect((await submitProfile(browser, [['name', '']])).statusCode).toBe(302);
+    expect((await stored(ada)).name).toBe('');
+  });
+
+  it('refuses a name that is too long or not text with 400 and the form error, changing nothing', async () => {
+    await setUp();
+    const browser = await signedIn(ada);
+    const tooLong = 'x'.repeat(NAME_MAX_LENGTH + 1);
+    const refused = await submitProfile(browser, [['name', tooLong]]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(refused.body).toContain('lk-field-invalid');
+    expect(refused.body).toMatch(new RegExp(`<ul class="lk-errors" id="name-errors"><li>[^<]*${NAME_MAX_LENGTH}[^<]*</li></ul>`));
+    // What was typed comes back, so that it can be shortened rather than typed again.
+    expect(refused.body).toContain(`value="${tooLong}"`);
+    // The refused form is a working form: it carries a token of its own.
+    expect(csrfTokenOf(refused.body)).not.toBe('');
+
+    const withNul = await submitProfile(browser, [['name', 'Ada\u0000Lovelace']]);
+    expect(withNul.statusCode).toBe(400);
+    expect(withNul.body).toContain('id="name-errors"');
+    expect(withNul.body).not.toContain('\u0000');
+
+    const twice = await submitProfile(browser, [['name', 'One'], ['name', 'Two']]);
+    expect(twice.statusCode).toBe(400);
+    expect(twice.body).toContain('Enter the name once, as text.');
+
+    expect(await stored(ada)).toEqual(ada);
+  });
+
+  it('refuses a POST without the CSRF token, or with a wrong one, with 403 and changes nothing', async () => {
+    await setUp();
+    const browser = await signedIn(ada);
+    // The form's page sets the CSRF cookie; only the token in the body is missing or wrong.
+    await browser.get('/users/~update/');
+    expect(browser.cookies.has('csrftoken')).toBe(true);
+    expect((await browser.post('/users/~update/', [['name', 'Mallory']])).statusCode).toBe(403);
+    expect((await browser.post('/users/~update/', [['csrfmiddlewaretoken', 'x'.repeat(64)], ['name', 'Mallory']])).statusCode).toBe(403);
+    // And from another site, even with a good token.
+    const form = await browser.get('/users/~update/');
+    const crossSite = await browser.request({
+      method: 'POST',
+      url: '/users/~update/',
+      headers: { ...FORM, origin: 'https://evil.example' },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: csrfTokenOf(form.body), name: 'Mallory' }).toString(),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(await stored(ada)).toEqual(ada);
+  });
+
+  it('sends an anonymous visitor of every page to the login page, which comes back to it', async () => {
+    await setUp();
+    const browser = new Browser(app);
+    for (const path of ['/users/~redirect/', pageOf(ada), '/users/nobody/', '/users/~update/', '/users/~update/?from=home']) {
+      const response = await browser.get(path);
+      expect(response.statusCode, path).toBe(302);
+      expect(response.headers.location, path).toBe(`/accounts/login/?next=${encodeURIComponent(path)}`);
+      expect(response.headers['cache-control'], path).toBe('no-store');
+    }
+    // A POST with a good token (from the login page) is sent there too, and changes nothing.
+    const login = await browser.get('/accounts/login/');
+    const posted = await browser.post('/users/~update/', [['csrfmiddlewaretoken', csrfTokenOf(login.body)], ['name', 'Anonymous']]);
+    expect(posted.statusCode).toBe(302);
+    expect(posted.headers.location).toBe(`/accounts/login/?next=${encodeURIComponent('/users/~update/')}`);
+    expect(await stored(ada)).toEqual(ada);
+  });
+});
