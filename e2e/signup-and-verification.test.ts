@@ -160,7 +160,7 @@ describe.runIf(browserTestsEnabled())('signup and email verification', () => {
       const first = newAccount('dora');
       const person = await Person.open(browser, site);
       await person.signUp(first, 'first-signup');
-      expect(await person.text()).toContain(`Signed in as ${first.username}.`);
+      expect(person.pathname()).toBe(`/users/${first.username}/`);
       await person.close();
 
       const other = await Person.open(browser, site, 'other');

@@ -1,13 +1,15 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestSmtpServer } from 'latchkey/testing/smtp';
 import { afterAll } from 'vitest';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
+import { freshRandomValues, renderProject, writeProject } from '../../packages/create-latchkey/src/generate.js';
+import { optionsFrom, QUESTIONS } from '../../packages/create-latchkey/src/options.js';
 
 // testing/index.ts exports the function but not its types; derive them rather than reach into the package.
 export type TestSmtpServer = Awaited<ReturnType<typeof startTestSmtpServer>>;
@@ -69,7 +71,7 @@ afterAll(async () => {
 });
 
 /**
- * Starts the example site as a separate process with `npm start`, on SQLite in a fresh directory,
+ * Starts the example site as a separate process with `npm run dev` (local mode), on SQLite in a fresh directory,
  * sending its mail to a real SMTP server on loopback.
  *
  * The port is picked here rather than with PORT=0 because the site builds the links in its emails
@@ -114,7 +116,7 @@ type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
 
 async function spawnSite(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<SpawnResult> {
   // Its own process group, so that stop() can make sure that npm, tsx and node are all gone.
-  const child = spawn('npm', ['start', '--silent'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['run', 'dev', '--silent'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const group = child.pid!;
   let stdout = '';
   let stderr = '';
@@ -198,23 +200,17 @@ function runManage(cwd: string, env: Record<string, string>, args: string[]): Pr
 }
 
 /**
- * The directory to run `npm start` in: the repository root for the example site's own
- * USERNAME_TYPE, else a copy of the site whose settings file differs in that one line, linked to
- * the repository's node_modules so that it runs the library from this working tree. (When the
- * generator exists, generating with `--username-type` is the truer source of such a project.)
+ * The project to run `npm run dev` in: the example site for its own USERNAME_TYPE, else a project
+ * the generator makes with the other one (and the example's other options), linked to the
+ * repository's node_modules so that it runs the library from this working tree.
  */
 function projectDirectory(usernameType: UsernameType, directory: string): string {
-  if (usernameType === projectSettings.USERNAME_TYPE) return repositoryRoot;
+  if (usernameType === projectSettings.USERNAME_TYPE) return exampleSite;
   const site = join(directory, 'site');
-  // Everything but its installed packages and local state (database, generated secret key).
-  const leftBehind = /^(node_modules|\.latchkey|db\.sqlite3.*)$/;
-  cpSync(exampleSite, site, { recursive: true, filter: (source) => !leftBehind.test(basename(source)) });
+  const answers: Record<string, string> = { use_drf: 'y', username_type: usernameType };
+  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
+  writeProject(site, renderProject(optionsFrom(answers), freshRandomValues(), '^0.1.0'));
   symlinkSync(join(repositoryRoot, 'node_modules'), join(site, 'node_modules'), 'dir');
-  const settingsFile = join(site, 'src', 'config', 'settings.ts');
-  const source = readFileSync(settingsFile, 'utf8');
-  const line = /USERNAME_TYPE: '(?:username|email)'/g;
-  if (source.match(line)?.length !== 1) throw new Error(`Expected one USERNAME_TYPE line in ${settingsFile}; the harness must learn its new shape.`);
-  writeFileSync(settingsFile, source.replace(line, `USERNAME_TYPE: '${usernameType}'`));
   return site;
 }
 
