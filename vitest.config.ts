@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker per core but one; on our two-core machines that is a single
+    // file at a time, while much of the suite waits on PostgreSQL, Chromium, child processes and
+    // the hashing threads. Two files at a time use the machine.
+    maxWorkers: 2,
     globalSetup: ['./vitest.global-setup.ts'],
     reporters: ['default', './vitest.summary-reporter.ts'],
     env: { NODE_ENV: 'test' },
