@@ -9,7 +9,7 @@ import { startTestSmtpServer } from 'latchkey/testing/smtp';
 import { afterAll } from 'vitest';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
 import { freshRandomValues, renderProject, writeProject } from '../../packages/create-latchkey/src/generate.js';
-import { optionsFrom, QUESTIONS } from '../../packages/create-latchkey/src/options.js';
+import { optionsFrom, withDefaults } from '../../packages/create-latchkey/src/options.js';
 
 // testing/index.ts exports the function but not its types; derive them rather than reach into the package.
 export type TestSmtpServer = Awaited<ReturnType<typeof startTestSmtpServer>>;
@@ -207,9 +207,8 @@ function runManage(cwd: string, env: Record<string, string>, args: string[]): Pr
 function projectDirectory(usernameType: UsernameType, directory: string): string {
   if (usernameType === projectSettings.USERNAME_TYPE) return exampleSite;
   const site = join(directory, 'site');
-  const answers: Record<string, string> = { use_drf: 'y', username_type: usernameType };
-  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
-  writeProject(site, renderProject(optionsFrom(answers), freshRandomValues(), '^0.1.0'));
+  const options = optionsFrom(withDefaults({ use_drf: 'y', username_type: usernameType }));
+  writeProject(site, renderProject(options, freshRandomValues(), '^0.1.0'));
   symlinkSync(join(repositoryRoot, 'node_modules'), join(site, 'node_modules'), 'dir');
   return site;
 }

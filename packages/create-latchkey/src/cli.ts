@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { freshRandomValues, isUsableTarget, libraryDependency, renderProject, writeProject, type RandomValues } from './generate.js';
-import { OptionError, optionsFrom, QUESTIONS, type ProjectOptions } from './options.js';
+import { OptionError, optionsFrom, QUESTIONS, withDefaults, type ProjectOptions } from './options.js';
 import { TemplateError } from './render.js';
 
 export const USAGE = `Usage: create-latchkey <directory> [options]
@@ -66,12 +66,6 @@ async function askRemaining(given: Readonly<Record<string, string>>, input: Node
   } finally {
     prompt.close();
   }
-  return answers;
-}
-
-function withDefaults(given: Readonly<Record<string, string>>): Record<string, string> {
-  const answers = { ...given };
-  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
   return answers;
 }
 

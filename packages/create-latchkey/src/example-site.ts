@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshRandomValues, libraryDependency, renderProject } from './generate.js';
-import { optionsFrom, QUESTIONS } from './options.js';
+import { optionsFrom, withDefaults } from './options.js';
 
 /**
  * examples/site is the generator's output for use_drf=y with every other option at its default,
@@ -19,8 +19,7 @@ const LOCAL_SECRET_KEY = /^LATCHKEY_SECRET_KEY=(.*)$/m;
 
 /** The example's files as the generator makes them now, keeping the committed local secret key. */
 export function renderExampleSite(): Map<string, string> {
-  const answers: Record<string, string> = { use_drf: 'y' };
-  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
+  const answers = withDefaults({ use_drf: 'y' });
   const random = freshRandomValues();
   const localEnvironment = join(EXAMPLE_SITE, '.envs', 'local.env');
   // The one random value that is committed: kept, so that regenerating changes nothing.

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OptionError, optionsFrom, QUESTIONS, slugFrom } from './options.js';
+import { OptionError, optionsFrom, slugFrom, withDefaults } from './options.js';
 
-function answersWith(overrides: Record<string, string>): Record<string, string> {
-  const answers: Record<string, string> = { ...overrides };
-  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
-  return answers;
-}
+const answersWith = withDefaults;
 
 describe('the generation options', () => {
   it('derives the slug from the project name, as an npm package name', () => {

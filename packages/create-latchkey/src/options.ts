@@ -40,6 +40,13 @@ export const QUESTIONS: readonly OptionQuestion[] = [
   { name: 'use_drf', flag: '--use-drf', defaultFrom: () => 'n', allowed: 'y for the API layer, anything else for none' },
 ];
 
+/** The given answers, and every other option at its default (which may follow an earlier answer). */
+export function withDefaults(given: Readonly<Record<string, string>>): Record<string, string> {
+  const answers = { ...given };
+  for (const question of QUESTIONS) answers[question.name] ??= question.defaultFrom(answers);
+  return answers;
+}
+
 /** A refusal of an option's value: one line that names the option and what it allows. */
 export class OptionError extends Error {}
 

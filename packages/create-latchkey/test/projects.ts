@@ -2,18 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPOSITORY_ROOT } from '../src/example-site.js';
 import { renderProject, writeProject, type RandomValues } from '../src/generate.js';
-import { optionsFrom, QUESTIONS, type ProjectOptions } from '../src/options.js';
+import { optionsFrom, withDefaults, type ProjectOptions } from '../src/options.js';
 
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** The options a person gets by answering only these questions (cookiecutter-style names). */
-export function optionsWith(answers: Record<string, string>): ProjectOptions {
-  const all: Record<string, string> = { ...answers };
-  for (const question of QUESTIONS) all[question.name] ??= question.defaultFrom(all);
-  return optionsFrom(all);
-}
 
 export const FIXED_RANDOM: RandomValues = { localSecretKey: 'local-secret-key-for-tests', productionSecretKey: 'production-secret-key-for-tests', adminUrl: 'admin-for-tests/' };
 
@@ -24,7 +17,7 @@ export const FIXED_RANDOM: RandomValues = { localSecretKey: 'local-secret-key-fo
  */
 export function generateLinkedProject(answers: Record<string, string>): { directory: string; options: ProjectOptions; files: Map<string, string> } {
   const directory = join(mkdtempSync(join(tmpdir(), 'lk-generated-')), 'project');
-  const options = optionsWith(answers);
+  const options = optionsFrom(withDefaults(answers));
   const files = renderProject(options, FIXED_RANDOM, '^0.1.0');
   writeProject(directory, files);
   symlinkSync(join(REPOSITORY_ROOT, 'node_modules'), join(directory, 'node_modules'), 'dir');
