@@ -1,16 +1,16 @@
 import type { AccountAdapter } from './account/adapter.js';
-import type { SocialAccountAdapter } from './account/social-adapter.js';
+import type { SocialAccountAdapter } from './socialaccount/adapter.js';
 import type { AccountEvents } from './account/events.js';
 import type { PasswordHashing } from './account/passwords/index.js';
 import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
 import type { RateLimiter } from './core/rate-limit/index.js';
-import type { TemplateRenderer } from './templates/renderer.js';
+import type { TemplateRenderer } from './templates/ports.js';
 import type { Settings } from './config/settings.js';
 import type { BackgroundTasks } from './core/background.js';
 import type { Clock } from './core/clock.js';
-import type { Mailer } from './mail/index.js';
+import type { Mailer } from './mail/ports.js';
 import type { SessionService } from './sessions/session-service.js';
-import type { Store } from './storage/ports.js';
+import type { Store } from './store.js';
 
 /**
  * What flows and domain services are given: the settings, the clock and the ports. Each function
@@ -26,7 +26,7 @@ export interface LatchkeyDeps {
   sessions: SessionService;
   /** The project's hook points (account/adapter.ts). */
   adapter: AccountAdapter;
-  /** The project's hook points for social sign-in (account/social-adapter.ts). */
+  /** The project's hook points for social sign-in (socialaccount/adapter.ts). */
   socialAdapter: SocialAccountAdapter;
   /** Publishes account events and writes the audit trail. */
   events: AccountEvents;

@@ -4,16 +4,19 @@ export type { Settings, SettingValues, SettingName, Environment, UsernameType } 
 export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/errors.js';
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export type { LatchkeyDeps } from './deps.js';
-export type { User, EmailAddress, StoredSession, Store, Repositories } from './storage/ports.js';
+export type { User, EmailAddress } from './account/model.js';
+export type { StoredSession } from './sessions/model.js';
+export type { Store, Repositories } from './store.js';
 export { AccountAdapter } from './account/adapter.js';
-export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './account/social-adapter.js';
-export { createUser, setUserPassword, deactivateUser, checkPassword, cleanName, NAME_MAX_LENGTH, type CreateUserInput } from './account/users.js';
+export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './socialaccount/adapter.js';
+export { createUser, setUserPassword, deactivateUser, checkPassword, type CreateUserInput } from './account/users.js';
+export { cleanName, NAME_MAX_LENGTH } from './account/names.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
-export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/csrf.js';
-export { handleUnexpectedError } from './http/error-handler.js';
-export type { Mailer, EmailMessage } from './mail/index.js';
-export type { ClientInfo } from './account/events.js';
-export { clientOf } from './http/request-info.js';
+export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/kit/csrf.js';
+export { handleUnexpectedError } from './http/kit/unexpected-errors.js';
+export type { Mailer, EmailMessage } from './mail/ports.js';
+export type { ClientInfo } from './core/client.js';
+export { clientOf } from './http/kit/request-info.js';
 export { updateProfile, type UpdateProfileInput } from './account/flows/profile.js';
 // The API layer's vocabulary for a project's /api/ views. Only these small modules: the layer
 // itself (http/api/index.ts) is loaded by the plugin when a project turns it on.

@@ -1,6 +1,11 @@
 import type { LatchkeyDeps } from '../deps.js';
-import type { User } from '../storage/ports.js';
-import { normalizeUsernameKey, tryNormalizeEmail } from './identifiers.js';
+import type { User } from './model.js';
+import { normalizeUsernameKey, tryNormalizeEmail } from '../core/identifiers.js';
+
+/** One refusal for every credential that does not hold: unknown account, wrong password, no password. */
+export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
+/** The refusal once the login limits (per IP, per account) are reached, for a password and a code alike. */
+export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
 
 /**
  * Finds the account a login identifier names, by the methods the project allows

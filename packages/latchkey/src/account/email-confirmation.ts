@@ -1,8 +1,8 @@
 import { LatchkeyError } from '../core/errors.js';
 import { signValue, unsignValue } from '../core/signing.js';
 import type { LatchkeyDeps } from '../deps.js';
-import type { EmailAddress } from '../storage/ports.js';
-import type { ClientInfo } from './events.js';
+import type { EmailAddress } from './model.js';
+import type { ClientInfo } from '../core/client.js';
 import { sendAccountEmail } from './emails.js';
 import { makeUnusablePassword } from './passwords/index.js';
 import { accountUrl } from './urls.js';

@@ -1,6 +1,6 @@
 import type { LatchkeyDeps } from '../deps.js';
-import type { User } from '../storage/ports.js';
-import type { ClientInfo } from './events.js';
+import type { User } from './model.js';
+import type { ClientInfo } from '../core/client.js';
 import { accountUrl, siteUrl } from './urls.js';
 
 /**

@@ -1,5 +1,6 @@
+import type { ClientInfo } from '../core/client.js';
 import type { Clock } from '../core/clock.js';
-import type { AuditLogRepository } from '../storage/ports.js';
+import type { AuditLogRepository } from './ports.js';
 
 /** allauth's signal names, so that a project's habits carry over. */
 export const ACCOUNT_EVENTS = [
@@ -29,12 +30,6 @@ export const ACCOUNT_EVENTS = [
   'api_token_obtained',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
-
-/** Who did something and from where: what flows receive from the HTTP adapter in place of a request. */
-export interface ClientInfo {
-  ip: string;
-  userAgent: string;
-}
 
 export interface AccountEvent {
   name: AccountEventName;

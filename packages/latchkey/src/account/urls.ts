@@ -1,4 +1,4 @@
-import type { FrontendUrlName, Settings } from '../config/settings.js';
+import { KEYED_FRONTEND_URLS, type FrontendUrlName, type Settings } from '../config/settings.js';
 
 /**
  * The links Latchkey's emails carry. By default they lead to the account pages under /accounts/;
@@ -20,8 +20,6 @@ const PAGE_PATHS: Record<FrontendUrlName, (key: string) => string> = {
   account_signup: () => '/accounts/signup/',
 };
 
-/** The purposes whose link carries a key, and so whose front-end URL must say where it goes (`{key}`). */
-export const KEYED_FRONTEND_URLS = ['account_confirm_email', 'account_reset_password_from_key'] as const satisfies readonly FrontendUrlName[];
 type KeyedPurpose = (typeof KEYED_FRONTEND_URLS)[number];
 type UnkeyedPurpose = Exclude<FrontendUrlName, KeyedPurpose>;
 

@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util';
 import { checkPassword, createUser, setUserPassword } from '../account/users.js';
 import { findUserByLogin } from '../account/credentials.js';
-import { validateEmail, validateUsername } from '../account/identifiers.js';
+import { validateEmail, validateUsername } from '../core/identifiers.js';
 import type { Settings } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
-import { createDatabaseOneTimeClaimStore } from '../core/one-time-claims/index.js';
-import { createDatabaseCounterStore } from '../core/rate-limit/index.js';
+import { createDatabaseOneTimeClaimStore } from '../storage/kysely/one-time-claim-store.js';
+import { createDatabaseCounterStore } from '../storage/kysely/counter-store.js';
 import { deleteApiToken, issueApiToken } from '../tokens/api-tokens.js';
-import type { ClientInfo } from '../account/events.js';
-import type { User } from '../storage/ports.js';
+import type { ClientInfo } from '../core/client.js';
+import type { User } from '../account/model.js';
 import { findDeploymentProblems, formatProblems } from './check.js';
 import { CommandError, Prompter, type CommandIO } from './io.js';
 

@@ -1,6 +1,31 @@
 import { availableParallelism } from 'node:os';
-import { DJANGO_HASHING_DEFAULTS } from '../account/passwords/index.js';
+import type { HasherName } from './choices.js';
 import type { Environment, SettingValues } from './settings.js';
+
+/** The parameters of Django's password hashers, as the hashing service (account/passwords/) takes them. */
+export interface DjangoHashingDefaults {
+  hashers: HasherName[];
+  argon2: { memoryCost: number; timeCost: number; parallelism: number };
+  pbkdf2Iterations: number;
+  bcryptRounds: number;
+}
+
+/**
+ * Django's own parameters. The PBKDF2 count is that of Django 6.1 (August 2026), the current
+ * release: 6.0 had 1,200,000, and the 6.2 release notes (docs.djangoproject.com/en/dev/releases/6.2/)
+ * raise it "from 1,500,000 to 1,800,000". Argon2's m=102400, t=2, p=8 and bcrypt's 12 rounds are
+ * unchanged since Django 3.2. The order is the one Django's documentation gives for using Argon2
+ * (Argon2 first, the rest kept so old hashes still verify and get upgraded); Django's stock
+ * PASSWORD_HASHERS lists PBKDF2 first instead.
+ */
+export const DJANGO_HASHING_DEFAULTS: DjangoHashingDefaults = Object.freeze({
+  // Frozen all the way down, so no caller can change the defaults every other caller sees.
+  hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']) as HasherName[],
+  argon2: Object.freeze({ memoryCost: 102_400, timeCost: 2, parallelism: 8 }),
+  pbkdf2Iterations: 1_500_000,
+  bcryptRounds: 12,
+});
+
 
 /**
  * Settings a project does not have to give. SECRET_KEY, DATABASE_URL, EMAIL_URL, ADMIN_URL and

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isSafeRedirect } from '../http/safe-redirect.js';
+import { isSafeRedirect } from '../http/kit/safe-redirect.js';
 import { loadSettings, type ProjectSettings } from './load.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'Acme', DOMAIN_NAME: 'acme.example' };

@@ -4,18 +4,10 @@ import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
 import { maskUrlCredentials } from '../core/redact.js';
-import { parseEmailUrl } from '../mail/email-url.js';
-import { parseDatabaseUrl } from '../storage/database-url.js';
-import { KEYED_FRONTEND_URLS } from '../account/urls.js';
-import {
-  envNameOf,
-  SETTING_FIELDS,
-  type Environment,
-  type SettingName,
-  type Settings,
-  type SettingValues,
-  type UsernameType,
-} from './settings.js';
+import { parseEmailUrl } from './email-url.js';
+import { parseDatabaseUrl } from './database-url.js';
+import { KEYED_FRONTEND_URLS } from './settings.js';
+import { envNameOf, SETTING_FIELDS, type Environment, type SettingName, type Settings, type SettingValues, type UsernameType } from './settings.js';
 
 /** What a project writes in its own settings files: fixed facts plus overrides per environment. */
 export interface ProjectSettings {

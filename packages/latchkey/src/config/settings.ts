@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HASHER_NAMES } from '../account/passwords/index.js';
-import { AUTHENTICATOR_TYPES } from '../storage/ports.js';
+import { RATE_LIMIT_ACTIONS } from '../core/rate-limit/rules.js';
+import { AUTHENTICATOR_TYPES, HASHER_NAMES } from './choices.js';
 import {
   booleanField,
   enumField,
@@ -24,17 +24,6 @@ export const PASSWORD_VALIDATOR_NAMES = ['minimum_length', 'maximum_length', 'co
  * (the identifier being attacked, e.g. the login) or `user`.
  */
 export const RATE_LIMIT_RULES = /^\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*(,\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*)*$/;
-export const RATE_LIMIT_ACTIONS = [
-  'login',
-  'login_failed',
-  'signup',
-  'confirm_email',
-  'reset_password',
-  'reset_password_from_key',
-  'change_password',
-  'manage_email',
-  'reauthenticate',
-] as const;
 
 const rateLimitsSchema = z.union([
   z.literal(false),
@@ -49,13 +38,15 @@ const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
  */
 export const FRONTEND_URL_NAMES = ['account_confirm_email', 'account_reset_password', 'account_reset_password_from_key', 'account_signup'] as const;
 export type FrontendUrlName = (typeof FRONTEND_URL_NAMES)[number];
+/** The purposes whose link carries a key, and so whose front-end URL must say where it goes (`{key}`). */
+export const KEYED_FRONTEND_URLS = ['account_confirm_email', 'account_reset_password_from_key'] as const satisfies readonly FrontendUrlName[];
 const frontendUrlsSchema = z.partialRecord(z.enum(FRONTEND_URL_NAMES), z.string().regex(/^https?:\/\/[^\s/?#]+(\/\S*)?$/));
 
 /** A path segment such as `admin/` or `staff-8fk2/`: no leading slash, one trailing slash. */
 const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
 /**
  * A path on this site such as `/` or `/users/~redirect/`, for the redirect settings. It must pass
- * the same test as a `next` parameter (http/safe-redirect.ts), or the setting itself would be an
+ * the same test as a `next` parameter (http/kit/safe-redirect.ts), or the setting itself would be an
  * open redirect: one leading slash, never two (`//evil.example/` is another host) nor a slash and
  * a backslash (`/\evil.example/`, which browsers read the same way); no whitespace or control
  * character (browsers strip a tab or newline, turning `/\t/evil.example` into `//evil.example`);

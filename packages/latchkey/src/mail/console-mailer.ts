@@ -1,5 +1,6 @@
 import { LatchkeyError } from '../core/errors.js';
-import { prepareEmail, type EmailMessage, type Mailer, type SentEmail } from './message.js';
+import { prepareEmail } from './message.js';
+import { type EmailMessage, type Mailer, type SentEmail } from './ports.js';
 
 // Django's console backend ends each message with a line of 79 dashes; developers know the look.
 const SEPARATOR = '-'.repeat(79);

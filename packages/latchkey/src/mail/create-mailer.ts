@@ -1,8 +1,8 @@
 import { maskUrlCredentials } from '../core/redact.js';
 import { ConsoleMailer } from './console-mailer.js';
-import { parseEmailUrl } from './email-url.js';
+import { parseEmailUrl } from '../config/email-url.js';
 import { MemoryMailer } from './memory-mailer.js';
-import type { Mailer } from './message.js';
+import type { Mailer } from './ports.js';
 import { SmtpMailer, type SmtpTimeouts } from './smtp-mailer.js';
 
 export interface CreateMailerOptions {

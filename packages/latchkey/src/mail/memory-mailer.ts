@@ -1,4 +1,5 @@
-import { prepareEmail, type EmailMessage, type Mailer, type SentEmail } from './message.js';
+import { prepareEmail } from './message.js';
+import { type EmailMessage, type Mailer, type SentEmail } from './ports.js';
 
 /**
  * Keeps every message in `outbox` instead of sending it (EMAIL_URL=memory:), like Django's locmem

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LatchkeyError } from '../core/errors.js';
-import { prepareEmail, type EmailMessage } from './message.js';
+import { prepareEmail } from './message.js';
+import { type EmailMessage } from './ports.js';
 
 const base: EmailMessage = { to: ['alice@example.com'], subject: 'Hello', text: 'Body' };
 

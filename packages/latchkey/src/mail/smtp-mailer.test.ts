@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isLatchkeyError, type LatchkeyError } from '../core/errors.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../testing/smtp.js';
 import { createMailer } from './create-mailer.js';
-import type { Mailer } from './message.js';
+import type { Mailer } from './ports.js';
 import { isLoopbackHost, mustRequireTls } from './smtp-mailer.js';
 
 const FROM = 'webmaster@example.com';

@@ -2,7 +2,8 @@ import { BlockList, isIP } from 'node:net';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { LatchkeyError } from '../core/errors.js';
-import { prepareEmail, type EmailMessage, type Mailer } from './message.js';
+import { prepareEmail } from './message.js';
+import { type EmailMessage, type Mailer } from './ports.js';
 
 export interface SmtpTimeouts {
   /** Milliseconds to open the TCP (or TLS) connection. */

@@ -13,7 +13,7 @@ import { ManualClock } from '../core/clock.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { openDatabase, type Database } from '../storage/database.js';
-import type { User } from '../storage/ports.js';
+import type { User } from '../account/model.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../testing/database.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
 import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../testing/mfa.js';

@@ -1,6 +1,7 @@
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import type { LatchkeyDeps } from '../deps.js';
-import type { Authenticator, AuthenticatorType, User } from '../storage/ports.js';
+import type { Authenticator, AuthenticatorType } from './model.js';
+import type { User } from '../account/model.js';
 import { matchRecoveryCode, recoveryCodes } from './recovery-codes.js';
 import { matchTotpCode, type TotpParameters } from './totp.js';
 

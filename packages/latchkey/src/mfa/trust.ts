@@ -1,7 +1,8 @@
 import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import { signValue, unsignValue } from '../core/signing.js';
 import type { LatchkeyDeps } from '../deps.js';
-import type { Authenticator, User } from '../storage/ports.js';
+import type { Authenticator } from './model.js';
+import type { User } from '../account/model.js';
 
 /**
  * "Trust this browser" (MFA_TRUST_ENABLED, off by default): after a correct code the browser may

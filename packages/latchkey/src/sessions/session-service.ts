@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { randomToken, sha256Hex } from '../core/crypto.js';
-import type { SessionRepository, StoredSession } from '../storage/ports.js';
+import type { SessionRepository } from './ports.js';
+import type { StoredSession } from './model.js';
 
 /**
  * Server-side sessions. The id handed to the browser (or app) is 256 random bits; the database

@@ -5,15 +5,15 @@
  */
 import { describe } from 'vitest';
 import { testDatabaseKinds } from '../testing/database.js';
-import { describeApiTokenRepository } from './conformance/api-tokens.js';
-import { describeAuditLogRepository } from './conformance/audit-log.js';
-import { describeAuthenticatorRepository } from './conformance/authenticators.js';
-import { describeEmailAddressRepository } from './conformance/email-addresses.js';
-import { describeMigrations } from './conformance/migrations.js';
-import { describeSessionRepository } from './conformance/sessions.js';
-import { describeStoreTransactions } from './conformance/transactions.js';
-import { describeUserRepository } from './conformance/users.js';
-import type { UsernameType } from './ports.js';
+import { describeApiTokenRepository } from '../testing/conformance/api-tokens.js';
+import { describeAuditLogRepository } from '../testing/conformance/audit-log.js';
+import { describeAuthenticatorRepository } from '../testing/conformance/authenticators.js';
+import { describeEmailAddressRepository } from '../testing/conformance/email-addresses.js';
+import { describeMigrations } from '../testing/conformance/migrations.js';
+import { describeSessionRepository } from '../testing/conformance/sessions.js';
+import { describeStoreTransactions } from '../testing/conformance/transactions.js';
+import { describeUserRepository } from '../testing/conformance/users.js';
+import type { UsernameType } from '../config/settings.js';
 
 // When TEST_DATABASE_URL is unset, vitest.global-setup.ts says in one line that the PostgreSQL
 // part is left out (and fails the run under CI), once for the whole suite rather than per file.

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LatchkeyError } from '../core/errors.js';
 import { testPostgresUrl } from '../testing/database.js';
-import { parseDatabaseUrl } from './database-url.js';
+import { parseDatabaseUrl } from '../config/database-url.js';
 import { openDatabase } from './database.js';
 
 async function failureOf(work: Promise<unknown>): Promise<LatchkeyError> {

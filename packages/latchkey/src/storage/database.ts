@@ -24,12 +24,13 @@ import {
 import pg from 'pg';
 import { LatchkeyError } from '../core/errors.js';
 import { maskUrlCredentials } from '../core/redact.js';
-import { parseDatabaseUrl, type DatabaseLocation } from './database-url.js';
+import { parseDatabaseUrl, type DatabaseLocation } from '../config/database-url.js';
 import type { DatabaseDialect } from './kysely/dialect.js';
 import type { DatabaseSchema } from './kysely/schema.js';
 import { createKyselyStore } from './kysely/store.js';
 import { assertUsernameTypeMatches, createMigrator } from './migrations/index.js';
-import type { Store, UsernameType } from './ports.js';
+import type { Store } from '../store.js';
+import type { UsernameType } from '../config/settings.js';
 
 export interface OpenDatabaseOptions {
   url: string;

@@ -1,12 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
+import type { TemplateRenderer } from './ports.js';
 
 /** The library's own templates: this folder. */
 export const LIBRARY_TEMPLATES = fileURLToPath(new URL('.', import.meta.url));
 
-export interface TemplateRenderer {
-  render(name: string, context: Record<string, unknown>): string;
-}
 
 /**
  * Renders pages and emails with Nunjucks (Django-like syntax: extends, blocks, includes). A

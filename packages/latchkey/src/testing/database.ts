@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database, type OpenDatabaseOptions } from '../storage/database.js';
-import type { UsernameType } from '../storage/ports.js';
+import type { UsernameType } from '../config/settings.js';
 
 export type TestDatabaseKind = 'sqlite' | 'postgres';
 

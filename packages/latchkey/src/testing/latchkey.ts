@@ -4,7 +4,7 @@ import type { Settings, SettingValues } from '../config/settings.js';
 import { ManualClock } from '../core/clock.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
-import type { UsernameType } from '../storage/ports.js';
+import type { UsernameType } from '../config/settings.js';
 import { createTestDatabase, type TestDatabaseKind } from './database.js';
 
 export interface TestLatchkey extends Latchkey {

@@ -1,12 +1,12 @@
 import { Secret } from 'otpauth';
-import type { ClientInfo } from '../account/events.js';
+import type { ClientInfo } from '../core/client.js';
 import type { TestLatchkey } from './latchkey.js';
 import type { LatchkeyDeps } from '../deps.js';
 import { totpParameters } from '../mfa/authenticators.js';
 import { viewRecoveryCodes } from '../mfa/flows/recovery-codes.js';
 import { activateTotp, totpSetup } from '../mfa/flows/totp.js';
 import { totpCode } from '../mfa/totp.js';
-import type { User } from '../storage/ports.js';
+import type { User } from '../account/model.js';
 
 const TEST_CLIENT: ClientInfo = { ip: '127.0.0.1', userAgent: 'test' };
 

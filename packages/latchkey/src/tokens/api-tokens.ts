@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { ClientInfo } from '../account/events.js';
+import type { ClientInfo } from '../core/client.js';
 import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import type { LatchkeyDeps } from '../deps.js';
-import type { ApiToken, User } from '../storage/ports.js';
+import type { ApiToken } from './model.js';
+import type { User } from '../account/model.js';
 
 /**
  * API tokens, as Django REST framework's authtoken: one per user, valid until deleted, sent as

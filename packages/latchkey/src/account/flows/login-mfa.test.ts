@@ -8,12 +8,13 @@ import { INCORRECT_CODE, reauthenticateWithCode, trustThisBrowser } from '../../
 import { regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
 import { deactivateTotp } from '../../mfa/flows/totp.js';
 import { trustToken } from '../../mfa/trust.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor, type ActivatedTotp } from '../../testing/mfa.js';
 import { createUser, setUserPassword } from '../users.js';
-import { continueLogin, continueLoginWithCode, LOGIN_STAGES, loginWithPassword, pendingLoginState, TOO_MANY_ATTEMPTS } from './login.js';
+import { continueLogin, continueLoginWithCode, LOGIN_STAGES, loginWithPassword, pendingLoginState } from './login.js';
+import { TOO_MANY_ATTEMPTS } from '../credentials.js';
 import { reauthenticate } from './reauthenticate.js';
 
 const PASSWORD = 'a long enough passphrase';

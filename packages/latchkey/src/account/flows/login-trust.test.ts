@@ -3,7 +3,7 @@
  * completes only for the account as it was when its password was proved.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor, type ActivatedTotp } from '../../testing/mfa.js';

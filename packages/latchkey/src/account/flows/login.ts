@@ -2,11 +2,11 @@ import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
-import { findUserByLogin, verifyCredentials } from '../credentials.js';
+import type { User } from '../model.js';
+import { findUserByLogin, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS, verifyCredentials } from '../credentials.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
-import type { ClientInfo } from '../events.js';
-import { normalizeUsernameKey } from '../identifiers.js';
+import type { ClientInfo } from '../../core/client.js';
+import { normalizeUsernameKey } from '../../core/identifiers.js';
 import { hasSecondFactor } from '../../mfa/authenticators.js';
 import { checkLoginCode } from '../../mfa/flows/authenticate.js';
 import { isTrustedBrowser } from '../../mfa/trust.js';
@@ -27,8 +27,6 @@ export type LoginResult =
   | { status: 'stopped'; stage: LoginStage; user: User; pending: PendingLoginState }
   | { status: 'inactive'; user: User };
 
-export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
-export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
 
 /**
  * What an adapter keeps of a login stopped at a stage, to carry it on later: the user, and a mark

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { createUser } from '../users.js';

@@ -1,11 +1,11 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { EmailAddress, User } from '../../storage/ports.js';
+import type { EmailAddress, User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
-import type { ClientInfo } from '../events.js';
-import { tryNormalizeEmail, validateEmail } from '../identifiers.js';
+import type { ClientInfo } from '../../core/client.js';
+import { tryNormalizeEmail, validateEmail } from '../../core/identifiers.js';
 import { requireRecentAuthentication } from './reauthenticate.js';
 import { notifyAddressOwner, refundMailAttempt } from './signup.js';
 

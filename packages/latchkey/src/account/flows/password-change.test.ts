@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { isUsablePassword } from '../passwords/index.js';
 import { createUser } from '../users.js';
 import { changePassword, PASSWORD_MISMATCH, setPassword, WRONG_CURRENT_PASSWORD } from './password-change.js';

@@ -1,8 +1,9 @@
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { StoredSession, User } from '../../storage/ports.js';
+import type { StoredSession } from '../../sessions/model.js';
+import type { User } from '../model.js';
 import { sendSecurityNotice, type MailOutcome } from '../emails.js';
-import type { ClientInfo } from '../events.js';
+import type { ClientInfo } from '../../core/client.js';
 import { isUsablePassword } from '../passwords/index.js';
 import { checkPassword } from '../users.js';
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isLatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { createUser, setUserPassword } from '../users.js';
 import { makePasswordResetKey, requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from './password-reset.js';
 

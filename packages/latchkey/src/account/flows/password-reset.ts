@@ -1,10 +1,10 @@
 import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
-import type { ClientInfo } from '../events.js';
-import { tryNormalizeEmail } from '../identifiers.js';
+import type { ClientInfo } from '../../core/client.js';
+import { tryNormalizeEmail } from '../../core/identifiers.js';
 import { accountUrl } from '../urls.js';
 import {
   checkNewPassword,

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { createUser } from '../users.js';
-import { NAME_NOT_TEXT, NAME_TOO_LONG } from '../users.js';
+import { NAME_NOT_TEXT, NAME_TOO_LONG } from '../names.js';
 import { updateProfile } from './profile.js';
 
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };

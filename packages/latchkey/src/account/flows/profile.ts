@@ -1,8 +1,8 @@
-import type { ClientInfo } from '../events.js';
+import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
-import { cleanName } from '../users.js';
+import { cleanName } from '../names.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../model.js';
 
 export interface UpdateProfileInput {
   user: User;

@@ -1,7 +1,7 @@
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
-import type { ClientInfo } from '../events.js';
+import type { User } from '../model.js';
+import type { ClientInfo } from '../../core/client.js';
 
 export const INCORRECT_PASSWORD = 'Incorrect password.';
 

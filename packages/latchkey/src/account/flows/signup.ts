@@ -1,10 +1,11 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { Store, User } from '../../storage/ports.js';
+import type { Store } from '../../store.js';
+import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
 import { sendEmailConfirmation } from '../email-confirmation.js';
-import type { ClientInfo } from '../events.js';
-import { validateEmail, validateUsername } from '../identifiers.js';
+import type { ClientInfo } from '../../core/client.js';
+import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import { accountUrl, signInUrl } from '../urls.js';
 import { checkPassword, createUser } from '../users.js';
 

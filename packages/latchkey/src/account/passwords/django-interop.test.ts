@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fastHashingOptions } from './fast-hashing-options.js';
-import { HASHER_NAMES, type HasherName } from './hasher.js';
-import { createPasswordHashing, DJANGO_HASHING_DEFAULTS, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
+import { HASHER_NAMES, type HasherName } from '../../config/choices.js';
+import { createPasswordHashing, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
+import { DJANGO_HASHING_DEFAULTS } from '../../config/defaults.js';
 
 // Debian's interpreter, which has python3-django, python3-argon2 and python3-bcrypt; the python3
 // on PATH may be another one without them.

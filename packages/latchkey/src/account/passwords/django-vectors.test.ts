@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HasherName } from './hasher.js';
-import {
-  createPasswordHashing,
-  DJANGO_HASHING_DEFAULTS,
-  type PasswordHashing,
-  type PasswordHashingOptions,
-  type PasswordVerification,
-} from './password-hashing.js';
+import type { HasherName } from '../../config/choices.js';
+import { createPasswordHashing, type PasswordHashing, type PasswordHashingOptions, type PasswordVerification } from './password-hashing.js';
+import { DJANGO_HASHING_DEFAULTS } from '../../config/defaults.js';
 
 /** Hashes made by Django 3.2's make_password: see test/fixtures/django-passwords/make_vectors.py. */
 interface DjangoVector {

@@ -1,10 +1,4 @@
-/**
- * The hashers Latchkey reads and writes, named as Django names them in the encoded string. The one
- * list: the PASSWORD_HASHERS setting and the hashing service both read it from here.
- */
-export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
-
-export type HasherName = (typeof HASHER_NAMES)[number];
+import type { HasherName } from '../../config/choices.js';
 
 /**
  * One algorithm in Django's encoded format (`<algorithm>$...`), with the parameters Latchkey is

@@ -1,13 +1,6 @@
-export { HASHER_NAMES, type HasherName } from './hasher.js';
 export type { Argon2Parameters } from './argon2-hasher.js';
 export type { ConcurrencyStats } from './concurrency-limiter.js';
-export {
-  createPasswordHashing,
-  DJANGO_HASHING_DEFAULTS,
-  type PasswordHashing,
-  type PasswordHashingOptions,
-  type PasswordVerification,
-} from './password-hashing.js';
+export { createPasswordHashing, type PasswordHashing, type PasswordHashingOptions, type PasswordVerification } from './password-hashing.js';
 export { isUsablePassword, makeUnusablePassword } from './unusable-password.js';
 export {
   validatePassword,

@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isLatchkeyError } from '../../core/errors.js';
 import type * as BcryptWorkerPoolModule from './bcrypt-worker-pool.js';
 import { fastHashingOptions } from './fast-hashing-options.js';
-import { HASHER_NAMES, type HasherName } from './hasher.js';
-import { createPasswordHashing, DJANGO_HASHING_DEFAULTS, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
+import { HASHER_NAMES, type HasherName } from '../../config/choices.js';
+import { createPasswordHashing, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
+import { DJANGO_HASHING_DEFAULTS } from '../../config/defaults.js';
 import { makeUnusablePassword } from './unusable-password.js';
 
 const observed = vi.hoisted(() => ({

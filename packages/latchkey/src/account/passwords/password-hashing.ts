@@ -4,7 +4,8 @@ import { createArgon2Hasher, type Argon2Parameters } from './argon2-hasher.js';
 import { createBcryptSha256Hasher } from './bcrypt-sha256-hasher.js';
 import { createBcryptWorkerPool, type BcryptWorkerPool } from './bcrypt-worker-pool.js';
 import { ConcurrencyLimiter, type ConcurrencyStats } from './concurrency-limiter.js';
-import { algorithmOf, HASHER_NAMES, type HasherName, type PasswordHasher } from './hasher.js';
+import { HASHER_NAMES, type HasherName } from '../../config/choices.js';
+import { algorithmOf, type PasswordHasher } from './hasher.js';
 import { createPbkdf2Hasher } from './pbkdf2-hasher.js';
 import { isUsablePassword } from './unusable-password.js';
 
@@ -24,22 +25,6 @@ export interface PasswordHashingOptions {
   /** Longer input (in UTF-8 bytes) is never hashed. */
   maxPasswordBytes: number;
 }
-
-/**
- * Django's own parameters. The PBKDF2 count is that of Django 6.1 (August 2026), the current
- * release: 6.0 had 1,200,000, and the 6.2 release notes (docs.djangoproject.com/en/dev/releases/6.2/)
- * raise it "from 1,500,000 to 1,800,000". Argon2's m=102400, t=2, p=8 and bcrypt's 12 rounds are
- * unchanged since Django 3.2. The order is the one Django's documentation gives for using Argon2
- * (Argon2 first, the rest kept so old hashes still verify and get upgraded); Django's stock
- * PASSWORD_HASHERS lists PBKDF2 first instead.
- */
-export const DJANGO_HASHING_DEFAULTS: Omit<PasswordHashingOptions, 'concurrency' | 'maxQueued' | 'maxPasswordBytes'> = Object.freeze({
-  // Frozen all the way down, so no caller can change the defaults every other caller sees.
-  hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']) as HasherName[],
-  argon2: Object.freeze({ memoryCost: 102_400, timeCost: 2, parallelism: 8 }),
-  pbkdf2Iterations: 1_500_000,
-  bcryptRounds: 12,
-});
 
 export interface PasswordVerification {
   valid: boolean;

@@ -3,7 +3,7 @@ import { ManualClock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
 import type { CounterStore } from './counter-store.js';
 import { createRateLimiter, RateLimitedError, type RateLimitDecision } from './rate-limiter.js';
-import { counterStoreKinds, createTestCounterStore, recordingStore, type TestCounterStore } from './test-stores.js';
+import { counterStoreKinds, createTestCounterStore, recordingStore, type TestCounterStore } from '../../testing/counter-stores.js';
 
 const ALLOWED: RateLimitDecision = { allowed: true, retryAfterSeconds: 0 };
 const IP = '203.0.113.7';

@@ -6,7 +6,19 @@
  * the signed-in `user`.
  */
 import { LatchkeyError } from '../errors.js';
-import type { RATE_LIMIT_ACTIONS } from '../../config/settings.js';
+
+/** The actions ACCOUNT_RATE_LIMITS may limit, as allauth names them. */
+export const RATE_LIMIT_ACTIONS = [
+  'login',
+  'login_failed',
+  'signup',
+  'confirm_email',
+  'reset_password',
+  'reset_password_from_key',
+  'change_password',
+  'manage_email',
+  'reauthenticate',
+] as const;
 
 export type RateLimitAction = (typeof RATE_LIMIT_ACTIONS)[number];
 

@@ -11,7 +11,7 @@ import { sha256Hex } from '../crypto.js';
  * Case, width and compatibility variants of a login ("Alice", " alice ", "ＡＬＩＣＥ") are one key:
  * NFKC, then full case folding approximated as upper- then lower-casing ('ß' folds to 'ss'), then
  * NFKC again (case mapping can produce sequences that compose), then trimming, as the account
- * lookup does (account/identifiers.ts normalizeUsernameKey).
+ * lookup does (core/identifiers.ts normalizeUsernameKey).
  */
 export function normalizeRateLimitKey(key: string): string {
   return key.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC').trim();

@@ -1,7 +1,7 @@
 import { isLatchkeyError } from '../../core/errors.js';
 import { deleteApiToken } from '../../tokens/api-tokens.js';
 import { obtainApiToken, TOKEN_INVALID_CREDENTIALS } from '../../tokens/flows/obtain-token.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 import type { ApiContext } from './authentication.js';
 import { expectDictionary, readCharFields } from './fields.js';
 import { sendRefusal } from './respond.js';

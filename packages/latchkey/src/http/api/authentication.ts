@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { userForApiToken } from '../../tokens/api-tokens.js';
-import { csrfFailure, type CsrfOptions } from '../csrf.js';
-import type { RequestSessions } from '../request-session.js';
+import { csrfFailure, type CsrfOptions } from '../kit/csrf.js';
+import type { RequestSessions } from '../kit/request-sessions.js';
 import { tokenHeaderOf } from './token-header.js';
 
 /** What the API layer's views share: the flows' dependencies, the request's sessions, the CSRF options. */

@@ -1,4 +1,4 @@
-import { escapeHtml, prose, referencePageHtml } from '../reference-page.js';
+import { escapeHtml, prose, referencePageHtml } from '../kit/reference-page.js';
 
 type Json = Record<string, unknown>;
 

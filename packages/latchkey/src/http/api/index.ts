@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
-import { allowCors } from '../cors.js';
-import { CSRF_HEADER, csrfOptionsFrom } from '../csrf.js';
+import { allowCors } from '../kit/cors.js';
+import { CSRF_HEADER, csrfOptionsFrom } from '../kit/csrf.js';
 import type { PageDeps } from '../pages/page.js';
 import { AUTH_TOKEN_URL, authTokenView } from './auth-token.js';
 import type { ApiContext } from './authentication.js';

@@ -1,5 +1,5 @@
 import type { ApiContext } from './authentication.js';
-import { REFERENCE_PAGE_POLICY } from '../reference-page.js';
+import { REFERENCE_PAGE_POLICY } from '../kit/reference-page.js';
 import { apiDocsHtml } from './docs.js';
 import { apiOpenApiDocument } from './openapi.js';
 import type { RegisteredView } from './view-runner.js';

@@ -7,7 +7,7 @@ import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, deactivateUser } from '../../account/users.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { ApiTestClient, createApiTestApp, registerTestApiViews } from '../../testing/api.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode, type ApiContext } from './authentication.js';
 import { UnparsedBody } from './body.js';
 import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendDetail, sendNotAuthenticated, sendRefusal } from './respond.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 
 /**
  * How the project's API layer (`/api/`, a generated project's use_drf=y) declares its routes, as

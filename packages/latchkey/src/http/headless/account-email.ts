@@ -7,8 +7,8 @@ import {
   resendEmailConfirmation,
   type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
-import type { User } from '../../storage/ports.js';
-import { clientOf } from '../request-info.js';
+import type { User } from '../../account/model.js';
+import { clientOf } from '../kit/request-info.js';
 import type { HeadlessContext } from './context.js';
 import { booleanField, stringField } from './input.js';
 import { sendRefusal } from './refusals.js';

@@ -3,13 +3,13 @@ import { loginWithPassword, runLoginStages } from '../../account/flows/login.js'
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { passwordRecord } from '../authentication-records.js';
-import { clientOf } from '../request-info.js';
-import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
-import { clearPendingLogin } from '../pending-login.js';
+import { passwordRecord } from '../kit/authentication-records.js';
+import { clientOf } from '../kit/request-info.js';
+import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
+import { clearPendingLogin } from '../kit/pending-login.js';
 import { completeLogin } from './complete-login.js';
 import type { HeadlessContext } from './context.js';
-import { clearSignupVerificationPending, markSignupVerificationPending } from './flows.js';
+import { clearSignupVerificationPending, markSignupVerificationPending } from './pending-flows.js';
 import { stringField } from './input.js';
 import { sendRefusal } from './refusals.js';
 import { sendAuthenticated, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';

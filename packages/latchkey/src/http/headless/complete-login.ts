@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordLogin, type LoginResult } from '../../account/flows/login.js';
-import { loginRecords } from '../authentication-records.js';
-import { clientOf } from '../request-info.js';
-import { clearPendingLogin, startPendingLogin } from '../pending-login.js';
+import { loginRecords } from '../kit/authentication-records.js';
+import { clientOf } from '../kit/request-info.js';
+import { clearPendingLogin, startPendingLogin } from '../kit/pending-login.js';
 import type { HeadlessContext } from './context.js';
-import { clearSignupVerificationPending } from './flows.js';
+import { clearSignupVerificationPending } from './pending-flows.js';
 import { sendAuthenticated, sendErrors, sendUnauthenticated } from './respond.js';
 
 export const ACCOUNT_INACTIVE = 'This account is inactive.';

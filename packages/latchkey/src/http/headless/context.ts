@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { SessionDeps } from '../pending-login.js';
-import type { SessionTransport } from '../request-session.js';
+import type { SessionDeps } from '../kit/pending-login.js';
+import type { SessionTransport } from '../kit/request-sessions.js';
 
 /**
  * The two clients of the headless API (allauth.headless): `browser`, where the session travels in

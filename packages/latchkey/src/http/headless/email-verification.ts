@@ -3,13 +3,13 @@ import { addressForKey, confirmEmail } from '../../account/email-confirmation.js
 import { resendLoginVerification } from '../../account/flows/manage-email.js';
 import { continueLogin } from '../../account/flows/login.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import type { EmailAddress } from '../../storage/ports.js';
-import { clientOf } from '../request-info.js';
-import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
-import { clearPendingLogin, currentPendingLogin, type PendingLogin } from '../pending-login.js';
+import type { EmailAddress } from '../../account/model.js';
+import { clientOf } from '../kit/request-info.js';
+import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
+import { clearPendingLogin, currentPendingLogin, type PendingLogin } from '../kit/pending-login.js';
 import { completeLogin } from './complete-login.js';
 import type { HeadlessContext } from './context.js';
-import { clearSignupVerificationPending } from './flows.js';
+import { clearSignupVerificationPending } from './pending-flows.js';
 import { stringField } from './input.js';
 import { sendRefusal } from './refusals.js';
 import { sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';

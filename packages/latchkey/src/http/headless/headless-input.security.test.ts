@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makePasswordResetKey } from '../../account/flows/password-reset.js';
 import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient, type HeadlessResponse } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';

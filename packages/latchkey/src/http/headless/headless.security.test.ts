@@ -9,7 +9,7 @@ import { makeConfirmationKey } from '../../account/email-confirmation.js';
 import { makePasswordResetKey } from '../../account/flows/password-reset.js';
 import { createUser, deactivateUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient, type HeadlessRequestOptions, type HeadlessResponse } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';

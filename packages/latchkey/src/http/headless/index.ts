@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { allowCors } from '../cors.js';
-import { CSRF_HEADER, csrfOptionsFrom, csrfToken } from '../csrf.js';
+import { allowCors } from '../kit/cors.js';
+import { CSRF_HEADER, csrfOptionsFrom, csrfToken } from '../kit/csrf.js';
 import type { PageDeps } from '../pages/page.js';
 import { registerAccountEmailRoutes } from './account-email.js';
 import { registerAuthRoutes } from './auth.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setUserPassword, createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { MFA_TRUST_COOKIE } from '../../mfa/trust.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';

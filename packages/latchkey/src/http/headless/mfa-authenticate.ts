@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { continueLoginWithCode, userOfPassedLogin, type LoginMethod } from '../../account/flows/login.js';
 import { reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
-import { codeRecord } from '../authentication-records.js';
-import { setMfaTrustCookie } from '../mfa-trust-cookie.js';
-import { clientOf } from '../request-info.js';
-import { clearPendingLogin, currentPendingLogin, startPendingLogin } from '../pending-login.js';
+import { codeRecord } from '../kit/authentication-records.js';
+import { setMfaTrustCookie } from '../kit/mfa-trust-cookie.js';
+import { clientOf } from '../kit/request-info.js';
+import { clearPendingLogin, currentPendingLogin, startPendingLogin } from '../kit/pending-login.js';
 import { completeLogin } from './complete-login.js';
 import type { HeadlessContext } from './context.js';
 import { booleanField, stringField } from './input.js';

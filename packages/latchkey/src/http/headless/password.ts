@@ -3,8 +3,8 @@ import { changePassword, setPassword, type PasswordChangeResult } from '../../ac
 import { INVALID_RESET_KEY, requestPasswordReset, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { clientOf, logMailFailures } from '../request-info.js';
-import { clearPendingLogin, currentPendingLogin } from '../pending-login.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { clearPendingLogin, currentPendingLogin } from '../kit/pending-login.js';
 import type { HeadlessContext } from './context.js';
 import { stringField } from './input.js';
 import { sendRefusal } from './refusals.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import type { HeadlessContext } from './context.js';
-import { availableFlows, reauthenticationFlows } from './flows.js';
+import { availableFlows, reauthenticationFlows } from './pending-flows.js';
 import { userData } from './user.js';
 
 /** One entry of an error response (allauth's shape): what went wrong, a stable code, and the field. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredSession, User } from '../../storage/ports.js';
-import { clientOf } from '../request-info.js';
+import type { StoredSession } from '../../sessions/model.js';
+import type { User } from '../../account/model.js';
+import { clientOf } from '../kit/request-info.js';
 import type { HeadlessContext } from './context.js';
 import { integerListField } from './input.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { stringify } from 'yaml';
 import type { Settings } from '../../config/settings.js';
-import { escapeHtml, prose, REFERENCE_PAGE_POLICY, referencePageHtml } from '../reference-page.js';
+import { escapeHtml, prose, REFERENCE_PAGE_POLICY, referencePageHtml } from '../kit/reference-page.js';
 import { headlessOpenApiDocument, type HttpMethod } from './openapi.js';
 
 type Json = Record<string, unknown>;

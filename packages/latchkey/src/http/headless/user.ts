@@ -1,6 +1,6 @@
 import { isUsablePassword } from '../../account/passwords/index.js';
 import type { Settings } from '../../config/settings.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 
 /** The user as the headless API shows them (allauth's User schema); no username in projects without one. */
 export function userData(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { confirmEmail, makeConfirmationKey } from '../../account/email-confirmation.js';
 import { createUser } from '../../account/users.js';
 import { signValue } from '../../core/signing.js';
-import type { EmailAddress, User } from '../../storage/ports.js';
+import type { EmailAddress, User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { PageClient } from '../../testing/pages.js';

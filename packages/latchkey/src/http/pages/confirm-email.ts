@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey, confirmEmail } from '../../account/email-confirmation.js';
 import { continueLogin } from '../../account/flows/login.js';
 import { finishLogin } from './login.js';
-import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
-import { currentPendingLogin } from '../pending-login.js';
+import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
+import { currentPendingLogin } from '../kit/pending-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { flash, redirect, renderPage, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 
 const TITLE = 'Confirm email address';
 

@@ -8,9 +8,9 @@ import {
   type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
 

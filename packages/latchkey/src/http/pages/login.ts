@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword, recordLogin, type LoginResult } from '../../account/flows/login.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { loginRecords } from '../authentication-records.js';
-import { safeRedirectOr } from '../safe-redirect.js';
+import { loginRecords } from '../kit/authentication-records.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
-import { clearPendingLogin, startPendingLogin } from '../pending-login.js';
+import { clientOf } from '../kit/request-info.js';
+import { clearPendingLogin, startPendingLogin } from '../kit/pending-login.js';
 import { MFA_AUTHENTICATE } from './mfa-authenticate.js';
-import { mfaTrustTokenOf } from '../mfa-trust-cookie.js';
+import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
 
 function rememberChoice(page: PageDeps, submitted: string): boolean {
   const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;

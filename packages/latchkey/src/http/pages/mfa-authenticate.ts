@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { continueLoginWithCode } from '../../account/flows/login.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
-import { codeRecord } from '../authentication-records.js';
-import { setMfaTrustCookie } from '../mfa-trust-cookie.js';
-import { safeRedirectOr } from '../safe-redirect.js';
+import { codeRecord } from '../kit/authentication-records.js';
+import { setMfaTrustCookie } from '../kit/mfa-trust-cookie.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { finishLogin } from './login.js';
 import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
-import { currentPendingLogin } from '../pending-login.js';
+import { clientOf } from '../kit/request-info.js';
+import { currentPendingLogin } from '../kit/pending-login.js';
 
 export const MFA_AUTHENTICATE = '/accounts/2fa/authenticate/';
 

@@ -3,10 +3,10 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { mfaOverview } from '../../mfa/flows/manage.js';
 import { viewRecoveryCodes, regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
 import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
-import type { User } from '../../storage/ports.js';
-import { keepPendingTotpSecret, pendingTotpSecret } from '../pending-totp.js';
+import type { User } from '../../account/model.js';
+import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/pending-totp.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
-import { clientOf, logMailFailures } from '../request-info.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
 
 export const MFA_INDEX = '/accounts/2fa/';
 const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';

@@ -9,7 +9,7 @@ import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { supportedAuthenticators } from '../../mfa/authenticators.js';
 import { MFA_TRUST_COOKIE, trustToken } from '../../mfa/trust.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../../testing/mfa.js';

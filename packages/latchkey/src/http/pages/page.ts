@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
-import type { TemplateRenderer } from '../../templates/renderer.js';
-import { csrfOptionsFrom, csrfToken } from '../csrf.js';
-import type { RequestSessions } from '../request-session.js';
+import type { User } from '../../account/model.js';
+import type { TemplateRenderer } from '../../templates/ports.js';
+import { csrfOptionsFrom, csrfToken } from '../kit/csrf.js';
+import type { RequestSessions } from '../kit/request-sessions.js';
 
 /** What every page route is given: the flows' dependencies plus the HTTP-side services. */
 export interface PageDeps {

@@ -4,7 +4,7 @@ import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForRes
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
-import { clientOf, logMailFailures } from '../request-info.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
 const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
-import type { User } from '../../storage/ports.js';
-import { passwordRecord } from '../authentication-records.js';
-import { safeRedirectOr } from '../safe-redirect.js';
+import type { User } from '../../account/model.js';
+import { passwordRecord } from '../kit/authentication-records.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 
 const REAUTHENTICATED_REDIRECT = '/';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { StoredSession } from '../../storage/ports.js';
+import type { StoredSession } from '../../sessions/model.js';
 import { flash, redirect, renderPage, requireUser, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 
 const SESSIONS = '/accounts/sessions/';
 

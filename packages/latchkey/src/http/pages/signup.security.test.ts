@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { createMailer } from '../../mail/index.js';
-import type { UsernameType } from '../../storage/ports.js';
+import type { UsernameType } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { PageClient } from '../../testing/pages.js';

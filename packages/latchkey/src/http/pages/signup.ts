@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { runLoginStages } from '../../account/flows/login.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { safeRedirectOr } from '../safe-redirect.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { finishLogin } from './login.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
-import { clientOf } from '../request-info.js';
+import { clientOf } from '../kit/request-info.js';
 
 /** Where a signup that must be verified first lands: allauth's "verification sent" page. */
 export const VERIFICATION_SENT_URL = '/accounts/confirm-email/';

@@ -1,9 +1,10 @@
-import { TOO_MANY_ATTEMPTS } from '../../account/flows/login.js';
-import type { ClientInfo } from '../../account/events.js';
+import { TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
+import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { AuthenticatorType, User } from '../../storage/ports.js';
+import type { AuthenticatorType } from '../model.js';
+import type { User } from '../../account/model.js';
 import { useCode } from '../authenticators.js';
 import { trustToken } from '../trust.js';
 

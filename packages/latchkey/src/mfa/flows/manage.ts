@@ -1,8 +1,9 @@
 import { sendSecurityNotice, siteLink, type MailOutcome } from '../../account/emails.js';
-import type { ClientInfo } from '../../account/events.js';
+import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { Authenticator, AuthenticatorType, User } from '../../storage/ports.js';
+import type { Authenticator, AuthenticatorType } from '../model.js';
+import type { User } from '../../account/model.js';
 import { unusedRecoveryCodes } from '../authenticators.js';
 
 /** What every change to a user's second factors is given: who, from where, and when they last proved it. */

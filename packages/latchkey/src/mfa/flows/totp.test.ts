@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { continueLoginWithCode, loginWithPassword, pendingLoginState } from '../../account/flows/login.js';
 import { createUser } from '../../account/users.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor, totpCodeAt } from '../../testing/mfa.js';

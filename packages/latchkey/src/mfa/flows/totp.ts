@@ -3,7 +3,7 @@ import type { MailOutcome } from '../../account/emails.js';
 import { decryptSecret, encryptSecret } from '../../core/encryption.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { claimTotpStep, normalizeCode, sealedAuthenticatorData, totpParameters } from '../authenticators.js';
 import { INCORRECT_CODE } from './authenticate.js';
 import { qrCodeSvg } from '../qr-code.js';

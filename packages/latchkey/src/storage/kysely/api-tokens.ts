@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { ApiToken, ApiTokenRepository, User } from '../ports.js';
+import type { ApiToken } from '../../tokens/model.js';
+import type { ApiTokenRepository } from '../../tokens/ports.js';
+import type { User } from '../../account/model.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type ApiTokensTable } from './schema.js';
 import { toUser } from './users.js';

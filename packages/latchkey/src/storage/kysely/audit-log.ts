@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { AuditLogRepository, AuditRecord, NewAuditRecord } from '../ports.js';
+import type { AuditLogRepository } from '../../account/ports.js';
+import type { AuditRecord, NewAuditRecord } from '../../account/model.js';
 import type { RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type AuditLogTable } from './schema.js';
 

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
-import type { Authenticator, AuthenticatorRepository, AuthenticatorType, NewAuthenticator } from '../ports.js';
+import type { Authenticator, AuthenticatorType, NewAuthenticator } from '../../mfa/model.js';
+import type { AuthenticatorRepository } from '../../mfa/ports.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type AuthenticatorsTable } from './schema.js';
 

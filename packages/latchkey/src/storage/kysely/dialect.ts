@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { LatchkeyError } from '../../core/errors.js';
-import type { UsernameType } from '../ports.js';
+import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type DatabaseDialect = 'sqlite' | 'postgres';

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
-import { normalizeEmail, tryNormalizeEmail } from '../../account/identifiers.js';
-import type { EmailAddress, EmailAddressRepository, NewEmailAddress } from '../ports.js';
+import { normalizeEmail, tryNormalizeEmail } from '../../core/identifiers.js';
+import type { EmailAddress, NewEmailAddress } from '../../account/model.js';
+import type { EmailAddressRepository } from '../../account/ports.js';
 import { inTransaction, lockUserRow, translateConstraintViolations, type Executor, type RepositoryContext } from './dialect.js';
 import { toBooleanColumn, type EmailAddressesTable } from './schema.js';
 

@@ -6,7 +6,7 @@
  * timestamptz).
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { AuthenticatorType } from '../ports.js';
+import type { AuthenticatorType } from '../../mfa/model.js';
 
 /** Written as 1 or 0; read as 1/0 (SQLite) or true/false (PostgreSQL). */
 export type BooleanColumn = ColumnType<number | boolean, number, number>;

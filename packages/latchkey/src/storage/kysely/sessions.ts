@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { SessionChanges, SessionRepository, StoredSession } from '../ports.js';
+import type { SessionChanges, StoredSession } from '../../sessions/model.js';
+import type { SessionRepository } from '../../sessions/ports.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type SessionsTable } from './schema.js';
 

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Repositories, Store, UsernameType } from '../ports.js';
+import type { Repositories, Store } from '../../store.js';
+import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
 import { createApiTokenRepository } from './api-tokens.js';
 import { createAuditLogRepository } from './audit-log.js';

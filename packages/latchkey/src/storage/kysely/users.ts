@@ -1,7 +1,9 @@
 import type { Selectable, Updateable } from 'kysely';
-import { normalizeEmail, normalizeUsernameKey, tryNormalizeEmail } from '../../account/identifiers.js';
+import { normalizeEmail, normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.js';
 import { LatchkeyError } from '../../core/errors.js';
-import type { NewUser, User, UserChanges, UserRepository, UsernameType } from '../ports.js';
+import type { NewUser, User, UserChanges } from '../../account/model.js';
+import type { UserRepository } from '../../account/ports.js';
+import type { UsernameType } from '../../config/settings.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UsersTable } from './schema.js';
 

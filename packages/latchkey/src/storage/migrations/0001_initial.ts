@@ -6,7 +6,7 @@
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration } from 'kysely';
 import type { DatabaseDialect } from '../kysely/dialect.js';
-import type { UsernameType } from '../ports.js';
+import type { UsernameType } from '../../config/settings.js';
 
 export function initialMigration(dialect: DatabaseDialect, usernameType: UsernameType): Migration {
   // SQLite keeps instants as ISO 8601 TEXT (it has no timestamp type); PostgreSQL as timestamptz.

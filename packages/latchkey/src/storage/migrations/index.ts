@@ -7,7 +7,7 @@ import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { LatchkeyError } from '../../core/errors.js';
 import { isMissingTableError, type DatabaseDialect } from '../kysely/dialect.js';
 import type { DatabaseSchema } from '../kysely/schema.js';
-import type { UsernameType } from '../ports.js';
+import type { UsernameType } from '../../config/settings.js';
 import { initialMigration } from './0001_initial.js';
 import { auditAndRateLimitsMigration } from './0002_audit_and_rate_limits.js';
 import { mfaMigration } from './0003_mfa.js';

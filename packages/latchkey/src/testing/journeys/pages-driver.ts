@@ -5,7 +5,7 @@
  * and names what they mean in the scenarios' words.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS } from '../../account/flows/login.js';
+import { INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
 import { ALREADY_YOURS } from '../../account/flows/manage-email.js';
 import { WRONG_CURRENT_PASSWORD } from '../../account/flows/password-change.js';
 import { INCORRECT_PASSWORD } from '../../account/flows/reauthenticate.js';

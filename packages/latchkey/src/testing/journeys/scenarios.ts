@@ -8,7 +8,7 @@
  */
 import { createUser, deactivateUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import type { TestLatchkey } from '../latchkey.js';
 import { activateTotpFor, type ActivatedTotp } from '../mfa.js';
 import { refused, type JourneyDriver } from './driver.js';

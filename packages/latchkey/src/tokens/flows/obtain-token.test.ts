@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser, deactivateUser } from '../../account/users.js';
-import { TOO_MANY_ATTEMPTS } from '../../account/flows/login.js';
+import { TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import { INCORRECT_CODE } from '../../mfa/flows/authenticate.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';

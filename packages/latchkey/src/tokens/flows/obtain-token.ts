@@ -1,8 +1,8 @@
-import type { ClientInfo } from '../../account/events.js';
+import type { ClientInfo } from '../../core/client.js';
 import { continueLoginWithCode, loginWithPassword, type LoginMethod, type LoginResult } from '../../account/flows/login.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import type { User } from '../../storage/ports.js';
+import type { User } from '../../account/model.js';
 import { issueApiToken } from '../api-tokens.js';
 
 export interface ObtainTokenInput {

@@ -1,0 +1,63 @@
+/**
+ * The account model: users, their email addresses, and the audit trail of what happened to them.
+ * Entities only; the repositories that store them are in ports.ts.
+ */
+
+export interface User {
+  id: number;
+  /** The username as the person typed it (after NFKC); null when the project logs in by email. */
+  username: string | null;
+  /** The user's primary email address, normalized; '' when none was given (username projects only). */
+  email: string;
+  name: string;
+  /** A Django-format encoded password hash, or an unusable marker starting with '!'. */
+  password: string;
+  isActive: boolean;
+  isStaff: boolean;
+  isSuperuser: boolean;
+  dateJoined: Date;
+  lastLogin: Date | null;
+}
+
+export interface NewUser {
+  /** Required when the project logs in by username; must be absent otherwise. */
+  username?: string;
+  email: string;
+  name?: string;
+  password: string;
+  isActive?: boolean;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+  dateJoined: Date;
+}
+
+export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>>;
+
+export interface EmailAddress {
+  id: number;
+  userId: number;
+  email: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+export interface NewEmailAddress {
+  userId: number;
+  email: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+export interface AuditRecord {
+  id: number;
+  /** The event's name, e.g. user_logged_in (account/events.ts). */
+  event: string;
+  userId: number | null;
+  createdAt: Date;
+  ipAddress: string;
+  userAgent: string;
+  /** Details of the event; never a secret. */
+  data: Record<string, unknown>;
+}
+
+export type NewAuditRecord = Omit<AuditRecord, 'id'>;

@@ -1,0 +1,75 @@
+/**
+ * The account's storage ports: small repository interfaces shaped by the domain. Flows and
+ * services depend on these, never on Kysely. One Kysely implementation serves SQLite and
+ * PostgreSQL (storage/kysely/), and one conformance suite (testing/conformance/, run by
+ * storage/conformance.test.ts) holds it to them on both.
+ *
+ * Values handed to a repository are normalized by the domain (core/identifiers.ts), and the
+ * repositories derive their comparison keys once more themselves (normalizeEmail for every email
+ * column and lookup, normalizeUsernameKey for the username key), so that uniqueness never depends
+ * on every caller remembering to normalize. An address that cannot be normalized is refused on
+ * writes ('invalid_email') and matches nothing on lookups. The database's unique constraints are
+ * the last word on uniqueness, so that parallel requests cannot both win; their refusals arrive as
+ * LatchkeyErrors, never as driver errors.
+ */
+import type { AuditRecord, EmailAddress, NewAuditRecord, NewEmailAddress, NewUser, User, UserChanges } from './model.js';
+
+export interface UserRepository {
+  /**
+   * Throws LatchkeyError 'username_taken' or 'email_taken' when a unique constraint refuses it;
+   * 'invalid_username' when a username project gets no username, 'invalid_input' when an email
+   * project gets one, and 'invalid_email' for an address that cannot be normalized (or an empty
+   * one in an email project).
+   */
+  create(input: NewUser): Promise<User>;
+  findById(id: number): Promise<User | undefined>;
+  /** Matches on the normalized (NFKC, case-folded) form of the username. */
+  findByUsername(username: string): Promise<User | undefined>;
+  /**
+   * Matches the user's own (primary) email column. In username projects several users may share
+   * an address; the oldest account (lowest id) is returned.
+   */
+  findByEmail(email: string): Promise<User | undefined>;
+  /** Throws 'email_taken' when the change would break the email's uniqueness. */
+  update(id: number, changes: UserChanges): Promise<User | undefined>;
+  /**
+   * Replaces the password only if it is still `expected`: a rehash on login must not overwrite a
+   * password that a concurrent password change has just set. Returns whether it was replaced.
+   */
+  replacePassword(id: number, expected: string, replacement: string): Promise<boolean>;
+  delete(id: number): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface EmailAddressRepository {
+  /**
+   * Throws 'email_taken' when this user already has the address, or when it is verified and
+   * another user has it verified; 'not_found' when the user does not exist. When `primary` is set,
+   * the user's other addresses stop being primary and the address is copied to the user's email
+   * column, in the same transaction (as setPrimary does).
+   */
+  add(input: NewEmailAddress): Promise<EmailAddress>;
+  findById(id: number): Promise<EmailAddress | undefined>;
+  findForUser(userId: number, email: string): Promise<EmailAddress | undefined>;
+  /** The primary address first, then the others oldest first. */
+  listForUser(userId: number): Promise<EmailAddress[]>;
+  /** Every row with this address, whichever user holds it, oldest first. */
+  listByEmail(email: string): Promise<EmailAddress[]>;
+  /** The one verified row with this address, if any user has verified it. */
+  findVerified(email: string): Promise<EmailAddress | undefined>;
+  /** Throws 'email_taken' when another user has already verified the same address. */
+  markVerified(id: number): Promise<EmailAddress | undefined>;
+  /**
+   * Makes the address the user's only primary one and copies it to the user's email column,
+   * atomically. Returns undefined (changing nothing) when the address is not this user's; throws
+   * 'email_taken' (changing nothing) when, in an email project, another user signs in with it.
+   */
+  setPrimary(userId: number, id: number): Promise<EmailAddress | undefined>;
+  remove(id: number): Promise<boolean>;
+}
+
+export interface AuditLogRepository {
+  record(entry: NewAuditRecord): Promise<AuditRecord>;
+  /** The user's records, newest first, at most `limit`. */
+  listForUser(userId: number, limit?: number): Promise<AuditRecord[]>;
+}

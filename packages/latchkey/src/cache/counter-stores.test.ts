@@ -1,0 +1,157 @@
+/**
+ * One set of expectations for every counter store: the database ones (SQLite, PostgreSQL) and
+ * Redis, each when this machine offers it.
+ */
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LatchkeyError } from '../core/errors.js';
+import { fixedWindow, type CounterStore } from '../core/rate-limit/counter-store.js';
+import { createCounterStore } from './create-counter-store.js';
+import { openRedisCounterStore } from './redis-counter-store.js';
+import { counterStoreKinds, createTestCounterStore, testRedisUrl, type TestCounterStore } from '../testing/counter-stores.js';
+
+const NOW = new Date('2030-01-01T00:00:10.000Z');
+const MINUTE = 60;
+
+describe('fixedWindow', () => {
+  it('aligns windows on the epoch, so every instance computes the same one', () => {
+    expect(fixedWindow(NOW, MINUTE)).toEqual({ start: new Date('2030-01-01T00:00:00.000Z'), end: new Date('2030-01-01T00:01:00.000Z') });
+    expect(fixedWindow(new Date('2030-01-01T00:04:59.999Z'), 300).end).toEqual(new Date('2030-01-01T00:05:00.000Z'));
+    expect(fixedWindow(new Date('2030-01-01T00:05:00.000Z'), 300).start).toEqual(new Date('2030-01-01T00:05:00.000Z'));
+  });
+});
+
+for (const kind of counterStoreKinds()) {
+  describe(`counter store on ${kind}`, () => {
+    let target: TestCounterStore;
+    let store: CounterStore;
+
+    beforeEach(async () => {
+      target = await createTestCounterStore(kind);
+      store = target.store;
+    });
+
+    afterEach(async () => {
+      await target.destroy();
+    });
+
+    it('counts each bucket on its own', async () => {
+      expect(await store.increment('a', MINUTE, NOW)).toBe(1);
+      expect(await store.increment('a', MINUTE, NOW)).toBe(2);
+      expect(await store.increment('b', MINUTE, NOW)).toBe(1);
+      expect(await store.increment('a', MINUTE, NOW)).toBe(3);
+    });
+
+    it('gives 50 parallel increments of one bucket exactly the counts 1 to 50', async () => {
+      const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment('parallel', MINUTE, NOW)));
+      expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+    });
+
+    it('agrees across two connections (two instances of the project)', async () => {
+      const other = await target.openAnother();
+      const counts = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).increment('shared', MINUTE, NOW)));
+      expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    });
+
+    it('takes one back on decrement, never below zero, and never creates a bucket', async () => {
+      await store.increment('d', MINUTE, NOW);
+      await store.increment('d', MINUTE, NOW);
+      await store.decrement('d', NOW);
+      expect(await store.increment('d', MINUTE, NOW)).toBe(2);
+      for (let i = 0; i < 4; i += 1) await store.decrement('d', NOW);
+      expect(await store.increment('d', MINUTE, NOW)).toBe(1);
+
+      await store.decrement('never-counted', NOW);
+      expect(await store.increment('never-counted', MINUTE, NOW)).toBe(1);
+    });
+
+    it('never goes below zero under parallel decrements', async () => {
+      await Promise.all(Array.from({ length: 3 }, () => store.increment('floor', MINUTE, NOW)));
+      await Promise.all(Array.from({ length: 10 }, () => store.decrement('floor', NOW)));
+      expect(await store.increment('floor', MINUTE, NOW)).toBe(1);
+    });
+
+    if (kind === 'redis') {
+      it('lets a key expire after the time left in its window, read on its own clock', async () => {
+        await store.increment('ttl', MINUTE, NOW);
+        const client = new Redis(testRedisUrl()!);
+        try {
+          const ttl = await client.pttl(`${target.redisKeyPrefix}ttl`);
+          // 50 s remain in the window at NOW (00:00:10); a little has passed on Redis's clock since.
+          expect(ttl).toBeGreaterThan(45_000);
+          expect(ttl).toBeLessThanOrEqual(50_000);
+        } finally {
+          await client.quit();
+        }
+        expect(await store.deleteExpired(new Date(NOW.getTime() + 3600_000))).toBe(0);
+      });
+    } else {
+      it('stores the bucket with its window end, and deleteExpired removes only ended windows', async () => {
+        const database = target.database!;
+        await store.increment('minute', MINUTE, NOW);
+        await store.increment('hour', 3600, NOW);
+        const rows = await database.kysely.selectFrom('latchkey_rate_limit_counters').selectAll().orderBy('bucket').execute();
+        expect(rows.map((row) => [row.bucket, row.count, new Date(row.expires_at).toISOString()])).toEqual([
+          ['hour', 1, '2030-01-01T01:00:00.000Z'],
+          ['minute', 1, '2030-01-01T00:01:00.000Z'],
+        ]);
+
+        expect(await store.deleteExpired(new Date('2030-01-01T00:00:59.999Z'))).toBe(0);
+        expect(await store.deleteExpired(new Date('2030-01-01T00:01:00.000Z'))).toBe(1);
+        const left = await database.kysely.selectFrom('latchkey_rate_limit_counters').select('bucket').execute();
+        expect(left.map((row) => row.bucket)).toEqual(['hour']);
+      });
+
+      it('leaves an ended window alone on decrement', async () => {
+        await store.increment('ended', MINUTE, NOW);
+        await store.decrement('ended', new Date('2030-01-01T00:01:00.000Z'));
+        const row = await target.database!.kysely.selectFrom('latchkey_rate_limit_counters').select('count').where('bucket', '=', 'ended').executeTakeFirstOrThrow();
+        expect(row.count).toBe(1);
+      });
+
+      it('is what createCounterStore picks without a Redis URL', async () => {
+        const chosen = await createCounterStore({ database: target.database!, redisUrl: null });
+        expect(await chosen.increment('chosen', MINUTE, NOW)).toBe(1);
+        expect(await store.increment('chosen', MINUTE, NOW)).toBe(2);
+        await chosen.close();
+      });
+    }
+  });
+}
+
+describe('Redis counter store start-up', () => {
+  it('refuses an unreachable REDIS_URL in one line, without its password', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+
+    const error = await openRedisCounterStore({ url: `redis://:s3cret@127.0.0.1:${address.port}/0`, connectTimeoutMs: 1000 }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(LatchkeyError);
+    expect((error as LatchkeyError).code).toBe('database_unavailable');
+    expect((error as LatchkeyError).message).toContain('REDIS_URL');
+    expect((error as LatchkeyError).message).not.toContain('s3cret');
+  });
+
+  if (testRedisUrl() !== undefined) {
+    it('is what createCounterStore picks with a Redis URL', async () => {
+      const prefix = `latchkey-test:${Math.random().toString(36).slice(2)}:`;
+      const database = { kysely: undefined as never };
+      const chosen = await createCounterStore({ database, redisUrl: testRedisUrl()!, redisKeyPrefix: prefix });
+      const client = new Redis(testRedisUrl()!);
+      try {
+        expect(await chosen.increment('chosen', MINUTE, new Date())).toBe(1);
+        expect(await client.get(`${prefix}chosen`)).toBe('1');
+      } finally {
+        await chosen.close();
+        await client.del(`${prefix}chosen`);
+        await client.quit();
+      }
+    });
+  }
+});

@@ -1,0 +1,63 @@
+/**
+ * Rate-limit counters in Redis (REDIS_URL), shared by every instance that uses the same server.
+ */
+import { closeRedis, connectRedis } from './redis-connection.js';
+import { fixedWindow, type ClosableCounterStore } from '../core/rate-limit/counter-store.js';
+
+export const DEFAULT_REDIS_KEY_PREFIX = 'latchkey:rate-limit:';
+
+export interface RedisCounterStoreOptions {
+  url: string;
+  /** Put before every key, so that several projects (or test runs) can share one server. */
+  keyPrefix?: string;
+  /** How long to wait for the server at start-up; default 5000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * GET then DECR inside one script, which Redis runs without interleaving any other command, so a
+ * decrement can neither go below zero nor recreate a key that has just expired (DECR on a missing
+ * key would create it at -1, with no expiry).
+ */
+const DECREMENT_TO_ZERO = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/** Opens the connection and checks that the server answers, so a bad REDIS_URL stops start-up. */
+export async function openRedisCounterStore(options: RedisCounterStoreOptions): Promise<ClosableCounterStore> {
+  const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+  const client = await connectRedis(options.url, options.connectTimeoutMs);
+
+  let closed = false;
+  return {
+    async increment(bucket: string, windowSeconds: number, now: Date): Promise<number> {
+      const key = prefix + bucket;
+      // The expiry is relative (PEXPIRE, the time left in the window as this instance sees it),
+      // not absolute (PEXPIREAT): an absolute end computed from our clock would be read against
+      // Redis's clock, and with ours running behind by more than a window every key would expire
+      // on arrival, switching the limit off without a sound.
+      const remainingMs = Math.max(1, fixedWindow(now, windowSeconds).end.getTime() - now.getTime());
+      const results = await client.multi().incr(key).pexpire(key, remainingMs).exec();
+      const [incremented] = results ?? [];
+      if (results === null || incremented === undefined) throw new Error('Redis discarded the rate-limit transaction.');
+      const [error, count] = incremented;
+      if (error !== null) throw error;
+      return Number(count);
+    },
+
+    async decrement(bucket: string): Promise<void> {
+      await client.eval(DECREMENT_TO_ZERO, 1, prefix + bucket);
+    },
+
+    deleteExpired(): Promise<number> {
+      return Promise.resolve(0);
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await closeRedis(client);
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * The values some settings choose among. They are defined here, at the bottom, so that the
+ * settings can be checked at start-up without importing the features that use them; the features
+ * import them from here.
+ */
+
+/**
+ * The hashers Latchkey reads and writes, named as Django names them in the encoded string. The one
+ * list: the PASSWORD_HASHERS setting and the hashing service (account/passwords/) both read it here.
+ */
+export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
+
+export type HasherName = (typeof HASHER_NAMES)[number];
+
+/** The kinds of second factor (allauth.mfa's authenticator types), for MFA_SUPPORTED_TYPES and the mfa model. */
+export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes'] as const;
+
+export type AuthenticatorType = (typeof AUTHENTICATOR_TYPES)[number];

@@ -1,0 +1,5 @@
+/** Who did something and from where: what flows receive from the HTTP adapter in place of a request. */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}

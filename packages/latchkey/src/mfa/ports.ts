@@ -1,0 +1,26 @@
+import type { Authenticator, AuthenticatorType, NewAuthenticator } from './model.js';
+
+export interface AuthenticatorRepository {
+  /**
+   * Throws 'authenticator_exists' when the user already has one of this type (a unique
+   * constraint decides, so two parallel activations cannot both succeed), 'not_found' when the
+   * user does not exist.
+   */
+  create(input: NewAuthenticator): Promise<Authenticator>;
+  findById(id: number): Promise<Authenticator | undefined>;
+  findForUser(userId: number, type: AuthenticatorType): Promise<Authenticator | undefined>;
+  /** Oldest first. */
+  listForUser(userId: number): Promise<Authenticator[]>;
+  /** Records a successful use; false when the authenticator no longer exists. */
+  markUsed(id: number, at: Date): Promise<boolean>;
+  /** Removes it together with its used recovery-code marks. */
+  delete(id: number): Promise<boolean>;
+  /**
+   * Marks recovery code number `index` of the authenticator as used, atomically: of any number
+   * of parallel calls for one code exactly one returns true. False when it was already used or the
+   * authenticator no longer exists (deleted or replaced by a regeneration), never a driver error.
+   */
+  useRecoveryCode(authenticatorId: number, index: number, at: Date): Promise<boolean>;
+  /** The indexes of the authenticator's used recovery codes, ascending. */
+  usedRecoveryCodes(authenticatorId: number): Promise<number[]>;
+}

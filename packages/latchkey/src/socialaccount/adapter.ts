@@ -1,0 +1,84 @@
+import type { Settings } from '../config/settings.js';
+import { cleanName, NAME_MAX_LENGTH } from '../account/names.js';
+
+/**
+ * What a provider told us about the person signing in. Every field is optional: providers differ
+ * in what they share, and a person may have withheld any of it.
+ */
+export interface ProviderUserData {
+  email?: string;
+  username?: string;
+  name?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+/** The social sign-in being processed: which provider, the person's id there, and what it told. */
+export interface SocialLogin {
+  /** The provider's id, e.g. `github` or an OpenID Connect app's `provider_id`. */
+  provider: string;
+  /** The person's stable id at the provider (the `sub` claim, or the provider's user id). */
+  uid: string;
+  data: ProviderUserData;
+}
+
+/** The fields of a user about to be created from a provider's data. */
+export interface NewSocialUser {
+  /** Trimmed; empty when the provider gave none. */
+  email: string;
+  /** Only in projects whose users have usernames, and only when the provider gave one. */
+  username?: string;
+  name: string;
+}
+
+/**
+ * The project's hook points into social sign-in, as allauth's DefaultSocialAccountAdapter: a
+ * project subclasses it (in its users/adapters.ts) to decide who may sign up through a provider
+ * and what a new account holds. The flows that call it arrive with social sign-in; until then it
+ * is the stable place for a project's overrides.
+ */
+export class SocialAccountAdapter {
+  constructor(protected readonly settings: Settings) {}
+
+  /**
+   * Whether a provider's sign-in may create a new account. By default it follows
+   * ACCOUNT_ALLOW_REGISTRATION, the same switch as local signup, so closing signup closes both
+   * doors; a project may decide per provider or per person.
+   */
+  isOpenForSignup(_login: SocialLogin): boolean | Promise<boolean> {
+    return this.settings.ACCOUNT_ALLOW_REGISTRATION;
+  }
+
+  /**
+   * The new user's fields from the provider's data. The defaults: the email as given (trimmed),
+   * the username only in a project with usernames, and the name as given or else built from the
+   * first and last names. A project overrides it to fill more, calling `super.populateUser` first.
+   */
+  populateUser(login: SocialLogin): NewSocialUser | Promise<NewSocialUser> {
+    const { data } = login;
+    const email = textOf(data.email);
+    const username = this.settings.USERNAME_TYPE === 'username' ? textOf(data.username) : '';
+    const fullName = textOf(data.name) || [textOf(data.firstName), textOf(data.lastName)].filter((part) => part !== '').join(' ');
+    return { email, ...(username === '' ? {} : { username }), name: nameFromProvider(fullName) };
+  }
+}
+
+/**
+ * A provider's value as trimmed text. Provider code may hand over whatever a JSON document held
+ * (null, a number), so anything but a string counts as absent.
+ */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * A name a provider gave, made storable. Unlike a form, where the person can correct a refused
+ * name, a provider's profile is out of the person's reach here, so instead of refusing the
+ * sign-in the name is fitted, as allauth does: characters that cannot be stored (a null
+ * character, half of a surrogate pair) are dropped and the name is cut to NAME_MAX_LENGTH code
+ * points. cleanName then applies the same rules as every other name.
+ */
+function nameFromProvider(raw: string): string {
+  const storable = raw.replaceAll('\u0000', '').replace(/\p{Cs}/gu, '').normalize('NFC').trim();
+  return cleanName([...storable].slice(0, NAME_MAX_LENGTH).join(''));
+}

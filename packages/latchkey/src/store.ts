@@ -1,0 +1,31 @@
+/**
+ * The store: every feature's repositories (each feature owns its ports: account/ports.ts,
+ * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts) behind one object, and the transaction that
+ * binds them all to one database transaction. storage/kysely/ implements it.
+ */
+import type { AuditLogRepository, EmailAddressRepository, UserRepository } from './account/ports.js';
+import type { AuthenticatorRepository } from './mfa/ports.js';
+import type { SessionRepository } from './sessions/ports.js';
+import type { ApiTokenRepository } from './tokens/ports.js';
+
+/** The repositories, bound either to the database or to one open transaction. */
+export interface Repositories {
+  users: UserRepository;
+  emailAddresses: EmailAddressRepository;
+  sessions: SessionRepository;
+  auditLog: AuditLogRepository;
+  authenticators: AuthenticatorRepository;
+  apiTokens: ApiTokenRepository;
+}
+
+export interface Store extends Repositories {
+  /**
+   * Runs `work` in one database transaction: it commits when `work` resolves and rolls back when
+   * it throws, so a state change that spans rows is all or nothing. `work` must use only the
+   * repositories it is handed: a call through the outer store, or a nested transaction(), from
+   * inside `work` fails at once with an Error (on SQLite it would otherwise wait for the
+   * transaction forever; on PostgreSQL it would run outside it). A refused write inside it (say 'email_taken') may be caught and
+   * the transaction carried on, on PostgreSQL as on SQLite.
+   */
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+}

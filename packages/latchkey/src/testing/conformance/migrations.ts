@@ -1,0 +1,229 @@
+import { NO_MIGRATIONS, sql, type Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { isLatchkeyError } from '../../core/errors.js';
+import { createDatabaseOneTimeClaimStore } from '../../storage/kysely/one-time-claim-store.js';
+import { createTestDatabase } from '../database.js';
+import { openDatabase } from '../../storage/database.js';
+import type { DatabaseSchema } from '../../storage/kysely/schema.js';
+import { createMigrator, latchkeyMigrations } from '../../storage/migrations/index.js';
+import type { Store } from '../../store.js';
+import type { UsernameType } from '../../config/settings.js';
+import type { ConformanceTarget } from './harness.js';
+
+/**
+ * Data written with the schema as each migration left it, in plain SQL (not through the current
+ * repositories, which follow the latest schema), and what the latest code must read back. Every
+ * new migration adds an entry, so that the upgrade test proves data written before it survives.
+ */
+interface MigrationFixture {
+  seed(db: Kysely<unknown>, usernameType: UsernameType): Promise<void>;
+  /** `db` is the upgraded database, for the tables no repository reads. */
+  verify(store: Store, usernameType: UsernameType, db: Kysely<DatabaseSchema>): Promise<void>;
+}
+
+async function insertRow(db: Kysely<unknown>, table: string, row: Record<string, unknown>): Promise<number | undefined> {
+  const columns = Object.keys(row);
+  const result = await sql<{ id?: number }>`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) values (${sql.join(
+    columns.map((column) => row[column]),
+  )}) returning *`.execute(db);
+  return result.rows[0]?.id;
+}
+
+const FIXTURES: Record<string, MigrationFixture> = {
+  '0001_initial': {
+    async seed(db, usernameType) {
+      const userId = await insertRow(db, 'latchkey_users', {
+        ...(usernameType === 'username' ? { username: 'Legacy', username_key: 'legacy' } : {}),
+        email: 'legacy@example.com',
+        name: 'Legacy User',
+        password: 'pbkdf2_sha256$870000$salt$hash',
+        is_active: 1,
+        is_staff: 1,
+        is_superuser: 0,
+        date_joined: '2020-01-02T03:04:05.678Z',
+        last_login: '2021-01-02T03:04:05.678Z',
+      });
+      await insertRow(db, 'latchkey_email_addresses', { user_id: userId, email: 'legacy@example.com', verified: 1, is_primary: 1 });
+      await insertRow(db, 'latchkey_sessions', {
+        id_hash: 'legacy-session',
+        user_id: userId,
+        data: '{"legacy":true}',
+        created_at: '2021-01-02T03:04:05.678Z',
+        last_seen_at: '2021-01-02T03:04:05.678Z',
+        expires_at: '2031-01-02T03:04:05.678Z',
+        ip_address: '127.0.0.1',
+        user_agent: 'legacy',
+      });
+    },
+    async verify(store, usernameType) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      expect(user).toMatchObject({
+        username: usernameType === 'username' ? 'Legacy' : null,
+        name: 'Legacy User',
+        isActive: true,
+        isStaff: true,
+        isSuperuser: false,
+        dateJoined: new Date('2020-01-02T03:04:05.678Z'),
+        lastLogin: new Date('2021-01-02T03:04:05.678Z'),
+      });
+      if (usernameType === 'username') expect(await store.users.findByUsername('LEGACY')).toEqual(user);
+      expect(await store.emailAddresses.findVerified('legacy@example.com')).toMatchObject({ userId: user!.id, primary: true });
+      expect(await store.sessions.find('legacy-session')).toMatchObject({ userId: user!.id, data: { legacy: true } });
+    },
+  },
+  '0002_audit_and_rate_limits': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_audit_log', {
+        event: 'user_logged_in',
+        user_id: user.rows[0]?.id,
+        created_at: '2022-01-02T03:04:05.678Z',
+        ip_address: '192.0.2.1',
+        user_agent: 'legacy',
+        data: '{"method":"password"}',
+      });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      expect(await store.auditLog.listForUser(user!.id)).toEqual([
+        expect.objectContaining({ event: 'user_logged_in', createdAt: new Date('2022-01-02T03:04:05.678Z'), data: { method: 'password' } }),
+      ]);
+    },
+  },
+  '0003_mfa': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      const userId = user.rows[0]?.id;
+      await insertRow(db, 'latchkey_authenticators', {
+        user_id: userId,
+        type: 'totp',
+        data: '{"secret":"v1:legacy"}',
+        created_at: '2023-01-02T03:04:05.678Z',
+        last_used_at: '2023-02-02T03:04:05.678Z',
+      });
+      const codesId = await insertRow(db, 'latchkey_authenticators', {
+        user_id: userId,
+        type: 'recovery_codes',
+        data: '{"seed":"v1:legacy"}',
+        created_at: '2023-01-02T03:04:05.678Z',
+        last_used_at: null,
+      });
+      await insertRow(db, 'latchkey_recovery_code_uses', { authenticator_id: codesId, code_index: 9, used_at: '2023-03-02T03:04:05.678Z' });
+      await insertRow(db, 'latchkey_recovery_code_uses', { authenticator_id: codesId, code_index: 2, used_at: '2023-03-02T03:04:05.678Z' });
+      await insertRow(db, 'latchkey_one_time_claims', { key: 'legacy-claim', expires_at: '2031-01-02T03:04:05.678Z' });
+    },
+    async verify(store, _usernameType, db) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const [totp, codes] = await store.authenticators.listForUser(user!.id);
+      expect(totp).toMatchObject({
+        userId: user!.id,
+        type: 'totp',
+        data: { secret: 'v1:legacy' },
+        createdAt: new Date('2023-01-02T03:04:05.678Z'),
+        lastUsedAt: new Date('2023-02-02T03:04:05.678Z'),
+      });
+      expect(codes).toMatchObject({ type: 'recovery_codes', data: { seed: 'v1:legacy' }, lastUsedAt: null });
+      expect(await store.authenticators.usedRecoveryCodes(codes!.id)).toEqual([2, 9]);
+      expect(await store.authenticators.useRecoveryCode(codes!.id, 9, new Date())).toBe(false);
+      // The claim still holds until its expiry, and no longer.
+      const claims = createDatabaseOneTimeClaimStore(db);
+      expect(await claims.claim('legacy-claim', 30, new Date('2031-01-02T03:04:05.677Z'))).toBe(false);
+      expect(await claims.claim('legacy-claim', 30, new Date('2031-01-02T03:04:05.678Z'))).toBe(true);
+    },
+  },
+  '0004_api_tokens': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_api_tokens', {
+        user_id: user.rows[0]?.id,
+        key_hash: 'legacy-key-hash',
+        sealed_key: 'v1.legacy-sealed-key',
+        created_at: '2024-01-02T03:04:05.678Z',
+      });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const token = { userId: user!.id, keyHash: 'legacy-key-hash', sealedKey: 'v1.legacy-sealed-key', createdAt: new Date('2024-01-02T03:04:05.678Z') };
+      expect(await store.apiTokens.findByKeyHash('legacy-key-hash')).toEqual(token);
+      // Still the user's one token.
+      expect(await store.apiTokens.createIfAbsent({ ...token, keyHash: 'another', sealedKey: 'v1.another', createdAt: new Date() })).toEqual(token);
+    },
+  },
+};
+
+export function describeMigrations(target: ConformanceTarget): void {
+  const { kind, usernameType } = target;
+  const names = Object.keys(latchkeyMigrations(kind, usernameType));
+
+  describe('migrations', () => {
+    it('has a data fixture for every migration', () => {
+      expect(Object.keys(FIXTURES)).toEqual(names);
+    });
+
+    it('applies every migration once: a second run is a no-op, and down reverses them', async () => {
+      const database = await createTestDatabase(kind, usernameType, { migrate: false });
+      try {
+        expect(await database.pendingMigrations()).toEqual(names);
+        expect(await database.migrate()).toEqual(names);
+        expect(await database.migrate()).toEqual([]);
+        expect(await database.pendingMigrations()).toEqual([]);
+        expect(await database.store.users.count()).toBe(0);
+
+        const migrator = await createMigrator(database.kysely, kind, usernameType);
+        const { error } = await migrator.migrateTo(NO_MIGRATIONS);
+        expect(error).toBeUndefined();
+        expect(await database.pendingMigrations()).toEqual(names);
+        expect(await database.migrate()).toEqual(names);
+      } finally {
+        await database.destroy();
+      }
+    });
+
+    it('upgrades from every earlier version to the latest, keeping the data written before', async () => {
+      for (let applied = 0; applied <= names.length; applied += 1) {
+        const database = await createTestDatabase(kind, usernameType, { migrate: false });
+        try {
+          const before = names.slice(0, applied);
+          if (before.length > 0) {
+            const migrator = await createMigrator(database.kysely, kind, usernameType);
+            const { error } = await migrator.migrateTo(before[before.length - 1]!);
+            expect(error).toBeUndefined();
+          }
+          for (const name of before) await FIXTURES[name]!.seed(database.kysely as Kysely<unknown>, usernameType);
+
+          expect(await database.migrate()).toEqual(names.slice(applied));
+          for (const name of before) await FIXTURES[name]!.verify(database.store, usernameType, database.kysely);
+          // New rows still get fresh ids after rows written by older code.
+          const created = await database.store.users.create({
+            ...(usernameType === 'username' ? { username: 'newcomer' } : {}),
+            email: 'newcomer@example.com',
+            password: 'hash',
+            dateJoined: new Date(),
+          });
+          expect(await database.store.users.findById(created.id)).toEqual(created);
+        } finally {
+          await database.destroy();
+        }
+      }
+    });
+
+    it('refuses to open a database migrated for the other username type', async () => {
+      const database = await createTestDatabase(kind, usernameType, { sqliteFile: true });
+      const other: UsernameType = usernameType === 'username' ? 'email' : 'username';
+      try {
+        const error = await openDatabase({ ...database.openOptions, usernameType: other }).then(
+          async (opened) => {
+            await opened.close();
+            return undefined;
+          },
+          (reason: unknown) => reason,
+        );
+        expect(isLatchkeyError(error, 'configuration_invalid')).toBe(true);
+        expect((error as Error).message).toContain(`migrated for username_type '${usernameType}'`);
+        expect((error as Error).message).toContain(`configured with '${other}'`);
+      } finally {
+        await database.destroy();
+      }
+    });
+  });
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredSession } from '../../sessions/model.js';
+import { createUser, expectLatchkeyError, useFreshDatabase, type ConformanceTarget } from './harness.js';
+
+const CREATED = new Date('2030-01-01T00:00:00.000Z');
+
+function storedSession(idHash: string, userId: number | null, overrides: Partial<StoredSession> = {}): StoredSession {
+  return {
+    idHash,
+    userId,
+    data: { csrf: 'token', pending: { stage: 'mfa', attempts: 2, methods: ['totp'] }, unicode: 'Zoë ✓' },
+    createdAt: CREATED,
+    lastSeenAt: new Date('2030-01-01T00:05:00.250Z'),
+    expiresAt: new Date('2030-01-15T00:00:00.000Z'),
+    ipAddress: '2001:db8::1',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chromium',
+    ...overrides,
+  };
+}
+
+export function describeSessionRepository(target: ConformanceTarget): void {
+  const { usernameType } = target;
+
+  describe('SessionRepository', () => {
+    const database = useFreshDatabase(target);
+    const sessions = () => database().store.sessions;
+
+    it('stores a session and finds it by id hash, with its data and instants intact', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      const session = storedSession('a'.repeat(64), jane.id);
+      await sessions().create(session);
+      expect(await sessions().find(session.idHash)).toEqual(session);
+      expect(await sessions().find('b'.repeat(64))).toBeUndefined();
+    });
+
+    it('stores an anonymous session', async () => {
+      const session = storedSession('anonymous', null, { data: {} });
+      await sessions().create(session);
+      expect(await sessions().find('anonymous')).toEqual(session);
+    });
+
+    it('refuses a session for a user who does not exist', async () => {
+      await expectLatchkeyError(sessions().create(storedSession('orphan', 999_999)), 'not_found');
+      expect(await sessions().find('orphan')).toBeUndefined();
+    });
+
+    it('updates each changeable field', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      await sessions().create(storedSession('s1', null));
+      const changes = {
+        userId: jane.id,
+        data: { step: 'done', list: [1, 2, 3] },
+        lastSeenAt: new Date('2030-01-02T00:00:00.000Z'),
+        expiresAt: new Date('2030-01-03T00:00:00.000Z'),
+      };
+      expect(await sessions().update('s1', changes)).toBe(true);
+      expect(await sessions().find('s1')).toEqual(storedSession('s1', null, changes));
+      expect(await sessions().update('s1', { userId: null })).toBe(true);
+      expect((await sessions().find('s1'))?.userId).toBeNull();
+    });
+
+    it('reports whether an update found the session, also with no changes', async () => {
+      await sessions().create(storedSession('s1', null));
+      expect(await sessions().update('missing', { data: {} })).toBe(false);
+      expect(await sessions().update('s1', {})).toBe(true);
+      expect(await sessions().update('missing', {})).toBe(false);
+    });
+
+    it('deletes a session once', async () => {
+      await sessions().create(storedSession('s1', null));
+      expect(await sessions().delete('s1')).toBe(true);
+      expect(await sessions().delete('s1')).toBe(false);
+      expect(await sessions().find('s1')).toBeUndefined();
+    });
+
+    it('lists a user’s sessions, most recently seen first, and no one else’s', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      const john = await createUser(database().store, usernameType, 'john');
+      await sessions().create(storedSession('old', jane.id, { lastSeenAt: new Date('2030-01-01T01:00:00.000Z') }));
+      await sessions().create(storedSession('new', jane.id, { lastSeenAt: new Date('2030-01-01T03:00:00.000Z') }));
+      await sessions().create(storedSession('mid', jane.id, { lastSeenAt: new Date('2030-01-01T02:00:00.000Z') }));
+      await sessions().create(storedSession('johns', john.id));
+      await sessions().create(storedSession('anonymous', null));
+      expect((await sessions().listForUser(jane.id)).map((session) => session.idHash)).toEqual(['new', 'mid', 'old']);
+      expect(await sessions().listForUser(999_999)).toEqual([]);
+    });
+
+    it('ends every session of a user, or all but the current one', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      const john = await createUser(database().store, usernameType, 'john');
+      for (const idHash of ['j1', 'j2', 'j3']) await sessions().create(storedSession(idHash, jane.id));
+      await sessions().create(storedSession('johns', john.id));
+      await sessions().create(storedSession('anonymous', null));
+
+      expect(await sessions().deleteForUser(jane.id, { exceptIdHash: 'j2' })).toBe(2);
+      expect((await sessions().listForUser(jane.id)).map((session) => session.idHash)).toEqual(['j2']);
+      expect(await sessions().deleteForUser(jane.id)).toBe(1);
+      expect(await sessions().listForUser(jane.id)).toEqual([]);
+      expect(await sessions().deleteForUser(jane.id)).toBe(0);
+      expect(await sessions().find('johns')).toBeDefined();
+      expect(await sessions().find('anonymous')).toBeDefined();
+    });
+
+    it('removes sessions whose expiry is at or before now, and only those', async () => {
+      const now = new Date('2030-01-10T12:00:00.000Z');
+      await sessions().create(storedSession('expired', null, { expiresAt: new Date('2030-01-10T11:59:59.999Z') }));
+      await sessions().create(storedSession('expiring-now', null, { expiresAt: now }));
+      await sessions().create(storedSession('alive', null, { expiresAt: new Date('2030-01-10T12:00:00.001Z') }));
+      expect(await sessions().deleteExpired(now)).toBe(2);
+      expect(await sessions().find('expired')).toBeUndefined();
+      expect(await sessions().find('expiring-now')).toBeUndefined();
+      expect(await sessions().find('alive')).toBeDefined();
+      expect(await sessions().deleteExpired(now)).toBe(0);
+    });
+
+    it('also removes sessions idle since the cut-off when one is given', async () => {
+      const now = new Date('2030-01-10T12:00:00.000Z');
+      const cutoff = new Date('2030-01-03T12:00:00.000Z');
+      const later = new Date('2030-02-01T00:00:00.000Z');
+      await sessions().create(storedSession('idle', null, { lastSeenAt: cutoff, expiresAt: later }));
+      await sessions().create(storedSession('recent', null, { lastSeenAt: new Date('2030-01-03T12:00:00.001Z'), expiresAt: later }));
+      expect(await sessions().deleteExpired(now)).toBe(0);
+      expect(await sessions().deleteExpired(now, cutoff)).toBe(1);
+      expect(await sessions().find('idle')).toBeUndefined();
+      expect(await sessions().find('recent')).toBeDefined();
+    });
+
+    it('ends a user’s sessions when the user is deleted', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      await sessions().create(storedSession('j1', jane.id));
+      await database().store.users.delete(jane.id);
+      expect(await sessions().find('j1')).toBeUndefined();
+    });
+  });
+}
