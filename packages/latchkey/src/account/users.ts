@@ -16,7 +16,7 @@ export function passwordPolicyFrom(settings: Settings): PasswordPolicy {
 }
 
 /** Throws 'password_invalid' with every problem the validators found, in one message. */
-export function checkPassword(
+export function validatePasswordStrength(
   settings: Settings,
   password: string,
   context: { username?: string | null; email?: string | null; name?: string | null },
@@ -61,7 +61,7 @@ export async function createUser(deps: Pick<LatchkeyDeps, 'settings' | 'store' |
   if (input.password === null) {
     encoded = makeUnusablePassword();
   } else {
-    checkPassword(deps.settings, input.password, { username: username ?? null, email, name });
+    validatePasswordStrength(deps.settings, input.password, { username: username ?? null, email, name });
     encoded = await deps.passwords.hash(input.password);
   }
 
@@ -88,7 +88,7 @@ export async function createUser(deps: Pick<LatchkeyDeps, 'settings' | 'store' |
  * rotate it afterwards.)
  */
 export async function setUserPassword(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'sessions'>, user: User, password: string): Promise<void> {
-  checkPassword(deps.settings, password, { username: user.username, email: user.email, name: user.name });
+  validatePasswordStrength(deps.settings, password, { username: user.username, email: user.email, name: user.name });
   const encoded = await deps.passwords.hash(password);
   await deps.store.transaction(async (repositories) => {
     await repositories.users.update(user.id, { password: encoded });

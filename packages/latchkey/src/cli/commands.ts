@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { checkPassword, createUser, setUserPassword } from '../account/users.js';
+import { validatePasswordStrength, createUser, setUserPassword } from '../account/users.js';
 import { findUserByLogin } from '../account/credentials.js';
 import { validateEmail, validateUsername } from '../core/identifiers.js';
 import type { Settings } from '../config/settings.js';
@@ -204,7 +204,7 @@ async function askNewPassword(
       continue;
     }
     try {
-      checkPassword(settings, password, context);
+      validatePasswordStrength(settings, password, context);
       return password;
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;

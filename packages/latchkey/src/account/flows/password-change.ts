@@ -5,7 +5,7 @@ import type { User } from '../model.js';
 import { sendSecurityNotice, type MailOutcome } from '../emails.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isUsablePassword } from '../passwords/index.js';
-import { checkPassword } from '../users.js';
+import { validatePasswordStrength } from '../users.js';
 
 export const PASSWORD_MISMATCH = 'You must type the same password each time.';
 export const WRONG_CURRENT_PASSWORD = 'Please type your current password.';
@@ -35,7 +35,7 @@ export function requiredField(param: string): LatchkeyError {
  */
 export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: User, input: NewPasswordInput): void {
   if (input.password1 === '') throw requiredField('password1');
-  checkPassword(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
+  validatePasswordStrength(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2', reason: 'password_mismatch' });
 }
 

@@ -7,7 +7,7 @@ import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import { accountUrl, signInUrl } from '../urls.js';
-import { checkPassword, createUser } from '../users.js';
+import { validatePasswordStrength, createUser } from '../users.js';
 
 export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
 export const EMAIL_TAKEN = 'A user is already registered with this email address.';
@@ -65,7 +65,7 @@ async function cleanSignupFields(deps: LatchkeyDeps, input: SignupInput): Promis
   if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
-  checkPassword(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
+  validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
   return { username, email, password: input.password1 };
 }

@@ -9,9 +9,8 @@
  */
 import type { Clock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
-import type { Settings } from '../../config/settings.js';
 import { fixedWindow, type CounterStore } from './counter-store.js';
-import { parseRateLimitRules, type RateLimitAction, type RateLimitRule, type RateLimitScope } from './rules.js';
+import { parseRateLimitRules, type RateLimitAction, type RateLimitRuleSettings, type RateLimitRule, type RateLimitScope } from './rules.js';
 import { hashSubject, ipNetwork, normalizeRateLimitKey } from './subject.js';
 
 export interface RateLimitSubject {
@@ -58,7 +57,7 @@ export interface RateLimiter {
 
 export interface RateLimiterOptions {
   /** ACCOUNT_RATE_LIMITS: false switches every limit off. */
-  rules: Settings['ACCOUNT_RATE_LIMITS'];
+  rules: RateLimitRuleSettings;
   store: CounterStore;
   clock: Clock;
 }
@@ -82,7 +81,7 @@ function subjectOf(scope: RateLimitScope, subject: RateLimitSubject): string | u
 }
 
 /** Parses every action's rules at once, so a bad rule stops start-up rather than a request. */
-function parseAll(rules: Settings['ACCOUNT_RATE_LIMITS']): Map<RateLimitAction, RateLimitRule[]> {
+function parseAll(rules: RateLimitRuleSettings): Map<RateLimitAction, RateLimitRule[]> {
   const parsed = new Map<RateLimitAction, RateLimitRule[]>();
   if (rules === false) return parsed;
   for (const [action, text] of Object.entries(rules) as Array<[RateLimitAction, string | undefined]>) {

@@ -22,6 +22,9 @@ export const RATE_LIMIT_ACTIONS = [
 
 export type RateLimitAction = (typeof RATE_LIMIT_ACTIONS)[number];
 
+/** The ACCOUNT_RATE_LIMITS setting: rules per action (the defaults for any left out), or false for no limits. */
+export type RateLimitRuleSettings = false | Partial<Record<RateLimitAction, string>>;
+
 export type RateLimitScope = 'ip' | 'key' | 'user';
 
 export interface RateLimitRule {
