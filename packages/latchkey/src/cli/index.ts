@@ -1,19 +1,9 @@
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { isLatchkeyError } from '../core/errors.js';
-import { changepassword, check, clearsessions, createsuperuser, createToken, deleteToken, migrate, type CommandContext } from './commands.js';
+import { COMMANDS } from './commands/index.js';
 import { CommandError, type CommandIO } from './io.js';
 
 export { CommandError, type CommandIO } from './io.js';
-
-const COMMANDS: Record<string, { run: (context: CommandContext) => Promise<number>; help: string }> = {
-  migrate: { run: migrate, help: 'apply pending database migrations' },
-  createsuperuser: { run: createsuperuser, help: 'create a staff superuser [--username U] [--email E] [--noinput]' },
-  changepassword: { run: changepassword, help: "change a user's password: changepassword <login>" },
-  check: { run: check, help: 'check the settings and database [--deploy]' },
-  clearsessions: { run: clearsessions, help: 'remove sessions past their idle or absolute limit (run it daily)' },
-  'create-token': { run: createToken, help: "print a user's API token, creating it if needed: create-token [--reset] <login>" },
-  'delete-token': { run: deleteToken, help: "delete a user's API token: delete-token <login>" },
-};
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(16)} ${command.help}`);

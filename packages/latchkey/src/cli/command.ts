@@ -1,0 +1,67 @@
+// What the management commands (commands/) share. A helper only one command uses stays in that
+// command's file.
+import { parseArgs } from 'node:util';
+import { validatePasswordStrength } from '../account/users.js';
+import { findUserByLogin } from '../account/credentials.js';
+import type { Settings } from '../config/settings.js';
+import { isLatchkeyError } from '../core/errors.js';
+import type { ClientInfo } from '../core/client.js';
+import type { User } from '../account/model.js';
+import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { CommandError, type Prompter, type CommandIO } from './io.js';
+
+export interface CommandContext {
+  settings: Settings;
+  io: CommandIO;
+  args: string[];
+}
+
+export async function withLatchkey<T>(settings: Settings, work: (latchkey: Latchkey) => Promise<T>): Promise<T> {
+  const latchkey = await createLatchkey({ settings, migrations: 'require' });
+  try {
+    return await work(latchkey);
+  } finally {
+    await latchkey.close();
+  }
+}
+
+export async function askNewPassword(
+  prompter: Prompter,
+  io: CommandIO,
+  settings: Settings,
+  context: { username: string | null; email: string; name?: string },
+): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const password = await prompter.ask('Password: ', { secret: true });
+    const again = await prompter.ask('Password (again): ', { secret: true });
+    if (password !== again) {
+      io.stderr.write("Error: Your passwords didn't match.\n");
+      continue;
+    }
+    try {
+      validatePasswordStrength(settings, password, context);
+      return password;
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      io.stderr.write(`Error: ${error.message}\n`);
+    }
+  }
+  throw new CommandError('Aborting: no acceptable password after 3 attempts.');
+}
+
+/** Who made or deleted a token from the command line, for the audit trail. */
+export const MANAGEMENT_CLIENT: ClientInfo = { ip: '', userAgent: 'latchkey management command' };
+
+/** The one user a token command names, found the way a login finds it (as changepassword does). */
+export async function userNamed(latchkey: Latchkey, login: string): Promise<User> {
+  const user = await findUserByLogin(latchkey.deps, login);
+  if (!user) throw new CommandError(`User "${login}" does not exist.`);
+  return user;
+}
+
+export function loginArgument(args: string[], usage: string, options: { reset?: { type: 'boolean' } } = {}): { login: string; reset: boolean } {
+  const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
+  const [login, ...extra] = positionals;
+  if (login === undefined || login.trim() === '' || extra.length > 0) throw new CommandError(`Usage: ${usage}`);
+  return { login, reset: values.reset === true };
+}

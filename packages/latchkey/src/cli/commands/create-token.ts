@@ -1,0 +1,22 @@
+// `manage create-token [--reset] <login>`, as Django REST framework's drf_create_token: hands an
+// operator a user's API token key without going through the HTTP API.
+import { deleteApiToken, issueApiToken } from '../../tokens/api-tokens.js';
+import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type CommandContext } from '../command.js';
+
+/**
+ * Prints the user's API token key, creating the token if they have none (DRF's drf_create_token):
+ * the same key as POST /api/auth-token/ gives, so a script can fetch it. Only the key goes to
+ * standard output, so that `KEY=$(manage create-token alice)` captures exactly it. `--reset`
+ * deletes the token first, for a key that has leaked: the old key stops working at once.
+ */
+export async function createToken({ settings, io, args }: CommandContext): Promise<number> {
+  const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
+  return withLatchkey(settings, async (latchkey) => {
+    const user = await userNamed(latchkey, login);
+    if (reset) await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    const key = await issueApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    if (!user.isActive) io.stderr.write(`Warning: user "${user.username ?? user.email}" is inactive: the token is refused until the account is active again.\n`);
+    io.stdout.write(`${key}\n`);
+    return 0;
+  });
+}

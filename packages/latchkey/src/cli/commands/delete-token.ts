@@ -1,0 +1,16 @@
+// `manage delete-token <login>`: revokes a user's API token from the command line. Django REST
+// framework has no such command (drf_create_token --reset replaces a key, never just removes it);
+// this is the one to run when a key must stop working and no new one is wanted.
+import { deleteApiToken } from '../../tokens/api-tokens.js';
+import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type CommandContext } from '../command.js';
+
+/** Deletes the user's API token: every copy of its key stops working at once, on every instance. */
+export async function deleteToken({ settings, io, args }: CommandContext): Promise<number> {
+  const { login } = loginArgument(args, 'delete-token <login>');
+  return withLatchkey(settings, async (latchkey) => {
+    const user = await userNamed(latchkey, login);
+    const deleted = await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
+    io.stdout.write(deleted ? 'Token deleted.\n' : `User "${user.username ?? user.email}" has no token.\n`);
+    return 0;
+  });
+}
