@@ -17,7 +17,8 @@ import { allowedHostsGuard } from './http/kit/allowed-hosts.js';
 import { csrfOptionsFrom, csrfToken } from './http/kit/csrf.js';
 import { isInsideLatchkeyScope, latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
 import { RequestSessions } from './http/kit/request-sessions.js';
-import { flash, renderPage, type FlashMessage, type PageDeps } from './http/pages/page.js';
+import type { HttpContext } from './http/kit/context.js';
+import { flash, renderPage, type FlashMessage } from './http/pages/page.js';
 import { createMailer } from './mail/index.js';
 import { type Mailer } from './mail/ports.js';
 import { SessionService } from './sessions/session-service.js';
@@ -151,7 +152,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
 
-  const page: PageDeps = { deps, sessions: requestSessions, renderer: deps.templates };
+  const page: HttpContext = { deps, sessions: requestSessions, client: 'browser' };
   const insideOnly = (request: FastifyRequest, what: string) => {
     if (!isInsideLatchkeyScope(request)) {
       throw new Error(`latchkey.${what}() is for routes registered inside latchkey.plugin (its routes option), where cookies and CSRF are handled.`);

@@ -1,4 +1,5 @@
-import { KEYED_FRONTEND_URLS, type FrontendUrlName, type Settings } from '../config/settings.js';
+import type { KEYED_FRONTEND_URLS} from '../config/settings.js';
+import { type FrontendUrlName, type Settings } from '../config/settings.js';
 
 /**
  * The links Latchkey's emails carry. By default they lead to the account pages under /accounts/;

@@ -45,3 +45,49 @@ export class LatchkeyError extends Error {
 export function isLatchkeyError(value: unknown, code?: LatchkeyErrorCode): value is LatchkeyError {
   return value instanceof LatchkeyError && (code === undefined || value.code === code);
 }
+
+/**
+ * What kind of refusal each code is, whatever the door: the one table every adapter maps to its
+ * own shape (a page's status, the headless API's status and envelope, Django REST framework's
+ * bodies), so that no door decides on its own that, say, a closed signup is a conflict.
+ */
+export type ErrorKind =
+  /** The input is wrong: the person can fix it. */
+  | 'invalid'
+  | 'not_found'
+  /** The change conflicts with the account's state (an authenticator exists, the address is unverified). */
+  | 'conflict'
+  /** Not allowed at all (signup is closed). */
+  | 'forbidden'
+  /** A rate limit: try again later. */
+  | 'too_many'
+  /** The user must prove again who they are before this change. */
+  | 'reauthenticate'
+  /** The server cannot do it now (busy, mail or database down, misconfigured): not the person's fault. */
+  | 'unavailable';
+
+const ERROR_KINDS: Record<LatchkeyErrorCode, ErrorKind> = {
+  invalid_input: 'invalid',
+  username_taken: 'invalid',
+  email_taken: 'invalid',
+  invalid_username: 'invalid',
+  invalid_email: 'invalid',
+  password_invalid: 'invalid',
+  invalid_key: 'invalid',
+  invalid_credentials: 'invalid',
+  incorrect_code: 'invalid',
+  not_found: 'not_found',
+  authenticator_exists: 'conflict',
+  email_unverified: 'conflict',
+  signup_closed: 'forbidden',
+  rate_limited: 'too_many',
+  reauthentication_required: 'reauthenticate',
+  server_busy: 'unavailable',
+  mail_failed: 'unavailable',
+  database_unavailable: 'unavailable',
+  configuration_invalid: 'unavailable',
+};
+
+export function errorKind(error: LatchkeyError): ErrorKind {
+  return ERROR_KINDS[error.code];
+}

@@ -7,7 +7,7 @@ import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './kit/csrf.js';
 import { handleUnexpectedError } from './kit/unexpected-errors.js';
 import { registerAccountPages } from './pages/index.js';
-import type { PageDeps } from './pages/page.js';
+import type { HttpContext } from './kit/context.js';
 import type { ApiOptions } from './api/views.js';
 
 /** Requests routed inside Latchkey's scope, where cookies are parsed and CSRF is checked. */
@@ -42,8 +42,8 @@ export interface LatchkeyPluginOptions {
   api?: ApiOptions;
 }
 
-export function latchkeyPlugin(page: PageDeps): FastifyPluginAsync<LatchkeyPluginOptions> {
-  const { settings } = page.deps;
+export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPluginOptions> {
+  const { settings } = ctx.deps;
   return async function latchkey(scope, options) {
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
@@ -61,14 +61,14 @@ export function latchkeyPlugin(page: PageDeps): FastifyPluginAsync<LatchkeyPlugi
     if (settings.HEADLESS_ONLY && !options.headless) {
       throw new LatchkeyError('configuration_invalid', 'HEADLESS_ONLY is true but the headless API is not registered: pass { headless: true } to latchkey.plugin.');
     }
-    if (!settings.HEADLESS_ONLY) registerAccountPages(scope, page);
+    if (!settings.HEADLESS_ONLY) registerAccountPages(scope, ctx);
     if (options.headless) {
       const { registerHeadless } = await import('./headless/index.js');
-      await registerHeadless(scope, page);
+      await registerHeadless(scope, ctx);
     }
     if (options.api) {
       const { registerApi } = await import('./api/index.js');
-      await registerApi(scope, page, options.api);
+      await registerApi(scope, ctx, options.api);
     }
     if (options.routes) await options.routes(scope);
   };

@@ -1,5 +1,7 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
+import { beginLogin, type LoginResult } from '../../login/pipeline.js';
+import { PASSWORD } from '../../login/proofs.js';
 import type { Store } from '../../store.js';
 import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
@@ -31,8 +33,11 @@ export type SignupResult =
    * result never says whether an account was created; it carries no user on purpose.
    */
   | { status: 'verification_sent'; email: string; mailFailed: boolean }
-  /** Optional or no verification: the new account may be signed in at once. */
-  | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean };
+  /**
+   * Optional or no verification: the new account is signed in at once, through the login stages
+   * like any login (`login`: what they gave, for the adapter to settle).
+   */
+  | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean; login: LoginResult };
 
 interface CleanSignup {
   username: string | undefined;
@@ -108,7 +113,9 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
     }
   }
   if (verification === 'mandatory') return { status: 'verification_sent', email: clean.email, mailFailed };
-  return { status: 'signed_up', user, verificationSent, mailFailed };
+  // The person has just chosen the password: it is the login's first factor.
+  const login = await beginLogin(deps, user, PASSWORD, { client });
+  return { status: 'signed_up', user, verificationSent, mailFailed, login };
 }
 
 /** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */

@@ -2,9 +2,9 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { deleteApiToken } from '../../tokens/api-tokens.js';
 import { obtainApiToken, TOKEN_INVALID_CREDENTIALS } from '../../tokens/flows/obtain-token.js';
 import { clientOf } from '../kit/request-info.js';
-import type { ApiContext } from './authentication.js';
+import type { HttpContext } from '../kit/context.js';
 import { expectDictionary, readCharFields } from './fields.js';
-import { sendRefusal } from './respond.js';
+import { sendDrfRefusal } from './respond.js';
 import type { RegisteredView } from './view-runner.js';
 import { fieldErrors } from './views.js';
 
@@ -22,7 +22,7 @@ const FIELD_ERRORS_SCHEMA = { $ref: '#/components/schemas/ValidationError' };
  * session stopped at the MFA step does not stand in for the code) nor makes it need a CSRF token;
  * the user is only ever the one the credentials name (a `user` or `userId` field is never read).
  */
-export function authTokenView(ctx: ApiContext): RegisteredView {
+export function authTokenView(ctx: HttpContext): RegisteredView {
   const byEmail = ctx.deps.settings.USERNAME_TYPE === 'email';
   return {
     url: AUTH_TOKEN_URL,
@@ -65,7 +65,7 @@ export function authTokenView(ctx: ApiContext): RegisteredView {
               if (isLatchkeyError(error, 'invalid_credentials')) throw fieldErrors({ non_field_errors: [TOKEN_INVALID_CREDENTIALS] });
               // A wrong code is the code field's error, wherever the flow says it arose.
               if (isLatchkeyError(error, 'incorrect_code')) throw fieldErrors({ code: [error.message] });
-              return sendRefusal(reply, error, { login: 'username' });
+              return sendDrfRefusal(reply, error, { login: 'username' });
             }
           },
         },

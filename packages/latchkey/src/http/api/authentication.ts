@@ -1,17 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../account/model.js';
 import { userForApiToken } from '../../tokens/api-tokens.js';
-import { csrfFailure, type CsrfOptions } from '../kit/csrf.js';
-import type { RequestSessions } from '../kit/request-sessions.js';
+import type { HttpContext } from '../kit/context.js';
+import { csrfFailure, csrfOptionsFrom } from '../kit/csrf.js';
 import { tokenHeaderOf } from './token-header.js';
-
-/** What the API layer's views share: the flows' dependencies, the request's sessions, the CSRF options. */
-export interface ApiContext {
-  deps: LatchkeyDeps;
-  sessions: RequestSessions;
-  csrf: CsrfOptions;
-}
 
 /**
  * Which authentication classes a view uses, as DRF's `authentication_classes`: the default pair
@@ -43,7 +35,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
  * the cookie on requests other sites make it send; a token request needs none, since no browser
  * attaches the header by itself.
  */
-export async function authenticateApiRequest(ctx: ApiContext, request: FastifyRequest, mode: ApiAuthenticationMode): Promise<ApiAuthentication> {
+export async function authenticateApiRequest(ctx: HttpContext, request: FastifyRequest, mode: ApiAuthenticationMode): Promise<ApiAuthentication> {
   if (mode === 'none') return { kind: 'anonymous' };
   const header = tokenHeaderOf(request);
   if (header.kind === 'malformed') return { kind: 'refused', status: 401, detail: header.detail };
@@ -56,7 +48,7 @@ export async function authenticateApiRequest(ctx: ApiContext, request: FastifyRe
   const user = await ctx.sessions.currentUser(request);
   if (!user) return { kind: 'anonymous' };
   if (!SAFE_METHODS.has(request.method)) {
-    const failure = csrfFailure(request, ctx.csrf);
+    const failure = csrfFailure(request, csrfOptionsFrom(ctx.deps.settings));
     if (failure !== undefined) {
       request.log.warn({ reason: failure }, 'CSRF check failed');
       return { kind: 'refused', status: 403, detail: `CSRF Failed: ${failure}` };

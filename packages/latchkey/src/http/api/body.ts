@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseJson } from '../kit/input.js';
 
 /**
  * Request bodies of the API layer, parsed as Django REST framework's default parsers do (JSON and
@@ -23,23 +24,12 @@ export function unsupportedMediaType(contentType: string | undefined): string {
   return `Unsupported media type "${(contentType ?? '').slice(0, MAX_ECHOED_MEDIA_TYPE)}" in request.`;
 }
 
-/**
- * `__proto__` (or a `constructor` with a `prototype`) in a JSON object is the start of a
- * prototype-pollution attack against whatever later merges the body; no view has such a field.
- */
-function refuseProtoKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
-    throw new SyntaxError(`The key "${key}" is not allowed`);
-  }
-  return value;
-}
-
-function parseJson(text: string): unknown {
+function readJsonBody(text: string): unknown {
   // An empty body is no data, as DRF reads it ({}), not malformed JSON: a DELETE from a client
   // that always sends the header has nothing to say.
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text, refuseProtoKeys);
+    return parseJson(text);
   } catch (error) {
     return new UnparsedBody(400, `JSON parse error - ${error instanceof Error ? error.message : 'invalid JSON'}`);
   }
@@ -59,7 +49,7 @@ function parseForm(text: string): Record<string, string> {
 export function registerApiBodyParsers(api: FastifyInstance): void {
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: API_BODY_LIMIT }, (_request, body, done) => {
-    done(null, parseJson(body as string));
+    done(null, readJsonBody(body as string));
   });
   api.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: API_BODY_LIMIT }, (_request, body, done) => {
     done(null, parseForm(body as string));

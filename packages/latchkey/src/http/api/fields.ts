@@ -1,3 +1,5 @@
+import { bodyObject, hasNul } from '../kit/input.js';
+
 /**
  * Reading one text field of a request body as Django REST framework's CharField does, with its
  * messages, so that a client written against a DRF API sees the same field errors. A field is
@@ -19,10 +21,6 @@ export type CharFieldResult = { ok: true; value: string | undefined } | { ok: fa
 /** Any unpaired UTF-16 surrogate: not text at all, and no database stores it faithfully. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-export function bodyObject(body: unknown): Record<string, unknown> {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-}
-
 /**
  * The field's text, `undefined` when it is absent and not required, or DRF's message for what is
  * wrong with it. A number is taken as its text, as DRF does; a boolean, an array or an object
@@ -40,7 +38,7 @@ export function readCharField(body: unknown, name: string, options: CharFieldOpt
   if (value === '') return allowBlank ? { ok: true, value } : { ok: false, error: 'This field may not be blank.' };
   // Characters as Django counts them (code points): an emoji is one, not two UTF-16 units.
   if (maxLength !== undefined && [...value].length > maxLength) return { ok: false, error: `Ensure this field has no more than ${maxLength} characters.` };
-  if (value.includes('\u0000')) return { ok: false, error: 'Null characters are not allowed.' };
+  if (hasNul(value)) return { ok: false, error: 'Null characters are not allowed.' };
   const surrogate = LONE_SURROGATE.exec(value);
   if (surrogate) return { ok: false, error: `Surrogate characters are not allowed: U+${surrogate[0].charCodeAt(0).toString(16).toUpperCase()}.` };
   return { ok: true, value };

@@ -1,10 +1,10 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
 import { allowCors } from '../kit/cors.js';
-import { CSRF_HEADER, csrfOptionsFrom } from '../kit/csrf.js';
-import type { PageDeps } from '../pages/page.js';
+import type { HttpContext } from '../kit/context.js';
+import { CSRF_HEADER } from '../kit/csrf.js';
+import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
 import { AUTH_TOKEN_URL, authTokenView } from './auth-token.js';
-import type { ApiContext } from './authentication.js';
 import { registerApiBodyParsers, unsupportedMediaType } from './body.js';
 import { NOT_FOUND, sendDetail } from './respond.js';
 import { API_DOCS_URL, API_SCHEMA_URL, schemaViews } from './schema-views.js';
@@ -19,7 +19,7 @@ export function absoluteUrl(siteUrl: string, path: string): string {
 }
 
 /** Collects the project's views from its `api.routes` function; view() is refused once it has returned. */
-async function projectViews(ctx: ApiContext, options: ApiOptions): Promise<RegisteredView[]> {
+async function projectViews(ctx: HttpContext, options: ApiOptions): Promise<RegisteredView[]> {
   const views: RegisteredView[] = [];
   const urls = new Set<string>();
   let open = true;
@@ -41,22 +41,15 @@ async function projectViews(ctx: ApiContext, options: ApiOptions): Promise<Regis
 }
 
 /**
- * Answers what goes wrong before a view runs in DRF's `{"detail": ...}` shape. Fastify's refusals
- * of the request keep their status (a body over the limit is 413, a Content-Type it cannot even
- * read is 415); anything else is a 500 whose real cause goes to the log only, since it may name
- * tables, hosts or paths.
+ * Answers what goes wrong before a view runs in DRF's `{"detail": ...}` shape (kit/
+ * unexpected-errors.ts keeps Fastify's 4xx and hides a 500's cause). A Content-Type Fastify cannot
+ * even read is 415 and a body over the limit 413, each in DRF's words.
  */
-function handleApiError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.header('cache-control', 'no-store');
+const handleApiError = unexpectedErrorHandler(({ status, message, error }, request, reply) => {
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendDetail(reply, 415, unsupportedMediaType(request.headers['content-type']));
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, 'Request body is too large.');
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  if (status === 500) {
-    request.log.error({ err: error }, 'API request failed');
-    return sendDetail(reply, 500, 'A server error occurred.');
-  }
-  return sendDetail(reply, status, error.message);
-}
+  return sendDetail(reply, status, message);
+});
 
 /**
  * The API layer (a generated project's use_drf=y) at /api/: the project's views and Latchkey's
@@ -64,9 +57,8 @@ function handleApiError(error: FastifyError, request: FastifyRequest, reply: Fas
  * Its own scope: JSON and form bodies only, DRF's errors, no response cached, CORS for the
  * origins of CORS_ALLOWED_ORIGINS, and authentication by token or session per view.
  */
-export async function registerApi(scope: FastifyInstance, page: PageDeps, options: ApiOptions): Promise<void> {
-  const { settings } = page.deps;
-  const ctx: ApiContext = { deps: page.deps, sessions: page.sessions, csrf: csrfOptionsFrom(settings) };
+export async function registerApi(scope: FastifyInstance, ctx: HttpContext, options: ApiOptions): Promise<void> {
+  const { settings } = ctx.deps;
   const views = [authTokenView(ctx), ...(await projectViews(ctx, options))];
   await scope.register(
     (api, _options, done) => {

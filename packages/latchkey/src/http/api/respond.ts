@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { isLatchkeyError } from '../../core/errors.js';
+import { errorKind, isLatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import { ApiError } from './views.js';
 
@@ -33,17 +33,18 @@ export function sendThrottled(reply: FastifyReply, retryAfterSeconds: number | u
 }
 
 /**
- * A view's refusal in DRF's shapes: an ApiError as it says; a flow's LatchkeyError as DRF would
- * present it (a field's message under the field, otherwise under non_field_errors; a rate limit
- * 429; nothing found 404; a busy server or mail server 503). Anything else is not a refusal: it
+ * A view's refusal in DRF's shapes: an ApiError as it says; a flow's LatchkeyError by its kind
+ * (core/errors.ts), as DRF would present it (a field's message under the field, otherwise under
+ * non_field_errors; a rate limit 429; nothing found 404; a server that cannot do it now 503). Anything else is not a refusal: it
  * is rethrown to the error handler, which logs it and answers a bare 500.
  */
-export function sendRefusal(reply: FastifyReply, error: unknown, params: Record<string, string> = {}): FastifyReply {
+export function sendDrfRefusal(reply: FastifyReply, error: unknown, params: Record<string, string> = {}): FastifyReply {
   if (error instanceof ApiError) return sendBody(reply, error.status, error.body);
   if (!isLatchkeyError(error)) throw error;
-  if (error.code === 'rate_limited') return sendThrottled(reply, error instanceof RateLimitedError ? error.retryAfterSeconds : undefined);
-  if (error.code === 'not_found') return sendDetail(reply, 404, NOT_FOUND);
-  if (error.code === 'server_busy' || error.code === 'mail_failed') return sendDetail(reply, 503, error.message);
+  const kind = errorKind(error);
+  if (kind === 'too_many') return sendThrottled(reply, error instanceof RateLimitedError ? error.retryAfterSeconds : undefined);
+  if (kind === 'not_found') return sendDetail(reply, 404, NOT_FOUND);
+  if (kind === 'unavailable') return sendDetail(reply, 503, error.message);
   const field = error.param === undefined ? 'non_field_errors' : (params[error.param] ?? error.param);
   return sendBody(reply, 400, { [field]: [error.message] });
 }

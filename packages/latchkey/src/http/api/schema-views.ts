@@ -1,4 +1,4 @@
-import type { ApiContext } from './authentication.js';
+import type { HttpContext } from '../kit/context.js';
 import { REFERENCE_PAGE_POLICY } from '../kit/reference-page.js';
 import { apiDocsHtml } from './docs.js';
 import { apiOpenApiDocument } from './openapi.js';
@@ -13,7 +13,7 @@ export const API_DOCS_URL = '/api/docs/';
  * signed-in user who is not staff. Both are rendered once, on first use, from the views as
  * registered; they describe the API, not themselves.
  */
-export function schemaViews(ctx: ApiContext, views: readonly RegisteredView[]): RegisteredView[] {
+export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]): RegisteredView[] {
   let document: Record<string, unknown> | undefined;
   let html: string | undefined;
   const documentOf = (): Record<string, unknown> => (document ??= apiOpenApiDocument(ctx.deps.settings, views));

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
-import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode, type ApiContext } from './authentication.js';
+import type { HttpContext } from '../kit/context.js';
+import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode } from './authentication.js';
 import { UnparsedBody } from './body.js';
-import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendDetail, sendNotAuthenticated, sendRefusal } from './respond.js';
+import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendDetail, sendNotAuthenticated, sendDrfRefusal } from './respond.js';
 import type { ApiMethod, ApiOperation, ApiPermission, ApiView } from './views.js';
 
 export const API_METHODS: readonly ApiMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -60,7 +61,7 @@ function userOf(authentication: Exclude<ApiAuthentication, { kind: 'refused' }>)
  * what it sent), then the view's handler.
  */
 async function runView(
-  ctx: ApiContext,
+  ctx: HttpContext,
   registered: RegisteredView & { allow: string },
   method: ApiMethod,
   request: FastifyRequest,
@@ -83,7 +84,7 @@ async function runView(
   try {
     result = await operation.handler(request, reply, user);
   } catch (error) {
-    return sendRefusal(reply, error);
+    return sendDrfRefusal(reply, error);
   }
   if (result === reply) return reply;
   if (result === undefined) return reply.sent ? reply : reply.code(204).send();
@@ -103,7 +104,7 @@ export function viewDefinitionProblem(url: string, view: ApiView): string | unde
  * its methods, and a 405 for every method it lacks, so that a known path never answers 404.
  * (Fastify answers HEAD with the GET route, so HEAD is 405 too where GET is.)
  */
-export function registerView(api: FastifyInstance, ctx: ApiContext, registered: RegisteredView): void {
+export function registerView(api: FastifyInstance, ctx: HttpContext, registered: RegisteredView): void {
   const { url } = registered;
   const prepared = { ...registered, allow: allowedMethods(registered.view) };
   const path = url.slice('/api'.length);

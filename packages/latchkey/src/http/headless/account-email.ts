@@ -9,9 +9,9 @@ import {
 } from '../../account/flows/manage-email.js';
 import type { User } from '../../account/model.js';
 import { clientOf } from '../kit/request-info.js';
-import type { HeadlessContext } from './context.js';
-import { booleanField, stringField } from './input.js';
-import { sendRefusal } from './refusals.js';
+import type { HttpContext } from '../kit/context.js';
+import { booleanField, textField } from '../kit/input.js';
+import { sendHeadlessRefusal } from './refusals.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 
 /**
@@ -20,7 +20,7 @@ import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
  * which of these need a recent authentication (the changes; not a resend); a stale session gets the
  * 401 that lists the ways to reauthenticate.
  */
-export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
 
   async function sendAddresses(request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
@@ -40,14 +40,14 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HeadlessCo
       if (!user) return sendUnauthenticated(ctx, request, reply);
       const input: ChangeEmailInput = {
         user,
-        email: stringField(request.body, 'email') ?? '',
+        email: textField(request.body, 'email') ?? '',
         client: clientOf(request),
         lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request),
       };
       try {
         return await work(input, request, reply);
       } catch (error) {
-        return sendRefusal(ctx, request, reply, error);
+        return sendHeadlessRefusal(ctx, request, reply, error);
       }
     };
   }

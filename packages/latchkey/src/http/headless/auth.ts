@@ -1,25 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { loginWithPassword, runLoginStages } from '../../account/flows/login.js';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { loginWithPassword } from '../../login/password.js';
 import { passwordRecord } from '../kit/authentication-records.js';
+import type { HttpContext } from '../kit/context.js';
+import { textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
-import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
-import { clearPendingLogin } from '../kit/pending-login.js';
-import { completeLogin } from './complete-login.js';
-import type { HeadlessContext } from './context.js';
-import { clearSignupVerificationPending, markSignupVerificationPending } from './pending-flows.js';
-import { stringField } from './input.js';
-import { sendRefusal } from './refusals.js';
-import { sendAuthenticated, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
+import { settleLogin, settleSignup } from '../kit/session-state.js';
+import { signOut } from '../kit/sign-out.js';
+import { loginContextOf, loginOptionsOf } from './login-context.js';
+import { sendHeadlessRefusal } from './refusals.js';
+import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
 
 /** auth/session, auth/login, auth/signup, auth/reauthenticate: the same flows the pages call. */
-export function registerAuthRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
   const byEmail = deps.settings.USERNAME_TYPE === 'email';
-  /** The browser's "trust" cookie; apps have none (the trust flow is the browser's). */
-  const trustToken = (request: Parameters<typeof mfaTrustTokenOf>[0]) => (ctx.client === 'browser' ? mfaTrustTokenOf(request) : undefined);
 
   api.get('/auth/session', async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
@@ -27,48 +24,37 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HeadlessContext): 
   });
 
   api.delete('/auth/session', async (request, reply) => {
-    const user = await ctx.sessions.currentUser(request);
-    // Ends the session, and with it any login waiting for a code (security test 11).
-    await ctx.sessions.logout(request, reply);
-    if (user) await deps.events.emit('user_logged_out', user.id, clientOf(request));
+    // Ends the session, and with it any login waiting for a code.
+    await signOut(ctx, request, reply);
     return sendUnauthenticated(ctx, request, reply);
   });
 
   api.post('/auth/login', async (request, reply) => {
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     // Either identifier the project accepts; the flow decides which it is (ACCOUNT_LOGIN_METHODS).
-    const login = (byEmail ? stringField(request.body, 'email') : (stringField(request.body, 'username') ?? stringField(request.body, 'email'))) ?? '';
+    const login = (byEmail ? textField(request.body, 'email') : (textField(request.body, 'username') ?? textField(request.body, 'email'))) ?? '';
     try {
-      const result = await loginWithPassword(deps, { login, password: stringField(request.body, 'password') ?? '', client: clientOf(request), mfaTrustToken: trustToken(request) });
-      return await completeLogin(ctx, request, reply, result);
+      const result = await loginWithPassword(deps, { login, password: textField(request.body, 'password') ?? '', ...loginContextOf(ctx, request) });
+      return await presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       // One answer for every refused credential, naming the password field as allauth's does.
       if (isLatchkeyError(error, 'invalid_credentials')) {
         const code = byEmail || login.includes('@') ? 'email_password_mismatch' : 'username_password_mismatch';
         return sendErrors(ctx, request, reply, 400, [{ message: error.message, code, param: 'password' }]);
       }
-      return sendRefusal(ctx, request, reply, error);
+      return sendHeadlessRefusal(ctx, request, reply, error);
     }
   });
 
   api.post('/auth/signup', async (request, reply) => {
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
-    const password = stringField(request.body, 'password') ?? '';
-    const client = clientOf(request);
+    const password = textField(request.body, 'password') ?? '';
     try {
       // One password field here: the API has no "type it again" (password2 is the same value).
-      const result = await signup(deps, { email: stringField(request.body, 'email') ?? '', username: stringField(request.body, 'username') ?? '', password1: password, password2: password, client });
-      await clearPendingLogin(ctx, request);
-      if (result.status === 'verification_sent') {
-        // The same answer whether or not the address had an account (the flow says nothing either).
-        await markSignupVerificationPending(ctx, request, reply);
-        return await sendUnauthenticated(ctx, request, reply);
-      }
-      await clearSignupVerificationPending(ctx, request);
-      // Signing in after signup passes the same stages as any login.
-      return await completeLogin(ctx, request, reply, await runLoginStages(deps, result.user, { client, mfaTrustToken: trustToken(request) }));
+      const result = await signup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', password1: password, password2: password, client: clientOf(request) });
+      return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
-      return sendRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });
+      return sendHeadlessRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });
     }
   });
 
@@ -76,9 +62,9 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HeadlessContext): 
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     try {
-      await reauthenticate(deps, { user, password: stringField(request.body, 'password') ?? '', client: clientOf(request) });
+      await reauthenticate(deps, { user, password: textField(request.body, 'password') ?? '', client: clientOf(request) });
     } catch (error) {
-      return sendRefusal(ctx, request, reply, error, { codes: { invalid_credentials: 'incorrect_password' } });
+      return sendHeadlessRefusal(ctx, request, reply, error, { codes: { invalid_credentials: 'incorrect_password' } });
     }
     await ctx.sessions.markReauthenticated(request, passwordRecord(deps.settings, user, deps.clock.now()));
     return sendAuthenticated(ctx, request, reply, user);

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { HeadlessContext } from './context.js';
+import type { HttpContext } from '../kit/context.js';
 import { sendOk } from './respond.js';
 
 /**
  * GET config: what a front end needs to know to draw its forms. Only what exists is advertised:
  * no providers, codes or passkeys until the issues that add them.
  */
-export function registerConfigRoute(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
   const methods = settings.ACCOUNT_LOGIN_METHODS;
   api.get('/config', async (request, reply) =>

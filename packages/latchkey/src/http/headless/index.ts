@@ -1,7 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { allowCors } from '../kit/cors.js';
 import { CSRF_HEADER, csrfOptionsFrom, csrfToken } from '../kit/csrf.js';
-import type { PageDeps } from '../pages/page.js';
 import { registerAccountEmailRoutes } from './account-email.js';
 import { registerAuthRoutes } from './auth.js';
 import { registerConfigRoute } from './config.js';
@@ -10,11 +9,14 @@ import { registerMfaRoutes } from './mfa.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerSessionRoutes } from './sessions.js';
 import { registerSpecificationRoutes } from './specification.js';
-import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER, type HeadlessClient, type HeadlessContext } from './context.js';
+import type { HttpClient, HttpContext } from '../kit/context.js';
+import { parseJson } from '../kit/input.js';
+import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
+import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER } from './app-transport.js';
 import { sendErrors, sendUnauthenticated } from './respond.js';
 
 /** Every group of routes, registered once per client under /_allauth/<client>/v1. */
-const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HeadlessContext) => void)[] = [
+const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HttpContext) => void)[] = [
   registerConfigRoute,
   registerAuthRoutes,
   registerEmailVerificationRoutes,
@@ -25,16 +27,6 @@ const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HeadlessContext) => void)[] = [
 ];
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/**
- * Keys a JSON body may not have: parsed into an object, `__proto__` (or a `constructor` with a
- * `prototype`) is the start of a prototype-pollution attack, and no operation has such a field.
- */
-function refuseProtoKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
-    throw new Error('forbidden key');
-  }
-  return value;
-}
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -51,7 +43,7 @@ function isJson(request: FastifyRequest): boolean {
  * session token that names no live session is answered 410 on every route but config, so the
  * app knows to drop it and start again.
  */
-function registerClient(api: FastifyInstance, ctx: HeadlessContext): void {
+function registerClient(api: FastifyInstance, ctx: HttpContext): void {
   api.addHook('onRoute', (route) => {
     route.config = {
       ...(route.config as object),
@@ -64,7 +56,7 @@ function registerClient(api: FastifyInstance, ctx: HeadlessContext): void {
   api.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(body as string, refuseProtoKeys));
+      done(null, parseJson(body as string));
     } catch {
       done(Object.assign(new Error('The request body is not valid JSON.'), { statusCode: 400 }), undefined);
     }
@@ -89,16 +81,13 @@ function registerClient(api: FastifyInstance, ctx: HeadlessContext): void {
       return undefined;
     });
   }
-  api.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) {
-      // The real error may name tables, hosts or paths: it goes to the log, never to the client.
-      request.log.error({ err: error }, 'headless request failed');
-      return sendErrors(ctx, request, reply, 500, [{ message: 'A server error occurred.', code: 'server_error' }]);
-    }
-    // Fastify's own refusals of the request (malformed JSON, a body too large) describe the request.
-    return sendErrors(ctx, request, reply, status, [{ message: status === 400 ? 'The request body is not valid JSON.' : error.message, code: 'invalid' }]);
-  });
+  // Fastify's own refusals of the request (malformed JSON, a body too large) describe the request.
+  api.setErrorHandler(
+    unexpectedErrorHandler(({ status, message }, request, reply) => {
+      if (status === 500) return sendErrors(ctx, request, reply, 500, [{ message, code: 'server_error' }]);
+      return sendErrors(ctx, request, reply, status, [{ message: status === 400 ? 'The request body is not valid JSON.' : message, code: 'invalid' }]);
+    }),
+  );
   for (const register of ROUTE_GROUPS) register(api, ctx);
 }
 
@@ -107,8 +96,8 @@ function registerClient(api: FastifyInstance, ctx: HeadlessContext): void {
  * single-page and mobile apps. Its routes call the same flows as the pages; this layer only
  * reads JSON, carries the session (cookie or token) and answers in the contract's shapes.
  */
-export async function registerHeadless(scope: FastifyInstance, page: PageDeps): Promise<void> {
-  const { settings } = page.deps;
+export async function registerHeadless(scope: FastifyInstance, site: HttpContext): Promise<void> {
+  const { settings } = site.deps;
   await scope.register(
     async (headless) => {
       allowCors(headless, {
@@ -118,14 +107,9 @@ export async function registerHeadless(scope: FastifyInstance, page: PageDeps): 
       });
       if (settings.HEADLESS_SERVE_SPECIFICATION) registerSpecificationRoutes(headless, settings);
       headless.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ status: 404 }));
-      for (const client of ['browser', 'app'] as const satisfies HeadlessClient[]) {
-        const transport = client === 'app' ? appSessionTransport() : undefined;
-        const ctx: HeadlessContext = {
-          deps: page.deps,
-          client,
-          sessions: transport ? page.sessions.withTransport(transport) : page.sessions,
-          issuedToken: (request) => transport?.issuedToken(request),
-        };
+      for (const client of ['browser', 'app'] as const satisfies HttpClient[]) {
+        const sessions = client === 'app' ? site.sessions.withTransport(appSessionTransport()) : site.sessions;
+        const ctx: HttpContext = { deps: site.deps, client, sessions };
         await headless.register(
           (api, _options, done) => {
             registerClient(api, ctx);

@@ -6,10 +6,10 @@ import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js
 import type { Authenticator } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/pending-totp.js';
-import type { HeadlessContext } from './context.js';
-import { stringField } from './input.js';
-import { sendRefusal, type RefusalOptions } from './refusals.js';
+import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/session-state.js';
+import type { HttpContext } from '../kit/context.js';
+import { textField } from '../kit/input.js';
+import { sendHeadlessRefusal, type RefusalOptions } from './refusals.js';
 import { sendEnvelope, sendOk, sendUnauthenticated } from './respond.js';
 
 const seconds = (at: Date): number => at.getTime() / 1000;
@@ -32,7 +32,7 @@ function recoveryCodesData(codes: NonNullable<MfaOverview['recoveryCodes']>) {
  * the same flows as the pages under /accounts/2fa/, which decide every rule (a verified address,
  * a recent proof of identity, what goes with what); these routes present their answers.
  */
-export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
 
   /** The signed-in user and when they last proved who they are, or the 401 for a stranger. */
@@ -45,12 +45,12 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HeadlessC
   /**
    * The contract's answers to the management flows' refusals: nothing to show or remove is 404,
    * a factor that may not be added (one exists, the address is unverified) is 409, both bare; a
-   * stale proof of identity is the 401 that lists how to prove it again (sendRefusal).
+   * stale proof of identity is the 401 that lists how to prove it again (sendHeadlessRefusal).
    */
   function sendManagementRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown, options?: RefusalOptions): Promise<FastifyReply> | FastifyReply {
     if (isLatchkeyError(error, 'not_found')) return sendEnvelope(ctx, request, reply, 404);
     if (isLatchkeyError(error, 'authenticator_exists') || isLatchkeyError(error, 'email_unverified')) return sendEnvelope(ctx, request, reply, 409);
-    return sendRefusal(ctx, request, reply, error, options);
+    return sendHeadlessRefusal(ctx, request, reply, error, options);
   }
 
   api.get('/account/authenticators', async (request, reply) => {
@@ -84,7 +84,7 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HeadlessC
     if ('response' in auth) return auth.response;
     let result;
     try {
-      result = await activateTotp(deps, { ...auth, client: clientOf(request), pending: await pendingTotpSecret(ctx, request), code: stringField(request.body, 'code') ?? '' });
+      result = await activateTotp(deps, { ...auth, client: clientOf(request), pending: await pendingTotpSecret(ctx, request), code: textField(request.body, 'code') ?? '' });
     } catch (error) {
       return sendManagementRefusal(request, reply, error);
     }

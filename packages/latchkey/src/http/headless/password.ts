@@ -4,10 +4,10 @@ import { INVALID_RESET_KEY, requestPasswordReset, resetPasswordWithKey, userForR
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { clearPendingLogin, currentPendingLogin } from '../kit/pending-login.js';
-import type { HeadlessContext } from './context.js';
-import { stringField } from './input.js';
-import { sendRefusal } from './refusals.js';
+import { currentPendingLogin, forgetPendingLogin } from '../kit/session-state.js';
+import type { HttpContext } from '../kit/context.js';
+import { textField } from '../kit/input.js';
+import { sendHeadlessRefusal } from './refusals.js';
 import { sendAuthenticated, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
 
@@ -18,18 +18,18 @@ const KEY_HEADER = 'x-password-reset-key';
  * and account/password/change, over the flows the password pages call. The API has one password
  * field where the forms have two, so it is passed as both.
  */
-export function registerPasswordRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
   const invalidKey = (request: FastifyRequest, reply: FastifyReply) =>
     sendErrors(ctx, request, reply, 400, [{ message: INVALID_RESET_KEY, code: 'token_invalid', param: 'key' }]);
 
   api.post('/auth/password/request', async (request, reply) => {
     try {
-      const { delivery } = await requestPasswordReset(deps, { email: stringField(request.body, 'email') ?? '', client: clientOf(request) });
-      // Not awaited: the answer must not wait for mail that only an existing account gets (test 2).
+      const { delivery } = await requestPasswordReset(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
+      // Not awaited: the answer must not wait for mail that only an existing account gets (it would tell whether the address has one).
       void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
     } catch (error) {
-      return sendRefusal(ctx, request, reply, error);
+      return sendHeadlessRefusal(ctx, request, reply, error);
     }
     return sendOk(ctx, request, reply);
   });
@@ -41,17 +41,17 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HeadlessContex
   });
 
   api.post('/auth/password/reset', async (request, reply) => {
-    const password = stringField(request.body, 'password') ?? '';
+    const password = textField(request.body, 'password') ?? '';
     let result: PasswordChangeResult;
     try {
-      result = await resetPasswordWithKey(deps, { key: stringField(request.body, 'key') ?? '', password1: password, password2: password, client: clientOf(request) });
+      result = await resetPasswordWithKey(deps, { key: textField(request.body, 'key') ?? '', password1: password, password2: password, client: clientOf(request) });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalidKey(request, reply);
-      return sendRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });
+      return sendHeadlessRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });
     }
     logMailFailures(request, [result.notification], 'password reset notification');
     // A login of this account waiting in this session proved the old password: it can never finish.
-    if ((await currentPendingLogin(ctx, request))?.login.userId === result.user.id) await clearPendingLogin(ctx, request);
+    if ((await currentPendingLogin(ctx, request))?.login.userId === result.user.id) await forgetPendingLogin(ctx, request);
     // The reset signs nobody in (the account's sessions have all ended): an account with MFA must
     // still pass it, so the client goes on to log in with the new password.
     return sendUnauthenticated(ctx, request, reply);
@@ -60,17 +60,17 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HeadlessContex
   api.post('/account/password/change', async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
-    const password = stringField(request.body, 'new_password') ?? '';
+    const password = textField(request.body, 'new_password') ?? '';
     const currentSession = await ctx.sessions.session(request);
     const common = { user, password1: password, password2: password, client: clientOf(request), ...(currentSession ? { currentSession } : {}) };
     let result: PasswordChangeResult;
     try {
       // An account without a password (social-only, or made unusable) sets one; no current password to give.
       result = isUsablePassword(user.password)
-        ? await changePassword(deps, { ...common, oldPassword: stringField(request.body, 'current_password') ?? '' })
+        ? await changePassword(deps, { ...common, oldPassword: textField(request.body, 'current_password') ?? '' })
         : await setPassword(deps, common);
     } catch (error) {
-      return sendRefusal(ctx, request, reply, error, {
+      return sendHeadlessRefusal(ctx, request, reply, error, {
         params: { oldpassword: 'current_password', password1: 'new_password', password2: 'new_password' },
         codes: { invalid_credentials: 'incorrect_password' },
       });

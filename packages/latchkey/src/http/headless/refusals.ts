@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isLatchkeyError, type LatchkeyErrorCode } from '../../core/errors.js';
+import { errorKind, isLatchkeyError, type ErrorKind, type LatchkeyErrorCode } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
-import type { HeadlessContext } from './context.js';
+import type { HttpContext } from '../kit/context.js';
 import { sendErrors, sendReauthenticationRequired, sendUnauthenticated } from './respond.js';
 
 /** How one route words a flow's refusal, where it differs from the defaults below. */
@@ -13,14 +13,12 @@ export interface RefusalOptions {
   statuses?: Partial<Record<LatchkeyErrorCode, number>>;
 }
 
-/** 400 unless the refusal is of another kind: too many attempts, a busy server, a closed door, a conflict. */
-const STATUS: Partial<Record<LatchkeyErrorCode, number>> = {
-  rate_limited: 429,
-  server_busy: 503,
-  mail_failed: 503,
-  signup_closed: 403,
-  authenticator_exists: 409,
-  email_unverified: 409,
+/** The status for each kind of refusal (core/errors.ts): 400, an input the person can fix, unless listed. */
+const STATUS: Partial<Record<ErrorKind, number>> = {
+  too_many: 429,
+  unavailable: 503,
+  forbidden: 403,
+  conflict: 409,
 };
 
 /** allauth's codes where a flow's code differs; a finer `reason` (Django's validator codes) wins over both. */
@@ -36,14 +34,14 @@ const CODE: Partial<Record<LatchkeyErrorCode, string>> = {
  * Answers a flow's refusal in the API's shape. The message is the flow's own (written for people,
  * free of internals); anything that is not a flow's refusal is rethrown, to the error handler.
  */
-export async function sendRefusal(ctx: HeadlessContext, request: FastifyRequest, reply: FastifyReply, error: unknown, options: RefusalOptions = {}): Promise<FastifyReply> {
+export async function sendHeadlessRefusal(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, error: unknown, options: RefusalOptions = {}): Promise<FastifyReply> {
   if (!isLatchkeyError(error)) throw error;
-  if (error.code === 'reauthentication_required') {
+  if (errorKind(error) === 'reauthenticate') {
     const user = await ctx.sessions.currentUser(request);
     return user ? sendReauthenticationRequired(ctx, request, reply, user) : sendUnauthenticated(ctx, request, reply);
   }
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-  const status = options.statuses?.[error.code] ?? STATUS[error.code] ?? 400;
+  const status = options.statuses?.[error.code] ?? STATUS[errorKind(error)] ?? 400;
   const code = options.codes?.[error.code] ?? error.reason ?? CODE[error.code] ?? error.code;
   const param = error.param === undefined ? undefined : (options.params?.[error.param] ?? error.param);
   return sendErrors(ctx, request, reply, status, [{ message: error.message, code, ...(param === undefined ? {} : { param }) }]);

@@ -7,7 +7,7 @@ import { createUser } from '../../account/users.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { publicSessionId } from './sessions.js';
+import { publicSessionId } from '../../sessions/public-id.js';
 
 const PASSWORD = 'a long enough passphrase';
 

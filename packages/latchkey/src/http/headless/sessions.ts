@@ -1,22 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { endSessions } from '../../sessions/flows/end-sessions.js';
 import type { StoredSession } from '../../sessions/model.js';
+import { publicSessionId } from '../../sessions/public-id.js';
 import type { User } from '../../account/model.js';
 import { clientOf } from '../kit/request-info.js';
-import type { HeadlessContext } from './context.js';
-import { integerListField } from './input.js';
+import { signOut } from '../kit/sign-out.js';
+import type { HttpContext } from '../kit/context.js';
+import { integerListField } from '../kit/input.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
-
-/**
- * The integer id the contract gives each session. Stored sessions have no integer key: they are
- * keyed by the SHA-256 of their secret id (sessions/session-service.ts). The first 48 bits of that
- * hash make a stable id that fits a JSON number exactly (a safe integer) and gives away nothing
- * usable: the hash is of a 256-bit random value, and even the whole hash cannot be turned back
- * into the id that authenticates. Two of one user's sessions sharing 48 bits is a 2^-48 event; it
- * would only mean that ending one ends both.
- */
-export function publicSessionId(idHash: string): number {
-  return Number.parseInt(idHash.slice(0, 12), 16);
-}
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -33,7 +24,7 @@ function sessionData(session: StoredSession, currentIdHash: string | undefined) 
 }
 
 /** auth/sessions (GET, DELETE): the signed-in user's live sessions, and ending some of them. */
-export function registerSessionRoutes(api: FastifyInstance, ctx: HeadlessContext): void {
+export function registerSessionRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
 
   async function sendSessionList(request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
@@ -53,17 +44,12 @@ export function registerSessionRoutes(api: FastifyInstance, ctx: HeadlessContext
     if (!user) return sendUnauthenticated(ctx, request, reply);
     const ids = integerListField(request.body, 'sessions');
     if (ids === undefined) return sendErrors(ctx, request, reply, 400, [{ message: 'Give the ids of the sessions to end, as a list of integers.', code: 'invalid', param: 'sessions' }]);
-    const wanted = new Set(ids);
     const current = await ctx.sessions.session(request);
-    // Only the user's own sessions are candidates: an id of anyone else's, or of none, matches nothing.
-    const ending = (await deps.sessions.listForUser(user.id)).filter((session) => wanted.has(publicSessionId(session.idHash)));
-    const endsCurrent = ending.some((session) => session.idHash === current?.idHash);
-    for (const session of ending) if (session.idHash !== current?.idHash) await deps.sessions.end(session);
-    request.log.info({ userId: user.id, ended: ending.length, current: endsCurrent, ip: clientOf(request).ip }, 'sessions ended');
+    const { ended, endsCurrent } = await endSessions(deps, { user, ids, current });
+    request.log.info({ userId: user.id, ended, current: endsCurrent, ip: clientOf(request).ip }, 'sessions ended');
     if (endsCurrent) {
       // Ending this session is signing out: the cookie is cleared (or the token dies) as on logout.
-      await ctx.sessions.logout(request, reply);
-      await deps.events.emit('user_logged_out', user.id, clientOf(request));
+      await signOut(ctx, request, reply);
       return sendUnauthenticated(ctx, request, reply);
     }
     return sendSessionList(request, reply, user);

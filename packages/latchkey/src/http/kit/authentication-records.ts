@@ -1,4 +1,4 @@
-import type { LoginMethod } from '../../account/flows/login.js';
+import type { FirstFactor, LoginProofs } from '../../login/proofs.js';
 import type { Settings } from '../../config/settings.js';
 import type { AuthenticatorType } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
@@ -10,7 +10,10 @@ import type { User } from '../../account/model.js';
  */
 export type AuthenticationRecord =
   | { method: 'password'; at: number; username?: string; email?: string }
-  | { method: 'mfa'; at: number; type: AuthenticatorType; reauthenticated?: true };
+  | { method: 'mfa'; at: number; type: AuthenticatorType; reauthenticated?: true }
+  | { method: 'mfa'; at: number; type: 'webauthn'; passwordless: true }
+  | { method: 'socialaccount'; at: number; provider: string; uid: string }
+  | { method: 'code'; at: number; email: string };
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -28,15 +31,29 @@ export function codeRecord(type: AuthenticatorType, at: Date, reauthenticated = 
   return { method: 'mfa', at: seconds(at), type, ...(reauthenticated ? { reauthenticated: true as const } : {}) };
 }
 
-/** What a completed login proved, in the order it proved it. */
-export function loginRecords(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User, method: LoginMethod, at: Date): AuthenticationRecord[] {
-  const password = passwordRecord(settings, user, at);
-  switch (method) {
-    case 'password+totp':
-      return [password, codeRecord('totp', at)];
-    case 'password+recovery_codes':
-      return [password, codeRecord('recovery_codes', at)];
-    default:
-      return [password];
+/** A first factor as allauth.headless records it (SAML is one of allauth's social providers). */
+function firstFactorRecord(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User, factor: FirstFactor, at: Date): AuthenticationRecord {
+  switch (factor.kind) {
+    case 'password':
+    case 'admin_password':
+      return passwordRecord(settings, user, at);
+    case 'socialaccount':
+      return { method: 'socialaccount', at: seconds(at), provider: factor.provider, uid: factor.uid };
+    case 'saml':
+      return { method: 'socialaccount', at: seconds(at), provider: factor.organization, uid: factor.uid };
+    case 'passkey':
+      return { method: 'mfa', at: seconds(at), type: 'webauthn', passwordless: true };
+    case 'email_code':
+      return { method: 'code', at: seconds(at), email: factor.email };
   }
+}
+
+/**
+ * What a completed login proved, in the order it proved it. A trusted browser is not a proof the
+ * contract has a record for: the session lists the first factor alone, as allauth's does.
+ */
+export function loginRecords(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User, proofs: LoginProofs, at: Date): AuthenticationRecord[] {
+  const [first, ...later] = proofs;
+  const codes = later.flatMap((proof) => (proof.kind === 'trusted_browser' ? [] : [codeRecord(proof.kind, at)]));
+  return [firstFactorRecord(settings, user, first, at), ...codes];
 }

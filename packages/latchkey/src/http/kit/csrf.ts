@@ -31,8 +31,16 @@ export interface CsrfOptions {
  * An origin allowed to call the API with credentials (CORS_ALLOWED_ORIGINS) is a front end of
  * this site's own, so its requests pass the Origin check too; its requests still need the token.
  */
+const optionsBySettings = new WeakMap<Settings, CsrfOptions>();
+
+/** The CSRF options of a project's settings, made once (every session-authenticated API write asks). */
 export function csrfOptionsFrom(settings: Settings): CsrfOptions {
-  return { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: [...settings.CSRF_TRUSTED_ORIGINS, ...settings.CORS_ALLOWED_ORIGINS] };
+  let options = optionsBySettings.get(settings);
+  if (!options) {
+    options = { cookieSecure: settings.CSRF_COOKIE_SECURE, siteUrl: settings.SITE_URL, trustedOrigins: [...settings.CSRF_TRUSTED_ORIGINS, ...settings.CORS_ALLOWED_ORIGINS] };
+    optionsBySettings.set(settings, options);
+  }
+  return options;
 }
 
 /** The secret this request will answer with, when it had to make one (no valid cookie came). */

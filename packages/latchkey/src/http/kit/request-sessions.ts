@@ -30,6 +30,8 @@ export interface SessionTransport {
   clear(request: FastifyRequest, reply: FastifyReply): void;
   /** After a login or any change of privilege (browsers: a new CSRF secret). */
   privilegeChanged(request: FastifyRequest, reply: FastifyReply): void;
+  /** The id this request handed out, where the transport returns it in the answer (an app's token). */
+  issuedToken?(request: FastifyRequest): string | undefined;
 }
 
 /** The session cookie, read from the Cookie header itself so that it works on the project's routes too. */
@@ -143,7 +145,6 @@ export class RequestSessions {
     if (previous) await this.sessions.end(previous);
     const session = await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
     this.loaded.set(request, Promise.resolve(session));
-    await this.store.users.update(user.id, { lastLogin: this.clock.now() });
     this.transport.issue(request, reply, session.id, options.remember);
     this.transport.privilegeChanged(request, reply);
     return session;
@@ -190,11 +191,24 @@ export class RequestSessions {
     return isRecentAuthentication({ clock: this.clock }, await this.lastAuthenticatedAt(request));
   }
 
-  /** Ends the request's session on the server and in the browser. */
+  /**
+   * Ends the request's session on the server and in the client, without a word to the audit
+   * trail: Latchkey's doors sign out through kit/sign-out.ts, whose flow records user_logged_out.
+   */
   async logout(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const session = await this.session(request);
     if (session) await this.sessions.end(session);
+    this.forget(request, reply);
+  }
+
+  /** The client forgets its session (the cookie is cleared; an app's token is dead), once it has ended on the server. */
+  forget(request: FastifyRequest, reply: FastifyReply): void {
     this.loaded.set(request, Promise.resolve(undefined));
     this.transport.clear(request, reply);
+  }
+
+  /** The session token this request handed to an app (a new or rotated session), for the answer's meta. */
+  issuedToken(request: FastifyRequest): string | undefined {
+    return this.transport.issuedToken?.(request);
   }
 }

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addressForKey, confirmEmail } from '../../account/email-confirmation.js';
-import { continueLogin } from '../../account/flows/login.js';
-import { finishLogin } from './login.js';
-import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
-import { currentPendingLogin } from '../kit/pending-login.js';
+import { addressForKey } from '../../account/email-confirmation.js';
+import { verifyEmail, type EmailVerification } from '../../account/flows/verify-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { flash, redirect, renderPage, type PageDeps } from './page.js';
+import type { HttpContext } from '../kit/context.js';
+import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
 import { clientOf } from '../kit/request-info.js';
+import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { flash, redirect, renderPage } from './page.js';
 
 const TITLE = 'Confirm email address';
 
@@ -21,7 +22,7 @@ function keyOf(request: FastifyRequest): string {
  * test 17). The POST confirms. Every key that does not name a live confirmation (forged, expired,
  * used, of another purpose, blank) gets one "invalid or expired" page with status 404, as allauth.
  */
-export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpContext): void {
   const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
     renderPage(page, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
 
@@ -43,10 +44,12 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
   });
 
   scope.post('/accounts/confirm-email/:key/', async (request, reply) => {
-    let address;
+    const waiting = await loginWaitingAt(page, request, 'verify_email');
+    let verification: EmailVerification;
     try {
-      address = await confirmEmail(page.deps, keyOf(request), clientOf(request));
-      await flash(page, request, reply, { level: 'success', text: `You have confirmed ${address.email}.` });
+      const context = { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request), canTrustBrowser: true };
+      verification = await verifyEmail(page.deps, { key: keyOf(request), waitingLogin: waiting?.login, context });
+      await flash(page, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);
       if (isLatchkeyError(error, 'email_taken')) {
@@ -55,15 +58,12 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: PageDeps
       }
       throw error;
     }
-    // Confirming proves the address, not the person at this browser: it signs in only a browser
-    // whose login, with the right password, stopped for this very verification (allauth's
-    // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION), and only through the remaining stages.
-    const pending = await currentPendingLogin(page, request);
-    if (pending?.stage === 'verify_email' && pending.login.userId === address.userId) {
-      const result = await continueLogin(page.deps, pending.login, { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request) });
-      if (result) return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
+    // The flow carried on this browser's login only if it waited for this very address's user.
+    if (waiting && verification.login) {
+      const outcome = await settleLogin(page, request, reply, verification.login, { remember: waiting.remember, next: waiting.next });
+      if (outcome.kind !== 'ended') return presentLogin(page, request, reply, outcome, waiting.next);
     }
     const signedIn = await page.sessions.currentUser(request);
-    return redirect(reply, signedIn ? '/accounts/email/' : '/accounts/login/');
+    return redirect(reply, signedIn ? '/accounts/email/' : LOGIN_PAGE);
   });
 }

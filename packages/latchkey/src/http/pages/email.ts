@@ -9,7 +9,8 @@ import {
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { User } from '../../account/model.js';
-import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, redirectUnlessRecentlyAuthenticated, requireUser, type FormState } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
@@ -24,7 +25,7 @@ function chosenAction(body: unknown): EmailAction | undefined {
 }
 
 /** What each action does, and the message the page flashes once it has. */
-const PERFORM: Record<EmailAction, (page: PageDeps, input: ChangeEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
+const PERFORM: Record<EmailAction, (page: HttpContext, input: ChangeEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
   async action_add(page, input) {
     // The same words whether the address was added or belongs to another account (see the flow).
     const result = await addEmailAddress(page.deps, input);
@@ -50,7 +51,7 @@ const PERFORM: Record<EmailAction, (page: PageDeps, input: ChangeEmailInput) => 
  * one. The flows decide which actions need a recent authentication (every change; not a resend);
  * the page turns their 'reauthentication_required' into the reauthentication page.
  */
-export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerEmailPages(scope: FastifyInstance, page: HttpContext): void {
   async function show(request: FastifyRequest, reply: FastifyReply, user: User, forms: { add: FormState; list: FormState }, status = 200) {
     const addresses = await listEmailAddresses(page.deps, user);
     const max = page.deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
@@ -89,7 +90,7 @@ export function registerEmailPages(scope: FastifyInstance, page: PageDeps): void
       if (error.code === 'reauthentication_required') {
         // The reply is wrapped ({response}): a Fastify reply is thenable, so a bare one returned
         // from an async function would resolve to undefined once sent.
-        const stale = await requireRecentAuthentication(page, request, reply);
+        const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
         if (stale) return stale.response;
       }
       const status = refusalStatus(reply, error);

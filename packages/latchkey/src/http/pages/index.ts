@@ -4,14 +4,14 @@ import { registerEmailPages } from './email.js';
 import { registerLoginPages } from './login.js';
 import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
-import type { PageDeps } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
 import { registerReauthenticatePages } from './reauthenticate.js';
 import { registerSessionPages } from './sessions.js';
 
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
-export function registerAccountPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
   registerLoginPages(scope, page);
   registerSignupPages(scope, page);
   registerConfirmEmailPages(scope, page);

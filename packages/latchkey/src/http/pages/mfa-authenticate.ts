@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { continueLoginWithCode } from '../../account/flows/login.js';
+import { continueLogin } from '../../login/pipeline.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
-import { reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
+import { reauthenticateWithCode } from '../../mfa/flows/authenticate.js';
 import { codeRecord } from '../kit/authentication-records.js';
-import { setMfaTrustCookie } from '../kit/mfa-trust-cookie.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { finishLogin } from './login.js';
-import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
-import { currentPendingLogin } from '../kit/pending-login.js';
-
-export const MFA_AUTHENTICATE = '/accounts/2fa/authenticate/';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { LOGIN_PAGE, MFA_AUTHENTICATE_PAGE, presentLogin } from './login-outcome.js';
+import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
 /** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it. */
 export function describeDuration(seconds: number): string {
@@ -20,35 +18,35 @@ export function describeDuration(seconds: number): string {
 
 /**
  * The login's second step, and reauthentication by code. The code page serves only a browser
- * whose login stopped at this stage and has not expired (pending-login.ts); anyone else is sent
- * to the login page. Until the code is right there is no session of the user at all, so every
- * page that needs one answers as to a stranger (security test 31).
+ * whose login stopped at this stage and has not expired (kit/session-state.ts); anyone else is
+ * sent to the login page. Until the code is right there is no session of the user at all, so
+ * every page that needs one answers as to a stranger, and a stolen password alone reaches nothing.
  */
-export function registerMfaAuthenticationPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerMfaAuthenticationPages(scope: FastifyInstance, page: HttpContext): void {
   const { settings } = page.deps;
   const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
   const showAuthenticate = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
     renderPage(page, request, reply, 'mfa/authenticate.html', { title: 'Two-factor authentication', form, trust_enabled: settings.MFA_TRUST_ENABLED, trust_period: trustPeriod }, status);
 
-  scope.get(MFA_AUTHENTICATE, async (request, reply) => {
-    const pending = await currentPendingLogin(page, request);
-    if (pending?.stage !== 'mfa_authenticate') return redirect(reply, '/accounts/login/');
+  scope.get(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
+    if (!(await loginWaitingAt(page, request, 'mfa_authenticate'))) return redirect(reply, LOGIN_PAGE);
     return showAuthenticate(request, reply);
   });
 
-  scope.post(MFA_AUTHENTICATE, async (request, reply) => {
-    const pending = await currentPendingLogin(page, request);
-    if (pending?.stage !== 'mfa_authenticate') return redirect(reply, '/accounts/login/');
+  scope.post(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
+    const pending = await loginWaitingAt(page, request, 'mfa_authenticate');
+    if (!pending) return redirect(reply, LOGIN_PAGE);
     const fields = formFields(request.body, ['code', 'trust']);
     let result;
     try {
-      result = await continueLoginWithCode(page.deps, pending.login, fields.code, { client: clientOf(request) });
+      // The page asks "trust this browser?" together with the code: both answers go at once.
+      const answers = { code: fields.code, trust: fields.trust === 'on' };
+      result = await continueLogin(page.deps, pending.login, answers, { client: clientOf(request), canTrustBrowser: true });
     } catch (error) {
       return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
-    if (!result) return redirect(reply, '/accounts/login/');
-    if (result.status === 'authenticated' && fields.trust === 'on') setMfaTrustCookie(reply, settings, await trustThisBrowser(page.deps, result.user));
-    return finishLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
+    const outcome = await settleLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
+    return presentLogin(page, request, reply, outcome, pending.next);
   });
 
   const showReauthenticate = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>

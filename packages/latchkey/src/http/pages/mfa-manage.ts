@@ -4,8 +4,9 @@ import { mfaOverview } from '../../mfa/flows/manage.js';
 import { viewRecoveryCodes, regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
 import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
 import type { User } from '../../account/model.js';
-import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/pending-totp.js';
-import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireRecentAuthentication, requireUser, type FormState, type PageDeps } from './page.js';
+import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/session-state.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, redirectUnlessRecentlyAuthenticated, requireUser, type FormState } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 
 export const MFA_INDEX = '/accounts/2fa/';
@@ -20,7 +21,7 @@ function formatTime(at: Date | null | undefined): string | null {
  * decide every rule (a verified address, a recent reauthentication, what goes with what); the
  * pages only ask, show, and turn a 'reauthentication_required' into the reauthentication page.
  */
-export function registerMfaManagementPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerMfaManagementPages(scope: FastifyInstance, page: HttpContext): void {
   /** The signed-in user and when they last proved who they are, or the response that sends them to prove it. */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
     const result = await requireUser(page, request, reply);
@@ -30,12 +31,12 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
 
   /**
    * The response to a refusal every MFA page shares, or undefined when the page shows it itself.
-   * Wrapped in `{ response }` for the reason requireRecentAuthentication gives: a bare reply
+   * Wrapped in `{ response }` for the reason redirectUnlessRecentlyAuthenticated gives: a bare reply
    * returned from an async function is awaited as a thenable, resolves to undefined once sent, and
    * the caller would go on to render (and save session state) after the redirect went out.
    */
   async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
-    if (isLatchkeyError(error, 'reauthentication_required')) return requireRecentAuthentication(page, request, reply);
+    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(page, request, reply);
     if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
       await flash(page, request, reply, { level: 'info', text: error.message });
       return { response: redirect(reply, MFA_INDEX) };
@@ -88,7 +89,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
   scope.get('/accounts/2fa/totp/activate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
     if (reauthenticate) return reauthenticate.response;
     return showActivation(request, reply, auth.user);
   });
@@ -116,7 +117,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
   scope.get('/accounts/2fa/totp/deactivate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
     if (reauthenticate) return reauthenticate.response;
     const overview = await mfaOverview(page.deps, auth.user);
     if (!overview.totp) return redirect(reply, MFA_INDEX);
@@ -171,7 +172,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: PageDep
   scope.get('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await requireRecentAuthentication(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
     if (reauthenticate) return reauthenticate.response;
     return showGenerate(request, reply, auth.user);
   });

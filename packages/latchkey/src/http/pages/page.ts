@@ -1,18 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isLatchkeyError } from '../../core/errors.js';
+import { errorKind, isLatchkeyError, type ErrorKind } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
-import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../account/model.js';
-import type { TemplateRenderer } from '../../templates/ports.js';
 import { csrfOptionsFrom, csrfToken } from '../kit/csrf.js';
-import type { RequestSessions } from '../kit/request-sessions.js';
-
-/** What every page route is given: the flows' dependencies plus the HTTP-side services. */
-export interface PageDeps {
-  deps: LatchkeyDeps;
-  sessions: RequestSessions;
-  renderer: TemplateRenderer;
-}
+import type { HttpContext } from '../kit/context.js';
+import { bodyObject, textField } from '../kit/input.js';
 
 /** A submitted form as templates see it: the values to show again and errors by field ('__all__' for the form). */
 export interface FormState {
@@ -23,18 +15,14 @@ export interface FormState {
 export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
 
 /**
- * Reads the named fields of a form body as strings. A field sent twice or as a non-string (a
- * JSON array or object) reads as '', and so does text with a NUL character (which no person
- * types, and which PostgreSQL refuses to store or compare), so that it fails validation instead of
- * reaching a flow in a shape it does not expect.
+ * Reads the named fields of a form body as strings (kit/input.ts). A field sent twice or as a
+ * non-string (a JSON array or object) reads as '', and so does text with a NUL character, so that
+ * it fails validation instead of reaching a flow in a shape it does not expect.
  */
 export function formFields<const N extends string>(body: unknown, names: readonly N[]): Record<N, string> {
-  const source = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const source = bodyObject(body);
   const fields = {} as Record<N, string>;
-  for (const name of names) {
-    const value = source[name];
-    fields[name] = typeof value === 'string' && !value.includes('\u0000') ? value : '';
-  }
+  for (const name of names) fields[name] = textField(source, name) ?? '';
   return fields;
 }
 
@@ -44,15 +32,16 @@ export function formWithError(values: Record<string, string>, error: unknown): F
   return { values, errors: { [error.param ?? '__all__']: [error.message] } };
 }
 
+/** A page's status for each kind of refusal (core/errors.ts): 400, everything the person can fix, unless listed. */
+const PAGE_STATUS: Partial<Record<ErrorKind, number>> = { too_many: 429, unavailable: 503 };
+
 /**
  * The status a page answers a refused form with: 429 (with Retry-After) for a rate limit, 503
  * when the server is too busy or cannot send mail just now, 400 for everything the person can fix.
  */
 export function refusalStatus(reply: FastifyReply, error: unknown): number {
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-  if (isLatchkeyError(error, 'rate_limited')) return 429;
-  if (isLatchkeyError(error, 'server_busy') || isLatchkeyError(error, 'mail_failed')) return 503;
-  return 400;
+  return (isLatchkeyError(error) && PAGE_STATUS[errorKind(error)]) || 400;
 }
 
 
@@ -64,13 +53,13 @@ export interface FlashMessage {
 const MESSAGES_KEY = '_messages';
 
 /** Queues a message for the next page this browser renders (kept in the session). */
-export async function flash(page: PageDeps, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
+export async function flash(page: HttpContext, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
   const session = await page.sessions.ensureSession(request, reply);
   const queued = Array.isArray(session.data[MESSAGES_KEY]) ? (session.data[MESSAGES_KEY] as FlashMessage[]) : [];
   await page.deps.sessions.saveData(session, { ...session.data, [MESSAGES_KEY]: [...queued, message].slice(-10) });
 }
 
-async function takeMessages(page: PageDeps, request: FastifyRequest): Promise<FlashMessage[]> {
+async function takeMessages(page: HttpContext, request: FastifyRequest): Promise<FlashMessage[]> {
   const session = await page.sessions.session(request);
   const queued = session?.data[MESSAGES_KEY];
   if (!session || !Array.isArray(queued) || queued.length === 0) return [];
@@ -85,7 +74,7 @@ async function takeMessages(page: PageDeps, request: FastifyRequest): Promise<Fl
  * whether signup is open (for the sign-up link) and the queued messages.
  */
 export async function renderPage(
-  page: PageDeps,
+  page: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   template: string,
@@ -94,7 +83,7 @@ export async function renderPage(
 ): Promise<FastifyReply> {
   const { settings, adapter } = page.deps;
   const user = await page.sessions.currentUser(request);
-  const html = page.renderer.render(template, {
+  const html = page.deps.templates.render(template, {
     site_name: settings.SITE_NAME,
     user,
     csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
@@ -124,8 +113,8 @@ export function redirect(reply: FastifyReply, location: string): FastifyReply {
  * Fastify reply is thenable: returned bare from an async function, awaiting it would resolve to
  * undefined and the caller would carry on with the change.)
  */
-export async function requireRecentAuthentication(
-  page: PageDeps,
+export async function redirectUnlessRecentlyAuthenticated(
+  page: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ response: FastifyReply } | undefined> {
@@ -135,7 +124,7 @@ export async function requireRecentAuthentication(
 }
 
 /** For pages only a signed-in user may see: the user, or a redirect to the login page (which returns here). */
-export async function requireUser(page: PageDeps, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
+export async function requireUser(page: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
   const user = await page.sessions.currentUser(request);
   if (user) return { user };
   return { response: redirect(reply, `/accounts/login/?next=${encodeURIComponent(request.url)}`) };

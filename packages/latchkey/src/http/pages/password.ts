@@ -3,7 +3,8 @@ import { changePassword, setPassword } from '../../account/flows/password-change
 import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
@@ -23,7 +24,7 @@ const SET_PASSWORD_SUFFIX = '-set-password';
 const NO_REFERRER = 'no-referrer';
 const FORM_REFERRER_POLICY = 'same-origin';
 
-function registerResetPages(scope: FastifyInstance, page: PageDeps): void {
+function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
     renderPage(page, request, reply.header('referrer-policy', FORM_REFERRER_POLICY), 'account/password_reset.html', { title: 'Password reset', form }, status);
 
@@ -102,7 +103,7 @@ function registerResetPages(scope: FastifyInstance, page: PageDeps): void {
   );
 }
 
-function registerChangePages(scope: FastifyInstance, page: PageDeps): void {
+function registerChangePages(scope: FastifyInstance, page: HttpContext): void {
   const CHANGE = '/accounts/password/change/';
   const SET = '/accounts/password/set/';
   const changeForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
@@ -161,7 +162,7 @@ function registerChangePages(scope: FastifyInstance, page: PageDeps): void {
 }
 
 /** Password reset (request, mailed key, new password), change and set, at allauth's paths. */
-export function registerPasswordPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerPasswordPages(scope: FastifyInstance, page: HttpContext): void {
   registerResetPages(scope, page);
   registerChangePages(scope, page);
 }

@@ -4,7 +4,8 @@ import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import type { User } from '../../account/model.js';
 import { passwordRecord } from '../kit/authentication-records.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState, type PageDeps } from './page.js';
+import { emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 
 const REAUTHENTICATED_REDIRECT = '/';
@@ -14,7 +15,7 @@ const REAUTHENTICATED_REDIRECT = '/';
  * `next` is followed only for same-site relative paths, read from the query on GET and from the
  * form on POST, and checked both times.
  */
-export function registerReauthenticatePages(scope: FastifyInstance, page: PageDeps): void {
+export function registerReauthenticatePages(scope: FastifyInstance, page: HttpContext): void {
   const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
     // A user with a second factor may confirm with a code instead (2fa/reauthenticate/).
     const withCode = await hasMfaEnabled(page.deps, user.id);

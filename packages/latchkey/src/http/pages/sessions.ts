@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { endOtherSessions } from '../../sessions/flows/end-sessions.js';
 import type { StoredSession } from '../../sessions/model.js';
-import { flash, redirect, renderPage, requireUser, type PageDeps } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
+import { flash, redirect, renderPage, requireUser } from './page.js';
 
 const SESSIONS = '/accounts/sessions/';
 
@@ -52,7 +54,7 @@ function describeSession(session: StoredSession, currentIdHash: string | undefin
 }
 
 /** `/accounts/sessions/`: the user's live sessions, and a POST that ends all but this one. */
-export function registerSessionPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerSessionPages(scope: FastifyInstance, page: HttpContext): void {
   scope.get(SESSIONS, async (request, reply) => {
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn.response;
@@ -66,7 +68,7 @@ export function registerSessionPages(scope: FastifyInstance, page: PageDeps): vo
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const current = await page.sessions.session(request);
-    const ended = await page.deps.sessions.endOthers(signedIn.user.id, current);
+    const ended = await endOtherSessions(page.deps, signedIn.user, current);
     request.log.info({ userId: signedIn.user.id, ended, ip: clientOf(request).ip }, 'other sessions ended');
     const text = ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`;
     await flash(page, request, reply, { level: 'success', text });

@@ -1,20 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { runLoginStages } from '../../account/flows/login.js';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { finishLogin } from './login.js';
-import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, type PageDeps } from './page.js';
+import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
-
-/** Where a signup that must be verified first lands: allauth's "verification sent" page. */
-export const VERIFICATION_SENT_URL = '/accounts/confirm-email/';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { settleSignup } from '../kit/session-state.js';
+import { presentLogin } from './login-outcome.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage } from './page.js';
 
 export function mailFailedMessage(email: string): string {
   return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;
 }
 
-export function registerSignupPages(scope: FastifyInstance, page: PageDeps): void {
+export function registerSignupPages(scope: FastifyInstance, page: HttpContext): void {
   const context = (next: string) => ({
     title: 'Sign up',
     with_username: page.deps.settings.USERNAME_TYPE === 'username',
@@ -37,21 +35,17 @@ export function registerSignupPages(scope: FastifyInstance, page: PageDeps): voi
     const client = clientOf(request);
     try {
       const result = await signup(page.deps, { ...fields, client });
+      const outcome = await settleSignup(page, request, reply, result, { remember: false, next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
         const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
         await flash(page, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
-        return redirect(reply, VERIFICATION_SENT_URL);
-      }
-      const { user } = result;
-      if (result.mailFailed) {
-        await flash(page, request, reply, { level: 'warning', text: `We could not send the verification email to ${user.email} just now. You can send it again from your email page.` });
+      } else if (result.mailFailed) {
+        await flash(page, request, reply, { level: 'warning', text: `We could not send the verification email to ${result.user.email} just now. You can send it again from your email page.` });
       } else if (result.verificationSent) {
-        await flash(page, request, reply, { level: 'info', text: `We have sent an email to ${user.email} for verification. Please follow the link in it.` });
+        await flash(page, request, reply, { level: 'info', text: `We have sent an email to ${result.user.email} for verification. Please follow the link in it.` });
       }
-      // Signing in after signup passes the same stages as any login (pages/login.ts).
-      const login = await runLoginStages(page.deps, user, { client });
-      return await finishLogin(page, request, reply, login, { remember: false, next });
+      return await presentLogin(page, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { continueLoginWithCode, loginWithPassword, pendingLoginState } from '../../account/flows/login.js';
+import { loginWithPassword } from '../../login/password.js';
+import { continueLogin, pendingLoginState } from '../../login/pipeline.js';
+import { PASSWORD as PASSWORD_FACTOR } from '../../login/proofs.js';
 import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import { testDatabaseKinds } from '../../testing/database.js';
@@ -194,11 +196,11 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       await activateTotp(latchkey.deps, { user: ada, client, lastAuthenticatedAt: now, pending: setup.pending, code });
       const login = await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
       expect(login).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-      await expect(continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+      await expect(continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]), { code }, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
       // The next code of the app does.
       latchkey.clock.advance(30_000);
       const next = totpCodeAt(latchkey.deps, setup.secret, latchkey.clock.now());
-      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), next, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]), { code: next }, { client })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
     });
 
     it('lets exactly one of two parallel activations win; the other is told the app exists', async () => {
@@ -233,7 +235,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       latchkey.clock.advance(30_000);
       await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
       const code = totpCodeAt(latchkey.deps, winner.secret, latchkey.clock.now());
-      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]), { code }, { client })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
     });
   });
 
@@ -259,7 +261,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       const removed = (await events(ada)).filter((record) => record.event === 'authenticator_removed');
       expect(removed.map((record) => record.data.type).sort()).toEqual(['recovery_codes', 'totp']);
       // The login no longer asks for a code, and the old codes count for nothing.
-      expect(await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client })).toMatchObject({ status: 'authenticated', method: 'password' });
+      expect(await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }] });
       await expect(viewRecoveryCodes(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now() })).rejects.toMatchObject({ code: 'not_found' });
       expect(totp.recoveryCodes).toHaveLength(10);
     });
@@ -281,8 +283,8 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       const second = await activateTotpFor(latchkey, ada);
       expect(second.secret).not.toBe(first.secret);
       await loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client });
-      await expect(continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), first.recoveryCodes[0]!, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
-      expect(await continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), second.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+      await expect(continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]), { code: first.recoveryCodes[0]! }, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+      expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]), { code: second.code() }, { client })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
     });
   });
 

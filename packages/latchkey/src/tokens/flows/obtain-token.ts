@@ -1,5 +1,7 @@
 import type { ClientInfo } from '../../core/client.js';
-import { continueLoginWithCode, loginWithPassword, type LoginMethod, type LoginResult } from '../../account/flows/login.js';
+import { continueLogin, type LoginResult } from '../../login/pipeline.js';
+import { loginWithPassword } from '../../login/password.js';
+import { loginMethod, type LoginProofs } from '../../login/proofs.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../account/model.js';
@@ -40,9 +42,9 @@ async function withTokenWording<T>(work: Promise<T>): Promise<T> {
  * Unverified email is said plainly, as on every other login path: only the right password gets
  * that far.
  */
-function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }> | undefined): LatchkeyError {
-  if (result?.status === 'stopped' && result.stage === 'verify_email') return new LatchkeyError('email_unverified', TOKEN_EMAIL_UNVERIFIED);
-  // 'inactive', or undefined: the password changed (or the account went) between the two steps.
+function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
+  if (result.status === 'stopped' && result.stage === 'verify_email') return new LatchkeyError('email_unverified', TOKEN_EMAIL_UNVERIFIED);
+  // 'inactive', or 'ended': the password changed (or the account went) between the two steps.
   return invalidCredentials();
 }
 
@@ -61,21 +63,22 @@ function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }> | u
  * The same key comes back on every call until the token is deleted, as DRF does.
  */
 export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput): Promise<{ user: User; key: string }> {
-  let result: LoginResult | undefined = await withTokenWording(loginWithPassword(deps, { login: input.login, password: input.password, client: input.client }));
+  // A token client keeps no cookie: it is never asked to trust a browser, nor trusted as one.
+  const context = { client: input.client };
+  let result = await withTokenWording(loginWithPassword(deps, { login: input.login, password: input.password, ...context }));
   if (result.status === 'stopped' && result.stage === 'mfa_authenticate') {
     if (input.code.trim() === '') {
       throw new LatchkeyError('invalid_input', TOKEN_CODE_REQUIRED, { param: 'code', reason: 'mfa_required' });
     }
-    // No trust cookie is passed: "trust this browser" is for browsers, and a token client is not one.
-    result = await withTokenWording(continueLoginWithCode(deps, result.pending, input.code, { client: input.client }));
+    result = await withTokenWording(continueLogin(deps, result.pending, { code: input.code }, context));
   }
-  if (result?.status !== 'authenticated') throw refusalOf(result);
-  const { user, method } = result;
+  if (result.status !== 'authenticated') throw refusalOf(result);
+  const { user, proofs } = result;
   const key = await issueApiToken(deps, user, input.client).catch((error: unknown) => {
     // The account was deleted after the password was checked: as if it had never been there.
     throw isLatchkeyError(error, 'not_found') ? invalidCredentials(error) : error;
   });
-  await recordTokenLogin(deps, user, input.client, method);
+  await recordTokenLogin(deps, user, input.client, proofs);
   return { user, key };
 }
 
@@ -86,6 +89,6 @@ export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput
  * otherwise make last_login say nothing about the person). Projects that want to hear of token
  * logins subscribe to api_token_obtained.
  */
-async function recordTokenLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, method: LoginMethod): Promise<void> {
-  await deps.events.emit('api_token_obtained', user.id, client, { method });
+async function recordTokenLogin(deps: LatchkeyDeps, user: User, client: ClientInfo, proofs: LoginProofs): Promise<void> {
+  await deps.events.emit('api_token_obtained', user.id, client, { method: loginMethod(proofs) });
 }

@@ -4,25 +4,28 @@
  * reauthentication with a code.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { INCORRECT_CODE, reauthenticateWithCode, trustThisBrowser } from '../../mfa/flows/authenticate.js';
-import { regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
-import { deactivateTotp } from '../../mfa/flows/totp.js';
-import { trustToken } from '../../mfa/trust.js';
-import type { User } from '../model.js';
-import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { activateTotpFor, type ActivatedTotp } from '../../testing/mfa.js';
-import { createUser, setUserPassword } from '../users.js';
-import { continueLogin, continueLoginWithCode, LOGIN_STAGES, loginWithPassword, pendingLoginState } from './login.js';
-import { TOO_MANY_ATTEMPTS } from '../credentials.js';
-import { reauthenticate } from './reauthenticate.js';
+import { INCORRECT_CODE, reauthenticateWithCode, trustThisBrowser } from '../mfa/flows/authenticate.js';
+import { regenerateRecoveryCodes } from '../mfa/flows/recovery-codes.js';
+import { deactivateTotp } from '../mfa/flows/totp.js';
+import { trustToken } from '../mfa/trust.js';
+import type { User } from '../account/model.js';
+import { testDatabaseKinds } from '../testing/database.js';
+import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { activateTotpFor, type ActivatedTotp } from '../testing/mfa.js';
+import { createUser, setUserPassword } from '../account/users.js';
+import { loginWithPassword } from './password.js';
+import { continueLogin, pendingLoginState } from './pipeline.js';
+import { PASSWORD as PASSWORD_FACTOR } from './proofs.js';
+import { LOGIN_STAGES } from './stages.js';
+import { TOO_MANY_ATTEMPTS } from '../account/credentials.js';
+import { reauthenticate } from '../account/flows/reauthenticate.js';
 
 const PASSWORD = 'a long enough passphrase';
 const NEW_PASSWORD = 'another fine passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
-it('runs the email stage before the code stage', () => {
-  expect(LOGIN_STAGES).toEqual(['verify_email', 'mfa_authenticate']);
+it('runs the email stage before the code stage, and asks to trust the browser last', () => {
+  expect(LOGIN_STAGES).toEqual(['verify_email', 'mfa_authenticate', 'mfa_trust']);
 });
 
 describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) => {
@@ -38,7 +41,8 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
   }
 
   const login = (fields: Partial<Parameters<typeof loginWithPassword>[1]> = {}) => loginWithPassword(latchkey.deps, { login: 'ada', password: PASSWORD, client, ...fields });
-  const giveCode = (code: string, from = client) => continueLoginWithCode(latchkey.deps, pendingLoginState(latchkey.deps, ada), code, { client: from });
+  const passwordProved = () => pendingLoginState(latchkey.deps, ada, [PASSWORD_FACTOR]);
+  const giveCode = (code: string, from = client) => continueLogin(latchkey.deps, passwordProved(), { code }, { client: from });
   const wrongCode = () => String((Number(totp.code()) + 1) % 1_000_000).padStart(6, '0');
   const events = async (user: User, name: string) => (await latchkey.deps.store.auditLog.listForUser(user.id, 1000)).filter((record) => record.event === name);
 
@@ -48,7 +52,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     expect(await latchkey.deps.store.sessions.listForUser(ada.id)).toEqual([]);
     expect(await events(ada, 'user_logged_in')).toEqual([]);
     // Carrying on without a code gets no further.
-    expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+    expect(await continueLogin(latchkey.deps, passwordProved(), {}, { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
   });
 
   it('ends a pending login when the password changes meanwhile: not even the right code finishes it', async () => {
@@ -56,20 +60,20 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     const stopped = await login();
     if (stopped.status !== 'stopped') throw new Error('expected the login to stop for the code');
     await setUserPassword(latchkey.deps, ada, NEW_PASSWORD);
-    expect(await continueLoginWithCode(latchkey.deps, stopped.pending, totp.code(), { client })).toBeUndefined();
-    expect(await continueLogin(latchkey.deps, stopped.pending, { client })).toBeUndefined();
+    expect(await continueLogin(latchkey.deps, stopped.pending, { code: totp.code() }, { client })).toEqual({ status: 'ended' });
+    expect(await continueLogin(latchkey.deps, stopped.pending, {}, { client })).toEqual({ status: 'ended' });
     // A login with the new password stops for a code again, and that code finishes it.
     const again = await login({ password: NEW_PASSWORD });
     if (again.status !== 'stopped') throw new Error('expected the login to stop for the code');
-    expect(await continueLoginWithCode(latchkey.deps, again.pending, totp.code(), { client })).toMatchObject({ status: 'authenticated' });
+    expect(await continueLogin(latchkey.deps, again.pending, { code: totp.code() }, { client })).toMatchObject({ status: 'authenticated' });
   });
 
   it('refuses a pending state whose mark was forged or belongs to another user', async () => {
     await setUp();
     const stopped = await login();
     if (stopped.status !== 'stopped') throw new Error('expected the login to stop for the code');
-    expect(await continueLoginWithCode(latchkey.deps, { userId: ada.id, credentialMark: 'forged' }, totp.code(), { client })).toBeUndefined();
-    expect(await continueLogin(latchkey.deps, { ...stopped.pending, userId: ada.id + 1 }, { client })).toBeUndefined();
+    expect(await continueLogin(latchkey.deps, { ...stopped.pending, credentialMark: 'forged' }, { code: totp.code() }, { client })).toEqual({ status: 'ended' });
+    expect(await continueLogin(latchkey.deps, { ...stopped.pending, userId: ada.id + 1 }, {}, { client })).toEqual({ status: 'ended' });
   });
 
   it('refuses a wrong password before asking for any code', async () => {
@@ -77,22 +81,22 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     await expect(login({ password: 'not the password' })).rejects.toMatchObject({ code: 'invalid_credentials' });
   });
 
-  it('completes with the right code (password+totp), still without a session of its own', async () => {
+  it('completes with the right code (proofs: password, totp), still without a session of its own', async () => {
     await setUp();
     await login();
     const result = await giveCode(totp.code());
-    expect(result).toMatchObject({ status: 'authenticated', method: 'password+totp', user: { id: ada.id } });
+    expect(result).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }], user: { id: ada.id } });
     expect(await latchkey.deps.store.sessions.listForUser(ada.id)).toEqual([]);
     expect((await events(ada, 'authenticator_used')).map((record) => record.data)).toEqual([{ type: 'totp', purpose: 'login' }]);
   });
 
-  it('completes with a recovery code (password+recovery_codes), each code once', async () => {
+  it('completes with a recovery code (proofs: password, recovery_codes), each code once', async () => {
     await setUp();
     await login();
-    expect(await giveCode(totp.recoveryCodes[0]!)).toMatchObject({ status: 'authenticated', method: 'password+recovery_codes' });
+    expect(await giveCode(totp.recoveryCodes[0]!)).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'recovery_codes' }] });
     await login();
     await expect(giveCode(totp.recoveryCodes[0]!)).rejects.toMatchObject({ code: 'incorrect_code' });
-    expect(await giveCode(totp.recoveryCodes[1]!)).toMatchObject({ status: 'authenticated', method: 'password+recovery_codes' });
+    expect(await giveCode(totp.recoveryCodes[1]!)).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'recovery_codes' }] });
   });
 
   it('refuses a wrong code with "Incorrect code." and records authentication_failed', async () => {
@@ -143,7 +147,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     // Once the window has passed, the login goes through again.
     latchkey.clock.advance(5 * 60 * 1000 + 1000);
     await login();
-    expect(await giveCode(totp.code())).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+    expect(await giveCode(totp.code())).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
   });
 
   it('takes back the count of a right code, and only its own', async () => {
@@ -178,11 +182,11 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     expect(await giveCode(code)).toMatchObject({ status: 'authenticated' });
   });
 
-  it('answers undefined for a user who no longer exists', async () => {
+  it('ends the login of a user who no longer exists', async () => {
     await setUp();
     await login();
     await latchkey.deps.store.users.delete(ada.id);
-    expect(await giveCode(totp.code())).toBeUndefined();
+    expect(await giveCode(totp.code())).toEqual({ status: 'ended' });
   });
 
   it('under mandatory verification, stops an unverified user at verify_email first, without using the code', async () => {
@@ -196,8 +200,8 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     expect(await events(ada, 'authenticator_used')).toEqual([]);
     const [address] = await latchkey.deps.store.emailAddresses.listForUser(ada.id);
     await latchkey.deps.store.emailAddresses.markVerified(address!.id);
-    expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-    expect(await giveCode(code)).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+    expect(await continueLogin(latchkey.deps, passwordProved(), {}, { client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+    expect(await giveCode(code)).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
   });
 
   it('keeps asking for the code after the project stops offering authenticator apps (MFA_SUPPORTED_TYPES)', async () => {
@@ -205,25 +209,25 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     // The same database, read by the project with its settings changed.
     const deps = { ...latchkey.deps, settings: { ...latchkey.settings, MFA_SUPPORTED_TYPES: ['recovery_codes' as const] } };
     expect(await loginWithPassword(deps, { login: 'ada', password: PASSWORD, client })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-    await expect(continueLoginWithCode(deps, pendingLoginState(deps, ada), wrongCode(), { client })).rejects.toMatchObject({ code: 'incorrect_code' });
-    expect(await continueLoginWithCode(deps, pendingLoginState(deps, ada), totp.code(), { client })).toMatchObject({ status: 'authenticated', method: 'password+totp' });
+    await expect(continueLogin(deps, pendingLoginState(deps, ada, [PASSWORD_FACTOR]), { code: wrongCode() }, { client })).rejects.toMatchObject({ code: 'incorrect_code' });
+    expect(await continueLogin(deps, pendingLoginState(deps, ada, [PASSWORD_FACTOR]), { code: totp.code() }, { client })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'totp' }] });
     expect(await reauthenticateWithCode(deps, { user: ada, code: totp.recoveryCodes[0]!, client })).toBe('recovery_codes');
   });
 
   it('logs in without a code a user who has no authenticator app', async () => {
     await setUp();
     await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
-    expect(await login({ login: 'bob' })).toMatchObject({ status: 'authenticated', method: 'password' });
+    expect(await login({ login: 'bob' })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }] });
   });
 
   describe('trusted browsers (MFA_TRUST_ENABLED)', () => {
     const trusted = { settings: { MFA_TRUST_ENABLED: true } };
     const tokenFor = async (user: User) => trustToken(latchkey.deps, (await latchkey.deps.store.users.findById(user.id))!, await latchkey.deps.store.authenticators.listForUser(user.id));
 
-    it('skips the code stage for a trusted browser (password+trusted_browser), never the password', async () => {
+    it('skips the code stage for a trusted browser (proofs: password, trusted_browser), never the password', async () => {
       await setUp(trusted);
       const mfaTrustToken = await tokenFor(ada);
-      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', method: 'password+trusted_browser' });
+      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'trusted_browser' }] });
       await expect(login({ mfaTrustToken, password: 'wrong password' })).rejects.toMatchObject({ code: 'invalid_credentials' });
       // Without the cookie, or with an altered one, the code is asked for.
       expect(await login()).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
@@ -259,14 +263,14 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
       await activateTotpFor(latchkey, bob);
       const mfaTrustToken = await tokenFor(ada);
       expect(await login({ login: 'bob', mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', method: 'password+trusted_browser' });
+      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'trusted_browser' }] });
     });
 
     it('trusts for MFA_TRUST_COOKIE_AGE, and not a second longer', async () => {
       await setUp({ settings: { MFA_TRUST_ENABLED: true, MFA_TRUST_COOKIE_AGE: 3600 } });
       const mfaTrustToken = await tokenFor(ada);
       latchkey.clock.advance(3600 * 1000);
-      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', method: 'password+trusted_browser' });
+      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'trusted_browser' }] });
       latchkey.clock.advance(1000);
       expect(await login({ mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
     });
@@ -276,7 +280,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
       expect(latchkey.settings.MFA_TRUST_COOKIE_AGE).toBe(14 * 86400);
       const mfaTrustToken = await tokenFor(ada);
       latchkey.clock.advance(13 * 86400 * 1000);
-      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', method: 'password+trusted_browser' });
+      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'trusted_browser' }] });
       latchkey.clock.advance(86400 * 1000 + 1000);
       expect(await login({ mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
     });
@@ -285,14 +289,14 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
       await setUp({ settings: { MFA_TRUST_ENABLED: false } });
       const mfaTrustToken = await tokenFor(ada);
       expect(await login({ mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
-      expect(await continueLogin(latchkey.deps, pendingLoginState(latchkey.deps, ada), { client, mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
+      expect(await continueLogin(latchkey.deps, passwordProved(), {}, { client, mfaTrustToken })).toMatchObject({ status: 'stopped', stage: 'mfa_authenticate' });
     });
 
     it('issues the cookie value through the flow only when the project allows it', async () => {
       await setUp(trusted);
       const mfaTrustToken = await trustThisBrowser(latchkey.deps, ada);
       expect(mfaTrustToken).toEqual(expect.any(String));
-      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', method: 'password+trusted_browser' });
+      expect(await login({ mfaTrustToken })).toMatchObject({ status: 'authenticated', proofs: [{ kind: 'password' }, { kind: 'trusted_browser' }] });
       const off = { ...latchkey.deps, settings: { ...latchkey.settings, MFA_TRUST_ENABLED: false } };
       expect(await trustThisBrowser(off, ada)).toBeUndefined();
     });

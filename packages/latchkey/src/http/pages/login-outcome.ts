@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpContext } from '../kit/context.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import type { SignupOutcome } from '../kit/session-state.js';
+import { flash, redirect, renderPage } from './page.js';
+
+export const LOGIN_PAGE = '/accounts/login/';
+export const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
+export const INACTIVE_PAGE = '/accounts/inactive/';
+/** Where a signup that must be verified first lands: allauth's "verification sent" page. */
+export const VERIFICATION_SENT_PAGE = '/accounts/confirm-email/';
+
+/**
+ * How the pages present what became of a login (kit/session-state.ts settleLogin), wherever it
+ * began: the login form, the code page, a signup, a confirmation link. A stopped login goes to its
+ * stage's page; a completed one to `next` (or LOGIN_REDIRECT_URL) with a message.
+ */
+export async function presentLogin(page: HttpContext, request: FastifyRequest, reply: FastifyReply, outcome: SignupOutcome, next: string): Promise<FastifyReply> {
+  switch (outcome.kind) {
+    case 'verification_sent':
+      return redirect(reply, VERIFICATION_SENT_PAGE);
+    case 'inactive':
+      return redirect(reply, INACTIVE_PAGE);
+    case 'ended':
+      return redirect(reply, LOGIN_PAGE);
+    case 'stopped':
+      // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
+      if (outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
+      return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+    case 'signed_in':
+      await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
+      return redirect(reply, safeRedirectOr(next, page.deps.settings.LOGIN_REDIRECT_URL));
+  }
+}

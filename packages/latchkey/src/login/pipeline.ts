@@ -1,0 +1,73 @@
+import type { User } from '../account/model.js';
+import { constantTimeEqual, keyedHash } from '../core/crypto.js';
+import type { LatchkeyDeps } from '../deps.js';
+import type { FirstFactor, LoginProofs } from './proofs.js';
+import { LOGIN_STAGES, STAGE_CHECKS, type LoginContext, type LoginStage, type StageAnswers } from './stages.js';
+
+/**
+ * A login is a pipeline: a first factor (a password, a provider's account, a passkey, ...), then
+ * the stages of stages.ts, in order, then done. Every way in enters through beginLogin with the
+ * first factor it has proved, and a login stopped at a stage carries on through continueLogin,
+ * so no door can skip a stage. A stopped login is only a state the adapter keeps for its client
+ * (the browser's session, an app's session token); the session of the user is created by the
+ * adapter once the result is 'authenticated', and recorded by completeLogin (complete.ts).
+ */
+export type LoginResult =
+  | { status: 'authenticated'; user: User; proofs: LoginProofs; trustToken?: string }
+  /** The first factor held, but a stage stops the login until the client answers it. */
+  | { status: 'stopped'; stage: LoginStage; user: User; pending: PendingLoginState }
+  | { status: 'inactive'; user: User }
+  /** The stopped login can never finish: its account is gone, or its password changed meanwhile. */
+  | { status: 'ended' };
+
+/**
+ * What an adapter keeps of a stopped login, to carry it on later: whose it is, what it proved so
+ * far, and a mark of the account's credentials when it began (a keyed hash of the stored password
+ * hash). A password change or reset meanwhile changes the mark, so a client that began the login
+ * before it can no longer finish, not even with a right code.
+ */
+export interface PendingLoginState {
+  userId: number;
+  credentialMark: string;
+  proofs: LoginProofs;
+}
+
+export function pendingLoginState(deps: Pick<LatchkeyDeps, 'settings'>, user: User, proofs: LoginProofs): PendingLoginState {
+  return { userId: user.id, credentialMark: credentialMark(deps, user), proofs };
+}
+
+function credentialMark(deps: Pick<LatchkeyDeps, 'settings'>, user: User): string {
+  return keyedHash(deps.settings.SECRET_KEY, 'pending-login', `${user.id}|${user.password}`);
+}
+
+/** A first factor has been proved for the user: the stages decide the rest. */
+export async function beginLogin(deps: LatchkeyDeps, user: User, firstFactor: FirstFactor, context: LoginContext): Promise<LoginResult> {
+  if (!user.isActive) return { status: 'inactive', user };
+  return runStages(deps, user, [firstFactor], {}, context);
+}
+
+/**
+ * Carries on a stopped login for the same client, with its answers to the stage it waits at (a
+ * code, a yes or no to trusting the browser). The account is read again, so one deactivated
+ * meanwhile gets no further and one whose password changed meanwhile not at all, and every stage
+ * runs again from the start: an earlier stage that stops the login now stops it before a code is
+ * asked for or used up.
+ */
+export async function continueLogin(deps: LatchkeyDeps, pending: PendingLoginState, answers: StageAnswers, context: LoginContext): Promise<LoginResult> {
+  const user = await deps.store.users.findById(pending.userId);
+  if (!user || !constantTimeEqual(pending.credentialMark, credentialMark(deps, user))) return { status: 'ended' };
+  if (!user.isActive) return { status: 'inactive', user };
+  return runStages(deps, user, pending.proofs, answers, context);
+}
+
+async function runStages(deps: LatchkeyDeps, user: User, proven: LoginProofs, answers: StageAnswers, context: LoginContext): Promise<LoginResult> {
+  let proofs = proven;
+  let trustToken: string | undefined;
+  for (const stage of LOGIN_STAGES) {
+    const outcome = await STAGE_CHECKS[stage]({ deps, user, proofs, answers, context });
+    if (!outcome.passed) return { status: 'stopped', stage, user, pending: pendingLoginState(deps, user, proofs) };
+    if (outcome.proof) proofs = [...proofs, outcome.proof];
+    trustToken = outcome.trustToken ?? trustToken;
+  }
+  return { status: 'authenticated', user, proofs, ...(trustToken === undefined ? {} : { trustToken }) };
+}

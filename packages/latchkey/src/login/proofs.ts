@@ -1,0 +1,38 @@
+import type { AuthenticatorType } from '../mfa/model.js';
+
+/**
+ * How a login's person proved who they are: one first factor, whatever it is, then the proofs the
+ * later stages asked for. Every way in hands its proven first factor to the same pipeline
+ * (pipeline.ts), which runs the same stages for all of them, so that no door can skip one.
+ */
+export type FirstFactor =
+  /** The password, typed on a login form, the headless API or POST /api/auth-token/. */
+  | { kind: 'password' }
+  /** The password, on the admin's own login form (Django's model backend). */
+  | { kind: 'admin_password' }
+  /** An account at an OAuth2 or OpenID Connect provider, linked to the user. */
+  | { kind: 'socialaccount'; provider: string; uid: string }
+  /** A SAML assertion from an organisation's identity provider. */
+  | { kind: 'saml'; organization: string; uid: string }
+  /** A passkey: possession and user verification in one, so it is a second factor too. */
+  | { kind: 'passkey'; authenticatorId: number }
+  /** A one-time code mailed to the address. */
+  | { kind: 'email_code'; email: string };
+
+/** What a later stage proved: a code from an authenticator, or a browser trusted to skip the code. */
+export type StageProof = { kind: AuthenticatorType } | { kind: 'trusted_browser' };
+
+/** Everything a login proved, in the order it proved it: the first factor first. */
+export type LoginProofs = readonly [FirstFactor, ...StageProof[]];
+
+export const PASSWORD: FirstFactor = { kind: 'password' };
+
+/** The audit trail's name for a login's proofs: 'password', 'password+totp', 'socialaccount+recovery_codes'. */
+export function loginMethod(proofs: LoginProofs): string {
+  return proofs.map((proof) => proof.kind).join('+');
+}
+
+/** Whether the login gave a code from an authenticator (not just a trusted browser's cookie). */
+export function gaveCode(proofs: LoginProofs): boolean {
+  return proofs.slice(1).some((proof) => proof.kind !== 'trusted_browser');
+}

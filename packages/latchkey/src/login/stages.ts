@@ -1,0 +1,107 @@
+import type { User } from '../account/model.js';
+import { sendEmailConfirmation } from '../account/email-confirmation.js';
+import type { ClientInfo } from '../core/client.js';
+import { isLatchkeyError } from '../core/errors.js';
+import type { LatchkeyDeps } from '../deps.js';
+import { hasSecondFactor } from '../mfa/authenticators.js';
+import { checkLoginCode, trustThisBrowser } from '../mfa/flows/authenticate.js';
+import { isTrustedBrowser } from '../mfa/trust.js';
+import { gaveCode, type LoginProofs, type StageProof } from './proofs.js';
+
+/**
+ * The stages after the first factor, in this order. Every login runs all of them, whatever its
+ * first factor, and no session exists until each has passed:
+ * - verify_email: under mandatory verification, an account without a verified address waits
+ *   for the mailed link;
+ * - mfa_authenticate: a user with a second factor gives a code, unless this browser is trusted
+ *   for them (or the first factor was a passkey, itself a second factor);
+ * - mfa_trust: a browser that gave a code is asked whether to trust it next time, where the
+ *   project allows it (MFA_TRUST_ENABLED) and the client can keep the cookie.
+ */
+export const LOGIN_STAGES = ['verify_email', 'mfa_authenticate', 'mfa_trust'] as const;
+export type LoginStage = (typeof LOGIN_STAGES)[number];
+
+/** What a login context tells the stages: who is asking, and what their client can keep. */
+export interface LoginContext {
+  client: ClientInfo;
+  /** The "trust this browser" cookie the client sent (mfa/trust.ts); ignored unless MFA_TRUST_ENABLED. */
+  mfaTrustToken?: string | undefined;
+  /** Whether the client keeps a trust cookie and can be asked to (browsers: yes; apps and token clients: no). */
+  canTrustBrowser?: boolean;
+}
+
+/** The answers a client gives at a stopped stage: a code, whether to trust this browser. */
+export interface StageAnswers {
+  code?: string;
+  trust?: boolean;
+}
+
+export interface StageRun {
+  deps: LatchkeyDeps;
+  user: User;
+  /** What the login has proved so far. */
+  proofs: LoginProofs;
+  answers: StageAnswers;
+  context: LoginContext;
+}
+
+export type StageOutcome =
+  | { passed: true; proof?: StageProof; trustToken?: string }
+  | { passed: false };
+
+const PASSED: StageOutcome = { passed: true };
+const STOPPED: StageOutcome = { passed: false };
+
+/**
+ * Mandatory verification stops a login until an address is verified, and mails the link again
+ * (within the confirm_email limit). A mail that cannot go out now does not change the answer (the
+ * next attempt resends it); anything else (the database) is a real failure.
+ */
+async function verifyEmail({ deps, user, context }: StageRun): Promise<StageOutcome> {
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') return PASSED;
+  const addresses = await deps.store.emailAddresses.listForUser(user.id);
+  if (addresses.some((address) => address.verified)) return PASSED;
+  const primary = addresses.find((address) => address.primary) ?? addresses[0];
+  if (primary) {
+    try {
+      await sendEmailConfirmation(deps, primary, context.client);
+    } catch (error) {
+      if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    }
+  }
+  return STOPPED;
+}
+
+/**
+ * A user with a second factor proves it: by a code (checked, claimed and counted against the
+ * login limits by checkLoginCode, which throws 'incorrect_code' or 'rate_limited'), or by a
+ * browser trusted for them. A proof given earlier in this login (before a later stage stopped it)
+ * stands; the code that gave it is used up.
+ */
+async function authenticateWithSecondFactor({ deps, user, proofs, answers, context }: StageRun): Promise<StageOutcome> {
+  const authenticators = await deps.store.authenticators.listForUser(user.id);
+  if (!hasSecondFactor(authenticators)) return PASSED;
+  if (proofs.length > 1 || proofs[0].kind === 'passkey') return PASSED;
+  if (isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { passed: true, proof: { kind: 'trusted_browser' } };
+  if (answers.code === undefined) return STOPPED;
+  const type = await checkLoginCode(deps, user, answers.code, context.client);
+  return { passed: true, proof: { kind: type } };
+}
+
+/**
+ * After a code, a browser may be trusted to skip it next time (a signed cookie, mfa/trust.ts).
+ * The question is asked only where the project allows it and the client can keep the cookie;
+ * a client that answers together with the code (the pages' checkbox) is not stopped for it.
+ */
+async function askToTrustBrowser({ deps, user, proofs, answers, context }: StageRun): Promise<StageOutcome> {
+  if (!deps.settings.MFA_TRUST_ENABLED || context.canTrustBrowser !== true || !gaveCode(proofs)) return PASSED;
+  if (answers.trust === undefined) return STOPPED;
+  const trustToken = answers.trust ? await trustThisBrowser(deps, user) : undefined;
+  return trustToken === undefined ? PASSED : { passed: true, trustToken };
+}
+
+export const STAGE_CHECKS: Record<LoginStage, (run: StageRun) => Promise<StageOutcome>> = {
+  verify_email: verifyEmail,
+  mfa_authenticate: authenticateWithSecondFactor,
+  mfa_trust: askToTrustBrowser,
+};
