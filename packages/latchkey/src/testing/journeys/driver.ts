@@ -1,9 +1,13 @@
 /**
- * What a journey driver is: one front door of Latchkey (the pages, or the headless API's browser or
- * app client) driven through driver-neutral steps, answering in driver-neutral outcomes
- * ('signed_in', refused('invalid_credentials')). The scenarios (scenarios.ts) speak only this.
+ * What a journey driver is: one front door of Latchkey (the pages, the headless API's browser or
+ * app client, or the token API) driven through driver-neutral steps, answering in driver-neutral
+ * outcomes ('signed_in', refused('invalid_credentials')). The scenarios (scenarios.ts) speak only this.
  */
 import type { TestLatchkey } from '../latchkey.js';
+
+/** Every front door of an account, by the name the journeys test reports it under. */
+export const DOORS = ['pages', 'headless browser', 'headless app', 'token api'] as const;
+export type Door = (typeof DOORS)[number];
 
 /** Why a front door said no, in driver-neutral words. */
 export type RefusalCode =
@@ -87,5 +91,3 @@ export interface OpenedDriver {
 }
 
 export type DriverFactory = (latchkey: TestLatchkey) => Promise<OpenedDriver>;
-
-/** What a scenario's steps can reach: the site, the driver, further devices, the mailbox. */
