@@ -1,5 +1,5 @@
 /**
- * What authentication costs an API request (issue 6, item 9), on SQLite and on PostgreSQL:
+ * What authentication costs an API request, on SQLite and on PostgreSQL:
  *
  * - GET /api/users/me/ with `Authorization: Token <key>`, the same with a session cookie, and a
  *   bare route on the same Fastify instance answering the same JSON with no authentication:

@@ -1,5 +1,5 @@
 /**
- * SECURITY-TESTS item 1, timing half: a wrong password for an unknown user, a known user, an
+ * Account enumeration by login timing: a wrong password for an unknown user, a known user, an
  * unverified, an inactive and a social-only (no password) account must take the same time, so
  * timing does not tell which accounts exist. Runs the real login page through inject() with real
  * argon2id (OWASP's minimum parameters, m=19456 t=2 p=1, to keep the run short), 200 trials each,

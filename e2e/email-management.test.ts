@@ -1,5 +1,5 @@
 /**
- * Issue 3, journeys 7 and 8: managing email addresses. Add one (a confirmation mail is sent),
+ * Managing email addresses. Add one (a confirmation mail is sent),
  * confirm it from the mail, make it primary, remove the old one; a change asked for more than 5
  * minutes after the last login goes through the reauthentication page first, which returns to the
  * email page.

@@ -1,5 +1,5 @@
 /**
- * Issue 5: the example site's single-page app (examples/site/spa/), a plain-JavaScript client of
+ * The example site's single-page app (examples/site/spa/), a plain-JavaScript client of
  * the headless API's browser client, driven in Chromium against the running site with a real SMTP
  * server. One person signs up, confirms their address from the mailed key, signs in, activates an
  * authenticator app from the secret the app shows, adds a second address (confirming who they are

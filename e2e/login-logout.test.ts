@@ -1,5 +1,5 @@
 /**
- * Issue 3, journeys 3 and 4: signing in (by username on the example site) with and without
+ * Signing in (by username on the example site) with and without
  * "remember me", the generic error for wrong credentials, `next` followed only within the site,
  * and signing out through the confirmation form.
  */

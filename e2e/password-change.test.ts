@@ -1,5 +1,5 @@
 /**
- * Issue 3, journey 6: changing a password (the old one is required). The browser that changes it
+ * Changing a password (the old one is required). The browser that changes it
  * stays signed in with a new session id; every other session of the account ends; the owner is
  * told by email.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 3, journey 5: a forgotten password. The request gets the same page whether or not the
+ * A forgotten password. The request gets the same page whether or not the
  * address has an account; the mailed link leads (through a redirect that takes the key out of the
  * URL) to the form; the new password signs in, the old one no longer does, the link works once,
  * and the owner is told by email.

@@ -1,5 +1,5 @@
 /**
- * Issue 3, journey 9 (and the session side of journey 6): the sessions page lists the browsers
+ * The sessions page (and the session side of a password change): it lists the browsers
  * signed in to the account, and "Sign out all other sessions" ends every one but this.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 3, journeys 1 and 2: signing up on the example site (a username project), then email
+ * Signing up on the example site (a username project), then email
  * verification, mandatory and optional, with the confirmation link followed from the mail the
  * site sent to a real SMTP server.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 3, journey 1's switches: signup closed by ACCOUNT_ALLOW_REGISTRATION=false, and the example
+ * The signup switches: signup closed by ACCOUNT_ALLOW_REGISTRATION=false, and the example
  * adapter's email domain allowlist (ACCOUNT_EMAIL_DOMAIN_ALLOWLIST).
  */
 import type { Browser } from 'playwright-core';

@@ -9,7 +9,7 @@ import { type FrontendUrlName, type Settings } from '../config/settings.js';
  *
  * Every link is absolute and built from settings alone, never from the request's Host or
  * X-Forwarded-Host: a poisoned header must not be able to send someone's reset key to a host the
- * attacker owns (security test 26).
+ * attacker owns.
  */
 type LinkSettings = Pick<Settings, 'SITE_URL' | 'HEADLESS_FRONTEND_URLS'>;
 

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import type { LatchkeyPluginOptions } from '../http/plugin.js';
 import type { TestLatchkey } from './latchkey.js';
 
 /**
@@ -17,11 +18,12 @@ export class PageClient {
   /**
    * With `waitForBackground` (the default) every request returns only once the work it left
    * running (mail sent after the answer) has finished, as it would have by the time a person looks.
+   * `plugin` is what the project passes to latchkey.plugin (its own routes, the headless API).
    */
-  static async create(latchkey: TestLatchkey, options: { waitForBackground?: boolean } = {}): Promise<PageClient> {
+  static async create(latchkey: TestLatchkey, options: { waitForBackground?: boolean; plugin?: LatchkeyPluginOptions } = {}): Promise<PageClient> {
     const app = Fastify();
     app.addHook('onRequest', latchkey.allowedHostsGuard);
-    await app.register(latchkey.plugin);
+    await app.register(latchkey.plugin, options.plugin ?? {});
     await app.ready();
     return new PageClient(app, latchkey, options.waitForBackground ?? true);
   }

@@ -1,7 +1,7 @@
 /**
  * API tokens in the domain: DRF's key format, one key per user until deleted, nothing usable in a
- * database dump (security item 19), deletion and deactivation taking effect at once, on every
- * instance (items 13 and 20), and tokens that can no longer be read back being replaced.
+ * database dump, deletion and deactivation taking effect at once, on every instance, and tokens
+ * that can no longer be read back being replaced.
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,7 +112,7 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
     expect(await events(ada, 'api_token_created')).toHaveLength(1);
   });
 
-  it('refuses a deleted key at once, and issues a different key afterwards (item 20)', async () => {
+  it('refuses a deleted key at once, and issues a different key afterwards', async () => {
     const ada = await setUp();
     const key = await issueApiToken(latchkey.deps, ada);
     expect(await deleteApiToken(latchkey.deps, ada, client)).toBe(true);
@@ -125,7 +125,7 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
     expect(await userForApiToken(latchkey.deps, key)).toBeUndefined();
   });
 
-  it("lets user B neither obtain nor delete user A's token (item 20)", async () => {
+  it("lets user B neither obtain nor delete user A's token", async () => {
     const ada = await setUp();
     const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
     const adaKey = await issueApiToken(latchkey.deps, ada);
@@ -137,7 +137,7 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
     expect(await issueApiToken(latchkey.deps, bob)).not.toBe(adaKey);
   });
 
-  it('makes the key useless at once when the user is deactivated or deleted (item 13)', async () => {
+  it('makes the key useless at once when the user is deactivated or deleted', async () => {
     const ada = await setUp();
     const key = await issueApiToken(latchkey.deps, ada);
     await deactivateUser(latchkey.deps, ada);
@@ -178,7 +178,7 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
     expect(await userForApiToken(latchkey.deps, key)).toEqual(ada);
   });
 
-  it('makes 1,000 distinct random keys for 1,000 users, none of which a database dump contains (item 19)', async () => {
+  it('makes 1,000 distinct random keys for 1,000 users, none of which a database dump contains', async () => {
     await setUp();
     const store = latchkey.deps.store;
     const users = await Promise.all(

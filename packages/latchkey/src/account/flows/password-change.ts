@@ -31,7 +31,7 @@ export function requiredField(param: string): LatchkeyError {
 
 /**
  * Checks a new password typed twice. Nothing here hashes, and the validators refuse an over-long
- * password before looking at it (security test 40), so a megabyte of input costs no hashing.
+ * password before looking at it, so a megabyte of input costs no hashing.
  */
 export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: User, input: NewPasswordInput): void {
   if (input.password1 === '') throw requiredField('password1');

@@ -44,7 +44,7 @@ describe.each(testDatabaseKinds())('password reset flow on %s', (kind) => {
     }
   });
 
-  it('24. a key is valid at ACCOUNT_PASSWORD_RESET_TIMEOUT and refused one second later', async () => {
+  it('a key is valid at ACCOUNT_PASSWORD_RESET_TIMEOUT and refused one second later', async () => {
     await setUp({ settings: { ACCOUNT_PASSWORD_RESET_TIMEOUT: 3600 } });
     const key = makePasswordResetKey(latchkey.deps, ada);
     latchkey.clock.advance(3600 * 1000);
@@ -53,7 +53,7 @@ describe.each(testDatabaseKinds())('password reset flow on %s', (kind) => {
     expect(await userForResetKey(latchkey.deps, key)).toBeUndefined();
   });
 
-  it('24. a key dies when the password, the primary email or the last login changes', async () => {
+  it('a key dies when the password, the primary email or the last login changes', async () => {
     await setUp();
     const afterPassword = makePasswordResetKey(latchkey.deps, ada);
     await setUserPassword(latchkey.deps, ada, NEW_PASSWORD);
@@ -138,7 +138,7 @@ describe.each(testDatabaseKinds())('password reset flow on %s', (kind) => {
     expect(await userForResetKey(latchkey.deps, key)).toBeDefined();
   });
 
-  it('23. of two parallel uses of one key exactly one succeeds', async () => {
+  it('of two parallel uses of one key exactly one succeeds', async () => {
     await setUp();
     const key = makePasswordResetKey(latchkey.deps, ada);
     const attempts = await Promise.allSettled(

@@ -105,7 +105,8 @@ async function mailResetKey(deps: LatchkeyDeps, user: User, to: string): Promise
     await sendAccountEmail(deps, {
       template: 'account/email/password_reset_key',
       to,
-      // The link comes from settings, never from the request's Host or X-Forwarded-Host (test 26).
+      // The link comes from settings, never from the request's Host or X-Forwarded-Host: a poisoned
+      // header must not send the key to a host the attacker owns.
       context: { user, username: user.username, password_reset_url: accountUrl(deps.settings, 'account_reset_password_from_key', key) },
     });
     return { status: 'sent' };
@@ -122,7 +123,7 @@ async function mailResetKey(deps: LatchkeyDeps, user: User, to: string): Promise
  * The mail goes to the stored address, never to the typed one: a variant that normalizes to a
  * stored address (case, fullwidth letters) reaches it; anything that does not normalize cleanly
  * (a comma list, a quoted local part, a dotless ı, a homoglyph '@') is refused as invalid, which
- * depends on the input alone and so reveals nothing (security test 25).
+ * depends on the input alone and so reveals nothing.
  */
 export async function requestPasswordReset(deps: LatchkeyDeps, input: PasswordResetRequest): Promise<PasswordResetRequested> {
   if (input.email.trim() === '') throw requiredField('email');
@@ -133,7 +134,7 @@ export async function requestPasswordReset(deps: LatchkeyDeps, input: PasswordRe
   if (email === undefined) throw new LatchkeyError('invalid_email', 'Enter a valid email address.', { param: 'email' });
   // Everything that depends on whether the address has an account (the lookup, the key, the
   // templates, the mail) happens after the caller has answered, so the answer's timing cannot
-  // tell a known address from an unknown one (security test 2).
+  // tell a known address from an unknown one.
   const delivery = deps.background.run(async () => {
     const accounts = await accountsForAddress(deps, email);
     return Promise.all(accounts.map(({ user, to }) => mailResetKey(deps, user, to)));
@@ -148,7 +149,7 @@ export interface ResetPasswordInput extends NewPasswordInput {
 
 /**
  * Sets a new password with a mailed key. The swap is conditional on the hash the key was made
- * from, so of two submissions of one key exactly one succeeds (test 23). Every session of the
+ * from, so of two submissions of one key exactly one succeeds, even when they race. Every session of the
  * account ends, and nobody is logged in: an account with MFA must still pass it to get in.
  */
 export async function resetPasswordWithKey(deps: LatchkeyDeps, input: ResetPasswordInput): Promise<PasswordChangeResult> {

@@ -4,7 +4,7 @@
  * An attempt is counted BEFORE the work it guards, and counted whether or not it is then allowed.
  * Checking first and counting afterwards would let every request that arrives while the first few
  * are still hashing a password read the same, low count: 50 parallel guesses would all pass a
- * limit of 10 (security test 8). Counting up front with an atomic increment gives each attempt its
+ * limit of 10. Counting up front with an atomic increment gives each attempt its
  * own number, so exactly `limit` of them are allowed however many arrive at once.
  */
 import type { Clock } from '../clock.js';
@@ -49,8 +49,8 @@ export interface RateLimiter {
   /**
    * Takes back one attempt from each bucket `consume` counts for this subject now: for an attempt
    * counted up front as a possible failure that turned out to succeed. It never resets a count, so
-   * an attacker who logs into their own account from an IP does not wipe that IP's failures
-   * (security test 7); it only withdraws the attempt that just succeeded.
+   * an attacker who logs into their own account from an IP does not wipe that IP's failures;
+   * it only withdraws the attempt that just succeeded.
    */
   refund(action: RateLimitAction, subject: RateLimitSubject): Promise<void>;
 }

@@ -113,7 +113,7 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect((await browser.request('GET', '/api/open/')).json()).toEqual({ username: 'ada' });
     });
 
-    it('does not authenticate a browser stopped at the MFA step (items 22, 31)', async () => {
+    it('does not authenticate a browser stopped at the MFA step', async () => {
       const client = await setUp();
       await activateTotpFor(latchkey, ada);
       const response = await client.logIn('ada', PASSWORD);
@@ -123,7 +123,7 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect((await client.request('GET', '/api/open/')).json()).toEqual({ username: null });
     });
 
-    it('refuses a deactivated user\'s session at once (item 13)', async () => {
+    it('refuses a deactivated user\'s session at once', async () => {
       const browser = await signedIn(await setUp(), 'ada');
       await deactivateUser(latchkey.deps, ada);
       const response = await browser.request('GET', '/api/whoami/');
@@ -145,7 +145,7 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect((await staff.request('GET', '/api/staff-only/')).json()).toEqual({ ok: true });
     });
 
-    it('builds absolute URLs from SITE_URL, never from the request\'s Host (item 26)', async () => {
+    it('builds absolute URLs from SITE_URL, never from the request\'s Host', async () => {
       const browser = await signedIn(await setUp(), 'ada');
       const response = await browser.request('GET', '/api/whoami/', { headers: { 'x-forwarded-host': 'evil.example' } });
       expect(response.json<{ url: string }>().url).toBe(`${latchkey.settings.SITE_URL.replace(/\/$/, '')}/api/users/${ada.id}/`);
@@ -249,7 +249,7 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect((await client.request('POST', '/api/whoami/', { body: 'x', headers: { 'content-type': 'text/plain' } })).statusCode).toBe(401);
     });
 
-    it('refuses a body over 1 MiB with 413 before reading it in full (item 40)', async () => {
+    it('refuses a body over 1 MiB with 413 before reading it in full', async () => {
       const client = await setUp();
       const response = await client.request('POST', '/api/open/', { body: JSON.stringify({ password: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
       expect(response.statusCode).toBe(413);

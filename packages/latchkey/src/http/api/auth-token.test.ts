@@ -1,7 +1,8 @@
 /**
  * POST and DELETE /api/auth-token/ (DRF's ObtainAuthToken, with a second factor): the contract's
- * shapes, the login stages (inactive, unverified, MFA), the login rate limit, and security items
- * 20 and 22 (a token from a browser stopped at the MFA step; a foreign user id in the body).
+ * shapes, the login stages (inactive, unverified, MFA), the login rate limit, revocation, and two
+ * ways to get a token without the credentials' full proof: from a browser stopped at the MFA step,
+ * and by a foreign user id in the body.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,7 +75,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect((await obtain({})).json()).toEqual({ username: ['This field is required.'], password: ['This field is required.'] });
   });
 
-  it('refuses values that are not text, and JSON that is not an object, before any login (item 40)', async () => {
+  it('refuses values that are not text, and JSON that is not an object, before any login', async () => {
     await setUp();
     const injection = await obtain({ json: { username: 'ada', password: { $ne: '' } } });
     expect(injection.statusCode).toBe(400);
@@ -104,7 +105,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     }
   });
 
-  it('answers SQL injection payloads as any other wrong credentials (item 39)', async () => {
+  it('answers SQL injection payloads as any other wrong credentials', async () => {
     await setUp({ settings: { ACCOUNT_RATE_LIMITS: false } });
     const payloads = ["ada' --", "' OR '1'='1", "ada'; DROP TABLE latchkey_users; --", "' OR pg_sleep(2) IS NULL --", "ada\" OR \"\"=\"", "'||(SELECT sqlite_version())||'"];
     for (const payload of payloads) {
@@ -143,7 +144,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect(withRecoveryCode.json()).toEqual(withCode.json());
   });
 
-  it('does not let a browser stopped at the MFA step get a token without the code (item 22)', async () => {
+  it('does not let a browser stopped at the MFA step get a token without the code', async () => {
     await setUp();
     const totp = await activateTotpFor(latchkey, ada);
     const browser = client.another();
@@ -164,7 +165,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect(response.statusCode).toBe(200);
   });
 
-  it('ignores a user id in the body: the token is always the credentials\' user\'s (item 22)', async () => {
+  it('ignores a user id in the body: the token is always the credentials\' user\'s', async () => {
     await setUp();
     const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: PASSWORD, emailVerified: true, isStaff: true });
     const response = await obtain({ json: { username: 'ada', password: PASSWORD, user: grace.id, userId: grace.id, user_id: grace.id, is_staff: true } });
@@ -175,7 +176,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect(await latchkey.deps.store.apiTokens.findForUser(grace.id)).toBeUndefined();
   });
 
-  it('throttles repeated failures with DRF\'s 429, even for the right password afterwards (item 4)', async () => {
+  it('throttles repeated failures with DRF\'s 429, even for the right password afterwards', async () => {
     await setUp({ settings: { ACCOUNT_RATE_LIMITS: { login_failed: '3/m/key' } } });
     for (let attempt = 0; attempt < 3; attempt += 1) expect((await obtain({ form: { username: 'ada', password: `wrong ${attempt} password` } })).statusCode).toBe(400);
     const throttled = await obtain({ form: { username: 'ada', password: PASSWORD } });
@@ -187,7 +188,7 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect((await obtain({ form: { username: 'ada', password: PASSWORD } })).statusCode).toBe(200);
   });
 
-  it('DELETE revokes the token that authenticates it: 204, then the key is refused and a new one issued (item 20)', async () => {
+  it('DELETE revokes the token that authenticates it: 204, then the key is refused and a new one issued', async () => {
     await setUp();
     const key = (await obtain({ json: { username: 'ada', password: PASSWORD } })).json<{ token: string }>().token;
     const deleted = await client.request('DELETE', '/api/auth-token/', { token: key });

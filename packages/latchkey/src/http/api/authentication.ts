@@ -30,7 +30,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
  * refused even when a session cookie would have done), then SessionAuthentication.
  *
  * The session authenticates only a fully logged-in user: a browser stopped at the MFA step (its
- * session holds a pending login, not a user) is anonymous here (security items 22 and 31). As
+ * session holds a pending login, not a user) is anonymous here, or a password alone would open the API. As
  * DRF does, a session-authenticated unsafe request must pass the CSRF check, since a browser sends
  * the cookie on requests other sites make it send; a token request needs none, since no browser
  * attaches the header by itself.

@@ -13,7 +13,7 @@ import type { ApiOptions, ApiRoutes } from './views.js';
 
 const RESERVED_URLS = new Set([AUTH_TOKEN_URL, API_SCHEMA_URL, API_DOCS_URL]);
 
-/** SITE_URL + path: the configured address, never one read from the request's Host (security item 26). */
+/** SITE_URL + path: the configured address, never one read from the request's Host, which an attacker can forge. */
 export function absoluteUrl(siteUrl: string, path: string): string {
   return `${siteUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
 }

@@ -1,6 +1,6 @@
 /**
- * Token authentication of /api/ requests (DRF's TokenAuthentication), and security items 13, 20
- * and 21: malformed Authorization headers are 401 and never 500, a key is never taken from the
+ * Token authentication of /api/ requests (DRF's TokenAuthentication), and the attacks on it:
+ * malformed Authorization headers are 401 and never 500, a key is never taken from the
  * URL, a deleted token or a deactivated user's token is refused at once.
  */
 import { connect, type AddressInfo } from 'node:net';
@@ -60,7 +60,7 @@ describe.each(testDatabaseKinds())('API token authentication on %s', (kind) => {
     expect(form.json()).toEqual({ id: 1, name: 'Renamed' });
   });
 
-  it('refuses malformed Token headers with DRF\'s messages, never a 500 (item 21)', async () => {
+  it('refuses malformed Token headers with DRF\'s messages, never a 500', async () => {
     expect401(await get({ authorization: 'Token' }), 'Invalid token header. No credentials provided.');
     expect401(await get({ authorization: `Token ${key} ${key}` }), 'Invalid token header. Token string should not contain spaces.');
     expect401(await get({ authorization: 'Token cl\u00e9' }), 'Invalid token header. Token string should not contain invalid characters.');
@@ -70,7 +70,7 @@ describe.each(testDatabaseKinds())('API token authentication on %s', (kind) => {
     expect401(await get({ authorization: "Token '--;select/**/pg_sleep(5)" }), 'Invalid token.');
   });
 
-  it('refuses two Authorization headers, even when both hold the right key (item 21)', async () => {
+  it('refuses two Authorization headers, even when both hold the right key', async () => {
     expect401(await get({ authorization: [`Token ${key}`, `Token ${key}`] }), 'Invalid token header. Only one Authorization header may be sent.');
     expect401(await get({ authorization: ['Bearer x', `Token ${key}`] }, '/api/open/'), 'Invalid token header. Only one Authorization header may be sent.');
   });
@@ -98,7 +98,7 @@ describe.each(testDatabaseKinds())('API token authentication on %s', (kind) => {
     expect((await get({ authorization: `Bearer ${key}` }, '/api/open/')).json()).toEqual({ username: null });
   });
 
-  it('never takes a key from the URL (item 21)', async () => {
+  it('never takes a key from the URL', async () => {
     for (const url of [`/api/whoami/?token=${key}`, `/api/whoami/?auth_token=${key}`, `/api/whoami/?authorization=Token%20${key}`]) {
       expect401(await client.request('GET', url), NOT_PROVIDED);
     }
@@ -121,14 +121,14 @@ describe.each(testDatabaseKinds())('API token authentication on %s', (kind) => {
     expect((await browser.request('GET', '/api/whoami/')).json()).toMatchObject({ username: grace.username });
   });
 
-  it('refuses a deleted token at once, with "Invalid token." (item 20)', async () => {
+  it('refuses a deleted token at once, with "Invalid token."', async () => {
     expect((await client.request('GET', '/api/whoami/', { token: key })).statusCode).toBe(200);
     await deleteApiToken(latchkey.deps, ada);
     expect401(await client.request('GET', '/api/whoami/', { token: key }), 'Invalid token.');
     expect401(await client.request('GET', '/api/open/', { token: key }), 'Invalid token.');
   });
 
-  it('refuses a deactivated user\'s token at once (item 13)', async () => {
+  it('refuses a deactivated user\'s token at once', async () => {
     expect((await client.request('GET', '/api/whoami/', { token: key })).statusCode).toBe(200);
     await deactivateUser(latchkey.deps, ada);
     expect401(await client.request('GET', '/api/whoami/', { token: key }), 'Invalid token.');

@@ -1,5 +1,5 @@
 /**
- * SECURITY-TESTS.md items 39-41 through the headless API, for both clients and both databases:
+ * Hostile input through the headless API, for both clients and both databases:
  * SQL in every identifier field, oversized and malformed bodies, values of the wrong type, extra
  * fields, and identifiers that collide once normalized. No input may produce a 500 or a stack
  * trace; every refusal is an ordinary 4xx in the API's envelope.
@@ -62,7 +62,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
   describe.each(['browser', 'app'] as const)('%s client', (which) => {
     const client = (): HeadlessTestClient => new HeadlessTestClient(app, which, latchkey);
 
-    it('39: SQL in identifiers, keys and session tokens is only a wrong value', async () => {
+    it('SQL in identifiers, keys and session tokens is only a wrong value', async () => {
       await setUp();
       for (const injection of INJECTIONS) {
         const api = client();
@@ -87,7 +87,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect((await client().post('/auth/login', { username: 'ada', password: PASSWORD })).status).toBe(200);
     });
 
-    it('40: a 1 MB password is refused with 400 wherever it is given, and never hashed', async () => {
+    it('a 1 MB password is refused with 400 wherever it is given, and never hashed', async () => {
       await setUp();
       const huge = 'x'.repeat(1_000_000);
       const signed = client();
@@ -107,7 +107,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect(await latchkey.deps.store.users.count()).toBe(1);
     });
 
-    it('40: long passwords work up to the limit, in full: no truncation at 72 bytes', async () => {
+    it('long passwords work up to the limit, in full: no truncation at 72 bytes', async () => {
       await setUp();
       const long = 'correct horse battery staple '.repeat(200).slice(0, latchkey.settings.PASSWORD_MAX_BYTES);
       expect((await client().post('/auth/signup', { email: 'long@example.com', username: 'long', password: long })).status).toBe(200);
@@ -120,7 +120,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect((await client().post('/auth/login', { username: 'eighty', password: eighty })).status).toBe(200);
     });
 
-    it('40: a body over the limit is refused with 413 in the envelope, before anything is read', async () => {
+    it('a body over the limit is refused with 413 in the envelope, before anything is read', async () => {
       await setUp();
       const before = hashes();
       const response = await client().post('/auth/login', undefined, {
@@ -133,7 +133,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect(hashes()).toBe(before);
     });
 
-    it('40: malformed and mistyped bodies are 400, never 500', async () => {
+    it('malformed and mistyped bodies are 400, never 500', async () => {
       await setUp();
       const json = 'application/json';
       const bodies: [string, string | Buffer][] = [
@@ -167,7 +167,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect(await latchkey.deps.sessions.listForUser(ada.id)).toEqual([]);
     });
 
-    it('40: duplicate keys are read as JSON.parse reads them (the last one counts)', async () => {
+    it('duplicate keys are read as JSON.parse reads them (the last one counts)', async () => {
       await setUp();
       const lastRight = await client().post('/auth/login', undefined, { payload: `{"username":"nobody","username":"ada","password":"wrong","password":"${PASSWORD}"}`, headers: { 'content-type': 'application/json' } });
       expect(lastRight.status).toBe(200);
@@ -175,7 +175,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expectPlainRefusal(lastWrong, 400);
     });
 
-    it('40: extra fields in a signup are ignored: no staff, no superuser, no verified address', async () => {
+    it('extra fields in a signup are ignored: no staff, no superuser, no verified address', async () => {
       await setUp();
       const api = client();
       const signup = await api.post('/auth/signup', {
@@ -199,7 +199,7 @@ describe.each(testDatabaseKinds())('headless API input (SQL, sizes, malformed bo
       expect((await latchkey.deps.store.users.findById(ada.id))!.password).toBe(ada.password);
     });
 
-    it('41: identifiers that collide after NFKC or case folding are one identifier', async () => {
+    it('identifiers that collide after NFKC or case folding are one identifier', async () => {
       await setUp();
       expect((await client().post('/auth/signup', { email: 'admin@example.com', username: 'admin', password: PASSWORD })).status).toBe(200);
       for (const variant of ['ＡＤＭＩＮ', 'Admin', 'ADMIN']) {

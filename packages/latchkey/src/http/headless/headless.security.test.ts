@@ -1,7 +1,8 @@
 /**
- * SECURITY-TESTS.md through the headless API: enumeration (1), sessions (10-14) and CSRF (15, 16),
- * for the browser client (session cookie, X-CSRFToken) and the app client (X-Session-Token).
- * Every response is checked against the contract and for `cache-control: no-store`.
+ * Attacks through the headless API: account enumeration at login; session fixation, replay after
+ * logout, and sessions outliving a password change or reset, a deactivation or their time limits;
+ * and CSRF. For the browser client (session cookie, X-CSRFToken) and the app client
+ * (X-Session-Token). Every response is checked against the contract and for `cache-control: no-store`.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ const NEW_PASSWORD = 'another fine passphrase';
 type Client = 'browser' | 'app';
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A client that, besides the contract, checks that no answer may be cached (item 14). */
+/** A client that, besides the contract, checks that no answer may be cached for someone else to read. */
 class NoStoreClient extends HeadlessTestClient {
   constructor(
     app: FastifyInstance,
@@ -97,7 +98,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
   const liveSessionsOfAda = async (): Promise<number> => (await latchkey.deps.sessions.listForUser(ada.id)).length;
 
   describe.each(['browser', 'app'] as const)('%s client', (which) => {
-    it('1: unknown user, wrong password, unverified and inactive accounts get one identical refusal, at one hash each', async () => {
+    it('unknown user, wrong password, unverified and inactive accounts get one identical refusal, at one hash each', async () => {
       await setUp({ ACCOUNT_EMAIL_VERIFICATION: 'mandatory' });
       await createUser(latchkey.deps, { username: 'una', email: 'una@example.com', password: PASSWORD, emailVerified: false });
       const ina = await createUser(latchkey.deps, { username: 'ina', email: 'ina@example.com', password: PASSWORD, emailVerified: true });
@@ -116,7 +117,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       for (const answer of answers) expect(answer).toEqual(answers[0]);
     });
 
-    it('10: a session planted before login is replaced at login, and the planted one is dead', async () => {
+    it('a session planted before login is replaced at login, and the planted one is dead', async () => {
       await setUp({ ACCOUNT_EMAIL_VERIFICATION: 'mandatory' });
       // The attacker gets a real anonymous session of the site (a signup waiting for its mail)...
       const attacker = client(which);
@@ -147,7 +148,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       }
     });
 
-    it('10: a made-up session id is never adopted', async () => {
+    it('a made-up session id is never adopted', async () => {
       await setUp();
       const madeUp = 'A'.repeat(43);
       const victim = holding(which, madeUp);
@@ -164,7 +165,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect(await sessionStatus(holding(which, madeUp))).toBe(gone(which));
     });
 
-    it('11: the cookie or token replayed after logout is refused', async () => {
+    it('the cookie or token replayed after logout is refused', async () => {
       await setUp();
       const signed = await signedIn(which);
       const credential = credentialOf(signed);
@@ -177,7 +178,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect(await latchkey.deps.store.emailAddresses.listForUser(ada.id)).toHaveLength(1);
     });
 
-    it('11: a logout mid-MFA clears the pending login, and the right code no longer completes it', async () => {
+    it('a logout mid-MFA clears the pending login, and the right code no longer completes it', async () => {
       await setUp();
       const totp = await activateTotpFor(latchkey, ada);
       const attempt = client(which);
@@ -200,7 +201,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect((await signedIn(which, totp)).kind).toBe(which);
     });
 
-    it('12: a password change gives this session a new id or token and ends every other session', async () => {
+    it('a password change gives this session a new id or token and ends every other session', async () => {
       await setUp();
       const changer = await signedIn(which);
       const sameKind = await signedIn(which);
@@ -221,7 +222,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect(await liveSessionsOfAda()).toBe(1);
     });
 
-    it('12: a password reset ends every session', async () => {
+    it('a password reset ends every session', async () => {
       await setUp();
       const signed = await signedIn(which);
       const otherKind = await signedIn(other(which));
@@ -234,7 +235,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect(await liveSessionsOfAda()).toBe(0);
     });
 
-    it('14: a session idle for SESSION_IDLE_TIMEOUT has ended', async () => {
+    it('a session idle for SESSION_IDLE_TIMEOUT has ended', async () => {
       await setUp();
       const signed = await signedIn(which);
       const idle = latchkey.settings.SESSION_IDLE_TIMEOUT * 1000;
@@ -246,7 +247,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       expect((await signed.get('/account/email')).status).toBe(401);
     });
 
-    it('14: an active session ends at SESSION_COOKIE_AGE however busy it is', async () => {
+    it('an active session ends at SESSION_COOKIE_AGE however busy it is', async () => {
       await setUp();
       const signed = await signedIn(which);
       const day = 86400 * 1000;
@@ -263,7 +264,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
     });
   });
 
-  it.each(['deactivated', 'deleted'] as const)('13: an account %s by an admin is locked out of every client at once', async (what) => {
+  it.each(['deactivated', 'deleted'] as const)('an account %s by an admin is locked out of every client at once', async (what) => {
     await setUp();
     const browser = await signedIn('browser');
     const phone = await signedIn('app');
@@ -274,7 +275,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
     expect(await sessionStatus(phone)).toBe(410);
   });
 
-  it('14: the session cookie is HttpOnly and SameSite=Lax; the CSRF cookie is readable; the app gets no cookie at all', async () => {
+  it('the session cookie is HttpOnly and SameSite=Lax; the CSRF cookie is readable; the app gets no cookie at all', async () => {
     await setUp();
     const browser = client('browser');
     await browser.get('/auth/session');
@@ -289,7 +290,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
     }
   });
 
-  describe('15, 16: CSRF for the browser client', () => {
+  describe('CSRF for the browser client', () => {
     /** What a change would touch: the accounts, ada's password, addresses, authenticators and sessions, and the mail. */
     async function snapshot() {
       const { store } = latchkey.deps;
@@ -345,7 +346,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
       ['with Sec-Fetch-Site: cross-site', () => ({ headers: { 'sec-fetch-site': 'cross-site' } }), [403]],
     ];
 
-    it('15, 16: every unsafe operation refuses a forged request and changes nothing', async () => {
+    it('every unsafe operation refuses a forged request and changes nothing', async () => {
       await setUp({ ACCOUNT_EMAIL_VERIFICATION: 'optional' });
       totp = await activateTotpFor(latchkey, ada);
       const { emailAddresses } = latchkey.deps.store;
@@ -391,7 +392,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
     });
   });
 
-  it('16: the app client needs no CSRF token, and a browser’s session cookie does not authenticate it', async () => {
+  it('the app client needs no CSRF token, and a browser’s session cookie does not authenticate it', async () => {
     await setUp();
     const browser = await signedIn('browser');
     const cookie = `${latchkey.settings.SESSION_COOKIE_NAME}=${credentialOf(browser)!}; csrftoken=${browser.cookies.get('csrftoken')!}`;

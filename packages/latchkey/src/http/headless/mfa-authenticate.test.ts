@@ -1,8 +1,9 @@
 /**
  * The headless second step of a login (auth/2fa/authenticate), "trust this browser"
  * (auth/2fa/trust) and reauthentication by code (auth/2fa/reauthenticate), for both clients on
- * every database, with the SECURITY-TESTS items 11 (logout mid-MFA), 31 (nothing reachable after
- * the password step alone) and 32/33 (replayed codes, lockout) as they apply to the API.
+ * every database, with the attacks on it that apply to the API: a logout mid-MFA that must kill the
+ * pending login, reaching anything after the password step alone, and replaying codes or guessing
+ * past the lockout.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { setUserPassword, createUser } from '../../account/users.js';
@@ -83,7 +84,7 @@ describe.each(testDatabaseKinds())('headless two-factor login on %s', (kind) => 
       expect(replay.body.errors).toEqual([{ message: 'Incorrect code.', code: 'incorrect_code', param: 'code' }]);
     });
 
-    it('refuses a TOTP code used before, even for a new login (security test 32)', async () => {
+    it('refuses a TOTP code used before, even for a new login', async () => {
       const api = await setUp(client);
       await passwordStep(api);
       const code = totp.code();
@@ -118,7 +119,7 @@ describe.each(testDatabaseKinds())('headless two-factor login on %s', (kind) => 
       expect((await api.post('/auth/2fa/authenticate', {})).status).toBe(400);
     });
 
-    it('forgets the pending login at logout mid-MFA: the code no longer signs anyone in (security test 11)', async () => {
+    it('forgets the pending login at logout mid-MFA: the code no longer signs anyone in', async () => {
       const api = await setUp(client);
       await passwordStep(api);
       const pendingToken = api.sessionToken;
@@ -145,7 +146,7 @@ describe.each(testDatabaseKinds())('headless two-factor login on %s', (kind) => 
       expect(await latchkey.deps.sessions.listForUser(ada.id)).toEqual([]);
     });
 
-    it('answers 401 on every protected route after the password step alone (security test 31)', async () => {
+    it('answers 401 on every protected route after the password step alone', async () => {
       const api = await setUp(client);
       await passwordStep(api);
       const requests: [string, () => ReturnType<HeadlessTestClient['get']>][] = [

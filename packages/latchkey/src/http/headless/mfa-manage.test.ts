@@ -1,9 +1,9 @@
 /**
  * Managing second factors through the headless API: the authenticators list, activating an
  * authenticator app from its secret to its first code, deactivating it, and viewing and
- * regenerating recovery codes; for both clients on every database, with SECURITY-TESTS items 33
- * (old recovery codes die, viewing needs a recent proof) and 34 (no change without one; no
- * activation with an unverified address).
+ * regenerating recovery codes; for both clients on every database, with the attacks on them: old
+ * recovery codes must die, viewing them needs a recent proof, no factor changes without one, and no
+ * authenticator is activated with an unverified address.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';

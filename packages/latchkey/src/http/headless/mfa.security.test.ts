@@ -1,7 +1,8 @@
 /**
- * SECURITY-TESTS items 32 and 33 through the headless API: one TOTP code, or one recovery code,
- * sent by ten pending logins at once signs in exactly one of them; codes a minute early or late
- * are refused. (Sequential replay, lockout and item 31 are in mfa-authenticate.test.ts.)
+ * Races and clock drift on a second factor through the headless API: one TOTP code, or one
+ * recovery code, sent by ten pending logins at once signs in exactly one of them; codes a minute
+ * early or late are refused. (Sequential replay, lockout and the refusal of every protected route
+ * after the password step alone are in mfa-authenticate.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
@@ -40,7 +41,7 @@ describe.each(testDatabaseKinds())('headless code replay on %s', (kind) => {
   }
 
   describe.each(['browser', 'app'] as const)('%s client', (client) => {
-    it('32: one TOTP code sent by ten logins at once signs in exactly one', async () => {
+    it('one TOTP code sent by ten logins at once signs in exactly one', async () => {
       await setUp();
       const clients = await pendingLogins(client, PARALLEL);
       const code = totp.code();
@@ -51,7 +52,7 @@ describe.each(testDatabaseKinds())('headless code replay on %s', (kind) => {
       expect(signedIn.filter((status) => status === 200)).toHaveLength(1);
     });
 
-    it('33: one recovery code sent by ten logins at once signs in exactly one, and is used up', async () => {
+    it('one recovery code sent by ten logins at once signs in exactly one, and is used up', async () => {
       await setUp();
       const clients = await pendingLogins(client, PARALLEL);
       const code = totp.recoveryCodes[3]!;
@@ -61,7 +62,7 @@ describe.each(testDatabaseKinds())('headless code replay on %s', (kind) => {
       expect((await late!.post('/auth/2fa/authenticate', { code })).body.errors).toEqual([{ message: 'Incorrect code.', code: 'incorrect_code', param: 'code' }]);
     });
 
-    it('32: codes for a minute before and after now are refused; the current one works', async () => {
+    it('codes for a minute before and after now are refused; the current one works', async () => {
       await setUp();
       const [api] = await pendingLogins(client, 1);
       const at = latchkey.clock.now().getTime();

@@ -77,7 +77,7 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
     }
     logMailFailures(request, [result.notification], 'password change notification');
     // Every other session has ended with the change; this one gets a new id or token, so one seen
-    // before the change is worthless after it (security test 12).
+    // before the change, a stolen one included, is worthless after it.
     await ctx.sessions.rotate(request, reply);
     return sendAuthenticated(ctx, request, reply, result.user);
   });

@@ -12,7 +12,7 @@ export type AuthenticationRecord =
   | { method: 'password'; at: number; username?: string; email?: string }
   | { method: 'mfa'; at: number; type: AuthenticatorType; reauthenticated?: true }
   | { method: 'mfa'; at: number; type: 'webauthn'; passwordless: true }
-  | { method: 'socialaccount'; at: number; provider: string; uid: string }
+  | { method: 'socialaccount'; at: number; provider: string; uid: string; reauthenticated: boolean }
   | { method: 'code'; at: number; email: string };
 
 const seconds = (at: Date): number => at.getTime() / 1000;
@@ -37,10 +37,11 @@ function firstFactorRecord(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User
     case 'password':
     case 'admin_password':
       return passwordRecord(settings, user, at);
+    // The published schema requires `reauthenticated` on a provider's record.
     case 'socialaccount':
-      return { method: 'socialaccount', at: seconds(at), provider: factor.provider, uid: factor.uid };
+      return { method: 'socialaccount', at: seconds(at), provider: factor.provider, uid: factor.uid, reauthenticated: false };
     case 'saml':
-      return { method: 'socialaccount', at: seconds(at), provider: factor.organization, uid: factor.uid };
+      return { method: 'socialaccount', at: seconds(at), provider: factor.organization, uid: factor.uid, reauthenticated: false };
     case 'passkey':
       return { method: 'mfa', at: seconds(at), type: 'webauthn', passwordless: true };
     case 'email_code':

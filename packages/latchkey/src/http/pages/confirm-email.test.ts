@@ -11,7 +11,7 @@ const PASSWORD = 'a long enough passphrase';
 const DAY = 86400 * 1000;
 const INVALID = 'This email confirmation link is invalid or has expired.';
 
-describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17, 28)', (kind) => {
+describe.each(testDatabaseKinds())('confirm-email pages on %s: a GET changes nothing, a link works once and expires', (kind) => {
   let latchkey: TestLatchkey;
   let browser: PageClient;
   let ada: User;
@@ -37,7 +37,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     expect(page.body).toContain('We have sent an email to verify your address.');
   });
 
-  it('17: GET shows the address and a button, and changes nothing', async () => {
+  it('GET shows the address and a button, and changes nothing', async () => {
     await setUp();
     const key = makeConfirmationKey(latchkey.deps, address);
     const page = await browser.get(link(key));
@@ -70,7 +70,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     expect(response.headers.location).toBe('/accounts/email/');
   });
 
-  it('15: a POST without a CSRF token, or with another browser\'s, is refused and confirms nothing', async () => {
+  it('a POST without a CSRF token, or with another browser\'s, is refused and confirms nothing', async () => {
     await setUp();
     const key = makeConfirmationKey(latchkey.deps, address);
     expect((await browser.post(link(key), {}, { csrf: false })).statusCode).toBe(403);
@@ -81,7 +81,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     expect(await verified()).toBe(false);
   });
 
-  it('28: a link works once', async () => {
+  it('a link works once', async () => {
     await setUp();
     const key = makeConfirmationKey(latchkey.deps, address);
     expect((await browser.post(link(key), {})).statusCode).toBe(302);
@@ -91,7 +91,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     }
   });
 
-  it('28: a link works until ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS (3) and not a second longer', async () => {
+  it('a link works until ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS (3) and not a second longer', async () => {
     await setUp();
     const key = makeConfirmationKey(latchkey.deps, address);
     latchkey.clock.advance(3 * DAY);
@@ -102,7 +102,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     expect(await verified()).toBe(false);
   });
 
-  it('28: a link confirms only the address it was made for, and dies with that address', async () => {
+  it('a link confirms only the address it was made for, and dies with that address', async () => {
     await setUp();
     const second = await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'second@example.com', verified: false, primary: false });
     const secondKey = makeConfirmationKey(latchkey.deps, second);
@@ -115,7 +115,7 @@ describe.each(testDatabaseKinds())('confirm-email pages on %s (security tests 17
     expect((await latchkey.deps.store.emailAddresses.findById(again.id))?.verified).toBe(false);
   });
 
-  it('28: forged, foreign, blank and malformed keys get the invalid page, never a 500', async () => {
+  it('forged, foreign, blank and malformed keys get the invalid page, never a 500', async () => {
     await setUp();
     const real = makeConfirmationKey(latchkey.deps, address);
     const [value, time, signature] = real.split('.') as [string, string, string];

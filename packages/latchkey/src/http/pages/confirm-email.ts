@@ -18,9 +18,10 @@ function keyOf(request: FastifyRequest): string {
 
 /**
  * The link from a confirmation email. A GET only shows which address it confirms and a button:
- * mail scanners and link previews fetch links, and a fetch must not change anything (security
- * test 17). The POST confirms. Every key that does not name a live confirmation (forged, expired,
- * used, of another purpose, blank) gets one "invalid or expired" page with status 404, as allauth.
+ * mail scanners and link previews fetch links, and a fetch must not change anything, or a scanner
+ * would confirm an address nobody chose to confirm. The POST confirms. Every key that does not name
+ * a live confirmation (forged, expired, used, of another purpose, blank) gets one "invalid or
+ * expired" page with status 404, as allauth.
  */
 export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpContext): void {
   const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>

@@ -1,6 +1,6 @@
 /**
- * SECURITY-TESTS.md items for email management: 3 (adding an address another account has), 15
- * (CSRF on every action), 29 (concurrent adds), 30 (account pre-hijacking by an unverified claim).
+ * Attacks on email management: adding an address another account has, CSRF on every action,
+ * concurrent adds, and account pre-hijacking by an unverified claim.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
@@ -35,7 +35,7 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
   }
   const addresses = () => latchkey.deps.store.emailAddresses.listForUser(ada.id);
 
-  it("3: adding another account's verified address reads like any add, in the list and on resend; the holder is told, never sent a link", async () => {
+  it("adding another account's verified address reads like any add, in the list and on resend; the holder is told, never sent a link", async () => {
     await setUp();
     await createUser(latchkey.deps, { username: 'owner', email: 'owner@example.com', password: PASSWORD, emailVerified: true });
     const free = await browser.post('/accounts/email/', { email: 'free@example.com', action_add: '' });
@@ -73,7 +73,7 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
     expect(await latchkey.deps.store.emailAddresses.findVerified('owner@example.com')).toMatchObject({ verified: true });
   });
 
-  it('15: every action without a CSRF token, or with another browser\'s, is refused and changes nothing', async () => {
+  it('every action without a CSRF token, or with another browser\'s, is refused and changes nothing', async () => {
     await setUp();
     await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'second@example.com', verified: true, primary: false });
     const other = browser.another();
@@ -89,7 +89,7 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
     expect(latchkey.mailer.outbox).toHaveLength(0);
   });
 
-  it('29: two addresses added at once each get a key that confirms only that address', async () => {
+  it('two addresses added at once each get a key that confirms only that address', async () => {
     await setUp();
     const [first, second] = await Promise.all([
       browser.post('/accounts/email/', { email: 'one@example.com', action_add: '' }),
@@ -112,7 +112,7 @@ describe.each(testDatabaseKinds())('email management under attack on %s', (kind)
     expect(await addresses()).toHaveLength(3);
   });
 
-  it("30: an attacker's unverified claim on the victim's address dies, with its password and sessions, when the victim confirms it", async () => {
+  it("an attacker's unverified claim on the victim's address dies, with its password and sessions, when the victim confirms it", async () => {
     await setUp();
     const attacker = browser.another();
     const signup = await attacker.post('/accounts/signup/', { username: 'mallory', email: 'victim@example.com', password1: PASSWORD, password2: PASSWORD });

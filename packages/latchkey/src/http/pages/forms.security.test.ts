@@ -1,7 +1,7 @@
 /**
- * SECURITY-TESTS items that hold for every account form at once: 16 (cookie-authenticated posts
- * as text/plain or form data from a foreign Origin or a cross-site fetch are refused), 18 (no
- * `next` leaves the site, by GET or POST, on any page that takes one) and 39 (SQL payloads in every
+ * Attacks every account form must resist at once: CSRF (cookie-authenticated posts as text/plain
+ * or form data from a foreign Origin or a cross-site fetch are refused), open redirect (no `next`
+ * leaves the site, by GET or POST, on any page that takes one) and SQL injection (payloads in every
  * field fail normally, with no 500 and no change), on every database.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,7 +51,7 @@ describe.each(testDatabaseKinds())('every account form on %s', (kind) => {
     return { users, password: user!.password, addresses: addresses.length, mails: latchkey.mailer.outbox.length };
   }
 
-  it('16. refuses cross-site posts carrying the session cookie, whatever the content type', async () => {
+  it('refuses cross-site posts carrying the session cookie, whatever the content type', async () => {
     const before = await state();
     for (const [path] of FORMS) {
       const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
@@ -72,7 +72,7 @@ describe.each(testDatabaseKinds())('every account form on %s', (kind) => {
     expect(await latchkey.deps.sessions.load(browser.cookies.get('sessionid'))).toBeDefined();
   });
 
-  it('39. SQL payloads in every field fail normally: no 500, nothing changed', async () => {
+  it('SQL payloads in every field fail normally: no 500, nothing changed', async () => {
     const before = await state();
     for (const [path, fields] of FORMS) {
       for (const payload of SQL_PAYLOADS) {
@@ -87,7 +87,7 @@ describe.each(testDatabaseKinds())('every account form on %s', (kind) => {
     expect(after.addresses).toBe(before.addresses);
   });
 
-  it('18. no page follows a next that leaves the site', async () => {
+  it('no page follows a next that leaves the site', async () => {
     const attacks = ['//evil.com', '///evil.com', '/\\evil.com', 'https://evil.com', 'javascript:alert(1)', 'https://app@evil.com', '%2F%2Fevil.com', '/\t/evil.com'];
     for (const next of attacks) {
       for (const path of ['/accounts/login/', '/accounts/signup/', '/accounts/reauthenticate/']) {

@@ -1,12 +1,12 @@
 /**
- * SECURITY-TESTS.md items about the second factor, through the pages: 31 (nothing is reachable
- * after the password step alone), 32 (TOTP replay, drift and lockout), 33 (recovery code reuse,
- * regeneration and viewing), 34 (turning TOTP off or on without the right proofs), the MFA parts of
- * 10 (a planted session) and 11 (logout mid-MFA), 15 (CSRF on every 2fa form) and 27 (a password
- * reset of an account with MFA); on every database.
+ * Attacks on the second factor, through the pages: reaching anything after the password step
+ * alone, TOTP replay, drift and lockout, recovery code reuse, regeneration and viewing, turning
+ * TOTP off or on without the right proofs, the MFA side of a planted session and of a logout
+ * mid-MFA, CSRF on every 2fa form, and a password reset of an account with MFA; on every database.
  *
- * Item 31 covers the HTML pages only: the headless API, the admin area and the token API do not
- * exist yet; their mid-MFA checks come with the issues that add them.
+ * The check that nothing is reachable after the password step alone covers the HTML pages here;
+ * the headless API (http/headless/headless.security.test.ts) and the token API
+ * (http/api/api.test.ts, tokens/flows/obtain-token.test.ts) check their own doors.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
@@ -109,7 +109,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     };
   }
 
-  it('31. after the password step alone, every protected page answers as to a stranger, and no session of the user exists', async () => {
+  it('after the password step alone, every protected page answers as to a stranger, and no session of the user exists', async () => {
     await setUp();
     const pending = await pendingBrowser(browser);
     const before = await accountState();
@@ -143,7 +143,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     expect(await signedInUserId(pending)).toBe(ada.id);
   });
 
-  describe('32. TOTP codes', () => {
+  describe('TOTP codes cannot be replayed, raced, used out of their window or guessed past the lockout', () => {
     it('a code is good once: replayed later from another login it is refused', async () => {
       await setUp();
       const code = totp.code();
@@ -212,7 +212,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     });
   });
 
-  describe('33. recovery codes', () => {
+  describe('recovery codes cannot be reused, raced, outlive a regeneration or be seen without a recent proof', () => {
     it('a recovery code is good once', async () => {
       await setUp();
       const code = totp.recoveryCodes[0]!;
@@ -272,7 +272,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     });
   });
 
-  describe('34. turning TOTP off and on', () => {
+  describe('turning TOTP off and on needs a recent reauthentication and a verified address', () => {
     it('deactivating without a recent reauthentication is sent to reauthenticate, and TOTP stays active', async () => {
       await setUp();
       await signedIn();
@@ -322,7 +322,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     });
   });
 
-  it('10 (MFA part). a session id planted before login cannot finish the pending login', async () => {
+  it('a session id planted before login cannot finish the pending login', async () => {
     await setUp();
     // The attacker plants an anonymous session of their own in the victim's browser...
     await browser.get('/accounts/login/');
@@ -345,7 +345,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     expect(await signedInUserId(browser)).toBe(ada.id);
   });
 
-  it('11 (MFA part). logging out mid-MFA clears the pending login, and its cookie replayed does nothing', async () => {
+  it('logging out mid-MFA clears the pending login, and its cookie replayed does nothing', async () => {
     await setUp();
     const pending = await pendingBrowser();
     const cookie = pending.cookies.get('sessionid')!;
@@ -367,7 +367,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     expect(await userSessions()).toEqual([]);
   });
 
-  it("15. every 2fa form refuses a POST without a CSRF token or with another browser's, and changes nothing", async () => {
+  it("every 2fa form refuses a POST without a CSRF token or with another browser's, and changes nothing", async () => {
     await setUp();
     const stranger = browser.another();
     await stranger.get('/accounts/login/');
@@ -417,7 +417,7 @@ describe.each(testDatabaseKinds())('two-factor authentication under attack on %s
     expect(await accountState()).toEqual(before);
   });
 
-  it('27. a password reset of an account with MFA signs nobody in, mails a notice, and the next login still asks for the code', async () => {
+  it('a password reset of an account with MFA signs nobody in, mails a notice, and the next login still asks for the code', async () => {
     await setUp();
     const client = browser.another();
     // A browser that passed the old password and waits at the code step...

@@ -1,6 +1,7 @@
 /**
- * SECURITY-TESTS.md items about password reset and change: enumeration (2), sessions (12), CSRF
- * (15), reset keys (23-27) and hostile input (40), on every database.
+ * Attacks on password reset and change: account enumeration, sessions outliving a change, CSRF,
+ * reset keys (reuse, expiry, misdelivery, a poisoned Host, what a reset signs in) and hostile input,
+ * on every database.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '../../account/users.js';
@@ -87,7 +88,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
 
   const storedPassword = async () => (await latchkey.deps.store.users.findById(ada.id))!.password;
 
-  it('2. unknown address, known address and a failing mail server get the same answer; nothing waits for the mail', async () => {
+  it('unknown address, known address and a failing mail server get the same answer; nothing waits for the mail', async () => {
     await setUp();
     const failing = new BrokenMailer('fail');
     const [, failingBrowser] = await open(await latchkeyWithMailer(kind, failing));
@@ -109,7 +110,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     hanging.release();
   });
 
-  it('12. a password change rotates this session and the CSRF secret, and ends every other session', async () => {
+  it('a password change rotates this session and the CSRF secret, and ends every other session', async () => {
     await setUp();
     const other = browser.another();
     for (const client of [browser, other]) await client.post('/accounts/login/', { login: 'ada', password: PASSWORD });
@@ -123,7 +124,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect((await other.get('/accounts/password/change/')).headers.location).toMatch(/^\/accounts\/login\//);
   });
 
-  it('12. a reset ends every session of the account and signs nobody in', async () => {
+  it('a reset ends every session of the account and signs nobody in', async () => {
     await setUp();
     const signedIn = browser.another();
     await signedIn.post('/accounts/login/', { login: 'ada', password: PASSWORD });
@@ -133,7 +134,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect((await signedIn.get('/accounts/sessions/')).headers.location).toMatch(/^\/accounts\/login\//);
   });
 
-  it('15. each password form POSTed without a CSRF token is refused with 403 and changes nothing', async () => {
+  it('each password form POSTed without a CSRF token is refused with 403 and changes nothing', async () => {
     await setUp();
     const social = await createUser(latchkey.deps, { username: 'social', email: 's@example.com', password: null, emailVerified: true });
     const formPath = await openResetForm();
@@ -151,7 +152,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect((await latchkey.deps.store.users.findById(social.id))!.password).toBe(social.password);
   });
 
-  it('23. a key works once, and two parallel submissions of it give exactly one success', async () => {
+  it('a key works once, and two parallel submissions of it give exactly one success', async () => {
     await setUp();
     await browser.post('/accounts/password/reset/', { email: 'ada@example.com' });
     const link = resetLinkPath(latchkey);
@@ -168,7 +169,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect((await latchkey.deps.store.auditLog.listForUser(ada.id)).filter((record) => record.event === 'password_reset')).toHaveLength(1);
   });
 
-  it('24. a key is accepted at ACCOUNT_PASSWORD_RESET_TIMEOUT and refused a second later', async () => {
+  it('a key is accepted at ACCOUNT_PASSWORD_RESET_TIMEOUT and refused a second later', async () => {
     await setUp({ settings: { ACCOUNT_PASSWORD_RESET_TIMEOUT: 3600 } });
     await browser.post('/accounts/password/reset/', { email: 'ada@example.com' });
     const link = resetLinkPath(latchkey);
@@ -183,7 +184,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect(await storedPassword()).toBe(ada.password);
   });
 
-  it('24. a key dies after a password change, an email change, or a later login', async () => {
+  it('a key dies after a password change, an email change, or a later login', async () => {
     await setUp();
     const change = [
       async () => {
@@ -203,7 +204,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     }
   });
 
-  it('25. variants reach only the stored address; lists, quoted parts, dotless ı and homoglyph @ are refused', async () => {
+  it('variants reach only the stored address; lists, quoted parts, dotless ı and homoglyph @ are refused', async () => {
     await setUp({ settings: { ACCOUNT_RATE_LIMITS: false } });
     for (const email of ['ADA@EXAMPLE.COM', 'ａｄａ@ｅｘａｍｐｌｅ.ｃｏｍ', 'ada\uFF20example.com']) {
       expect((await browser.post('/accounts/password/reset/', { email })).statusCode, email).toBe(302);
@@ -218,7 +219,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect(latchkey.mailer.outbox).toEqual([]);
   });
 
-  it('26. the link uses SITE_URL whatever the Host or X-Forwarded-Host, and reset pages send no Referer', async () => {
+  it('the link uses SITE_URL whatever the Host or X-Forwarded-Host, and reset pages send no Referer', async () => {
     await setUp();
     const poisonedHost = await browser.post('/accounts/password/reset/', { email: 'ada@example.com' }, { headers: { host: 'evil.example' } });
     expect(poisonedHost.statusCode).toBe(400);
@@ -242,7 +243,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect((await browser.get('/accounts/password/reset/')).headers['referrer-policy']).toBe('same-origin');
   });
 
-  it('27. after a reset the owner is notified, and nobody is signed in', async () => {
+  it('after a reset the owner is notified, and nobody is signed in', async () => {
     await setUp();
     const formPath = await openResetForm();
     latchkey.mailer.clear();
@@ -253,7 +254,7 @@ describe.each(testDatabaseKinds())('password reset and change under attack on %s
     expect(await latchkey.deps.sessions.listForUser(ada.id)).toEqual([]);
   });
 
-  it('40. a 1 MB or over-limit password is refused fast and never hashed; 64+ characters work', async () => {
+  it('a 1 MB or over-limit password is refused fast and never hashed; 64+ characters work', async () => {
     await setUp();
     const formPath = await openResetForm();
     const huge = 'x'.repeat(1024 * 1024);

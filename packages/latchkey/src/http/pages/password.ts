@@ -130,7 +130,7 @@ function registerChangePages(scope: FastifyInstance, page: HttpContext): void {
     } catch (error) {
       return changeForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
     }
-    // Every other session has ended; this one gets a new id, so one seen before the change is dead (test 12).
+    // Every other session has ended; this one gets a new id, so one stolen before the change is dead.
     await page.sessions.rotate(request, reply);
     await flash(page, request, reply, { level: 'success', text: 'Password successfully changed.' });
     return redirect(reply, CHANGE);
