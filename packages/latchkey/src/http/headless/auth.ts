@@ -9,7 +9,8 @@ import { textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
 import { settleLogin, settleSignup } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
-import { loginContextOf, loginOptionsOf } from './login-context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
 

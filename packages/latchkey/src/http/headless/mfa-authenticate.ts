@@ -6,7 +6,8 @@ import type { HttpContext } from '../kit/context.js';
 import { booleanField, textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
 import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
-import { loginOptionsOf } from './login-context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendErrors, sendUnauthenticated } from './respond.js';
 
@@ -27,8 +28,7 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
     if (!pending) return sendUnauthenticated(ctx, request, reply);
     let result;
     try {
-      const context = { client: clientOf(request), canTrustBrowser: ctx.client === 'browser' };
-      result = await continueLogin(deps, pending.login, { code: textField(request.body, 'code') ?? '' }, context);
+      result = await continueLogin(deps, pending.login, { code: textField(request.body, 'code') ?? '' }, loginContextOf(ctx, request));
     } catch (error) {
       // A wrong code is 400 incorrect_code on the code field; too many are 429 with Retry-After.
       return sendHeadlessRefusal(ctx, request, reply, error);
@@ -44,7 +44,7 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
       const trust = booleanField(request.body, 'trust');
       if (trust === undefined) return sendErrors(ctx, request, reply, 400, [{ message: 'Answer true or false.', code: 'invalid', param: 'trust' }]);
       // The account may have changed while the question was open: the pipeline reads it again.
-      const result = await continueLogin(deps, pending.login, { trust }, { client: clientOf(request), canTrustBrowser: true });
+      const result = await continueLogin(deps, pending.login, { trust }, loginContextOf(ctx, request));
       return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
     });
   }

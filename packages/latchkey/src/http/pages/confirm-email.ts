@@ -3,8 +3,7 @@ import { addressForKey } from '../../account/email-confirmation.js';
 import { verifyEmail, type EmailVerification } from '../../account/flows/verify-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
-import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
-import { clientOf } from '../kit/request-info.js';
+import { loginContextOf } from '../kit/login-context.js';
 import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { flash, redirect, renderPage } from './page.js';
@@ -48,8 +47,7 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpCont
     const waiting = await loginWaitingAt(page, request, 'verify_email');
     let verification: EmailVerification;
     try {
-      const context = { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request), canTrustBrowser: true };
-      verification = await verifyEmail(page.deps, { key: keyOf(request), waitingLogin: waiting?.login, context });
+      verification = await verifyEmail(page.deps, { key: keyOf(request), waitingLogin: waiting?.login, context: loginContextOf(page, request) });
       await flash(page, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);

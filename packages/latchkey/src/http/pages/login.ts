@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { loginWithPassword } from '../../login/password.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
-import { mfaTrustTokenOf } from '../kit/mfa-trust-cookie.js';
-import { clientOf } from '../kit/request-info.js';
+import { loginContextOf } from '../kit/login-context.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
@@ -33,8 +32,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
     const next = safeRedirectOr(fields.next, '');
     try {
-      const context = { client: clientOf(request), mfaTrustToken: mfaTrustTokenOf(request), canTrustBrowser: true };
-      const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, ...context });
+      const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, ...loginContextOf(page, request) });
       const outcome = await settleLogin(page, request, reply, result, { remember: rememberChoice(page, fields.remember), next });
       return await presentLogin(page, request, reply, outcome, next);
     } catch (error) {

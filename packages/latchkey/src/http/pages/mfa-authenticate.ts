@@ -4,6 +4,7 @@ import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { reauthenticateWithCode } from '../../mfa/flows/authenticate.js';
 import { codeRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
+import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
@@ -41,7 +42,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
     try {
       // The page asks "trust this browser?" together with the code: both answers go at once.
       const answers = { code: fields.code, trust: fields.trust === 'on' };
-      result = await continueLogin(page.deps, pending.login, answers, { client: clientOf(request), canTrustBrowser: true });
+      result = await continueLogin(page.deps, pending.login, answers, loginContextOf(page, request));
     } catch (error) {
       return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
