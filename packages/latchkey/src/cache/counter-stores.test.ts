@@ -2,14 +2,13 @@
  * One set of expectations for every counter store: the database ones (SQLite, PostgreSQL) and
  * Redis, each when this machine offers it.
  */
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LatchkeyError } from '../core/errors.js';
 import { fixedWindow, type CounterStore } from '../core/rate-limit/counter-store.js';
 import { createCounterStore } from './create-counter-store.js';
 import { openRedisCounterStore } from './redis-counter-store.js';
-import { counterStoreKinds, createTestCounterStore, testRedisUrl, type TestCounterStore } from '../testing/counter-stores.js';
+import { counterStoreKinds, createTestCounterStore, type TestCounterStore } from '../testing/counter-stores.js';
+import { closedLocalPort, testRedisUrl, withRedisClient } from '../testing/shared-stores.js';
 
 const NOW = new Date('2030-01-01T00:00:10.000Z');
 const MINUTE = 60;
@@ -75,15 +74,10 @@ for (const kind of counterStoreKinds()) {
     if (kind === 'redis') {
       it('lets a key expire after the time left in its window, read on its own clock', async () => {
         await store.increment('ttl', MINUTE, NOW);
-        const client = new Redis(testRedisUrl()!);
-        try {
-          const ttl = await client.pttl(`${target.redisKeyPrefix}ttl`);
-          // 50 s remain in the window at NOW (00:00:10); a little has passed on Redis's clock since.
-          expect(ttl).toBeGreaterThan(45_000);
-          expect(ttl).toBeLessThanOrEqual(50_000);
-        } finally {
-          await client.quit();
-        }
+        const ttl = await withRedisClient((client) => client.pttl(`${target.redisKeyPrefix}ttl`));
+        // 50 s remain in the window at NOW (00:00:10); a little has passed on Redis's clock since.
+        expect(ttl).toBeGreaterThan(45_000);
+        expect(ttl).toBeLessThanOrEqual(50_000);
         expect(await store.deleteExpired(new Date(NOW.getTime() + 3600_000))).toBe(0);
       });
     } else {
@@ -122,13 +116,9 @@ for (const kind of counterStoreKinds()) {
 
 describe('Redis counter store start-up', () => {
   it('refuses an unreachable REDIS_URL in one line, without its password', async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const port = await closedLocalPort();
 
-    const error = await openRedisCounterStore({ url: `redis://:s3cret@127.0.0.1:${address.port}/0`, connectTimeoutMs: 1000 }).then(
+    const error = await openRedisCounterStore({ url: `redis://:s3cret@127.0.0.1:${port}/0`, connectTimeoutMs: 1000 }).then(
       () => undefined,
       (reason: unknown) => reason,
     );
@@ -143,14 +133,12 @@ describe('Redis counter store start-up', () => {
       const prefix = `latchkey-test:${Math.random().toString(36).slice(2)}:`;
       const database = { kysely: undefined as never };
       const chosen = await createCounterStore({ database, redisUrl: testRedisUrl()!, redisKeyPrefix: prefix });
-      const client = new Redis(testRedisUrl()!);
       try {
         expect(await chosen.increment('chosen', MINUTE, new Date())).toBe(1);
-        expect(await client.get(`${prefix}chosen`)).toBe('1');
+        expect(await withRedisClient((client) => client.get(`${prefix}chosen`))).toBe('1');
       } finally {
         await chosen.close();
-        await client.del(`${prefix}chosen`);
-        await client.quit();
+        await withRedisClient((client) => client.del(`${prefix}chosen`));
       }
     });
   }

@@ -4,93 +4,21 @@
  * says in one line that Redis is left out (and fails the run under CI).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../storage/database.js';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '../testing/database.js';
+import { closedLocalPort, createTestSharedStore, sharedStoreKinds, testRedisUrl, withRedisClient, type SharedStoreKind, type TestSharedStore } from '../testing/shared-stores.js';
 import { LatchkeyError } from '../core/errors.js';
 import { createOneTimeClaimStore } from './create-one-time-claim-store.js';
 import { createDatabaseOneTimeClaimStore } from '../storage/kysely/one-time-claim-store.js';
-import type { ClosableOneTimeClaimStore, OneTimeClaimStore } from '../core/one-time-claims/one-time-claim-store.js';
+import type { OneTimeClaimStore } from '../core/one-time-claims/one-time-claim-store.js';
 import { openRedisOneTimeClaimStore } from './redis-one-time-claim-store.js';
 
 const NOW = new Date('2030-01-01T00:00:10.000Z');
 const TTL = 90;
 
-function testRedisUrl(): string | undefined {
-  const url = process.env.REDIS_URL;
-  return url === undefined || url === '' ? undefined : url;
-}
+const kinds = sharedStoreKinds();
 
-type ClaimStoreKind = TestDatabaseKind | 'redis';
-
-const kinds: ClaimStoreKind[] = testRedisUrl() === undefined ? testDatabaseKinds() : [...testDatabaseKinds(), 'redis'];
-
-/** A store, and what opens a second one over the same claims, as a second instance would. */
-interface TestClaimStore {
-  store: OneTimeClaimStore;
-  openAnother(): Promise<OneTimeClaimStore>;
-  /** The database behind a database store (to look at rows); undefined for Redis. */
-  database: TestDatabase | undefined;
-  /** The key prefix of a Redis store; undefined otherwise. */
-  redisKeyPrefix: string | undefined;
-  destroy(): Promise<void>;
-}
-
-async function createTestClaimStore(kind: ClaimStoreKind): Promise<TestClaimStore> {
-  if (kind === 'redis') return createTestRedisClaimStore();
-  // A file, not memory, so that a second connection sees the same database.
-  const database = await createTestDatabase(kind, 'email', { sqliteFile: true });
-  const others: Database[] = [];
-  return {
-    store: createDatabaseOneTimeClaimStore(database.kysely),
-    async openAnother(): Promise<OneTimeClaimStore> {
-      const other = await openDatabase(database.openOptions);
-      others.push(other);
-      return createDatabaseOneTimeClaimStore(other.kysely);
-    },
-    database,
-    redisKeyPrefix: undefined,
-    async destroy(): Promise<void> {
-      await Promise.all(others.map((other) => other.close()));
-      await database.destroy();
-    },
-  };
-}
-
-async function createTestRedisClaimStore(): Promise<TestClaimStore> {
-  const url = testRedisUrl();
-  if (url === undefined) throw new Error('The Redis one-time claim tests need REDIS_URL, e.g. redis://127.0.0.1:6379/0.');
-  // A prefix of its own per test, so that parallel test runs never claim each other's keys.
-  const keyPrefix = `latchkey-test:${randomBytes(8).toString('hex')}:`;
-  const stores: ClosableOneTimeClaimStore[] = [await openRedisOneTimeClaimStore({ url, keyPrefix })];
-  return {
-    store: stores[0]!,
-    async openAnother(): Promise<OneTimeClaimStore> {
-      const other = await openRedisOneTimeClaimStore({ url, keyPrefix });
-      stores.push(other);
-      return other;
-    },
-    database: undefined,
-    redisKeyPrefix: keyPrefix,
-    async destroy(): Promise<void> {
-      await Promise.all(stores.map((store) => store.close()));
-      await withRedisClient(async (client) => {
-        const keys = await client.keys(`${keyPrefix}*`);
-        if (keys.length > 0) await client.del(...keys);
-      });
-    },
-  };
-}
-
-async function withRedisClient<T>(work: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis(testRedisUrl()!);
-  try {
-    return await work(client);
-  } finally {
-    await client.quit();
-  }
+function createTestClaimStore(kind: SharedStoreKind): Promise<TestSharedStore<OneTimeClaimStore>> {
+  return createTestSharedStore<OneTimeClaimStore>(kind, { database: createDatabaseOneTimeClaimStore, redis: openRedisOneTimeClaimStore });
 }
 
 function later(seconds: number): Date {
@@ -99,7 +27,7 @@ function later(seconds: number): Date {
 
 for (const kind of kinds) {
   describe(`one-time claim store on ${kind}`, () => {
-    let target: TestClaimStore;
+    let target: TestSharedStore<OneTimeClaimStore>;
     let store: OneTimeClaimStore;
 
     beforeEach(async () => {
@@ -208,13 +136,9 @@ for (const kind of kinds) {
 
 describe('Redis one-time claim store start-up', () => {
   it('refuses an unreachable REDIS_URL in one line, without its password', async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const port = await closedLocalPort();
 
-    const error = await openRedisOneTimeClaimStore({ url: `redis://:s3cret@127.0.0.1:${address.port}/0`, connectTimeoutMs: 1000 }).then(
+    const error = await openRedisOneTimeClaimStore({ url: `redis://:s3cret@127.0.0.1:${port}/0`, connectTimeoutMs: 1000 }).then(
       () => undefined,
       (reason: unknown) => reason,
     );

@@ -20,14 +20,10 @@ import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../testing/mfa.
 import { authenticatorSecret, normalizeCode, useCode } from './authenticators.js';
 import { regenerateRecoveryCodes } from './flows/recovery-codes.js';
 import { totpCounter } from './totp.js';
+import { testRedisUrl } from '../testing/shared-stores.js';
 
 const PASSWORD = 'a long enough passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
-
-function testRedisUrl(): string | undefined {
-  const url = process.env.REDIS_URL;
-  return url === undefined || url === '' ? undefined : url;
-}
 
 /** Every row of every table of the database's own schema, as text: what a dump would show. */
 async function dumpEveryTable(database: Database): Promise<{ tables: string[]; text: string }> {
