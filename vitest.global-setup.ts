@@ -2,11 +2,20 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
+ * The examples, the generated projects and the end-to-end journeys run the library as a project
+ * installs it, from its build in packages/latchkey/dist: brought up to date here, before any suite
+ * runs (a no-op when nothing changed), so that a suite never runs an older build.
+ */
+function buildLibrary(): void {
+  execFileSync(process.execPath, ['packages/latchkey/scripts/build.js'], { stdio: 'inherit' });
+}
+
+/**
  * Runs once before the suite. Parts that need a service this machine may lack say so here, in one
  * line each, instead of passing silently; under CI (CI=true) a missing part fails the run, since
  * .ci/run is meant to switch every part on.
  */
-export default function announceLeftOutParts(): void {
+function announceLeftOutParts(): void {
   const leftOut: string[] = [];
   if (!process.env.TEST_DATABASE_URL) {
     leftOut.push('PostgreSQL: storage and integration suites run on SQLite only (set TEST_DATABASE_URL=postgres://... to add PostgreSQL).');
@@ -26,4 +35,9 @@ export default function announceLeftOutParts(): void {
   if (leftOut.length === 0) return;
   if (process.env.CI) throw new Error(`CI must run every part of the suite, but these are left out:\n${leftOut.join('\n')}`);
   for (const line of leftOut) console.log(`left out: ${line}`);
+}
+
+export default function setup(): void {
+  buildLibrary();
+  announceLeftOutParts();
 }

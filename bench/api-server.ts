@@ -11,8 +11,8 @@
 import { buildApp, TEMPLATE_DIRS } from '../examples/site/src/app.js';
 import { projectSettings } from '../examples/site/src/config/settings.js';
 import { AccountAdapter } from '../examples/site/src/users/adapters.js';
-import { createLatchkey, createUser, loadSettings, type Latchkey } from '../packages/latchkey/src/index.js';
-import { issueApiToken } from '../packages/latchkey/src/tokens/api-tokens.js';
+// The site runs the library as a project installs it (its build), so this file does too.
+import { createLatchkey, createUser, issueApiToken, loadSettings, type Latchkey } from '@latchkey/core';
 
 const BENCH_LOGIN = 'bench';
 const BENCH_PASSWORD = 'correct horse battery staple';

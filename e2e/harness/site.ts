@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestSmtpServer } from 'latchkey/testing/smtp';
+import { startTestSmtpServer } from '@latchkey/core/testing/smtp';
 import { afterAll } from 'vitest';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
 import { freshRandomValues, renderProject, writeProject } from '../../packages/create-latchkey/src/generate.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { handleUnexpectedError, type Latchkey } from 'latchkey';
+import { handleUnexpectedError, type Latchkey } from '@latchkey/core';
 import { registerUserApi } from './users/api.js';
 import { registerUserPages } from './users/pages.js';
 

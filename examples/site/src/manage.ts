@@ -1,4 +1,4 @@
-import { runManagementCli } from 'latchkey/cli';
+import { runManagementCli } from '@latchkey/core/cli';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
 

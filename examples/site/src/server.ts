@@ -1,4 +1,4 @@
-import { createLatchkey, isLatchkeyError, loadSettings } from 'latchkey';
+import { createLatchkey, isLatchkeyError, loadSettings } from '@latchkey/core';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';

@@ -2,8 +2,8 @@
  * The home page (templates/pages/home.html) and the way in from it: the sign-in and sign-up links,
  * who is signed in, and a login that lands on the user's own page.
  */
-import { createUser, type User } from 'latchkey';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from 'latchkey/testing';
+import { createUser, type User } from '@latchkey/core';
+import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';

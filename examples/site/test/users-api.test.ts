@@ -2,8 +2,8 @@
  * The project's users API (src/users/api.ts, cookiecutter-django's UserViewSet) as a client sees
  * it, with a token and with a browser session, on every database.
  */
-import { createUser, issueApiToken, NAME_MAX_LENGTH, type User, type UsernameType } from 'latchkey';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from 'latchkey/testing';
+import { createUser, issueApiToken, NAME_MAX_LENGTH, type User, type UsernameType } from '@latchkey/core';
+import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';

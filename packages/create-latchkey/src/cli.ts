@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { freshRandomValues, isUsableTarget, libraryDependency, renderProject, writeProject, type RandomValues } from './generate.js';
+import { freshRandomValues, isUsableTarget, renderProject, writeProject, type RandomValues } from './generate.js';
+import { checkedRegistryVersion, LIBRARY_PACKAGE, libraryReference } from './library.js';
 import { OptionError, optionsFrom, QUESTIONS, withDefaults, type ProjectOptions } from './options.js';
 import { TemplateError } from './render.js';
 
@@ -8,6 +9,9 @@ export const USAGE = `Usage: create-latchkey <directory> [options]
 
 Options (each asked on a terminal when not given; --yes or no terminal takes the defaults):
 ${QUESTIONS.map((question) => `  ${question.flag} <${question.allowed ?? 'text'}>`).join('\n')}
+  --latchkey-version <version>
+                     install ${LIBRARY_PACKAGE} from the registry at this version (once it is
+                     published there) instead of the copy of it written into vendor/
   --yes, -y          ask nothing, use the defaults for what is not given
   --help, -h         show this help`;
 
@@ -15,12 +19,18 @@ ${QUESTIONS.map((question) => `  ${question.flag} <${question.allowed ?? 'text'}
 export interface Invocation {
   directory: string;
   answers: Record<string, string>;
+  /** --latchkey-version: the library from the registry instead of a vendored copy. */
+  latchkeyVersion?: string;
   assumeDefaults: boolean;
   help: boolean;
 }
 
+/** The generator's own options that take a value, beside the project's questions. */
+const LATCHKEY_VERSION_FLAG = '--latchkey-version';
+
 export function parseArguments(argv: readonly string[]): Invocation {
   const answers: Record<string, string> = {};
+  let latchkeyVersion: string | undefined;
   const positional: string[] = [];
   let assumeDefaults = false;
   let help = false;
@@ -40,15 +50,19 @@ export function parseArguments(argv: readonly string[]): Invocation {
     }
     const [flag, inlineValue] = argument.includes('=') ? [argument.slice(0, argument.indexOf('=')), argument.slice(argument.indexOf('=') + 1)] : [argument, undefined];
     const question = QUESTIONS.find((candidate) => candidate.flag === flag);
-    if (!question) throw new OptionError(`unknown option ${flag}; allowed: ${QUESTIONS.map((candidate) => candidate.flag).join(', ')}, --yes, --help.`);
+    if (!question && flag !== LATCHKEY_VERSION_FLAG) {
+      throw new OptionError(`unknown option ${flag}; allowed: ${QUESTIONS.map((candidate) => candidate.flag).join(', ')}, ${LATCHKEY_VERSION_FLAG}, --yes, --help.`);
+    }
     const value = inlineValue ?? argv[index + 1];
-    if (value === undefined) throw new OptionError(`${flag} needs a value (${question.allowed ?? 'text'}).`);
+    if (value === undefined) throw new OptionError(`${flag} needs a value (${question ? (question.allowed ?? 'text') : 'a version'}).`);
     if (inlineValue === undefined) index += 1;
-    answers[question.name] = value;
+    if (question) answers[question.name] = value;
+    else latchkeyVersion = checkedRegistryVersion(value.trim());
   }
-  if (help) return { directory: '', answers, assumeDefaults, help };
+  const given = { answers, assumeDefaults, help, ...(latchkeyVersion === undefined ? {} : { latchkeyVersion }) };
+  if (help) return { directory: '', ...given };
   if (positional.length !== 1) throw new OptionError(`give exactly one target directory (got ${positional.length}); see --help.`);
-  return { directory: positional[0]!, answers, assumeDefaults, help };
+  return { directory: positional[0]!, ...given };
 }
 
 /** Asks each question not answered by a flag, showing its default; an empty answer takes it. */
@@ -69,9 +83,10 @@ async function askRemaining(given: Readonly<Record<string, string>>, input: Node
   return answers;
 }
 
-export function nextSteps(directory: string, options: ProjectOptions): string {
+export function nextSteps(directory: string, options: ProjectOptions, vendored: boolean): string {
   return [
     `Created ${options.projectName} in ${directory}`,
+    ...(vendored ? [`${LIBRARY_PACKAGE} is in its vendor/ directory, until it is published: keep vendor/ with the project.`] : []),
     '',
     'Next steps:',
     `  cd ${directory}`,
@@ -107,9 +122,11 @@ export async function runGenerator(argv: readonly string[], io: GeneratorIo): Pr
     const interactive = io.stdin.isTTY === true && !invocation.assumeDefaults;
     const answers = interactive ? await askRemaining(invocation.answers, io.stdin, io.stdout) : withDefaults(invocation.answers);
     const options = optionsFrom(answers);
-    const files = renderProject(options, io.random ?? freshRandomValues(), libraryDependency(target));
+    const library = libraryReference(target, invocation.latchkeyVersion);
+    const files = new Map<string, string | Uint8Array>(renderProject(options, io.random ?? freshRandomValues(), library.dependency));
+    for (const [path, content] of library.files) files.set(path, content);
     writeProject(target, files);
-    io.stdout.write(nextSteps(invocation.directory, options));
+    io.stdout.write(nextSteps(invocation.directory, options, library.files.size > 0));
     return 0;
   } catch (error) {
     if (error instanceof OptionError || error instanceof TemplateError) {

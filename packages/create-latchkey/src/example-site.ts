@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freshRandomValues, libraryDependency, renderProject } from './generate.js';
+import { freshRandomValues, renderProject } from './generate.js';
+import { libraryReference } from './library.js';
 import { optionsFrom, withDefaults } from './options.js';
 
 /**
@@ -24,7 +25,7 @@ export function renderExampleSite(): Map<string, string> {
   const localEnvironment = join(EXAMPLE_SITE, '.envs', 'local.env');
   // The one random value that is committed: kept, so that regenerating changes nothing.
   const committedKey = existsSync(localEnvironment) ? LOCAL_SECRET_KEY.exec(readFileSync(localEnvironment, 'utf8'))?.[1] : undefined;
-  return renderProject(optionsFrom(answers), { ...random, localSecretKey: committedKey ?? random.localSecretKey }, libraryDependency(EXAMPLE_SITE));
+  return renderProject(optionsFrom(answers), { ...random, localSecretKey: committedKey ?? random.localSecretKey }, libraryReference(EXAMPLE_SITE).dependency);
 }
 
 /** The example's files as they are in the checkout: tracked or new, without what git ignores. */

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProjectOptions } from './options.js';
 import { renderTemplate } from './render.js';
 
 /** The project's files as templates (src/render.ts describes the markers). */
 export const TEMPLATE_DIRECTORY = fileURLToPath(new URL('../template/', import.meta.url));
-/** This repository's copy of the library, when the generator runs from a checkout of it. */
-const REPOSITORY_LIBRARY = fileURLToPath(new URL('../../latchkey/', import.meta.url));
-
 /** Files that exist only with the API layer (use_drf=y): a prefix ending in "/" names a directory. */
 const API_ONLY = ['src/users/api.ts', 'test/users-api.test.ts', 'test/spa.test.ts', 'spa/'];
 
@@ -32,18 +29,6 @@ export interface RandomValues {
 export function freshRandomValues(): RandomValues {
   const token = (bytes: number) => randomBytes(bytes).toString('base64url');
   return { localSecretKey: token(48), productionSecretKey: token(48), adminUrl: `${token(24)}/` };
-}
-
-/** How the project depends on the library: a path inside this repository, else the published range. */
-export function libraryDependency(targetDirectory: string): string {
-  const repositoryRoot = resolve(REPOSITORY_LIBRARY, '../..');
-  const target = resolve(targetDirectory);
-  if (existsSync(join(REPOSITORY_LIBRARY, 'package.json')) && (target + sep).startsWith(repositoryRoot + sep)) {
-    return `file:${relative(target, REPOSITORY_LIBRARY).split(sep).join('/')}`;
-  }
-  // Published, the generator and the library share version numbers: a project asks for its own.
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return `^${version}`;
 }
 
 /** Every file of the project, path (with "/") to content, rendered in memory. */
@@ -93,7 +78,7 @@ export function isUsableTarget(directory: string): boolean {
  * Writes the files into a fresh directory beside the target, then renames it into place, so that
  * a failure halfway (a full disk) leaves no half-written project behind.
  */
-export function writeProject(targetDirectory: string, files: ReadonlyMap<string, string>): void {
+export function writeProject(targetDirectory: string, files: ReadonlyMap<string, string | Uint8Array>): void {
   const target = resolve(targetDirectory);
   mkdirSync(dirname(target), { recursive: true });
   const staging = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);

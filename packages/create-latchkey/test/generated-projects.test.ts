@@ -3,12 +3,11 @@
  * use_drf generates a project that installs (against this workspace's packages), type-checks,
  * lints, passes its own tests, starts, and answers as its options say.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderExampleSite } from '../src/example-site.js';
-import { generateLinkedProject, run } from './projects.js';
+import { expectOwnTestsPass, generateLinkedProject, startDev } from './projects.js';
 
 const COMBINATIONS = [
   { username_type: 'username', use_drf: 'y' },
@@ -23,23 +22,6 @@ function importedPackages(source: string): string[] {
   return names.filter((name) => !name.startsWith('node:')).map((name) => (name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]!));
 }
 
-/** Starts `npm run dev` on a free port with a database in the project; resolves with its URL. */
-async function startDev(directory: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn('npm', ['run', 'dev', '--silent'], { cwd: directory, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0' } });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`npm run dev exited with ${code}: ${output}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return { url, stop: () => (child.kill('SIGTERM'), exited) };
-}
-
 /** The example site's options: use_drf=y, every other option at its default. */
 function isExampleSite(answers: { username_type: string; use_drf: string }): boolean {
   return answers.username_type === 'username' && answers.use_drf === 'y';
@@ -50,18 +32,8 @@ function withoutInstallDetails(files: ReadonlyMap<string, string>): Map<string, 
   const kept = new Map(files);
   kept.delete('.envs/local.env');
   kept.delete('.envs/production.env');
-  kept.set('package.json', kept.get('package.json')!.replace(/"latchkey": "[^"]*"/, '"latchkey": "..."'));
+  kept.set('package.json', kept.get('package.json')!.replace(/"@latchkey\/core": "[^"]*"/, '"@latchkey/core": "..."'));
   return kept;
-}
-
-/** The project's own `npm test`: type check, lint, and its suites (on SQLite here), none skipped. */
-async function expectOwnTestsPass(directory: string): Promise<void> {
-  const tested = await run('npm', ['test', '--silent'], directory);
-  expect(tested.code, tested.output).toBe(0);
-  // eslint-disable-next-line no-control-regex -- the colours of vitest's summary
-  const summary = tested.output.replace(/\u001b\[[0-9;]*m/g, '');
-  expect(summary).toMatch(/Tests\s+\d+ passed \(\d+\)/);
-  expect(summary).not.toMatch(/skipped|failed|todo/);
 }
 
 describe.each(COMBINATIONS)('a project generated with username_type=$username_type use_drf=$use_drf', (answers) => {

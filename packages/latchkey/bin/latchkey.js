@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `latchkey` command: a project's management commands, run against its settings module.
 //   latchkey [--settings src/config/settings.ts] <command> [options]
-// The library ships TypeScript sources, so this registers tsx's loader before importing them.
+// A project's settings module is TypeScript, so this registers tsx's loader before loading it.
 import { register } from 'tsx/esm/api';
 
 register();
-const { runFromCommandLine } = await import('../src/cli/bin.ts');
+const { runFromCommandLine } = await import('../dist/cli/bin.js');
 await runFromCommandLine(process.argv.slice(2));

@@ -1,4 +1,4 @@
-import type { ProjectSettings } from 'latchkey';
+import type { ProjectSettings } from '@latchkey/core';
 
 /**
  * The project's settings, all in one place (as cookiecutter-django's config/settings/): `base`

@@ -1,4 +1,4 @@
-import type { User } from 'latchkey';
+import type { User } from '@latchkey/core';
 
 /**
  * How a URL names a user (cookiecutter-django's lookup_field), shared by the user pages and the

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientOf, isLatchkeyError, updateProfile, type Latchkey } from 'latchkey';
+import { clientOf, isLatchkeyError, updateProfile, type Latchkey } from '@latchkey/core';
 import { lookupOf, userPagePath } from './lookup.js';
 
 /**

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 %% endif %%
 import Fastify, { type FastifyInstance } from 'fastify';
-import { handleUnexpectedError, type Latchkey } from 'latchkey';
+import { handleUnexpectedError, type Latchkey } from '@latchkey/core';
 %% if use_drf %%
 import { registerUserApi } from './users/api.js';
 %% endif %%

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { isLatchkeyError, NAME_MAX_LENGTH } from 'latchkey';
-import { createTestLatchkey, testDatabaseKinds, testSettings, type TestLatchkey } from 'latchkey/testing';
+import { isLatchkeyError, NAME_MAX_LENGTH } from '@latchkey/core';
+import { createTestLatchkey, testDatabaseKinds, testSettings, type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';

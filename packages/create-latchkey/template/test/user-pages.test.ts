@@ -3,8 +3,8 @@
  * on every database: the landing redirect, the user's own page, the form that changes the name,
  * and what anyone else gets.
  */
-import { createUser, NAME_MAX_LENGTH, type User } from 'latchkey';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from 'latchkey/testing';
+import { createUser, NAME_MAX_LENGTH, type User } from '@latchkey/core';
+import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';

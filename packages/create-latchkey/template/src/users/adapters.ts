@@ -6,7 +6,7 @@ import {
   SocialAccountAdapter as LatchkeySocialAccountAdapter,
   type NewSocialUser,
   type SocialLogin,
-} from 'latchkey';
+} from '@latchkey/core';
 
 /**
  * The project's account adapter: Latchkey's hook points for local accounts, as allauth's

@@ -12,7 +12,7 @@ import {
   type JsonSchema,
   type Latchkey,
   type User,
-} from 'latchkey';
+} from '@latchkey/core';
 import { lookupOf, pathSegment } from './lookup.js';
 
 /**

@@ -1,0 +1,128 @@
+/**
+ * Both packages as they would be published, used as a stranger would: the library and the
+ * generator are packed with `npm pack`, the packed generator writes a project into a directory
+ * outside this repository, the project is moved elsewhere, installed there with plain
+ * `npm install` (no workspace, no link to this checkout), and then passes its own `npm test`,
+ * starts, and serves its login page.
+ */
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectOwnTestsPass, run, startDev } from './projects.js';
+
+const PACKAGES = fileURLToPath(new URL('../..', import.meta.url));
+const REPOSITORY = join(PACKAGES, '..');
+
+interface Manifest {
+  name: string;
+  version: string;
+  license?: string;
+  repository?: { url: string; directory: string };
+  engines?: { node: string };
+  bin?: Record<string, string>;
+  exports?: Record<string, string | { types: string; default: string }>;
+  dependencies?: Record<string, string>;
+}
+
+interface Packed {
+  tarball: string;
+  files: string[];
+  manifest: Manifest;
+}
+
+/** `npm pack` of one of this repository's packages, and what the tarball holds. */
+async function pack(packageDirectory: string, destination: string): Promise<Packed> {
+  const before = new Set(readdirSync(destination));
+  const packed = await run('npm', ['pack', '--pack-destination', destination], join(PACKAGES, packageDirectory));
+  expect(packed.code, packed.output).toBe(0);
+  const [name] = readdirSync(destination).filter((file) => !before.has(file));
+  const tarball = join(destination, name!);
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/^package\//, ''));
+  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })) as Manifest;
+  return { tarball, files, manifest };
+}
+
+/** What every published package must say about itself. */
+function expectPublishable({ manifest, files }: Packed): void {
+  expect(manifest).toMatchObject({ license: 'MIT', engines: { node: '>=20.19' } });
+  expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
+  expect(files).toContain('LICENSE');
+  expect(files).toContain('README.md');
+  for (const target of Object.values(manifest.bin ?? {})) expect(files).toContain(target.replace(/^\.\//, ''));
+  // Built JavaScript only: no TypeScript source (declarations aside) and no tests of the package
+  // (the generator's template/ is a project's source, its tests included).
+  const own = files.filter((file) => !file.startsWith('template/'));
+  expect(own.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+  expect(own.filter((file) => /\.test\.|(^|\/)test\/|^src\//.test(file))).toEqual([]);
+}
+
+describe('the packed packages, used outside this repository', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'lk-packed-'));
+  const packs = join(workspace, 'packs');
+  let library: Packed;
+  let generator: Packed;
+
+  beforeAll(async () => {
+    expect(relative(REPOSITORY, workspace).startsWith('..')).toBe(true);
+    mkdirSync(packs);
+    library = await pack('latchkey', packs);
+    generator = await pack('create-latchkey', packs);
+  }, 120_000);
+
+  it('the library is @latchkey/core: built JavaScript, declarations, templates, static files, and exports that exist', () => {
+    expectPublishable(library);
+    expect(library.manifest.name).toBe('@latchkey/core');
+    for (const [subpath, target] of Object.entries(library.manifest.exports!)) {
+      const targets = typeof target === 'string' ? [target] : [target.types, target.default];
+      for (const file of targets) expect(library.files, subpath).toContain(file.replace(/^\.\//, ''));
+    }
+    expect(library.files).toEqual(expect.arrayContaining(['dist/templates/account/login.html', 'dist/static/latchkey.css', 'dist/account/passwords/bcrypt-worker.js']));
+    expect(library.files.every((file) => ['package.json', 'README.md', 'LICENSE'].includes(file) || /^(dist|bin)\//.test(file))).toBe(true);
+  });
+
+  it('the generator is create-latchkey: its command, the templates, and a copy of the library to vendor', () => {
+    expectPublishable(generator);
+    expect(generator.manifest.name).toBe('create-latchkey');
+    expect(generator.manifest.bin).toEqual({ 'create-latchkey': './bin/create-latchkey.js' });
+    expect(generator.manifest.dependencies ?? {}).toEqual({});
+    expect(generator.files).toEqual(expect.arrayContaining(['dist/main.js', 'template/package.json', 'template/_gitignore', `vendor/latchkey-core-${library.manifest.version}.tgz`]));
+  });
+
+  it('generates a project that installs wherever it is moved, passes its own tests and serves its login page', { timeout: 600_000 }, async () => {
+    const generatedIn = join(workspace, 'generated');
+    mkdirSync(generatedIn);
+    const generated = await run('npx', ['--yes', `file:${generator.tarball}`, 'shop', '--yes', '--username-type', 'email', '--use-drf', 'y'], generatedIn);
+    expect(generated.code, generated.output).toBe(0);
+    expect(generated.output).toContain('Created My Awesome Project in shop');
+
+    // Moved, as a project is when it is committed and cloned elsewhere.
+    const project = join(workspace, 'elsewhere', 'shop');
+    mkdirSync(join(workspace, 'elsewhere'));
+    renameSync(join(generatedIn, 'shop'), project);
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund'], project);
+    expect(installed.code, installed.output).toBe(0);
+
+    // The library came from the project's own vendor/ copy, not from this checkout.
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as Manifest;
+    expect(manifest.dependencies?.['@latchkey/core']).toBe(`file:vendor/latchkey-core-${library.manifest.version}.tgz`);
+    const installedLibrary = join(project, 'node_modules', '@latchkey', 'core');
+    expect(lstatSync(installedLibrary).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(project, 'package-lock.json'), 'utf8')).not.toContain(REPOSITORY);
+
+    await expectOwnTestsPass(project);
+    const server = await startDev(project);
+    try {
+      const login = await fetch(`${server.url}/accounts/login/`, { headers: { host: 'localhost:8000' } });
+      expect(login.status).toBe(200);
+      expect(await login.text()).toMatch(/<input[^>]*name="login"[^>]*type="email"/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
