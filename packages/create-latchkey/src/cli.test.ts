@@ -52,6 +52,7 @@ describe('the generator command', () => {
     expect(result.out).toContain('@latchkey/core is in its vendor/ directory');
     expect(readdirSync(join(result.cwd, 'site', 'vendor'))).toEqual(['latchkey-core-0.1.0.tgz']);
     expect(dependencies(join(result.cwd, 'site'))).toMatchObject({ '@latchkey/core': 'file:vendor/latchkey-core-0.1.0.tgz' });
+    expect(readFileSync(join(result.cwd, 'site', 'README.md'), 'utf8')).toContain('from `file:vendor/latchkey-core-0.1.0.tgz`');
   });
 
   it('with --latchkey-version depends on that version from the registry, and vendors nothing', async () => {
@@ -60,6 +61,7 @@ describe('the generator command', () => {
     expect(result.out).not.toContain('vendor/');
     expect(existsSync(join(result.cwd, 'site', 'vendor'))).toBe(false);
     expect(dependencies(join(result.cwd, 'site'))).toMatchObject({ '@latchkey/core': '^0.1.0' });
+    expect(readFileSync(join(result.cwd, 'site', 'README.md'), 'utf8')).not.toContain('vendor/');
   });
 
   it('on a terminal asks each question not given by a flag, an empty answer taking the default shown', async () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, r
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProjectOptions } from './options.js';
+import { isVendoredDependency } from './library.js';
 import { renderTemplate } from './render.js';
 
 /** The project's files as templates (src/render.ts describes the markers). */
@@ -46,7 +47,12 @@ export function renderProject(options: ProjectOptions, random: RandomValues, lat
     production_secret_key: random.productionSecretKey,
     admin_url: random.adminUrl,
   };
-  const flags = { use_drf: options.useDrf, username: options.usernameType === 'username', email: options.usernameType === 'email' };
+  const flags = {
+    use_drf: options.useDrf,
+    username: options.usernameType === 'username',
+    email: options.usernameType === 'email',
+    vendored_library: isVendoredDependency(latchkeyDependency),
+  };
   const files = new Map<string, string>();
   for (const templatePath of templateFiles(TEMPLATE_DIRECTORY)) {
     const path = templatePath

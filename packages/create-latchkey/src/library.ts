@@ -15,10 +15,18 @@ export interface LibraryReference {
   files: ReadonlyMap<string, Uint8Array>;
 }
 
+/** Where a project keeps its copy of the library. */
+const VENDOR_DIRECTORY = 'vendor';
+
+/** Whether a project's dependency on the library is its own vendored copy. */
+export function isVendoredDependency(dependency: string): boolean {
+  return dependency.startsWith(`file:${VENDOR_DIRECTORY}/`);
+}
+
 /** This package's root: packages/create-latchkey in a checkout, the installed package otherwise. */
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The library tarball a packed generator carries (its prepack puts it there). */
-const BUNDLED_LIBRARY = join(PACKAGE_ROOT, 'vendor');
+const BUNDLED_LIBRARY = join(PACKAGE_ROOT, VENDOR_DIRECTORY);
 const REPOSITORY_ROOT = resolve(PACKAGE_ROOT, '../..');
 const REPOSITORY_LIBRARY = join(REPOSITORY_ROOT, 'packages', 'latchkey');
 
@@ -54,7 +62,7 @@ export function libraryReference(targetDirectory: string, registryVersion?: stri
     return { dependency: `file:${relative(target, REPOSITORY_LIBRARY).split(sep).join('/')}`, files: new Map() };
   }
   const tarball = runsFromCheckout() ? packedRepositoryLibrary() : bundledLibrary();
-  const path = `vendor/${tarball.name}`;
+  const path = `${VENDOR_DIRECTORY}/${tarball.name}`;
   return { dependency: `file:${path}`, files: new Map([[path, tarball.content]]) };
 }
 

@@ -89,6 +89,7 @@ describe('the packed packages, used outside this repository', () => {
   it('the generator is create-latchkey: its command, the templates, and a copy of the library to vendor', () => {
     expectPublishable(generator);
     expect(generator.manifest.name).toBe('create-latchkey');
+    expect(generator.manifest.version).toBe(library.manifest.version);
     expect(generator.manifest.bin).toEqual({ 'create-latchkey': './bin/create-latchkey.js' });
     expect(generator.manifest.dependencies ?? {}).toEqual({});
     expect(generator.files).toEqual(expect.arrayContaining(['dist/main.js', 'template/package.json', 'template/_gitignore', `vendor/latchkey-core-${library.manifest.version}.tgz`]));
