@@ -17,4 +17,5 @@ execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
 const vendor = join(root, 'vendor');
 rmSync(vendor, { recursive: true, force: true });
 mkdirSync(vendor);
-execFileSync('npm', ['pack', '--silent', '--pack-destination', vendor], { cwd: join(root, '..', 'latchkey'), stdio: ['ignore', 'ignore', 'inherit'] });
+// Its output goes to stderr, so that `npm pack --json` of the generator stays parseable.
+execFileSync('npm', ['pack', '--silent', '--pack-destination', vendor], { cwd: join(root, '..', 'latchkey'), stdio: ['ignore', process.stderr, 'inherit'] });

@@ -59,7 +59,7 @@ export function parseArguments(argv: readonly string[]): Invocation {
     if (question) answers[question.name] = value;
     else latchkeyVersion = checkedRegistryVersion(value.trim());
   }
-  const given = { answers, assumeDefaults, help, ...(latchkeyVersion === undefined ? {} : { latchkeyVersion }) };
+  const given = { answers, latchkeyVersion, assumeDefaults, help };
   if (help) return { directory: '', ...given };
   if (positional.length !== 1) throw new OptionError(`give exactly one target directory (got ${positional.length}); see --help.`);
   return { directory: positional[0]!, ...given };
