@@ -6,11 +6,11 @@
  * starts, and serves its login page.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOwnTestsPass, run, startDev } from './projects.js';
 
 const PACKAGES = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,6 +74,8 @@ describe('the packed packages, used outside this repository', () => {
     library = await pack('latchkey', packs);
     generator = await pack('create-latchkey', packs);
   }, 120_000);
+  // A fresh install is a few hundred megabytes: not left behind in the temporary directory.
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
   it('the library is @latchkey/core: built JavaScript, declarations, templates, static files, and exports that exist', () => {
     expectPublishable(library);
