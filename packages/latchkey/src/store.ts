@@ -1,11 +1,12 @@
 /**
  * The store: every feature's repositories (each feature owns its ports: account/ports.ts,
- * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts) behind one object, and the transaction that
+ * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts) behind one object, and the transaction that
  * binds them all to one database transaction. storage/kysely/ implements it.
  */
 import type { AuditLogRepository, EmailAddressRepository, UserRepository } from './account/ports.js';
 import type { AuthenticatorRepository } from './mfa/ports.js';
 import type { SessionRepository } from './sessions/ports.js';
+import type { SocialAccountRepository, SocialAppRepository, SocialTokenRepository } from './socialaccount/ports.js';
 import type { ApiTokenRepository } from './tokens/ports.js';
 
 /** The repositories, bound either to the database or to one open transaction. */
@@ -16,6 +17,9 @@ export interface Repositories {
   auditLog: AuditLogRepository;
   authenticators: AuthenticatorRepository;
   apiTokens: ApiTokenRepository;
+  socialApps: SocialAppRepository;
+  socialAccounts: SocialAccountRepository;
+  socialTokens: SocialTokenRepository;
 }
 
 export interface Store extends Repositories {

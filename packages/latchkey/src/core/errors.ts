@@ -20,6 +20,8 @@ export type LatchkeyErrorCode =
   | 'signup_closed'
   | 'reauthentication_required'
   | 'authenticator_exists'
+  | 'social_app_exists'
+  | 'social_account_exists'
   | 'incorrect_code'
   | 'email_unverified';
 
@@ -78,6 +80,8 @@ const ERROR_KINDS: Record<LatchkeyErrorCode, ErrorKind> = {
   incorrect_code: 'invalid',
   not_found: 'not_found',
   authenticator_exists: 'conflict',
+  social_app_exists: 'conflict',
+  social_account_exists: 'conflict',
   email_unverified: 'conflict',
   signup_closed: 'forbidden',
   rate_limited: 'too_many',

@@ -11,6 +11,9 @@ import { describeAuthenticatorRepository } from '../testing/conformance/authenti
 import { describeEmailAddressRepository } from '../testing/conformance/email-addresses.js';
 import { describeMigrations } from '../testing/conformance/migrations.js';
 import { describeSessionRepository } from '../testing/conformance/sessions.js';
+import { describeSocialAccountRepository } from '../testing/conformance/social-accounts.js';
+import { describeSocialAppRepository } from '../testing/conformance/social-apps.js';
+import { describeSocialTokenRepository } from '../testing/conformance/social-tokens.js';
 import { describeStoreTransactions } from '../testing/conformance/transactions.js';
 import { describeUserRepository } from '../testing/conformance/users.js';
 import type { UsernameType } from '../config/settings.js';
@@ -29,6 +32,9 @@ for (const kind of kinds) {
       describeAuditLogRepository(target);
       describeAuthenticatorRepository(target);
       describeApiTokenRepository(target);
+      describeSocialAppRepository(target);
+      describeSocialAccountRepository(target);
+      describeSocialTokenRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

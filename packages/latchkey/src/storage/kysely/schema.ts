@@ -100,6 +100,38 @@ export interface ApiTokensTable {
   created_at: InstantColumn;
 }
 
+export interface SocialAppsTable {
+  id: Generated<number>;
+  provider: string;
+  provider_id: string;
+  name: string;
+  client_id: string;
+  sealed_secret: string;
+  key: string;
+  /** JSON text. */
+  settings: string;
+}
+
+export interface SocialAccountsTable {
+  id: Generated<number>;
+  user_id: number;
+  provider: string;
+  uid: string;
+  /** JSON text. */
+  extra_data: string;
+  date_joined: InstantColumn;
+  last_login: InstantColumn;
+}
+
+export interface SocialTokensTable {
+  id: Generated<number>;
+  account_id: number;
+  app_id: number | null;
+  sealed_token: string;
+  sealed_token_secret: string;
+  expires_at: ColumnType<string | Date | null, string | null, string | null>;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
@@ -111,6 +143,9 @@ export interface DatabaseSchema {
   latchkey_recovery_code_uses: RecoveryCodeUsesTable;
   latchkey_one_time_claims: OneTimeClaimsTable;
   latchkey_api_tokens: ApiTokensTable;
+  latchkey_social_apps: SocialAppsTable;
+  latchkey_social_accounts: SocialAccountsTable;
+  latchkey_social_tokens: SocialTokensTable;
 }
 
 export function toBooleanColumn(value: boolean): number {
@@ -123,4 +158,17 @@ export function toInstantColumn(value: Date): string {
 
 export function fromInstantColumn(value: string | Date): Date {
   return new Date(value);
+}
+
+/**
+ * A JSON column holding an object, read back. A row whose text is not a JSON object (written by
+ * hand, or cut short) reads as {} rather than failing every read of the row.
+ */
+export function fromJsonObjectColumn(value: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }

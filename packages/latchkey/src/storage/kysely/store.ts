@@ -7,6 +7,9 @@ import { createAuditLogRepository } from './audit-log.js';
 import { createAuthenticatorRepository } from './authenticators.js';
 import { createEmailAddressRepository } from './email-addresses.js';
 import { createSessionRepository } from './sessions.js';
+import { createSocialAccountRepository } from './social-accounts.js';
+import { createSocialAppRepository } from './social-apps.js';
+import { createSocialTokenRepository } from './social-tokens.js';
 import { createUserRepository } from './users.js';
 
 function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType): Repositories {
@@ -18,6 +21,9 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     auditLog: createAuditLogRepository(context),
     authenticators: createAuthenticatorRepository(context),
     apiTokens: createApiTokenRepository(context),
+    socialApps: createSocialAppRepository(context),
+    socialAccounts: createSocialAccountRepository(context),
+    socialTokens: createSocialTokenRepository(context),
   };
 }
 
@@ -64,6 +70,9 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     auditLog: guarded('auditLog', outer.auditLog, check),
     authenticators: guarded('authenticators', outer.authenticators, check),
     apiTokens: guarded('apiTokens', outer.apiTokens, check),
+    socialApps: guarded('socialApps', outer.socialApps, check),
+    socialAccounts: guarded('socialAccounts', outer.socialAccounts, check),
+    socialTokens: guarded('socialTokens', outer.socialTokens, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

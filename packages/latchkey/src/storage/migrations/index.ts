@@ -12,6 +12,7 @@ import { initialMigration } from './0001_initial.js';
 import { auditAndRateLimitsMigration } from './0002_audit_and_rate_limits.js';
 import { mfaMigration } from './0003_mfa.js';
 import { apiTokensMigration } from './0004_api_tokens.js';
+import { socialAccountMigration } from './0005_socialaccount.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -23,6 +24,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0002_audit_and_rate_limits': auditAndRateLimitsMigration(dialect),
     '0003_mfa': mfaMigration(dialect),
     '0004_api_tokens': apiTokensMigration(dialect),
+    '0005_socialaccount': socialAccountMigration(dialect),
   };
 }
 

@@ -149,6 +149,49 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(await store.apiTokens.createIfAbsent({ ...token, keyHash: 'another', sealedKey: 'v1.another', createdAt: new Date() })).toEqual(token);
     },
   },
+  '0005_socialaccount': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      // The columns with defaults are left out, as an older writer might have.
+      const appId = await insertRow(db, 'latchkey_social_apps', { provider: 'github', name: 'Legacy GitHub', client_id: 'legacy-client' });
+      const accountId = await insertRow(db, 'latchkey_social_accounts', {
+        user_id: user.rows[0]?.id,
+        provider: 'github',
+        uid: 'legacy-uid',
+        extra_data: '{"login":"legacy"}',
+        date_joined: '2025-01-02T03:04:05.678Z',
+        last_login: '2025-02-02T03:04:05.678Z',
+      });
+      await insertRow(db, 'latchkey_social_tokens', { account_id: accountId, app_id: appId, sealed_token: 'v1.legacy-access', expires_at: '2025-03-02T03:04:05.678Z' });
+      await insertRow(db, 'latchkey_social_tokens', { account_id: accountId, app_id: null, sealed_token: 'v1.legacy-settings', sealed_token_secret: 'v1.legacy-refresh', expires_at: null });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const [app] = await store.socialApps.list();
+      expect(app).toEqual({ id: app!.id, provider: 'github', providerId: '', name: 'Legacy GitHub', clientId: 'legacy-client', sealedSecret: '', key: '', settings: {} });
+      const account = await store.socialAccounts.find('github', 'legacy-uid');
+      expect(account).toEqual({
+        id: account!.id,
+        userId: user!.id,
+        provider: 'github',
+        uid: 'legacy-uid',
+        extraData: { login: 'legacy' },
+        dateJoined: new Date('2025-01-02T03:04:05.678Z'),
+        lastLogin: new Date('2025-02-02T03:04:05.678Z'),
+      });
+      const tokens = await store.socialTokens.listForAccount(account!.id);
+      expect(tokens).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ appId: app!.id, sealedToken: 'v1.legacy-access', sealedTokenSecret: '', expiresAt: new Date('2025-03-02T03:04:05.678Z') }),
+          expect.objectContaining({ appId: null, sealedToken: 'v1.legacy-settings', sealedTokenSecret: 'v1.legacy-refresh', expiresAt: null }),
+        ]),
+      );
+      // Still one token per account and app: a new one for the settings' app replaces the old.
+      await store.socialTokens.save({ accountId: account!.id, appId: null, sealedToken: 'v1.new', sealedTokenSecret: '', expiresAt: null });
+      expect(await store.socialTokens.listForAccount(account!.id)).toHaveLength(2);
+      await expect(store.socialAccounts.create({ ...account!, userId: user!.id })).rejects.toMatchObject({ code: 'social_account_exists' });
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

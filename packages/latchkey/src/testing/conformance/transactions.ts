@@ -105,6 +105,9 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
           store().users.create(newUser(usernameType, 'john')),
           store().emailAddresses.listForUser(jane.id),
           store().sessions.listForUser(jane.id),
+          store().socialApps.list(),
+          store().socialAccounts.listForUser(jane.id),
+          store().socialTokens.listForAccount(1),
         ]);
         // The work's own repositories are unaffected, and the transaction commits.
         await repositories.users.update(jane.id, { name: 'Jane Doe' });

@@ -1,0 +1,45 @@
+import type { NewSocialAccount, NewSocialApp, NewSocialToken, SocialAccount, SocialApp, SocialToken } from './model.js';
+
+export interface SocialAppRepository {
+  /** Throws 'social_app_exists' when an app with the same provider and providerId exists. */
+  create(input: NewSocialApp): Promise<SocialApp>;
+  /** Every app, by provider then providerId then id. */
+  list(): Promise<SocialApp[]>;
+  findById(id: number): Promise<SocialApp | undefined>;
+  /**
+   * Removes it; its stored tokens stay with their accounts, detached (appId becomes null). An
+   * account that already has a detached token keeps that one and loses the app's, so that it
+   * still has at most one per app.
+   */
+  delete(id: number): Promise<boolean>;
+}
+
+export interface SocialAccountRepository {
+  /**
+   * Throws 'social_account_exists' when (provider, uid) is already connected, to this user or
+   * another (a unique constraint decides, so two parallel connects cannot both succeed), and
+   * 'not_found' when the user does not exist.
+   */
+  create(input: NewSocialAccount): Promise<SocialAccount>;
+  find(provider: string, uid: string): Promise<SocialAccount | undefined>;
+  findById(id: number): Promise<SocialAccount | undefined>;
+  /** Oldest first. */
+  listForUser(userId: number): Promise<SocialAccount[]>;
+  /** Records a login: the provider's latest data and the time. False when it no longer exists. */
+  recordLogin(id: number, extraData: Record<string, unknown>, at: Date): Promise<boolean>;
+  /** Removes it with its tokens. */
+  delete(id: number): Promise<boolean>;
+}
+
+export interface SocialTokenRepository {
+  /**
+   * Stores the account's token for the app, replacing the one it had (by account and app, a null
+   * app matching a null app). A refresh token is kept when the new token brings none, as allauth
+   * does: pass an empty sealedTokenSecret to keep the stored one. The replaced token's id stays.
+   * Parallel saves for one account and app leave one token. Throws 'not_found' when the account
+   * (or the app) does not exist.
+   */
+  save(input: NewSocialToken): Promise<SocialToken>;
+  /** Oldest first. */
+  listForAccount(accountId: number): Promise<SocialToken[]>;
+}
