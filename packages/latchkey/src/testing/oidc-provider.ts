@@ -1,0 +1,180 @@
+/**
+ * A real OpenID Connect provider for tests: panva's oidc-provider, in-process on 127.0.0.1. It is
+ * a devDependency of the repository only, so this module is not exported from testing/index.ts;
+ * test files import it by path.
+ *
+ * There are no login pages: the test says who signs in (`nextLogin`, or per call), and
+ * followAuthorization plays the browser, finishing the interaction and granting the scopes.
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+// @ts-expect-error -- oidc-provider ships no type declarations; the little used here is typed below.
+import ProviderModule from 'oidc-provider';
+
+/** An account at the test provider. `userinfoClaims` override `claims` in userinfo only (Cognito's "true"/"false" strings). */
+export interface TestOidcAccount {
+  sub: string;
+  claims?: Record<string, unknown>;
+  userinfoClaims?: Record<string, unknown>;
+}
+
+export interface TestOidcClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post';
+}
+
+export interface TestOidcProviderOptions {
+  clients: TestOidcClient[];
+  accounts: TestOidcAccount[];
+  /** A path for the issuer, e.g. '/us-east-1_AbCdEf123' to be shaped like a Cognito user pool's issuer. */
+  issuerPath?: string;
+}
+
+/** Who signs in at the next interaction: an account's sub, or a refusal (error=access_denied). */
+export type TestLogin = { login: string } | { deny: true };
+
+export interface TestOidcProvider {
+  /** The issuer (server_url for the client), e.g. http://127.0.0.1:40123/us-east-1_AbCdEf123. */
+  readonly issuer: string;
+  /** The account that signs in when followAuthorization is given no `as`. */
+  nextLogin: string | undefined;
+  /** Plays the browser from the authorization URL to the redirect back to the client (code, state, iss or error). */
+  followAuthorization(authorizationUrl: URL | string, options?: { as?: TestLogin }): Promise<URL>;
+  close(): Promise<void>;
+}
+
+/** The slice of oidc-provider's API this module uses. */
+interface OidcProvider {
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; params: Record<string, unknown> }>;
+  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options: { mergeWithLastSubmission: boolean }): Promise<void>;
+  Grant: new (input: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+}
+type OidcProviderClass = new (issuer: string, configuration: Record<string, unknown>) => OidcProvider;
+const Provider = ProviderModule as unknown as OidcProviderClass;
+
+export async function startTestOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
+  const issuerPath = (options.issuerPath ?? '').replace(/\/+$/, '');
+  const accounts = new Map(options.accounts.map((account) => [account.sub, account]));
+  /** Per interaction uid, who followAuthorization said signs in. */
+  const chosenLogins = new Map<string, TestLogin>();
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(`${issuerPath}/`)) {
+      res.writeHead(404).end();
+      return;
+    }
+    const path = url.slice(issuerPath.length);
+    const interaction = /^\/interaction\/([^/?]+)/.exec(path);
+    if (interaction !== null) {
+      finishInteraction(req, res, interaction[1]!).catch((error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+      });
+      return;
+    }
+    // oidc-provider's routes have no prefix; it finds its mount path from originalUrl minus url.
+    Object.assign(req, { originalUrl: url, url: path });
+    handleOidcRequest(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `${origin}${issuerPath}`;
+
+  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  // Made once the port (and so the issuer) is known; the server's handler only runs after that.
+  const provider = new Provider(issuer, {
+    clients: options.clients.map((client) => ({ ...client, grant_types: ['authorization_code'], response_types: ['code'] })),
+    jwks: { keys: [{ ...signingKey, kid: 'test-signing-key', use: 'sig', alg: 'RS256' }] },
+    cookies: { keys: [randomBytes(16).toString('hex')] },
+    // Explicit lifetimes (seconds) keep oidc-provider from printing a notice for each default.
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'given_name', 'family_name', 'preferred_username'],
+    },
+    // Most providers (Cognito among them) put the profile in the ID token too.
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${issuerPath}/interaction/${interaction.uid}` },
+    findAccount: (_ctx: unknown, sub: string) => {
+      const account = accounts.get(sub);
+      if (account === undefined) return undefined;
+      return {
+        accountId: sub,
+        claims: (use: string) => ({ ...account.claims, ...(use === 'userinfo' ? account.userinfoClaims : {}), sub }),
+      };
+    },
+  });
+
+  const handleOidcRequest = provider.callback();
+
+  /** Logs the chosen account in and grants what the client asked for, with no page in between. */
+  async function finishInteraction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+    const oidc = provider;
+    const details = await oidc.interactionDetails(req, res);
+    const chosen = chosenLogins.get(uid) ?? (handle.nextLogin === undefined ? undefined : { login: handle.nextLogin });
+    chosenLogins.delete(uid);
+    if (chosen === undefined) throw new Error('the test provider was not told who signs in: set nextLogin or pass `as`');
+    if ('deny' in chosen) {
+      await oidc.interactionFinished(req, res, { error: 'access_denied', error_description: 'the person declined' }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const grant = new oidc.Grant({ accountId: chosen.login, clientId: String(details.params.client_id) });
+    grant.addOIDCScope(String(details.params.scope));
+    const grantId = await grant.save();
+    await oidc.interactionFinished(req, res, { login: { accountId: chosen.login }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  async function followAuthorization(authorizationUrl: URL | string, followOptions: { as?: TestLogin } = {}): Promise<URL> {
+    const cookies = new Map<string, string>();
+    let current = new URL(authorizationUrl);
+    for (let hop = 0; hop < 10; hop += 1) {
+      // The first address off the provider is the redirect back to the client.
+      if (current.origin !== origin) return current;
+      const interaction = /\/interaction\/([^/?]+)$/.exec(current.pathname);
+      if (interaction !== null && followOptions.as !== undefined) chosenLogins.set(interaction[1]!, followOptions.as);
+      const cookieHeader = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+      const response = await fetch(current, { redirect: 'manual', headers: cookieHeader === '' ? {} : { cookie: cookieHeader } });
+      keepCookies(cookies, response.headers.getSetCookie());
+      const location = response.headers.get('location');
+      if (location === null) {
+        throw new Error(`the test provider stopped at ${current.href} with HTTP ${response.status}: ${(await response.text()).slice(0, 500)}`);
+      }
+      await response.body?.cancel();
+      current = new URL(location, current);
+    }
+    throw new Error('the test provider redirected more than 10 times');
+  }
+
+  const handle: TestOidcProvider = {
+    issuer,
+    nextLogin: undefined,
+    followAuthorization,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+  return handle;
+}
+
+/** A tiny cookie jar for one browser visit: one host, so paths and domains are ignored. */
+function keepCookies(jar: Map<string, string>, setCookies: string[]): void {
+  for (const setCookie of setCookies) {
+    const [pair = '', ...attributes] = setCookie.split(';');
+    const separator = pair.indexOf('=');
+    const name = pair.slice(0, separator).trim();
+    const value = pair.slice(separator + 1).trim();
+    const expired = attributes.some((attribute) => {
+      const [key = '', raw = ''] = attribute.split('=');
+      return (key.trim().toLowerCase() === 'expires' && Date.parse(raw) <= Date.now()) || (key.trim().toLowerCase() === 'max-age' && Number(raw) <= 0);
+    });
+    if (value === '' || expired) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
