@@ -1,5 +1,6 @@
 import type { AccountAdapter } from './account/adapter.js';
 import type { SocialAccountAdapter } from './socialaccount/adapter.js';
+import type { ProviderDirectory } from './socialaccount/directory.js';
 import type { AccountEvents } from './account/events.js';
 import type { PasswordHashing } from './account/passwords/index.js';
 import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
@@ -28,6 +29,8 @@ export interface LatchkeyDeps {
   adapter: AccountAdapter;
   /** The project's hook points for social sign-in (socialaccount/adapter.ts). */
   socialAdapter: SocialAccountAdapter;
+  /** The providers people can sign in with (socialaccount/directory.ts). */
+  socialProviders: ProviderDirectory;
   /** Publishes account events and writes the audit trail. */
   events: AccountEvents;
   rateLimits: RateLimiter;

@@ -28,6 +28,11 @@ export const ACCOUNT_EVENTS = [
   'api_token_created',
   'api_token_deleted',
   'api_token_obtained',
+  // allauth.socialaccount's: an account at a provider connected to the user, signed in with again
+  // (its data refreshed), or disconnected.
+  'social_account_added',
+  'social_account_updated',
+  'social_account_removed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 

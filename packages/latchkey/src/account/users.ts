@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { User } from './model.js';
+import type { Repositories } from '../store.js';
 import { validateEmail, validateUsername } from '../core/identifiers.js';
 import { cleanName } from './names.js';
 import { makeUnusablePassword, validatePassword, type PasswordPolicy } from './passwords/index.js';
@@ -46,7 +47,12 @@ export interface CreateUserInput {
  * the account is either complete or absent. Uniqueness is the database's to decide, so two
  * parallel creations of the same identifier cannot both succeed.
  */
-export async function createUser(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock'>, input: CreateUserInput): Promise<User> {
+export async function createUser(
+  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock'>,
+  input: CreateUserInput,
+  /** Rows that belong with the new user (a social account), written in the same transaction. */
+  withUser?: (repositories: Repositories, user: User) => Promise<void>,
+): Promise<User> {
   const byEmail = deps.settings.USERNAME_TYPE === 'email';
   if (byEmail && input.username !== undefined) {
     throw new LatchkeyError('invalid_input', 'This project has no usernames: users log in by email.', { param: 'username' });
@@ -78,6 +84,7 @@ export async function createUser(deps: Pick<LatchkeyDeps, 'settings' | 'store' |
     if (email !== '') {
       await repositories.emailAddresses.add({ userId: user.id, email, verified: input.emailVerified, primary: true });
     }
+    await withUser?.(repositories, user);
     return user;
   });
 }
@@ -105,4 +112,10 @@ export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store'>, user: Pi
     await repositories.users.update(user.id, { isActive: false });
     await repositories.sessions.deleteForUser(user.id);
   });
+}
+
+/** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */
+export async function emailInUse(deps: Pick<LatchkeyDeps, 'store'>, email: string): Promise<boolean> {
+  if ((await deps.store.emailAddresses.listByEmail(email)).length > 0) return true;
+  return (await deps.store.users.findByEmail(email)) !== undefined;
 }

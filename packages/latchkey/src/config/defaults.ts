@@ -87,6 +87,13 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   CSRF_COOKIE_SECURE: false,
   CSRF_TRUSTED_ORIGINS: [],
   SOCIALACCOUNT_PROVIDERS: {},
+  // allauth's: a new person signs up without a form when the provider gave a free address; email
+  // verification as for local accounts; a GET only shows a button (no login CSRF by link); a
+  // provider that does not answer within 5 seconds fails the sign-in.
+  SOCIALACCOUNT_AUTO_SIGNUP: true,
+  SOCIALACCOUNT_EMAIL_VERIFICATION: null,
+  SOCIALACCOUNT_LOGIN_ON_GET: false,
+  SOCIALACCOUNT_REQUESTS_TIMEOUT: 5,
   // allauth.mfa's defaults: HMAC-SHA1 with a 30 s step and 6 digits (what every authenticator app
   // supports), no extra steps of drift, 10 recovery codes of 8 digits; "trust this browser" off.
   MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],

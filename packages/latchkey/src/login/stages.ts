@@ -6,7 +6,8 @@ import type { LatchkeyDeps } from '../deps.js';
 import { hasSecondFactor } from '../mfa/authenticators.js';
 import { checkLoginCode, trustThisBrowser } from '../mfa/flows/authenticate.js';
 import { isTrustedBrowser } from '../mfa/trust.js';
-import { gaveCode, type LoginProofs, type StageProof } from './proofs.js';
+import type { Settings } from '../config/settings.js';
+import { gaveCode, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
 
 /**
  * The stages after the first factor, in this order. Every login runs all of them, whatever its
@@ -53,12 +54,21 @@ const PASSED: StageOutcome = { passed: true };
 const STOPPED: StageOutcome = { passed: false };
 
 /**
+ * How strictly a login's first factor needs a verified address: a provider's sign-in follows
+ * SOCIALACCOUNT_EMAIL_VERIFICATION where it is set, as allauth's; everything else the account setting.
+ */
+export function emailVerificationFor(settings: Settings, firstFactor: FirstFactor): Settings['ACCOUNT_EMAIL_VERIFICATION'] {
+  if (firstFactor.kind === 'socialaccount') return settings.SOCIALACCOUNT_EMAIL_VERIFICATION ?? settings.ACCOUNT_EMAIL_VERIFICATION;
+  return settings.ACCOUNT_EMAIL_VERIFICATION;
+}
+
+/**
  * Mandatory verification stops a login until an address is verified, and mails the link again
  * (within the confirm_email limit). A mail that cannot go out now does not change the answer (the
  * next attempt resends it); anything else (the database) is a real failure.
  */
-async function verifyEmail({ deps, user, context }: StageRun): Promise<StageOutcome> {
-  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') return PASSED;
+async function verifyEmail({ deps, user, proofs, context }: StageRun): Promise<StageOutcome> {
+  if (emailVerificationFor(deps.settings, proofs[0]) !== 'mandatory') return PASSED;
   const addresses = await deps.store.emailAddresses.listForUser(user.id);
   if (addresses.some((address) => address.verified)) return PASSED;
   const primary = addresses.find((address) => address.primary) ?? addresses[0];

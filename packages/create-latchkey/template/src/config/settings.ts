@@ -37,8 +37,12 @@ export const projectSettings: ProjectSettings = {
     MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],
     MFA_RECOVERY_CODE_COUNT: 10,
     MFA_TRUST_ENABLED: false,
-    // Social sign-in: no provider is configured (README.md, "Social sign-in", says how to add one).
-    SOCIALACCOUNT_PROVIDERS: {},
+    // Social sign-in: no provider is configured. An OpenID Connect identity provider is added
+    // from the environment (README.md, "Social sign-in"). A getter, so that it is read when the
+    // settings load, after .envs/local.env has been read into the environment.
+    get SOCIALACCOUNT_PROVIDERS() {
+      return { openid_connect: { APPS: openIdConnectAppsFromEnvironment() } };
+    },
 %% if use_drf %%
     // The headless API for single-page and mobile apps: the account pages stay on, and no other
     // origin may call the APIs with credentials until listed in LATCHKEY_CORS_ALLOWED_ORIGINS.
@@ -58,3 +62,22 @@ export const projectSettings: ProjectSettings = {
   },
   test: {},
 };
+
+/**
+ * The OpenID Connect app that OIDC_PROVIDER_ID, OIDC_NAME, OIDC_CLIENT_ID, OIDC_SECRET and
+ * OIDC_SERVER_URL describe, or none when OIDC_PROVIDER_ID is not set. The secret stays in the
+ * environment, never in a committed file.
+ */
+function openIdConnectAppsFromEnvironment() {
+  const { OIDC_PROVIDER_ID, OIDC_NAME, OIDC_CLIENT_ID, OIDC_SECRET, OIDC_SERVER_URL } = process.env;
+  if (!OIDC_PROVIDER_ID) return [];
+  return [
+    {
+      provider_id: OIDC_PROVIDER_ID,
+      name: OIDC_NAME ?? OIDC_PROVIDER_ID,
+      client_id: OIDC_CLIENT_ID ?? '',
+      secret: OIDC_SECRET ?? '',
+      settings: { server_url: OIDC_SERVER_URL ?? '' },
+    },
+  ];
+}

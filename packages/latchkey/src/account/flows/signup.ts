@@ -9,7 +9,7 @@ import { sendEmailConfirmation } from '../email-confirmation.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import { accountUrl, signInUrl } from '../urls.js';
-import { validatePasswordStrength, createUser } from '../users.js';
+import { validatePasswordStrength, createUser, emailInUse } from '../users.js';
 
 export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
 export const EMAIL_TAKEN = 'A user is already registered with this email address.';
@@ -116,12 +116,6 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
   // The person has just chosen the password: it is the login's first factor.
   const login = await beginLogin(deps, user, PASSWORD, { client });
   return { status: 'signed_up', user, verificationSent, mailFailed, login };
-}
-
-/** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */
-async function emailInUse(deps: LatchkeyDeps, email: string): Promise<boolean> {
-  if ((await deps.store.emailAddresses.listByEmail(email)).length > 0) return true;
-  return (await deps.store.users.findByEmail(email)) !== undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
 import { registerReauthenticatePages } from './reauthenticate.js';
 import { registerSessionPages } from './sessions.js';
+import { registerSocialAccountPages } from './socialaccount.js';
 
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
 export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
@@ -21,4 +22,5 @@ export function registerAccountPages(scope: FastifyInstance, page: HttpContext):
   registerSessionPages(scope, page);
   registerMfaAuthenticationPages(scope, page);
   registerMfaManagementPages(scope, page);
+  registerSocialAccountPages(scope, page);
 }

@@ -8,6 +8,7 @@ import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage } from './page.js';
+import { providerLoginPath } from './socialaccount.js';
 
 function rememberChoice(page: HttpContext, submitted: string): boolean {
   const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;
@@ -15,17 +16,19 @@ function rememberChoice(page: HttpContext, submitted: string): boolean {
 }
 
 export function registerLoginPages(scope: FastifyInstance, page: HttpContext): void {
-  const loginContext = (next: string) => ({
+  const loginContext = async (next: string) => ({
     title: 'Sign in',
     login_by_email: page.deps.settings.USERNAME_TYPE === 'email',
     ask_remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER === null,
     next,
+    // The providers people can sign in with: links to each provider's page, whose button starts it.
+    providers: (await page.deps.socialProviders.offered()).map((app) => ({ name: app.name, login_url: providerLoginPath(app.id) })),
   });
 
   scope.get(LOGIN_PAGE, async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
     if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
-    return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form: emptyForm() });
+    return renderPage(page, request, reply, 'account/login.html', { ...(await loginContext(next)), form: emptyForm() });
   });
 
   scope.post(LOGIN_PAGE, async (request, reply) => {
@@ -38,7 +41,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
-      return renderPage(page, request, reply, 'account/login.html', { ...loginContext(next), form }, refusalStatus(reply, error));
+      return renderPage(page, request, reply, 'account/login.html', { ...(await loginContext(next)), form }, refusalStatus(reply, error));
     }
   });
 

@@ -80,6 +80,8 @@ export async function renderPage(
   template: string,
   context: Record<string, unknown>,
   status = 200,
+  /** Origins the page's forms may lead to besides this site (a provider's sign-in, through our redirect). */
+  formTargets: readonly string[] = [],
 ): Promise<FastifyReply> {
   const { settings, adapter } = page.deps;
   const user = await page.sessions.currentUser(request);
@@ -97,7 +99,8 @@ export async function renderPage(
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+    // form-action also governs where a submitted form's redirects may go (a provider's sign-in).
+    .header('content-security-policy', `default-src 'self'; frame-ancestors 'none'; form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'`)
     .type('text/html; charset=utf-8')
     .send(html);
 }

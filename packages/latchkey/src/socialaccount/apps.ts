@@ -1,0 +1,144 @@
+/**
+ * Where provider applications come from, as allauth's adapter.list_apps: the entries of
+ * SOCIALACCOUNT_PROVIDERS[<provider>].APPS (each typically reading its secret from an environment
+ * variable in the project's settings file) and the rows of the database (the admin's, the CLI's),
+ * merged. An app's own `settings` win over its provider's upper-case settings (SCOPE, AUTH_PARAMS,
+ * ...), which are copied into them under allauth's lower-case names.
+ */
+import { z } from 'zod';
+import { LatchkeyError } from '../core/errors.js';
+import type { SocialApp } from './model.js';
+
+/** An application ready to use: its secret in clear, in memory only. */
+export interface ProviderApp {
+  /** The provider type: `openid_connect`, `github`, ... */
+  provider: string;
+  /** One app of a type that has several (an OpenID Connect server); '' otherwise. */
+  providerId: string;
+  /** What URLs and social accounts carry: the providerId, else the provider type. */
+  id: string;
+  name: string;
+  clientId: string;
+  secret: string;
+  key: string;
+  settings: Record<string, unknown>;
+  /** The database row it came from; undefined for an app from the settings. */
+  databaseId?: number;
+}
+
+/** The provider-wide settings copied into each app's settings, under allauth's app-level names. */
+const PROVIDER_WIDE_SETTINGS: Readonly<Record<string, string>> = {
+  SCOPE: 'scope',
+  AUTH_PARAMS: 'auth_params',
+  OAUTH_PKCE_ENABLED: 'oauth_pkce_enabled',
+  VERIFIED_EMAIL: 'verified_email',
+  EMAIL_AUTHENTICATION: 'email_authentication',
+};
+
+/** Provider types that have several apps told apart by provider_id (allauth's "sub-providers"). */
+const TYPES_WITH_PROVIDER_IDS = new Set(['openid_connect']);
+
+/** A provider_id as a URL segment: letters, digits, `-`, `_` and `.`, starting with a letter or digit. */
+const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+const appEntrySchema = z.object({
+  provider_id: z.string().regex(PROVIDER_ID, 'letters, digits, "-", "_" and ".", starting with a letter or digit').optional(),
+  name: z.string().max(40).optional(),
+  client_id: z.string().min(1, 'a client_id is required').max(191),
+  secret: z.string().max(2048).optional(),
+  key: z.string().max(191).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
+type AppEntry = z.infer<typeof appEntrySchema>;
+
+/**
+ * The apps of SOCIALACCOUNT_PROVIDERS. Throws LatchkeyError('configuration_invalid') naming the
+ * provider, the entry and what is wrong (never a secret's value), so that start-up stops with one
+ * clear line instead of a sign-in failing later.
+ */
+export function appsFromSettings(providers: Readonly<Record<string, Readonly<Record<string, unknown>>>>): ProviderApp[] {
+  const apps: ProviderApp[] = [];
+  for (const [provider, config] of Object.entries(providers)) {
+    // allauth still reads the single "APP" of older settings.
+    const entries = config.APPS ?? (config.APP === undefined ? [] : [config.APP]);
+    if (!Array.isArray(entries)) throw invalid(`SOCIALACCOUNT_PROVIDERS.${provider}.APPS must be a list of apps.`);
+    const providerWide = Object.fromEntries(
+      Object.entries(PROVIDER_WIDE_SETTINGS)
+        .filter(([name]) => config[name] !== undefined)
+        .map(([name, appName]) => [appName, config[name]]),
+    );
+    entries.forEach((entry: unknown, index) => {
+      const parsed = appEntrySchema.safeParse(entry);
+      const where = `SOCIALACCOUNT_PROVIDERS.${provider}.APPS[${index}]`;
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw invalid(`${where}${issue.path.length > 0 ? `.${issue.path.join('.')}` : ''}: ${issue.message}.`);
+      }
+      apps.push(appFromEntry(provider, parsed.data, providerWide, where));
+    });
+  }
+  refuseDuplicates(apps);
+  return apps;
+}
+
+function appFromEntry(provider: string, entry: AppEntry, providerWide: Record<string, unknown>, where: string): ProviderApp {
+  const providerId = entry.provider_id ?? '';
+  if (TYPES_WITH_PROVIDER_IDS.has(provider) && providerId === '') throw invalid(`${where}: a provider_id is required for ${provider} (it names the app in its URLs).`);
+  return {
+    provider,
+    providerId,
+    id: providerId || provider,
+    name: entry.name ?? (providerId || provider),
+    clientId: entry.client_id,
+    secret: entry.secret ?? '',
+    key: entry.key ?? '',
+    settings: { ...providerWide, ...entry.settings },
+  };
+}
+
+/** A database row as an app, its secret opened by the caller (the secret never leaves encrypted storage otherwise). */
+export function appFromRow(row: SocialApp, secret: string): ProviderApp {
+  return {
+    provider: row.provider,
+    providerId: row.providerId,
+    id: row.providerId || row.provider,
+    name: row.name,
+    clientId: row.clientId,
+    secret,
+    key: row.key,
+    settings: row.settings,
+    databaseId: row.id,
+  };
+}
+
+/**
+ * The app that serves `id` (a provider_id, or a provider type with one app), as allauth's get_app:
+ * when several match, those marked `hidden` (used only for token logins, like Apple's app for an
+ * iOS bundle) are set aside; more than one left is a configuration error, refused rather than
+ * guessed, since the apps may belong to different identity providers.
+ */
+export function findApp(apps: readonly ProviderApp[], id: string): ProviderApp | undefined {
+  const matching = apps.filter((app) => app.id === id);
+  if (matching.length <= 1) return matching[0];
+  const visible = matching.filter((app) => app.settings.hidden !== true);
+  if (visible.length === 1) return visible[0];
+  throw invalid(`Several social apps answer to "${id}" (from the settings and the database, or twice in one): keep one, or mark the others "hidden".`);
+}
+
+/** The apps a login page offers: one per id, hidden ones left out. */
+export function visibleApps(apps: readonly ProviderApp[]): ProviderApp[] {
+  return apps.filter((app) => app.settings.hidden !== true).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function refuseDuplicates(apps: readonly ProviderApp[]): void {
+  const seen = new Set<string>();
+  for (const app of apps) {
+    const key = `${app.id}\u0000${app.clientId}`;
+    if (seen.has(key)) throw invalid(`SOCIALACCOUNT_PROVIDERS lists the app "${app.id}" with client_id "${app.clientId}" twice.`);
+    seen.add(key);
+  }
+}
+
+function invalid(message: string): LatchkeyError {
+  return new LatchkeyError('configuration_invalid', message);
+}

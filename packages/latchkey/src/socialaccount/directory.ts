@@ -1,0 +1,87 @@
+/**
+ * The providers a person can sign in with: the apps of the settings and of the database, each as a
+ * provider of its type, made once per app configuration (a provider caches its discovery).
+ */
+import { decryptSecret, encryptSecret } from '../core/encryption.js';
+import { sha256Hex } from '../core/crypto.js';
+import { LatchkeyError } from '../core/errors.js';
+import type { Settings } from '../config/settings.js';
+import type { Store } from '../store.js';
+import { appFromRow, findApp, visibleApps, type ProviderApp } from './apps.js';
+import type { SocialApp } from './model.js';
+import { openIdConnectProvider, type OpenIdConnectSettings } from './providers/openid-connect.js';
+import type { ProviderHttp, RedirectProvider } from './providers/provider.js';
+
+export interface ProviderDirectory {
+  /** The apps a login page offers, by name (none configured: none). */
+  offered(): Promise<ProviderApp[]>;
+  /** The provider serving `id`, or undefined when no app has that id or its type is unknown. */
+  provider(id: string): Promise<RedirectProvider | undefined>;
+}
+
+const SECRET_PURPOSE = 'social-app-secret';
+
+/** Binds an app's encrypted secret to its row, so a secret copied onto another app's row does not open. */
+function secretBinding(app: Pick<SocialApp, 'provider' | 'providerId'>): string {
+  return `social-app:${app.provider}:${app.providerId}`;
+}
+
+/** The client secret as the database keeps it (the admin and the CLI store apps through this). */
+export function sealAppSecret(secretKey: string, app: Pick<SocialApp, 'provider' | 'providerId'>, secret: string): string {
+  return secret === '' ? '' : encryptSecret(secretKey, SECRET_PURPOSE, Buffer.from(secret, 'utf8'), secretBinding(app));
+}
+
+function openAppSecret(secretKey: string, row: SocialApp): string {
+  if (row.sealedSecret === '') return '';
+  const opened = decryptSecret(secretKey, SECRET_PURPOSE, row.sealedSecret, secretBinding(row));
+  // A secret that no longer opens (the secret key changed, or the row was tampered with) is a
+  // configuration problem the operator must fix, not something to sign in without.
+  if (!opened) throw new LatchkeyError('configuration_invalid', `The secret of the social app "${row.providerId || row.provider}" cannot be read: store it again (the secret key may have changed).`);
+  return Buffer.from(opened).toString('utf8');
+}
+
+/** The provider types Latchkey can sign in with (the named providers' catalogue comes later). */
+const PROVIDER_TYPES = new Set(['openid_connect']);
+
+/** A provider of the app's type, or undefined for a type Latchkey does not know. */
+function providerFor(app: ProviderApp, http: ProviderHttp): RedirectProvider | undefined {
+  switch (app.provider) {
+    case 'openid_connect':
+      return openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings as unknown as OpenIdConnectSettings }, http);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * `settingsApps` are SOCIALACCOUNT_PROVIDERS's (appsFromSettings, read at start-up so that a mistake
+ * there stops it with one line); the database's apps are read at each use, so that an app added
+ * by an operator works without a restart.
+ */
+export function createProviderDirectory(
+  deps: { settings: Settings; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[] },
+  options: { fetch?: typeof fetch } = {},
+): ProviderDirectory {
+  const fromSettings = deps.settingsApps;
+  const http: ProviderHttp = { timeoutSeconds: deps.settings.SOCIALACCOUNT_REQUESTS_TIMEOUT, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  const providers = new Map<string, RedirectProvider | undefined>();
+
+  async function allApps(): Promise<ProviderApp[]> {
+    const rows = await deps.store.socialApps.list();
+    return [...fromSettings, ...rows.map((row) => appFromRow(row, openAppSecret(deps.settings.SECRET_KEY, row)))];
+  }
+
+  return {
+    async offered() {
+      return visibleApps(await allApps()).filter((app) => PROVIDER_TYPES.has(app.provider));
+    },
+    async provider(id) {
+      const app = findApp(await allApps(), id);
+      if (!app) return undefined;
+      // One provider per app configuration: a changed app (new secret, new server) gets a new one.
+      const fingerprint = sha256Hex(JSON.stringify(app));
+      if (!providers.has(fingerprint)) providers.set(fingerprint, providerFor(app, http));
+      return providers.get(fingerprint);
+    },
+  };
+}
