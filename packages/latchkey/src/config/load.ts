@@ -29,7 +29,7 @@ export interface LoadSettingsOptions {
 }
 
 /** Variables that share the LATCHKEY_ prefix but are inputs to commands, not settings. */
-const NON_SETTING_VARIABLES = new Set(['LATCHKEY_SUPERUSER_PASSWORD']);
+const NON_SETTING_VARIABLES = new Set(['LATCHKEY_SUPERUSER_PASSWORD', 'LATCHKEY_SOCIALAPP_SECRET']);
 
 /** Production refuses to start unless the operator has given these (CONTRACT.md). */
 const REQUIRED_IN_PRODUCTION: SettingName[] = ['SECRET_KEY', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL'];

@@ -22,6 +22,7 @@ export type LatchkeyErrorCode =
   | 'authenticator_exists'
   | 'social_app_exists'
   | 'social_account_exists'
+  | 'last_login_method'
   | 'incorrect_code'
   | 'email_unverified';
 
@@ -82,6 +83,7 @@ const ERROR_KINDS: Record<LatchkeyErrorCode, ErrorKind> = {
   authenticator_exists: 'conflict',
   social_app_exists: 'conflict',
   social_account_exists: 'conflict',
+  last_login_method: 'conflict',
   email_unverified: 'conflict',
   signup_closed: 'forbidden',
   rate_limited: 'too_many',

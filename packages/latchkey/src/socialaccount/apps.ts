@@ -68,22 +68,39 @@ export function appsFromSettings(providers: Readonly<Record<string, Readonly<Rec
         .map(([name, appName]) => [appName, config[name]]),
     );
     entries.forEach((entry: unknown, index) => {
-      const parsed = appEntrySchema.safeParse(entry);
+      const checked = checkAppEntry(provider, entry, providerWide);
       const where = `SOCIALACCOUNT_PROVIDERS.${provider}.APPS[${index}]`;
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw invalid(`${where}${issue.path.length > 0 ? `.${issue.path.join('.')}` : ''}: ${issue.message}.`);
-      }
-      apps.push(appFromEntry(provider, parsed.data, providerWide, where));
+      if ('problem' in checked) throw invalid(`${where}${checked.field === undefined ? '' : `.${checked.field}`}: ${checked.problem}.`);
+      apps.push(checked.app);
     });
   }
   refuseDuplicates(apps);
   return apps;
 }
 
-function appFromEntry(provider: string, entry: AppEntry, providerWide: Record<string, unknown>, where: string): ProviderApp {
+/**
+ * One app entry (`{provider_id, name, client_id, secret, key, settings}`) checked by the rules of
+ * SOCIALACCOUNT_PROVIDERS: the app, or what is wrong with it (the field, when one is to blame, and
+ * why, without a trailing period; never a secret's value). The management command `socialapp add`
+ * checks the apps it stores with it, so that the database holds only apps the settings would take.
+ */
+export function checkAppEntry(
+  provider: string,
+  entry: unknown,
+  providerWide: Record<string, unknown> = {},
+): { app: ProviderApp } | { field: string | undefined; problem: string } {
+  const parsed = appEntrySchema.safeParse(entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { field: issue.path.length > 0 ? issue.path.join('.') : undefined, problem: issue.message.replace(/\.$/, '') };
+  }
+  const providerId = parsed.data.provider_id ?? '';
+  if (TYPES_WITH_PROVIDER_IDS.has(provider) && providerId === '') return { field: undefined, problem: `a provider_id is required for ${provider} (it names the app in its URLs)` };
+  return { app: appFromEntry(provider, parsed.data, providerWide) };
+}
+
+function appFromEntry(provider: string, entry: AppEntry, providerWide: Record<string, unknown>): ProviderApp {
   const providerId = entry.provider_id ?? '';
-  if (TYPES_WITH_PROVIDER_IDS.has(provider) && providerId === '') throw invalid(`${where}: a provider_id is required for ${provider} (it names the app in its URLs).`);
   return {
     provider,
     providerId,

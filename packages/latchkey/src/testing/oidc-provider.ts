@@ -4,7 +4,9 @@
  * test files import it by path.
  *
  * There are no login pages: the test says who signs in (`nextLogin`, or per call), and
- * followAuthorization plays the browser, finishing the interaction and granting the scopes.
+ * followAuthorization plays the browser, finishing the interaction and granting the scopes. A real
+ * browser sent to the provider gets the same: the interaction signs in `nextLogin` and returns it
+ * to the client at once.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,7 +24,12 @@ export interface TestOidcAccount {
 export interface TestOidcClient {
   client_id: string;
   client_secret: string;
-  redirect_uris: string[];
+  /**
+   * The redirect URIs the client may use, each matched exactly; or a function giving them, asked at
+   * every authorization request, for a client whose address is known only after the provider has
+   * started (a site that needs the issuer in its settings to start, and picks its port then).
+   */
+  redirect_uris: string[] | (() => readonly string[]);
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post';
 }
 
@@ -52,9 +59,20 @@ interface OidcProvider {
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; params: Record<string, unknown> }>;
   interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options: { mergeWithLastSubmission: boolean }): Promise<void>;
   Grant: new (input: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+  Client: { prototype: OidcClient };
+}
+interface OidcClient {
+  clientId: string;
+  redirectUriAllowed: (this: OidcClient, redirectUri: string) => boolean;
 }
 type OidcProviderClass = new (issuer: string, configuration: Record<string, unknown>) => OidcProvider;
 const Provider = ProviderModule as unknown as OidcProviderClass;
+
+/**
+ * What oidc-provider is given as the redirect URI of a client whose URIs are decided later (it
+ * needs a valid one at start): never allowed, since the client's function decides.
+ */
+const LATER_REDIRECT_URI = 'http://127.0.0.1/redirect-uris-decided-later';
 
 export async function startTestOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
   const issuerPath = (options.issuerPath ?? '').replace(/\/+$/, '');
@@ -87,7 +105,12 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   // Made once the port (and so the issuer) is known; the server's handler only runs after that.
   const provider = new Provider(issuer, {
-    clients: options.clients.map((client) => ({ ...client, grant_types: ['authorization_code'], response_types: ['code'] })),
+    clients: options.clients.map(({ redirect_uris, ...client }) => ({
+      ...client,
+      redirect_uris: typeof redirect_uris === 'function' ? [LATER_REDIRECT_URI] : redirect_uris,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    })),
     jwks: { keys: [{ ...signingKey, kid: 'test-signing-key', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     // Explicit lifetimes (seconds) keep oidc-provider from printing a notice for each default.
@@ -110,6 +133,15 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
       };
     },
   });
+
+  // oidc-provider's own recipe for redirect URIs it cannot list up front: replace the check, for the
+  // clients whose URIs a function gives (the token endpoint then only compares with the code's).
+  const laterRedirectUris = new Map(options.clients.flatMap((client) => (typeof client.redirect_uris === 'function' ? [[client.client_id, client.redirect_uris] as const] : [])));
+  const { redirectUriAllowed } = provider.Client.prototype;
+  provider.Client.prototype.redirectUriAllowed = function (this: OidcClient, redirectUri: string): boolean {
+    const later = laterRedirectUris.get(this.clientId);
+    return later === undefined ? redirectUriAllowed.call(this, redirectUri) : later().includes(redirectUri);
+  };
 
   const handleOidcRequest = provider.callback();
 

@@ -8,6 +8,7 @@ import { createsuperuser } from './createsuperuser.js';
 import { createToken } from './create-token.js';
 import { deleteToken } from './delete-token.js';
 import { migrate } from './migrate.js';
+import { socialapp } from './socialapp.js';
 
 export const COMMANDS: Record<string, { run: (context: CommandContext) => Promise<number>; help: string }> = {
   migrate: { run: migrate, help: 'apply pending database migrations' },
@@ -17,4 +18,5 @@ export const COMMANDS: Record<string, { run: (context: CommandContext) => Promis
   clearsessions: { run: clearsessions, help: 'remove sessions past their idle or absolute limit (run it daily)' },
   'create-token': { run: createToken, help: "print a user's API token, creating it if needed: create-token [--reset] <login>" },
   'delete-token': { run: deleteToken, help: "delete a user's API token: delete-token <login>" },
+  socialapp: { run: socialapp, help: 'social sign-in apps in the database: socialapp list | add --provider P ... | remove <id>' },
 };

@@ -153,4 +153,41 @@ describe.each(testDatabaseKinds())('signing in with an OpenID Connect provider o
     expect((await browser.get(callback.pathname + callback.search)).headers.location).toBe('/accounts/3rdparty/login/cancelled/');
     expect((await browser.get('/accounts/3rdparty/login/cancelled/')).body).toContain('You decided to cancel');
   });
+
+  it('lists the connected account on /accounts/3rdparty/, and disconnects it for a user who has a password', async () => {
+    await setUp();
+    const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: 'a long enough passphrase', emailVerified: true });
+    const account = await latchkey.deps.store.socialAccounts.create({ userId: grace.id, provider: 'corp', uid: 'mallory-at-corp', extraData: {}, dateJoined: latchkey.clock.now(), lastLogin: latchkey.clock.now() });
+    await signInAs('mallory-at-corp');
+    const listed = await browser.get('/accounts/3rdparty/');
+    expect(listed.body).toContain('Corp SSO: mallory-at-corp');
+
+    const removed = await browser.post('/accounts/3rdparty/', { account: String(account.id) });
+    expect(removed).toMatchObject({ statusCode: 302, headers: { location: '/accounts/3rdparty/' } });
+    expect(await latchkey.deps.store.socialAccounts.listForUser(grace.id)).toEqual([]);
+    expect((await latchkey.deps.store.auditLog.listForUser(grace.id, 100)).map((record) => record.event)).toContain('social_account_removed');
+    expect((await browser.get('/accounts/3rdparty/')).body).toContain('no third-party accounts connected');
+  });
+
+  it('refuses to disconnect the last way a passwordless user signs in, another user’s account, and a stale sign-in', async () => {
+    await setUp();
+    await signInAs('ada-at-corp');
+    const ada = (await latchkey.deps.store.users.findByEmail('ada@corp.example'))!;
+    const [own] = await latchkey.deps.store.socialAccounts.listForUser(ada.id);
+    const refused = await browser.post('/accounts/3rdparty/', { account: String(own!.id) });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Your account has no password set up.');
+
+    const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: 'a long enough passphrase', emailVerified: true });
+    const theirs = await latchkey.deps.store.socialAccounts.create({ userId: grace.id, provider: 'corp', uid: 'mallory-at-corp', extraData: {}, dateJoined: latchkey.clock.now(), lastLogin: latchkey.clock.now() });
+    const notTheirs = await browser.post('/accounts/3rdparty/', { account: String(theirs.id) });
+    expect(notTheirs.statusCode).toBe(400);
+    expect(notTheirs.body).toContain('The account was not found.');
+    expect(await latchkey.deps.store.socialAccounts.findById(theirs.id)).toBeDefined();
+
+    latchkey.clock.advance(10 * 60 * 1000);
+    const stale = await browser.post('/accounts/3rdparty/', { account: String(own!.id) });
+    expect(stale.headers.location).toMatch(/^\/accounts\/reauthenticate\//);
+    expect(await latchkey.deps.store.socialAccounts.listForUser(ada.id)).toHaveLength(1);
+  });
 });

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
+import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
 import { claimSignInState, finishProviderLogin, startProviderLogin, type ProviderLoginResult } from '../../socialaccount/flows/provider-login.js';
 import { ProviderError, type RedirectProvider } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
@@ -7,10 +9,12 @@ import { keepSignIn, takeSignIn } from '../kit/provider-sign-ins.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
-import { formFields, redirect, renderPage } from './page.js';
+import { clientOf } from '../kit/request-info.js';
+import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
 export const LOGIN_CANCELLED_PAGE = '/accounts/3rdparty/login/cancelled/';
 export const LOGIN_ERROR_PAGE = '/accounts/3rdparty/login/error/';
+export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
 
 /** An OpenID Connect app's pages, under SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's default, `oidc`. */
 export function providerLoginPath(providerId: string): string {
@@ -120,6 +124,35 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
         return renderPage(page, request, reply, 'socialaccount/signup_refused.html', { title: 'An email address is needed', provider_name: provider.name, email_taken: false }, 409);
     }
   }
+
+  /** The connections page: the user's accounts at providers, each with the provider's name when it is still configured. */
+  async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
+    const names = new Map((await page.deps.socialProviders.offered()).map((app) => [app.id, app.name]));
+    const accounts = (await listSocialAccounts(page.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
+    return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, form }, status);
+  }
+
+  scope.get(CONNECTIONS_PAGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    return connections(request, reply, signedIn.user);
+  });
+
+  // Removing a way to sign in is a change of credentials: it needs a recent sign-in.
+  scope.post(CONNECTIONS_PAGE, async (request, reply) => {
+    const signedIn = await requireUser(page, request, reply);
+    if ('response' in signedIn) return signedIn.response;
+    const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (stale) return stale.response;
+    const { account } = formFields(request.body, ['account']);
+    try {
+      await disconnectSocialAccount(page.deps, signedIn.user, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
+    } catch (error) {
+      return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
+    }
+    await flash(page, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
+    return redirect(reply, CONNECTIONS_PAGE);
+  });
 
   scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
   scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));

@@ -1,0 +1,40 @@
+/**
+ * A user's accounts at providers (allauth's connections): listing them, and disconnecting one,
+ * which is refused when it would leave the user no way to sign in.
+ */
+import type { User } from '../../account/model.js';
+import { isUsablePassword } from '../../account/passwords/index.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { SocialAccount } from '../model.js';
+
+export const NO_PASSWORD = 'Your account has no password set up.';
+export const NO_VERIFIED_EMAIL = 'Your account has no verified email address.';
+
+/** Oldest first. */
+export function listSocialAccounts(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<SocialAccount[]> {
+  return deps.store.socialAccounts.listForUser(user.id);
+}
+
+/**
+ * Disconnects the user's account `accountId`. Throws 'not_found' for an account that is not the
+ * user's (the same answer as for one that does not exist), and 'last_login_method' when it is the
+ * user's last one and they have no usable password (reason 'no_password'), or, under mandatory
+ * verification, no verified address to reset one with (reason 'no_verified_email'): allauth's rules.
+ */
+export async function disconnectSocialAccount(deps: Pick<LatchkeyDeps, 'store' | 'settings' | 'events'>, user: User, accountId: number, client: ClientInfo): Promise<SocialAccount> {
+  const accounts = await deps.store.socialAccounts.listForUser(user.id);
+  const account = accounts.find((candidate) => candidate.id === accountId);
+  if (!account) throw new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
+  if (accounts.length === 1) {
+    if (!isUsablePassword(user.password)) throw new LatchkeyError('last_login_method', NO_PASSWORD, { param: 'account', reason: 'no_password' });
+    if (deps.settings.ACCOUNT_EMAIL_VERIFICATION === 'mandatory') {
+      const addresses = await deps.store.emailAddresses.listForUser(user.id);
+      if (!addresses.some((address) => address.verified)) throw new LatchkeyError('last_login_method', NO_VERIFIED_EMAIL, { param: 'account', reason: 'no_verified_email' });
+    }
+  }
+  await deps.store.socialAccounts.delete(account.id);
+  await deps.events.emit('social_account_removed', user.id, client, { provider: account.provider });
+  return account;
+}
