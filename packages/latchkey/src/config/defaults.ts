@@ -94,6 +94,12 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   SOCIALACCOUNT_EMAIL_VERIFICATION: null,
   SOCIALACCOUNT_LOGIN_ON_GET: false,
   SOCIALACCOUNT_REQUESTS_TIMEOUT: 5,
+  // Never sign in to an existing local account by a matching address unless the project (or the
+  // provider's settings) says that provider's verified addresses are to be trusted.
+  SOCIALACCOUNT_EMAIL_AUTHENTICATION: false,
+  SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT: false,
+  // A provider's access and refresh tokens are kept (encrypted) only when the project asks.
+  SOCIALACCOUNT_STORE_TOKENS: false,
   // allauth.mfa's defaults: HMAC-SHA1 with a 30 s step and 6 digits (what every authenticator app
   // supports), no extra steps of drift, 10 recovery codes of 8 digits; "trust this browser" off.
   MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],

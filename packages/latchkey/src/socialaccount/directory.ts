@@ -12,11 +12,17 @@ import type { SocialApp } from './model.js';
 import { openIdConnectProvider, type OpenIdConnectSettings } from './providers/openid-connect.js';
 import type { ProviderHttp, RedirectProvider } from './providers/provider.js';
 
+/** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
+export interface ConfiguredProvider {
+  readonly provider: RedirectProvider;
+  readonly app: ProviderApp;
+}
+
 export interface ProviderDirectory {
   /** The apps a login page offers, by name (none configured: none). */
   offered(): Promise<ProviderApp[]>;
   /** The provider serving `id`, or undefined when no app has that id or its type is unknown. */
-  provider(id: string): Promise<RedirectProvider | undefined>;
+  provider(id: string): Promise<ConfiguredProvider | undefined>;
 }
 
 const SECRET_PURPOSE = 'social-app-secret';
@@ -64,7 +70,7 @@ export function createProviderDirectory(
 ): ProviderDirectory {
   const fromSettings = deps.settingsApps;
   const http: ProviderHttp = { timeoutSeconds: deps.settings.SOCIALACCOUNT_REQUESTS_TIMEOUT, ...(options.fetch ? { fetch: options.fetch } : {}) };
-  const providers = new Map<string, RedirectProvider | undefined>();
+  const providers = new Map<string, ConfiguredProvider | undefined>();
 
   async function allApps(): Promise<ProviderApp[]> {
     const rows = await deps.store.socialApps.list();
@@ -80,7 +86,10 @@ export function createProviderDirectory(
       if (!app) return undefined;
       // One provider per app configuration: a changed app (new secret, new server) gets a new one.
       const fingerprint = sha256Hex(JSON.stringify(app));
-      if (!providers.has(fingerprint)) providers.set(fingerprint, providerFor(app, http));
+      if (!providers.has(fingerprint)) {
+        const provider = providerFor(app, http);
+        providers.set(fingerprint, provider && { provider, app });
+      }
       return providers.get(fingerprint);
     },
   };

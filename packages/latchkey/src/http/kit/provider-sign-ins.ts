@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInState } from '../../socialaccount/flows/provider-login.js';
+import type { PendingProviderSignup } from '../../socialaccount/flows/results.js';
 import type { HttpContext } from './context.js';
 
 /**
@@ -37,4 +38,27 @@ export async function takeSignIn(ctx: HttpContext, request: FastifyRequest, stat
   const { [state]: taken, ...rest } = signIns;
   await ctx.deps.sessions.saveData(session, { ...session.data, [SIGN_INS]: rest });
   return taken;
+}
+
+/**
+ * The social signup waiting for its form (at most one per session: a new provider answer
+ * replaces it). Expired, it is as good as absent.
+ */
+const PROVIDER_SIGNUP = '_socialaccount_signup';
+
+export async function keepProviderSignup(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, signup: PendingProviderSignup): Promise<void> {
+  const session = await ctx.sessions.ensureSession(request, reply);
+  await ctx.deps.sessions.saveData(session, { ...session.data, [PROVIDER_SIGNUP]: signup });
+}
+
+export async function pendingProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<PendingProviderSignup | undefined> {
+  const value = (await ctx.sessions.session(request))?.data[PROVIDER_SIGNUP] as PendingProviderSignup | undefined;
+  return value && value.expiresAt > ctx.deps.clock.now().getTime() ? value : undefined;
+}
+
+export async function forgetProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<void> {
+  const session = await ctx.sessions.session(request);
+  if (!session || !Object.hasOwn(session.data, PROVIDER_SIGNUP)) return;
+  const { [PROVIDER_SIGNUP]: _forgotten, ...rest } = session.data;
+  await ctx.deps.sessions.saveData(session, rest);
 }

@@ -8,7 +8,7 @@ import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage } from './page.js';
-import { providerLoginPath } from './socialaccount.js';
+import { providerLinks } from './socialaccount.js';
 
 function rememberChoice(page: HttpContext, submitted: string): boolean {
   const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;
@@ -22,7 +22,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     ask_remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER === null,
     next,
     // The providers people can sign in with: links to each provider's page, whose button starts it.
-    providers: (await page.deps.socialProviders.offered()).map((app) => ({ name: app.name, login_url: providerLoginPath(app.id) })),
+    providers: await providerLinks(page),
   });
 
   scope.get(LOGIN_PAGE, async (request, reply) => {

@@ -6,6 +6,7 @@ import { clientOf } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
+import { providerLinks } from './socialaccount.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage } from './page.js';
 
 export function mailFailedMessage(email: string): string {
@@ -13,10 +14,11 @@ export function mailFailedMessage(email: string): string {
 }
 
 export function registerSignupPages(scope: FastifyInstance, page: HttpContext): void {
-  const context = (next: string) => ({
+  const context = async (next: string) => ({
     title: 'Sign up',
     with_username: page.deps.settings.USERNAME_TYPE === 'username',
     next,
+    providers: await providerLinks(page),
   });
   const closed = { title: 'Sign up closed' };
 
@@ -24,7 +26,7 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
     if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
     if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
-    return renderPage(page, request, reply, 'account/signup.html', { ...context(next), form: emptyForm() });
+    return renderPage(page, request, reply, 'account/signup.html', { ...(await context(next)), form: emptyForm() });
   });
 
   scope.post('/accounts/signup/', async (request, reply) => {
@@ -50,7 +52,7 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);
       const form = formWithError({ email: fields.email, username: fields.username }, error);
-      return renderPage(page, request, reply, 'account/signup.html', { ...context(next), form }, refusalStatus(reply, error));
+      return renderPage(page, request, reply, 'account/signup.html', { ...(await context(next)), form }, refusalStatus(reply, error));
     }
   });
 }

@@ -122,14 +122,20 @@ describe.each(testDatabaseKinds())('signing in with an OpenID Connect provider o
   });
 
   it('never signs in to, nor links, an account whose address an unverified provider account also gives', async () => {
-    await setUp();
+    // Even with email authentication on: the provider does not vouch for this address.
+    await setUp({ SOCIALACCOUNT_EMAIL_AUTHENTICATION: true, SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT: true });
     const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: 'a long enough passphrase', emailVerified: true });
     const { response } = await signInAs('mallory-at-corp');
-    expect(response.statusCode).toBe(409);
-    expect(response.body).toContain('An account already exists with the email address');
+    expect(response.headers.location).toBe('/accounts/3rdparty/signup/');
+    const form = await browser.get('/accounts/3rdparty/signup/');
+    expect(form.body).toContain('value="grace@example.com"');
+    const taken = await browser.post('/accounts/3rdparty/signup/', { email: 'grace@example.com', username: 'notgrace' });
+    expect(taken.statusCode).toBe(400);
+    expect(taken.body).toContain('An account already exists with this email address. Please sign in to that account first, then connect your Corp SSO account.');
     expect(await sessionUser()).toBeFalsy();
     expect(await latchkey.deps.store.socialAccounts.listForUser(grace.id)).toEqual([]);
     expect(await latchkey.deps.store.socialAccounts.find('corp', 'mallory-at-corp')).toBeUndefined();
+    expect(await latchkey.deps.store.users.count()).toBe(1);
   });
 
   it('with signup closed refuses new people, and still lets in those who have an account', async () => {

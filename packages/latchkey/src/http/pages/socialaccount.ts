@@ -1,135 +1,198 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
-import { claimSignInState, finishProviderLogin, startProviderLogin, type ProviderLoginResult } from '../../socialaccount/flows/provider-login.js';
-import { ProviderError, type RedirectProvider } from '../../socialaccount/providers/provider.js';
+import { startProviderLogin, type SignInProcess } from '../../socialaccount/flows/provider-login.js';
+import { completeProviderSignup, providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
+import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { keepSignIn, takeSignIn } from '../kit/provider-sign-ins.js';
+import { frontendRedirectUrl, providerCallbackUri, providerLoginPath, receiveProviderCallback, type CallbackResult } from '../kit/provider-callback.js';
+import { forgetProviderSignup, keepSignIn, pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
-import { clientOf } from '../kit/request-info.js';
 import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
 export const LOGIN_CANCELLED_PAGE = '/accounts/3rdparty/login/cancelled/';
 export const LOGIN_ERROR_PAGE = '/accounts/3rdparty/login/error/';
 export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
+export const PROVIDER_SIGNUP_PAGE = '/accounts/3rdparty/signup/';
 
-/** An OpenID Connect app's pages, under SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's default, `oidc`. */
-export function providerLoginPath(providerId: string): string {
-  return `/accounts/oidc/${encodeURIComponent(providerId)}/login/`;
-}
-
-/** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
-function callbackUri(page: HttpContext, providerId: string): string {
-  return new URL(`${providerLoginPath(providerId)}callback/`, page.deps.settings.SITE_URL).toString();
-}
-
-function stringParameter(value: unknown): string {
-  return typeof value === 'string' ? value : '';
+/** The providers a login or signup page links to (none configured: none). */
+export async function providerLinks(page: HttpContext): Promise<{ name: string; login_url: string }[]> {
+  return (await page.deps.socialProviders.offered()).map((app) => ({ name: app.name, login_url: providerLoginPath({ id: app.id, type: app.provider }) }));
 }
 
 /**
- * Signing in with a provider through the pages (allauth's provider login and callback views):
- * - GET `oidc/<id>/login/` only asks, with a button, unless SOCIALACCOUNT_LOGIN_ON_GET: a link or
- *   an image on another site must not start a sign-in (login CSRF);
- * - POST (with the CSRF token) keeps the sign-in's state in the session and sends the browser to
- *   the provider;
- * - the callback accepts only a state this browser started, once, and before it expires, then
+ * Signing in with a provider through the pages (allauth's provider login and callback views), at
+ * `oidc/<provider_id>/login/` for an OpenID Connect app and `<provider>/login/` for the others:
+ * - a GET only asks, with a button, unless SOCIALACCOUNT_LOGIN_ON_GET: a link or an image on
+ *   another site must not start a sign-in (login CSRF);
+ * - the POST (with the CSRF token) keeps the sign-in's state in the session and sends the browser
+ *   to the provider; `process=connect` adds the provider account to the signed-in user instead,
+ *   after a recent sign-in, as any change of how one signs in;
+ * - the callback (kit/provider-callback.ts) accepts only a state this browser started, once, and
  *   runs the same login pipeline as every other way in.
  * Every failure ends on the error page (401) or, when the person declined at the provider, the
  * cancelled page; what went wrong is logged for the operator, never shown.
  */
 export function registerSocialAccountPages(scope: FastifyInstance, page: HttpContext): void {
-  /** The OpenID Connect provider the URL names; undefined (a 404) for any other id. */
-  async function providerOf(request: FastifyRequest): Promise<RedirectProvider | undefined> {
+  /** The provider the URL names, served at that URL (an OpenID Connect app only under oidc/); undefined is a 404. */
+  async function providerOf(request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
     const { providerId } = request.params as { providerId: string };
-    const provider = await page.deps.socialProviders.provider(providerId);
-    return provider?.type === 'openid_connect' ? provider : undefined;
+    const configured = await page.deps.socialProviders.provider(providerId);
+    return configured && (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
   }
 
-  async function start(request: FastifyRequest, reply: FastifyReply, provider: RedirectProvider, nextValue: unknown): Promise<FastifyReply> {
-    try {
-      const started = await startProviderLogin(page.deps, provider, { redirectUri: callbackUri(page, provider.id), next: safeRedirectOr(nextValue, '') });
-      await keepSignIn(page, request, reply, started.state, started.record);
-      return redirect(reply, started.url.toString());
-    } catch (error) {
-      return failed(request, reply, provider, error);
-    }
-  }
-
-  /** A provider's failure: logged for the operator, the error page (or the cancelled one) for the person. */
-  function failed(request: FastifyRequest, reply: FastifyReply, provider: RedirectProvider, error: unknown): FastifyReply {
+  function failed(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, error: unknown): FastifyReply {
     if (!(error instanceof ProviderError)) throw error;
     if (error.reason === 'cancelled') return redirect(reply, LOGIN_CANCELLED_PAGE);
-    request.log.warn({ provider: provider.id, reason: error.message }, 'social sign-in failed');
+    request.log.warn({ provider: configured.provider.id, reason: error.message }, 'social sign-in failed');
     return redirect(reply, LOGIN_ERROR_PAGE);
   }
 
-  scope.get('/accounts/oidc/:providerId/login/', async (request, reply) => {
-    const provider = await providerOf(request);
-    if (!provider) return reply.callNotFound();
-    const next = (request.query as Record<string, unknown>).next;
-    if (page.deps.settings.SOCIALACCOUNT_LOGIN_ON_GET) return start(request, reply, provider, next);
+  async function start(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, fields: { next: unknown; process: unknown }): Promise<FastifyReply> {
+    const process: SignInProcess = fields.process === 'connect' ? 'connect' : 'login';
+    let userId: number | undefined;
+    if (process === 'connect') {
+      const signedIn = await requireUser(page, request, reply);
+      if ('response' in signedIn) return signedIn.response;
+      const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+      if (stale) return stale.response;
+      userId = signedIn.user.id;
+    }
+    const loginPath = providerLoginPath(configured.provider);
+    try {
+      const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
+      const started = await startProviderLogin(page.deps, configured.provider, { redirectUri: providerCallbackUri(page, loginPath), next, process, ...(userId === undefined ? {} : { userId }) });
+      await keepSignIn(page, request, reply, started.state, started.record);
+      return redirect(reply, started.url.toString());
+    } catch (error) {
+      return failed(request, reply, configured, error);
+    }
+  }
+
+  async function confirmation(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): Promise<FastifyReply> {
+    const query = request.query as Record<string, unknown>;
+    if (page.deps.settings.SOCIALACCOUNT_LOGIN_ON_GET) return start(request, reply, configured, { next: query.next, process: query.process });
+    const { provider } = configured;
     let providerOrigin: string;
     try {
       providerOrigin = await provider.authorizationOrigin();
     } catch (error) {
-      return failed(request, reply, provider, error);
+      return failed(request, reply, configured, error);
     }
-    const context = { title: `Sign in via ${provider.name}`, provider: { name: provider.name, login_url: providerLoginPath(provider.id) }, next: safeRedirectOr(next, '') };
+    const connect = query.process === 'connect';
+    const context = {
+      title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
+      provider: { name: provider.name, login_url: providerLoginPath(provider) },
+      process: connect ? 'connect' : 'login',
+      next: safeRedirectOr(query.next, ''),
+    };
     // The button's POST is answered with a redirect to the provider, which the page's policy must allow.
     return renderPage(page, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
-  });
+  }
 
-  scope.post('/accounts/oidc/:providerId/login/', async (request, reply) => {
-    const provider = await providerOf(request);
-    if (!provider) return reply.callNotFound();
-    return start(request, reply, provider, formFields(request.body, ['next']).next);
-  });
+  async function callback(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): Promise<FastifyReply> {
+    const { signIn, result } = await receiveProviderCallback(page, request, reply, configured, providerLoginPath(configured.provider));
+    // A sign-in a single-page app started (headless) returns to it, whatever came of it.
+    if (signIn?.frontendUrl !== undefined) return redirect(reply, frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
+    return presentCallback(request, reply, result, signIn?.next ?? '');
+  }
 
-  scope.get('/accounts/oidc/:providerId/login/callback/', async (request, reply) => {
-    const provider = await providerOf(request);
-    if (!provider) return reply.callNotFound();
-    const state = stringParameter((request.query as Record<string, unknown>).state);
-    const signIn = state === '' ? undefined : await takeSignIn(page, request, state);
-    if (!(await claimSignInState(page.deps, provider.id, state, signIn)) || !signIn) {
-      request.log.warn({ provider: provider.id }, 'social sign-in callback with an unknown, used or expired state');
-      return redirect(reply, LOGIN_ERROR_PAGE);
-    }
-    let result: ProviderLoginResult;
-    try {
-      const callbackUrl = new URL(request.url, page.deps.settings.SITE_URL);
-      const { profile } = await provider.completeAuthorization({ callbackUrl, redirectUri: callbackUri(page, provider.id), expectedState: state, pending: signIn.pending });
-      result = await finishProviderLogin(page.deps, provider.id, profile, loginContextOf(page, request));
-    } catch (error) {
-      return failed(request, reply, provider, error);
-    }
-    return presentProviderLogin(request, reply, provider, result, signIn.next);
-  });
-
-  async function presentProviderLogin(request: FastifyRequest, reply: FastifyReply, provider: RedirectProvider, result: ProviderLoginResult, next: string): Promise<FastifyReply> {
-    switch (result.status) {
-      case 'login': {
-        const remember = page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false;
-        const outcome = await settleLogin(page, request, reply, result.login, { remember, next });
-        return presentLogin(page, request, reply, outcome, next);
-      }
+  async function presentCallback(request: FastifyRequest, reply: FastifyReply, result: CallbackResult, next: string): Promise<FastifyReply> {
+    switch (result.kind) {
+      case 'failed':
+        return redirect(reply, result.error === 'cancelled' ? LOGIN_CANCELLED_PAGE : LOGIN_ERROR_PAGE);
+      case 'login':
+        return presentLogin(page, request, reply, result.outcome, next);
       case 'signup_closed':
         return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
-      case 'email_taken':
-        return renderPage(page, request, reply, 'socialaccount/signup_refused.html', { title: 'Sign in first', provider_name: provider.name, email_taken: true }, 409);
-      case 'email_required':
-        return renderPage(page, request, reply, 'socialaccount/signup_refused.html', { title: 'An email address is needed', provider_name: provider.name, email_taken: false }, 409);
+      case 'signup_form':
+        return redirect(reply, PROVIDER_SIGNUP_PAGE);
+      case 'connected':
+      case 'updated':
+        await flash(page, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
+        return redirect(reply, next || CONNECTIONS_PAGE);
+      case 'connect_refused':
+        if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
+        await flash(page, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
+        return redirect(reply, CONNECTIONS_PAGE);
     }
   }
 
-  /** The connections page: the user's accounts at providers, each with the provider's name when it is still configured. */
+  for (const prefix of ['/accounts/oidc/', '/accounts/']) {
+    const underOidc = prefix === '/accounts/oidc/';
+    scope.get(`${prefix}:providerId/login/`, async (request, reply) => {
+      const configured = await providerOf(request, underOidc);
+      return configured ? confirmation(request, reply, configured) : reply.callNotFound();
+    });
+    scope.post(`${prefix}:providerId/login/`, async (request, reply) => {
+      const configured = await providerOf(request, underOidc);
+      return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
+    });
+    scope.get(`${prefix}:providerId/login/callback/`, async (request, reply) => {
+      const configured = await providerOf(request, underOidc);
+      return configured ? callback(request, reply, configured) : reply.callNotFound();
+    });
+  }
+
+  registerProviderSignupPage(scope, page);
+  registerConnectionsPage(scope, page);
+  scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
+  scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
+}
+
+/**
+ * The social signup form (allauth's /accounts/3rdparty/signup/): shown when a provider's answer
+ * could not sign a new person up alone (the address it gave has an account here, it gave none,
+ * or SOCIALACCOUNT_AUTO_SIGNUP is off). Without a pending signup it sends the person to sign in.
+ */
+function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): void {
+  async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
+    const pending = await pendingProviderSignup(page, request);
+    const configured = pending && (await page.deps.socialProviders.provider(pending.provider));
+    if (!pending || !configured) return redirect(reply, '/accounts/login/');
+    const shown = state ?? { ...emptyForm(), values: await providerSignupInitial(page.deps, pending) };
+    const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: page.deps.settings.USERNAME_TYPE === 'username', form: shown };
+    return renderPage(page, request, reply, 'socialaccount/signup.html', context, status);
+  }
+
+  scope.get(PROVIDER_SIGNUP_PAGE, (request, reply) => form(request, reply, undefined));
+
+  scope.post(PROVIDER_SIGNUP_PAGE, async (request, reply) => {
+    const pending = await pendingProviderSignup(page, request);
+    const configured = pending && (await page.deps.socialProviders.provider(pending.provider));
+    if (!pending || !configured) return redirect(reply, '/accounts/login/');
+    const fields = formFields(request.body, ['email', 'username']);
+    let result;
+    try {
+      result = await completeProviderSignup(page.deps, configured, pending, fields, loginContextOf(page, request));
+    } catch (error) {
+      if (isLatchkeyError(error, 'signup_closed')) {
+        await forgetProviderSignup(page, request);
+        return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
+      }
+      return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
+    }
+    await forgetProviderSignup(page, request);
+    if (result.status !== 'login') return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
+    const outcome = await settleLogin(page, request, reply, result.login, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false, next: pending.next });
+    return presentLogin(page, request, reply, outcome, pending.next);
+  });
+}
+
+/** The connections page: the user's accounts at providers, a way to connect another, and disconnecting one. */
+function registerConnectionsPage(scope: FastifyInstance, page: HttpContext): void {
   async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-    const names = new Map((await page.deps.socialProviders.offered()).map((app) => [app.id, app.name]));
+    const offered = await page.deps.socialProviders.offered();
+    const names = new Map(offered.map((app) => [app.id, app.name]));
     const accounts = (await listSocialAccounts(page.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
-    return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, form }, status);
+    const providers = offered.map((app) => ({ name: app.name, connect_url: `${providerLoginPath({ id: app.id, type: app.provider })}?process=connect` }));
+    return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
   }
 
   scope.get(CONNECTIONS_PAGE, async (request, reply) => {
@@ -146,14 +209,12 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     if (stale) return stale.response;
     const { account } = formFields(request.body, ['account']);
     try {
-      await disconnectSocialAccount(page.deps, signedIn.user, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
+      const removed = await disconnectSocialAccount(page.deps, signedIn.user, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
+      logMailFailures(request, [removed.notification], 'account disconnected notice');
     } catch (error) {
       return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await flash(page, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
     return redirect(reply, CONNECTIONS_PAGE);
   });
-
-  scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
-  scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
 }

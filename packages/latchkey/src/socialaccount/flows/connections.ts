@@ -2,12 +2,14 @@
  * A user's accounts at providers (allauth's connections): listing them, and disconnecting one,
  * which is refused when it would leave the user no way to sign in.
  */
+import type { MailOutcome } from '../../account/emails.js';
 import type { User } from '../../account/model.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { SocialAccount } from '../model.js';
+import { notifySocialAccountChange } from '../notifications.js';
 
 export const NO_PASSWORD = 'Your account has no password set up.';
 export const NO_VERIFIED_EMAIL = 'Your account has no verified email address.';
@@ -22,8 +24,9 @@ export function listSocialAccounts(deps: Pick<LatchkeyDeps, 'store'>, user: User
  * user's (the same answer as for one that does not exist), and 'last_login_method' when it is the
  * user's last one and they have no usable password (reason 'no_password'), or, under mandatory
  * verification, no verified address to reset one with (reason 'no_verified_email'): allauth's rules.
+ * The owner is told by mail (someone signed in as them may be removing their way back in).
  */
-export async function disconnectSocialAccount(deps: Pick<LatchkeyDeps, 'store' | 'settings' | 'events'>, user: User, accountId: number, client: ClientInfo): Promise<SocialAccount> {
+export async function disconnectSocialAccount(deps: LatchkeyDeps, user: User, accountId: number, client: ClientInfo): Promise<{ account: SocialAccount; notification: MailOutcome }> {
   const accounts = await deps.store.socialAccounts.listForUser(user.id);
   const account = accounts.find((candidate) => candidate.id === accountId);
   if (!account) throw new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
@@ -36,5 +39,6 @@ export async function disconnectSocialAccount(deps: Pick<LatchkeyDeps, 'store' |
   }
   await deps.store.socialAccounts.delete(account.id);
   await deps.events.emit('social_account_removed', user.id, client, { provider: account.provider });
-  return account;
+  const providerName = (await deps.socialProviders.provider(account.provider))?.provider.name ?? account.provider;
+  return { account, notification: await notifySocialAccountChange(deps, user, 'account_disconnected', providerName, client) };
 }

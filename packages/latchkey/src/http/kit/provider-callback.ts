@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
+import type { ConfiguredProvider } from '../../socialaccount/directory.js';
+import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
+import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
+import { ProviderError } from '../../socialaccount/providers/provider.js';
+import type { HttpContext } from './context.js';
+import { loginContextOf } from './login-context.js';
+import { forgetProviderSignup, keepProviderSignup, takeSignIn } from './provider-sign-ins.js';
+import { clientOf, logMailFailures } from './request-info.js';
+import { settleLogin, type LoginOutcome } from './session-state.js';
+
+/** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
+export function providerCallbackUri(ctx: HttpContext, loginPath: string): string {
+  return new URL(`${loginPath}callback/`, ctx.deps.settings.SITE_URL).toString();
+}
+
+/**
+ * What a provider's callback came to, for the door that started the sign-in to present:
+ * - `failed`: `cancelled` when the person said no at the provider, else `unknown` (a forged,
+ *   replayed or expired state, a provider error, a bad token: logged for the operator, never shown);
+ * - `login`: the login pipeline's outcome, settled in the session like any login;
+ * - `signup_closed`, `signup_form` (the pending signup is kept in the session for the form);
+ * - `connected` / `updated` for a connect, or `connect_refused` (not the user who started it, or
+ *   the provider account belongs to someone else).
+ */
+export type CallbackResult =
+  | { kind: 'failed'; error: 'cancelled' | 'unknown' }
+  | { kind: 'login'; outcome: LoginOutcome; signedUp: boolean }
+  | { kind: 'signup_closed' }
+  | { kind: 'signup_form' }
+  | { kind: 'connected' | 'updated' }
+  | { kind: 'connect_refused'; error: 'permission_denied' | 'connected_other'; refusal?: LatchkeyError };
+
+/**
+ * The provider's callback, for every door: the state must be one this client started, unused and
+ * unexpired; then the provider's answer goes to the login (or connect) flow. `signIn` is undefined
+ * when the state was not this client's, so the door knows nothing of where it came from.
+ */
+export async function receiveProviderCallback(
+  ctx: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  configured: ConfiguredProvider,
+  loginPath: string,
+): Promise<{ signIn: SignInState | undefined; result: CallbackResult }> {
+  const { provider } = configured;
+  const query = request.query as Record<string, unknown>;
+  const state = typeof query.state === 'string' ? query.state : '';
+  const signIn = state === '' ? undefined : await takeSignIn(ctx, request, state);
+  if (!signIn || !(await claimSignInState(ctx.deps, provider.id, state, signIn))) {
+    request.log.warn({ provider: provider.id }, 'social sign-in callback with an unknown, used or expired state');
+    return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
+  }
+  // A new answer from a provider replaces any signup form left unfinished.
+  await forgetProviderSignup(ctx, request);
+  let answer;
+  try {
+    const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
+    answer = await provider.completeAuthorization({ callbackUrl, redirectUri: providerCallbackUri(ctx, loginPath), expectedState: state, pending: signIn.pending });
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.reason === 'cancelled') return { signIn, result: { kind: 'failed', error: 'cancelled' } };
+    request.log.warn({ provider: provider.id, reason: error.message }, 'social sign-in failed');
+    return { signIn, result: { kind: 'failed', error: 'unknown' } };
+  }
+  if (signIn.process === 'connect') return { signIn, result: await connect(ctx, request, configured, signIn, answer) };
+  const result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
+  switch (result.status) {
+    case 'login': {
+      const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
+      return { signIn, result: { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, { remember, next: signIn.next }), signedUp: result.signedUp } };
+    }
+    case 'signup_form':
+      await keepProviderSignup(ctx, request, reply, result.signup);
+      return { signIn, result: { kind: 'signup_form' } };
+    case 'signup_closed':
+      return { signIn, result: { kind: 'signup_closed' } };
+  }
+}
+
+async function connect(ctx: HttpContext, request: FastifyRequest, configured: ConfiguredProvider, signIn: SignInState, answer: Parameters<typeof connectSocialAccount>[3]): Promise<CallbackResult> {
+  // The connect belongs to the user who started it: signed out (or someone else) since, it is refused.
+  const user = await ctx.sessions.currentUser(request);
+  if (!user || user.id !== signIn.userId) return { kind: 'connect_refused', error: 'permission_denied' };
+  try {
+    const connected = await connectSocialAccount(ctx.deps, user, configured, answer, clientOf(request));
+    if (connected.status === 'connected') logMailFailures(request, [connected.notification], 'account connected notice');
+    return { kind: connected.status };
+  } catch (error) {
+    if (isLatchkeyError(error, 'social_account_exists')) return { kind: 'connect_refused', error: 'connected_other', refusal: error };
+    throw error;
+  }
+}
+
+/**
+ * Where a sign-in a single-page app started ends: back at its frontend URL, with `error` and
+ * `error_process` on failure (allauth headless's contract); what happened otherwise the app
+ * reads from the session (signed in, or a pending stage or signup form).
+ */
+export function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'], result: CallbackResult): string {
+  const error = result.kind === 'failed' || result.kind === 'connect_refused' ? result.error : result.kind === 'signup_closed' ? 'signup_closed' : undefined;
+  if (error === undefined) return frontendUrl;
+  // The frontend URL may be a path on this site or an absolute URL (an allowed origin).
+  const relative = frontendUrl.startsWith('/');
+  const url = new URL(frontendUrl, 'http://relative.invalid');
+  url.searchParams.set('error', error);
+  url.searchParams.set('error_process', process);
+  return relative ? `${url.pathname}${url.search}${url.hash}` : url.toString();
+}
+
+/** A provider's login URL: an OpenID Connect app's under `oidc/` (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's default), the others' under their id. */
+export function providerLoginPath(provider: { id: string; type: string }): string {
+  const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
+  return `${prefix}${encodeURIComponent(provider.id)}/login/`;
+}

@@ -1,0 +1,63 @@
+/**
+ * Connecting a provider account to the signed-in user (allauth's process=connect): a second way to
+ * sign in to the same account. A provider account already connected to another user is refused,
+ * never moved; the provider's addresses are not added to the account.
+ */
+import type { MailOutcome } from '../../account/emails.js';
+import type { User } from '../../account/model.js';
+import type { ClientInfo } from '../../core/client.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { ConfiguredProvider } from '../directory.js';
+import { notifySocialAccountChange } from '../notifications.js';
+import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
+import { storeProviderTokens } from '../tokens.js';
+import { profileForApp } from './provider-login.js';
+
+export const CONNECTED_OTHER = 'The third-party account is already connected to a different account.';
+
+/** 'connected': a new way to sign in (the owner is told by mail); 'updated': it was already this user's. */
+export type ConnectResult = { status: 'connected'; notification: MailOutcome } | { status: 'updated' };
+
+function connectedOther(): LatchkeyError {
+  return new LatchkeyError('social_account_exists', CONNECTED_OTHER, { param: 'account', reason: 'connected_other' });
+}
+
+/** Throws LatchkeyError('social_account_exists', reason 'connected_other') when another user has it. */
+export async function connectSocialAccount(
+  deps: LatchkeyDeps,
+  user: User,
+  configured: ConfiguredProvider,
+  answer: { profile: ProviderProfile; tokens?: ProviderTokens },
+  client: ClientInfo,
+): Promise<ConnectResult> {
+  const providerId = configured.provider.id;
+  const profile = profileForApp(configured.app, answer.profile);
+  const now = deps.clock.now();
+  const existing = await deps.store.socialAccounts.find(providerId, profile.uid);
+  if (existing) {
+    if (existing.userId !== user.id) throw connectedOther();
+    await deps.store.transaction(async (repositories) => {
+      await repositories.socialAccounts.recordLogin(existing.id, profile.extraData, now);
+      await storeProviderTokens(deps, repositories, existing.id, configured.app, answer.tokens);
+    });
+    await deps.events.emit('social_account_updated', user.id, client, { provider: providerId });
+    return { status: 'updated' };
+  }
+  try {
+    await deps.store.transaction(async (repositories) => {
+      const account = await repositories.socialAccounts.create({ userId: user.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
+      await storeProviderTokens(deps, repositories, account.id, configured.app, answer.tokens);
+    });
+  } catch (error) {
+    // A parallel connect (or signup) of the same provider account won: whoever it was, this one is refused.
+    if (isLatchkeyError(error, 'social_account_exists')) {
+      const winner = await deps.store.socialAccounts.find(providerId, profile.uid);
+      if (winner?.userId === user.id) return { status: 'updated' };
+      throw connectedOther();
+    }
+    throw error;
+  }
+  await deps.events.emit('social_account_added', user.id, client, { provider: providerId });
+  return { status: 'connected', notification: await notifySocialAccountChange(deps, user, 'account_connected', configured.provider.name, client) };
+}

@@ -1,0 +1,138 @@
+/**
+ * Creating an account from a provider's answer: automatically when the provider gave a free
+ * address, or through the social signup form (/accounts/3rdparty/signup/, headless
+ * auth/provider/signup) when it did not. Either way the new account and its social account are
+ * one transaction, and the login pipeline follows (email verification for an address the provider
+ * did not vouch for, as SOCIALACCOUNT_EMAIL_VERIFICATION says).
+ */
+import { sendEmailConfirmation } from '../../account/email-confirmation.js';
+import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
+import type { User } from '../../account/model.js';
+import { createUser, emailInUse } from '../../account/users.js';
+import type { ClientInfo } from '../../core/client.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { validateEmail, validateUsername } from '../../core/identifiers.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { beginLogin } from '../../login/pipeline.js';
+import type { FirstFactor } from '../../login/proofs.js';
+import { emailVerificationFor, type LoginContext } from '../../login/stages.js';
+import type { SocialLogin } from '../adapter.js';
+import type { ConfiguredProvider } from '../directory.js';
+import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
+import { storeProviderTokens } from '../tokens.js';
+import { availableUsername } from '../usernames.js';
+import type { PendingProviderSignup, ProviderLoginResult } from './results.js';
+
+/** How long the social signup form waits for the person. */
+export const PROVIDER_SIGNUP_SECONDS = 30 * 60;
+
+export function emailTakenMessage(providerName: string): string {
+  return `An account already exists with this email address. Please sign in to that account first, then connect your ${providerName} account.`;
+}
+
+function socialLoginOf(providerId: string, profile: ProviderProfile): SocialLogin {
+  return { provider: providerId, uid: profile.uid, data: profile.data };
+}
+
+function firstFactorOf(providerId: string, profile: ProviderProfile): FirstFactor {
+  return { kind: 'socialaccount', provider: providerId, uid: profile.uid };
+}
+
+/**
+ * A new person at a provider: signed up at once when the settings allow it and the provider gave
+ * an address nobody here has; otherwise the signup form, with what the provider said kept for it.
+ */
+export async function signUpFromProvider(deps: LatchkeyDeps, configured: ConfiguredProvider, profile: ProviderProfile, tokens: ProviderTokens | undefined, next: string, context: LoginContext): Promise<ProviderLoginResult> {
+  const providerId = configured.provider.id;
+  if (!(await deps.socialAdapter.isOpenForSignup(socialLoginOf(providerId, profile)))) return { status: 'signup_closed' };
+  const fields = await deps.socialAdapter.populateUser(socialLoginOf(providerId, profile));
+  const email = (profile.emails.find((address) => address.primary) ?? profile.emails[0])?.email ?? fields.email;
+  const form: ProviderLoginResult = { status: 'signup_form', signup: { provider: providerId, profile, next, expiresAt: deps.clock.now().getTime() + PROVIDER_SIGNUP_SECONDS * 1000 } };
+  if (!deps.settings.SOCIALACCOUNT_AUTO_SIGNUP || email === '' || (await emailInUse(deps, email))) return form;
+  const username = deps.settings.USERNAME_TYPE === 'username' ? await availableUsername(deps.store.users, [fields.username ?? '', email.split('@')[0]!]) : undefined;
+  try {
+    return await createAndSignIn(deps, configured, profile, tokens, { email, username, name: fields.name }, context);
+  } catch (error) {
+    // Another sign-up took the address meanwhile (the database's unique index decided): the form.
+    if (isLatchkeyError(error, 'email_taken')) return form;
+    throw error;
+  }
+}
+
+/** What the signup form starts with: the provider's address and a username suggestion. */
+export async function providerSignupInitial(deps: LatchkeyDeps, pending: PendingProviderSignup): Promise<{ email: string; username: string }> {
+  const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, pending.profile));
+  const email = (pending.profile.emails.find((address) => address.primary) ?? pending.profile.emails[0])?.email ?? fields.email;
+  return { email, username: fields.username ?? '' };
+}
+
+/**
+ * The social signup form's answer. Throws LatchkeyError for a field to correct: 'email_taken'
+ * (sign in to that account first, then connect), 'username_taken', an invalid address or
+ * username; 'signup_closed' when signup closed meanwhile; 'social_account_exists' when the same
+ * provider account was signed up in another tab meanwhile.
+ */
+export async function completeProviderSignup(
+  deps: LatchkeyDeps,
+  configured: ConfiguredProvider,
+  pending: PendingProviderSignup,
+  input: { email: string; username: string },
+  context: LoginContext,
+): Promise<ProviderLoginResult> {
+  const { profile } = pending;
+  if (!(await deps.socialAdapter.isOpenForSignup(socialLoginOf(pending.provider, profile)))) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
+  await deps.rateLimits.enforce('signup', { ip: context.client.ip });
+  let username: string | undefined;
+  if (deps.settings.USERNAME_TYPE === 'username') {
+    username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
+    if (await deps.store.users.findByUsername(username)) throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
+  }
+  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', 'This field is required.', { param: 'email', reason: 'required' });
+  const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+  const taken = new LatchkeyError('email_taken', emailTakenMessage(configured.provider.name), { param: 'email' });
+  if (await emailInUse(deps, email)) throw taken;
+  const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
+  try {
+    return await createAndSignIn(deps, configured, profile, undefined, { email, username, name: fields.name }, context);
+  } catch (error) {
+    if (isLatchkeyError(error, 'email_taken')) throw taken;
+    throw error;
+  }
+}
+
+async function createAndSignIn(
+  deps: LatchkeyDeps,
+  configured: ConfiguredProvider,
+  profile: ProviderProfile,
+  tokens: ProviderTokens | undefined,
+  fields: { email: string; username: string | undefined; name: string },
+  context: LoginContext,
+): Promise<ProviderLoginResult> {
+  const providerId = configured.provider.id;
+  const firstFactor = firstFactorOf(providerId, profile);
+  const verified = profile.emails.some((address) => address.email.toLowerCase() === fields.email.toLowerCase() && address.verified);
+  const now = deps.clock.now();
+  const user = await createUser(
+    deps,
+    { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.name, password: null, emailVerified: verified },
+    async (repositories, created) => {
+      const account = await repositories.socialAccounts.create({ userId: created.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
+      await storeProviderTokens(deps, repositories, account.id, configured.app, tokens);
+    },
+  );
+  await deps.events.emit('user_signed_up', user.id, context.client, { provider: providerId });
+  await deps.events.emit('social_account_added', user.id, context.client, { provider: providerId });
+  if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional') await confirmAddress(deps, user, fields.email, context.client);
+  return { status: 'login', login: await beginLogin(deps, user, firstFactor, context), signedUp: true };
+}
+
+/** Under optional verification an unverified address is sent its link, as a local signup's is; the stages do it under mandatory. */
+async function confirmAddress(deps: LatchkeyDeps, user: User, email: string, client: ClientInfo): Promise<void> {
+  const address = await deps.store.emailAddresses.findForUser(user.id, email);
+  if (!address) return;
+  try {
+    await sendEmailConfirmation(deps, address, client);
+  } catch (error) {
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+  }
+}
