@@ -9,6 +9,7 @@ export type { StoredSession } from './sessions/model.js';
 export type { Store, Repositories } from './store.js';
 export { AccountAdapter } from './account/adapter.js';
 export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './socialaccount/adapter.js';
+export { openProviderToken } from './socialaccount/tokens.js';
 export { createUser, setUserPassword, deactivateUser, validatePasswordStrength, type CreateUserInput } from './account/users.js';
 export { cleanName, NAME_MAX_LENGTH } from './account/names.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
