@@ -2,13 +2,14 @@
  * Social sign-in through an OpenID Connect provider, in Chromium against the example site: a
  * person signs up from the login page's "Corp SSO" link and its Continue button, signs in again
  * the same way to the same account, and, once they have an authenticator app, is asked for its
- * code after the provider.
+ * code after the provider; on the connections page they disconnect it (once they have a password)
+ * and connect it again.
  *
  * The provider is the test one (packages/latchkey/src/testing/oidc-provider.ts: oidc-provider on
  * loopback), which signs in `nextLogin` at its interaction with no page of its own, so the browser
- * goes to it and straight back. It starts first, since the site's settings need its issuer (the
- * example site reads one app from OIDC_PROVIDER_ID, OIDC_SERVER_URL, ...: its README's way); the
- * redirect URI it allows is the site's callback, known once the site has picked its port.
+ * goes to it and straight back. It starts first, since the site's settings need its issuer (given
+ * as LATCHKEY_SOCIALACCOUNT_PROVIDERS JSON, as an operator may); the redirect URI it allows is the
+ * site's callback, known once the site has picked its port.
  *
  * The button's POST is answered with a redirect to the provider, which Chromium follows only if
  * the page's Content-Security-Policy lists the provider in form-action: these journeys are what
@@ -46,6 +47,7 @@ describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', (
   const ada = corpAccount('ada');
   const bea = corpAccount('bea');
   const cleo = corpAccount('cleo');
+  const dora = corpAccount('dora');
   let provider: TestOidcProvider | undefined;
   let site: RunningSite;
   let browser: Browser;
@@ -55,7 +57,7 @@ describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', (
     const redirectUris: string[] = [];
     provider = await startTestOidcProvider({
       clients: [{ ...CLIENT, redirect_uris: () => redirectUris }],
-      accounts: [ada, bea, cleo].map((account) => ({
+      accounts: [ada, bea, cleo, dora].map((account) => ({
         sub: account.sub,
         // The address is verified at the provider: the site signs the person up without asking for one.
         claims: { email: account.email, email_verified: true, name: `${account.username} at Corp`, preferred_username: account.username },
@@ -63,11 +65,10 @@ describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', (
     });
     ({ site, browser } = await startSiteAndBrowser({
       env: {
-        OIDC_PROVIDER_ID: PROVIDER_ID,
-        OIDC_NAME: PROVIDER_NAME,
-        OIDC_CLIENT_ID: CLIENT.client_id,
-        OIDC_SECRET: CLIENT.client_secret,
-        OIDC_SERVER_URL: provider.issuer,
+        // The operator's way without touching the settings file (CONTRACT.md): the apps as JSON.
+        LATCHKEY_SOCIALACCOUNT_PROVIDERS: JSON.stringify({
+          openid_connect: { APPS: [{ provider_id: PROVIDER_ID, name: PROVIDER_NAME, client_id: CLIENT.client_id, secret: CLIENT.client_secret, settings: { server_url: provider.issuer } }] },
+        }),
       },
     }));
     redirectUris.push(`${site.url}${CALLBACK_PATH}`);
@@ -196,4 +197,41 @@ describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', (
     await expectSignedIn(person, cleo, 'home-signed-in-after-code');
     await person.close();
   }, MFA_JOURNEY_TIMEOUT_MS);
+
+  it('disconnects the provider once the account has a password, connects it again from the connections page, and signs in through it', async () => {
+    const person = await Person.open(browser, site);
+    await signInThroughProvider(person, dora, 'signup');
+    await expectSignedIn(person, dora);
+
+    // The provider is the only way in: removing it is refused until the account has a password.
+    await person.visit('/accounts/3rdparty/', 'connections');
+    expect(await person.text()).toContain(`${PROVIDER_NAME}: ${dora.sub}`);
+    const refused = await person.press('Remove', 'remove-refused', person.page.locator('main'));
+    expect(refused.status()).toBe(400);
+    expect(await person.formErrors()).toEqual(['Your account has no password set up.']);
+
+    await person.visit('/accounts/password/set/', 'password-set-form');
+    await person.fill({ password1: 'a long enough passphrase', password2: 'a long enough passphrase' });
+    await person.press('Set password', 'password-set');
+    await person.visit('/accounts/3rdparty/', 'connections-with-password');
+    await person.press('Remove', 'removed', person.page.locator('main'));
+    expect(await person.messages()).toContain('The third-party account has been disconnected.');
+    expect(await person.text()).toContain('You currently have no third-party accounts connected to this account.');
+
+    // Connect it again: the provider's link under "Add a third-party account", its button, the provider.
+    provider!.nextLogin = dora.sub;
+    await person.follow(PROVIDER_NAME, 'connect-page', person.page.locator('main'));
+    expect(await person.heading()).toBe(`Connect ${PROVIDER_NAME}`);
+    expect(await person.text()).toContain(`You are about to connect a new third-party account from ${PROVIDER_NAME}.`);
+    await person.press('Continue', 'connected');
+    expect(person.pathname()).toBe('/accounts/3rdparty/');
+    expect(await person.messages()).toContain('The third-party account has been connected.');
+    expect(await person.text()).toContain(`${PROVIDER_NAME}: ${dora.sub}`);
+
+    // The connected account signs in to this account again.
+    await signOut(person, 'signed-out');
+    await signInThroughProvider(person, dora, 'login-after-connect');
+    await expectSignedIn(person, dora);
+    await person.close();
+  }, JOURNEY_TIMEOUT_MS);
 });
