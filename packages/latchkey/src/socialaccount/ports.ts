@@ -25,6 +25,12 @@ export interface SocialAccountRepository {
   findById(id: number): Promise<SocialAccount | undefined>;
   /** Oldest first. */
   listForUser(userId: number): Promise<SocialAccount[]>;
+  /**
+   * The same, in a transaction, holding the user's row until it ends (PostgreSQL; SQLite has one
+   * writer at a time anyway): two concurrent disconnects then decide one after the other, so they
+   * cannot both see "another way in remains" and leave none.
+   */
+  listForUserLocked(userId: number): Promise<SocialAccount[]>;
   /** Records a login: the provider's latest data and the time. False when it no longer exists. */
   recordLogin(id: number, extraData: Record<string, unknown>, at: Date): Promise<boolean>;
   /** Removes it with its tokens. */

@@ -8,6 +8,7 @@ import { isUsablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
+import type { Repositories } from '../../store.js';
 import type { SocialAccount } from '../model.js';
 import { notifySocialAccountChange } from '../notifications.js';
 
@@ -27,18 +28,25 @@ export function listSocialAccounts(deps: Pick<LatchkeyDeps, 'store'>, user: User
  * The owner is told by mail (someone signed in as them may be removing their way back in).
  */
 export async function disconnectSocialAccount(deps: LatchkeyDeps, user: User, accountId: number, client: ClientInfo): Promise<{ account: SocialAccount; notification: MailOutcome }> {
-  const accounts = await deps.store.socialAccounts.listForUser(user.id);
-  const account = accounts.find((candidate) => candidate.id === accountId);
-  if (!account) throw new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
-  if (accounts.length === 1) {
-    if (!isUsablePassword(user.password)) throw new LatchkeyError('last_login_method', NO_PASSWORD, { param: 'account', reason: 'no_password' });
-    if (deps.settings.ACCOUNT_EMAIL_VERIFICATION === 'mandatory') {
-      const addresses = await deps.store.emailAddresses.listForUser(user.id);
-      if (!addresses.some((address) => address.verified)) throw new LatchkeyError('last_login_method', NO_VERIFIED_EMAIL, { param: 'account', reason: 'no_verified_email' });
-    }
-  }
-  await deps.store.socialAccounts.delete(account.id);
+  const account = await deps.store.transaction(async (repositories) => {
+    const accounts = await repositories.socialAccounts.listForUserLocked(user.id);
+    const found = accounts.find((candidate) => candidate.id === accountId);
+    if (!found) throw new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
+    // Read again under the lock: a password removed or an address dropped meanwhile counts.
+    if (accounts.length === 1) await refuseLastWayIn(deps, repositories, user.id);
+    await repositories.socialAccounts.delete(found.id);
+    return found;
+  });
   await deps.events.emit('social_account_removed', user.id, client, { provider: account.provider });
   const providerName = (await deps.socialProviders.provider(account.provider))?.provider.name ?? account.provider;
   return { account, notification: await notifySocialAccountChange(deps, user, 'account_disconnected', providerName, client) };
+}
+
+async function refuseLastWayIn(deps: Pick<LatchkeyDeps, 'settings'>, repositories: Repositories, userId: number): Promise<void> {
+  const current = await repositories.users.findById(userId);
+  if (!current || !isUsablePassword(current.password)) throw new LatchkeyError('last_login_method', NO_PASSWORD, { param: 'account', reason: 'no_password' });
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION === 'mandatory') {
+    const addresses = await repositories.emailAddresses.listForUser(userId);
+    if (!addresses.some((address) => address.verified)) throw new LatchkeyError('last_login_method', NO_VERIFIED_EMAIL, { param: 'account', reason: 'no_verified_email' });
+  }
 }

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { LatchkeyError } from '../../core/errors.js';
 import type { NewSocialAccount, SocialAccount } from '../../socialaccount/model.js';
 import type { SocialAccountRepository } from '../../socialaccount/ports.js';
-import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
+import { lockUserRow, translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, fromJsonObjectColumn, toInstantColumn, type SocialAccountsTable } from './schema.js';
 
 /** The unique constraint on (provider, uid), as PostgreSQL names it and as SQLite reports it. */
@@ -66,6 +66,11 @@ export function createSocialAccountRepository({ db, dialect }: RepositoryContext
     async findById(id: number): Promise<SocialAccount | undefined> {
       const row = await db.selectFrom('latchkey_social_accounts').selectAll().where('id', '=', id).executeTakeFirst();
       return row === undefined ? undefined : toSocialAccount(row);
+    },
+
+    async listForUserLocked(userId: number): Promise<SocialAccount[]> {
+      await lockUserRow(db, dialect, userId);
+      return this.listForUser(userId);
     },
 
     async listForUser(userId: number): Promise<SocialAccount[]> {
