@@ -4,7 +4,7 @@ import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
 import { SocialAccountAdapter } from './socialaccount/adapter.js';
 import { appsFromSettings } from './socialaccount/apps.js';
-import { createProviderDirectory } from './socialaccount/directory.js';
+import { checkSettingsApps, createProviderDirectory } from './socialaccount/directory.js';
 import { AccountEvents } from './account/events.js';
 import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -107,6 +107,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
   const clock = options.clock ?? systemClock;
   // Read before anything is opened: a mistake in SOCIALACCOUNT_PROVIDERS stops start-up.
   const providerApps = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS);
+  checkSettingsApps(settings, providerApps);
   const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
   try {
     if ((options.migrations ?? 'require') === 'auto') {
@@ -148,7 +149,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     sessions,
     adapter: options.adapter ?? new AccountAdapter(settings),
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
-    socialProviders: createProviderDirectory({ settings, store: database.store, settingsApps: providerApps }),
+    socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps }),
     events: new AccountEvents(database.store.auditLog, clock),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,

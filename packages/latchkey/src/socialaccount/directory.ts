@@ -9,6 +9,8 @@ import type { Settings } from '../config/settings.js';
 import type { Store } from '../store.js';
 import { appFromRow, findApp, visibleApps, type ProviderApp } from './apps.js';
 import type { SocialApp } from './model.js';
+import type { Clock } from '../core/clock.js';
+import { dummyProvider, refuseDummyProviderInProduction } from './providers/dummy.js';
 import { openIdConnectProvider, type OpenIdConnectSettings } from './providers/openid-connect.js';
 import type { ProviderHttp, RedirectProvider } from './providers/provider.js';
 
@@ -21,8 +23,12 @@ export interface ConfiguredProvider {
 export interface ProviderDirectory {
   /** The apps a login page offers, by name (none configured: none). */
   offered(): Promise<ProviderApp[]>;
-  /** The provider serving `id`, or undefined when no app has that id or its type is unknown. */
-  provider(id: string): Promise<ConfiguredProvider | undefined>;
+  /**
+   * The provider serving `id`, or undefined when no app has that id or its type is unknown. With
+   * `clientId` (a token login names the app it was issued for), the app with that id and client
+   * id, hidden or not: a provider may have a hidden app per mobile client.
+   */
+  provider(id: string, clientId?: string): Promise<ConfiguredProvider | undefined>;
 }
 
 const SECRET_PURPOSE = 'social-app-secret';
@@ -46,14 +52,31 @@ function openAppSecret(secretKey: string, row: SocialApp): string {
   return Buffer.from(opened).toString('utf8');
 }
 
-/** The provider types Latchkey can sign in with (the named providers' catalogue comes later). */
-const PROVIDER_TYPES = new Set(['openid_connect']);
+/**
+ * The provider types Latchkey can sign in with: any OpenID Connect server, and allauth's `dummy`
+ * for development and tests (the named providers' catalogue, built on providers/oauth2.ts, comes
+ * later).
+ */
+const PROVIDER_TYPES = new Set(['openid_connect', 'dummy']);
+
+/** Start-up's check of the settings' apps beyond their shape: a provider that signs anyone in as anyone stops a production start-up. */
+export function checkSettingsApps(settings: Settings, apps: readonly ProviderApp[]): void {
+  if (apps.some((app) => app.provider === 'dummy')) refuseDummyProviderInProduction(settings.ENVIRONMENT);
+}
+
+interface ProviderContext {
+  settings: Settings;
+  clock: Clock;
+  http: ProviderHttp;
+}
 
 /** A provider of the app's type, or undefined for a type Latchkey does not know. */
-function providerFor(app: ProviderApp, http: ProviderHttp): RedirectProvider | undefined {
+function providerFor(app: ProviderApp, { settings, clock, http }: ProviderContext): RedirectProvider | undefined {
   switch (app.provider) {
     case 'openid_connect':
       return openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings as unknown as OpenIdConnectSettings }, http);
+    case 'dummy':
+      return dummyProvider({ environment: settings.ENVIRONMENT, siteUrl: settings.SITE_URL, secretKey: settings.SECRET_KEY, clock, id: app.id, name: app.name });
     default:
       return undefined;
   }
@@ -65,11 +88,12 @@ function providerFor(app: ProviderApp, http: ProviderHttp): RedirectProvider | u
  * by an operator works without a restart.
  */
 export function createProviderDirectory(
-  deps: { settings: Settings; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[] },
+  deps: { settings: Settings; clock: Clock; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[] },
   options: { fetch?: typeof fetch } = {},
 ): ProviderDirectory {
   const fromSettings = deps.settingsApps;
   const http: ProviderHttp = { timeoutSeconds: deps.settings.SOCIALACCOUNT_REQUESTS_TIMEOUT, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  const context: ProviderContext = { settings: deps.settings, clock: deps.clock, http };
   const providers = new Map<string, ConfiguredProvider | undefined>();
 
   async function allApps(): Promise<ProviderApp[]> {
@@ -81,13 +105,14 @@ export function createProviderDirectory(
     async offered() {
       return visibleApps(await allApps()).filter((app) => PROVIDER_TYPES.has(app.provider));
     },
-    async provider(id) {
-      const app = findApp(await allApps(), id);
+    async provider(id, clientId) {
+      const apps = await allApps();
+      const app = clientId === undefined ? findApp(apps, id) : apps.find((candidate) => candidate.id === id && candidate.clientId === clientId);
       if (!app) return undefined;
       // One provider per app configuration: a changed app (new secret, new server) gets a new one.
       const fingerprint = sha256Hex(JSON.stringify(app));
       if (!providers.has(fingerprint)) {
-        const provider = providerFor(app, http);
+        const provider = providerFor(app, context);
         providers.set(fingerprint, provider && { provider, app });
       }
       return providers.get(fingerprint);

@@ -10,6 +10,7 @@ import { registerPasswordPages } from './password.js';
 import { registerReauthenticatePages } from './reauthenticate.js';
 import { registerSessionPages } from './sessions.js';
 import { registerSocialAccountPages } from './socialaccount.js';
+import { registerDummyAuthorizationPage } from './dummy-provider.js';
 
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
 export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
@@ -23,4 +24,8 @@ export function registerAccountPages(scope: FastifyInstance, page: HttpContext):
   registerMfaAuthenticationPages(scope, page);
   registerMfaManagementPages(scope, page);
   registerSocialAccountPages(scope, page);
+  // allauth's dummy provider's stand-in authorization page: only when the project configures the
+  // dummy provider, and never in production (start-up refuses the provider there too).
+  const { settings } = page.deps;
+  if (settings.ENVIRONMENT !== 'production' && Object.hasOwn(settings.SOCIALACCOUNT_PROVIDERS, 'dummy')) registerDummyAuthorizationPage(scope, { page });
 }
