@@ -5,43 +5,13 @@
  */
 import { createUser, NAME_MAX_LENGTH, type User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
+import { Browser, csrfTokenOf, FORM } from './browser.js';
 
 const PASSWORD = 'a long enough passphrase';
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-
-/** A browser: it keeps the cookies each answer sets and sends them back. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-
-  constructor(private readonly app: FastifyInstance) {}
-
-  async request(options: InjectOptions): Promise<LightMyRequestResponse> {
-    const response = await this.app.inject({ ...options, headers: { host: 'testserver', ...options.headers }, cookies: Object.fromEntries(this.cookies) });
-    for (const cookie of response.cookies) this.cookies.set(cookie.name, cookie.value);
-    return response;
-  }
-
-  get(url: string): Promise<LightMyRequestResponse> {
-    return this.request({ method: 'GET', url });
-  }
-
-  /** A form POST; the fields are pairs, so that a test can send one field twice. */
-  post(url: string, fields: [string, string][]): Promise<LightMyRequestResponse> {
-    return this.request({ method: 'POST', url, headers: FORM, payload: new URLSearchParams(fields).toString() });
-  }
-}
-
-/** The CSRF token a page's form carries, as a browser would submit it. */
-function csrfTokenOf(html: string): string {
-  const match = /<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)">/.exec(html);
-  if (!match) throw new Error('The page has no CSRF token field.');
-  return match[1]!;
-}
-
 describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
   let latchkey: TestLatchkey;
   let app: FastifyInstance;

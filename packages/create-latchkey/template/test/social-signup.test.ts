@@ -1,0 +1,85 @@
+/**
+ * The project's SocialAccountAdapter (src/users/adapters.ts) in a real social signup, through the
+ * pages: allauth's dummy provider (a stand-in identity provider on the site itself, for tests and
+ * development only) sends the person back to the callback, and the adapter decides whether they
+ * may sign up and fills their account.
+ */
+import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { projectSettings } from '../src/config/settings.js';
+import { SocialAccountAdapter } from '../src/users/adapters.js';
+import { Browser, csrfTokenOf } from './browser.js';
+
+const DUMMY = { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } };
+
+describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let app: FastifyInstance;
+  // Not app.close(): its onClose hook closes Latchkey, which destroy() does (and drops the database).
+  afterEach(() => latchkey.destroy());
+
+  async function setUp(env: Record<string, string> = {}): Promise<Browser> {
+    latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env, settings: { SOCIALACCOUNT_PROVIDERS: DUMMY } });
+    // As src/server.ts passes it to createLatchkey; the test helper builds the default adapter.
+    latchkey.deps.socialAdapter = new SocialAccountAdapter(latchkey.settings);
+    app = await buildApp(latchkey);
+    await app.ready();
+    return new Browser(app);
+  }
+
+  /** The login page's Dummy link, its Continue button, the dummy page filled in as `person`, and back. */
+  async function signInThroughDummy(browser: Browser, person: { id: string; email: string; name: string }): Promise<LightMyRequestResponse> {
+    const confirm = await browser.get('/accounts/dummy/login/');
+    const started = await browser.post('/accounts/dummy/login/', [['csrfmiddlewaretoken', csrfTokenOf(confirm.body)]]);
+    const authorize = new URL(started.headers.location as string);
+    const form = await browser.get(authorize.pathname + authorize.search);
+    const answered = await browser.post(authorize.pathname, [
+      ['csrfmiddlewaretoken', csrfTokenOf(form.body)],
+      ['state', authorize.searchParams.get('state')!],
+      ['redirect_uri', authorize.searchParams.get('redirect_uri')!],
+      ['id', person.id],
+      ['email', person.email],
+      ['email_verified', 'true'],
+      ['name', person.name],
+      ['action', 'authenticate'],
+    ]);
+    const callback = new URL(answered.headers.location as string);
+    return browser.get(callback.pathname + callback.search);
+  }
+
+  it('signs a new person up with the name the provider gave', async () => {
+    const browser = await setUp();
+    expect((await browser.get('/accounts/login/')).body).toContain('href="/accounts/dummy/login/"');
+    const signedUp = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@example.com', name: 'Ada Lovelace' });
+    expect(signedUp.statusCode).toBe(302);
+    const ada = await latchkey.deps.store.users.findByEmail('ada@example.com');
+    expect(ada?.name).toBe('Ada Lovelace');
+    expect(await latchkey.deps.store.socialAccounts.listForUser(ada!.id)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
+  });
+
+  it('refuses a new person while signup is closed (LATCHKEY_ACCOUNT_ALLOW_REGISTRATION=false), and stores nothing', async () => {
+    const browser = await setUp({ LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' });
+    const refused = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@example.com', name: 'Ada Lovelace' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('We are sorry, but the sign up is currently closed.');
+    expect(await latchkey.deps.store.users.count()).toBe(0);
+  });
+});
+
+describe('the OpenID Connect app in src/config/settings.ts', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('is read from OIDC_PROVIDER_ID, OIDC_NAME, OIDC_CLIENT_ID, OIDC_SECRET and OIDC_SERVER_URL, and absent without them', () => {
+    expect(projectSettings.base?.SOCIALACCOUNT_PROVIDERS).toEqual({ openid_connect: { APPS: [] } });
+    vi.stubEnv('OIDC_PROVIDER_ID', 'company-sso');
+    vi.stubEnv('OIDC_NAME', 'Company SSO');
+    vi.stubEnv('OIDC_CLIENT_ID', 'the-client-id');
+    vi.stubEnv('OIDC_SECRET', 'the-secret');
+    vi.stubEnv('OIDC_SERVER_URL', 'https://id.example.com');
+    expect(projectSettings.base?.SOCIALACCOUNT_PROVIDERS).toEqual({
+      openid_connect: { APPS: [{ provider_id: 'company-sso', name: 'Company SSO', client_id: 'the-client-id', secret: 'the-secret', settings: { server_url: 'https://id.example.com' } }] },
+    });
+  });
+});
