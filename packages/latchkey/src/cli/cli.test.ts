@@ -1,13 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { createLatchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
 import { userForApiToken } from '../tokens/api-tokens.js';
-import { runManagementCommand } from './index.js';
+import { runAsPerson } from '../testing/terminal.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
 let databaseUrl: string;
@@ -19,29 +18,12 @@ beforeEach(() => {
 });
 
 /** Runs a command as a person would, typing `answers` at its prompts (on a terminal when `tty`). */
-async function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; usernameType?: 'username' | 'email' } = {}) {
-  const stdin = Object.assign(new PassThrough(), { isTTY: options.tty ?? false });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  const answers = [...(options.answers ?? [])];
-  // Like a person at a terminal: type the next answer only once the question has been asked.
-  stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    if (/: $/.test(chunk.toString())) {
-      const answer = answers.shift();
-      if (answer === undefined) stdin.end();
-      else stdin.write(`${answer}\n`);
-    }
+function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; usernameType?: 'username' | 'email' } = {}) {
+  return runAsPerson(argv, { ...project, USERNAME_TYPE: options.usernameType ?? 'username' }, {
+    ...options,
+    cwd,
+    env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:', ...options.env },
   });
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runManagementCommand(
-    argv,
-    { ...project, USERNAME_TYPE: options.usernameType ?? 'username' },
-    { stdin, stdout, stderr, cwd, env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:', ...options.env } },
-  );
-  return { code, out, err };
 }
 
 async function users(usernameType: 'username' | 'email' = 'username') {

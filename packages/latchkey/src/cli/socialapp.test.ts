@@ -1,12 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { decryptSecret } from '../core/encryption.js';
 import { createTestDatabase, testDatabaseKinds, testPostgresUrl, type TestDatabase } from '../testing/database.js';
-import { runManagementCommand } from './index.js';
+import { runAsPerson } from '../testing/terminal.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
 const SECRET = 'sup3r-s3cret-client-value';
@@ -38,22 +37,11 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
 
   /** Runs a command as a person would, typing `answers` at its prompts (on a terminal when `tty`). */
   async function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean } = {}) {
-    const stdin = Object.assign(new PassThrough(), { isTTY: options.tty ?? false });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    const answers = [...(options.answers ?? [])];
-    stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/: $/.test(chunk.toString())) {
-        const answer = answers.shift();
-        if (answer === undefined) stdin.end();
-        else stdin.write(`${answer}\n`);
-      }
+    const { code, out, err } = await runAsPerson(argv, project, {
+      ...options,
+      cwd,
+      env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:', ...options.env },
     });
-    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const code = await runManagementCommand(argv, project, { stdin, stdout, stderr, cwd, env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:', ...options.env } });
     written.push(out, err);
     return { code, out, err };
   }
