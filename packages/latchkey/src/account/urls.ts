@@ -19,6 +19,7 @@ const PAGE_PATHS: Record<FrontendUrlName, (key: string) => string> = {
   account_reset_password: () => '/accounts/password/reset/',
   account_reset_password_from_key: (key) => `/accounts/password/reset/key/${key}/`,
   account_signup: () => '/accounts/signup/',
+  socialaccount_login_error: () => '/accounts/3rdparty/login/error/',
 };
 
 type KeyedPurpose = (typeof KEYED_FRONTEND_URLS)[number];

@@ -35,8 +35,10 @@ const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 /**
  * The single-page app's routes that Latchkey's emails link to when it serves a front end of its
  * own (allauth's HEADLESS_FRONTEND_URLS): absolute URLs, `{key}` standing for the mailed key.
+ * `socialaccount_login_error` is where a provider's callback sends the browser when it cannot tell
+ * which front end started the sign-in (its state is unknown, used or expired).
  */
-export const FRONTEND_URL_NAMES = ['account_confirm_email', 'account_reset_password', 'account_reset_password_from_key', 'account_signup'] as const;
+export const FRONTEND_URL_NAMES = ['account_confirm_email', 'account_reset_password', 'account_reset_password_from_key', 'account_signup', 'socialaccount_login_error'] as const;
 export type FrontendUrlName = (typeof FRONTEND_URL_NAMES)[number];
 /** The purposes whose link carries a key, and so whose front-end URL must say where it goes (`{key}`). */
 export const KEYED_FRONTEND_URLS = ['account_confirm_email', 'account_reset_password_from_key'] as const satisfies readonly FrontendUrlName[];

@@ -21,8 +21,8 @@ export interface ConfiguredProvider {
 }
 
 export interface ProviderDirectory {
-  /** The apps a login page offers, by name (none configured: none). */
-  offered(): Promise<ProviderApp[]>;
+  /** The providers a login page offers, by name (none configured: none), with one read of the apps. */
+  offered(): Promise<ConfiguredProvider[]>;
   /**
    * The provider serving `id`, or undefined when no app has that id or its type is unknown. With
    * `clientId` (a token login names the app it was issued for), the app with that id and client
@@ -101,21 +101,28 @@ export function createProviderDirectory(
     return [...fromSettings, ...rows.map((row) => appFromRow(row, openAppSecret(deps.settings.SECRET_KEY, row)))];
   }
 
+  /** One provider per app configuration: a changed app (new secret, new server) gets a new one. */
+  function configured(app: ProviderApp): ConfiguredProvider | undefined {
+    const fingerprint = sha256Hex(JSON.stringify(app));
+    if (!providers.has(fingerprint)) {
+      const provider = providerFor(app, context);
+      providers.set(fingerprint, provider && { provider, app });
+    }
+    return providers.get(fingerprint);
+  }
+
   return {
     async offered() {
-      return visibleApps(await allApps()).filter((app) => PROVIDER_TYPES.has(app.provider));
+      const visible = visibleApps(await allApps()).filter((app) => PROVIDER_TYPES.has(app.provider));
+      // Two visible apps with one id are a mistake the sign-in refuses (findApp): a list leaves them out.
+      const ids = visible.map((app) => app.id);
+      const unique = visible.filter((app) => ids.indexOf(app.id) === ids.lastIndexOf(app.id));
+      return unique.flatMap((app) => configured(app) ?? []);
     },
     async provider(id, clientId) {
       const apps = await allApps();
       const app = clientId === undefined ? findApp(apps, id) : apps.find((candidate) => candidate.id === id && candidate.clientId === clientId);
-      if (!app) return undefined;
-      // One provider per app configuration: a changed app (new secret, new server) gets a new one.
-      const fingerprint = sha256Hex(JSON.stringify(app));
-      if (!providers.has(fingerprint)) {
-        const provider = providerFor(app, context);
-        providers.set(fingerprint, provider && { provider, app });
-      }
-      return providers.get(fingerprint);
+      return app && configured(app);
     },
   };
 }

@@ -11,6 +11,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { importJWK, SignJWT } from 'jose';
 // @ts-expect-error -- oidc-provider ships no type declarations; the little used here is typed below.
 import ProviderModule from 'oidc-provider';
 
@@ -50,6 +51,12 @@ export interface TestOidcProvider {
   nextLogin: string | undefined;
   /** Plays the browser from the authorization URL to the redirect back to the client (code, state, iss or error). */
   followAuthorization(authorizationUrl: URL | string, options?: { as?: TestLogin }): Promise<URL>;
+  /**
+   * An ID token signed with the provider's own key, as it issues them to `clientId` for the account
+   * `sub` (its claims, then `claims`, which may override any: `aud`, `iss`, `azp`, `exp`). What a
+   * mobile app's own sign-in hands over, and forged variants of it.
+   */
+  signIdToken(input: { clientId: string; sub: string; claims?: Record<string, unknown> }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -103,6 +110,7 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
   const issuer = `${origin}${issuerPath}`;
 
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const privateKey = await importJWK({ ...signingKey, alg: 'RS256' }, 'RS256');
   // Made once the port (and so the issuer) is known; the server's handler only runs after that.
   const provider = new Provider(issuer, {
     clients: options.clients.map(({ redirect_uris, ...client }) => ({
@@ -187,6 +195,11 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     issuer,
     nextLogin: undefined,
     followAuthorization,
+    signIdToken: ({ clientId, sub, claims = {} }) => {
+      const now = Math.floor(Date.now() / 1000);
+      const payload = { iss: issuer, aud: clientId, sub, iat: now, exp: now + 600, ...accounts.get(sub)?.claims, ...claims };
+      return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'test-signing-key', typ: 'JWT' }).sign(privateKey);
+    },
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

@@ -54,16 +54,12 @@ describe('headless operations of capabilities Latchkey does not have yet', () =>
   let latchkey: TestLatchkey;
   afterEach(() => latchkey.destroy());
 
-  it('answers 404 for providers, passkeys, phone numbers, login codes and token refresh, and config does not advertise them', async () => {
+  it('answers 404 for passkeys, phone numbers, login codes and token refresh, and config does not advertise them', async () => {
     latchkey = await createTestLatchkey();
     const app = await HeadlessTestClient.createApp(latchkey);
     for (const client of ['browser', 'app'] as const) {
       const api = new HeadlessTestClient(app, client, latchkey);
       const absent: [string, string][] = [
-        ['POST', '/auth/provider/redirect'],
-        ['POST', '/auth/provider/token'],
-        ['GET', '/auth/provider/signup'],
-        ['GET', '/account/providers'],
         ['GET', '/auth/webauthn/login'],
         ['GET', '/account/authenticators/webauthn'],
         ['POST', '/auth/phone/verify'],
@@ -77,7 +73,9 @@ describe('headless operations of capabilities Latchkey does not have yet', () =>
       }
       const config = await api.get('/config');
       expect(config.status).toBe(200);
-      expect(Object.keys(config.body.data as object).sort()).toEqual(['account', 'mfa', 'usersessions']);
+      expect(Object.keys(config.body.data as object).sort()).toEqual(['account', 'mfa', 'socialaccount', 'usersessions']);
+      // No provider configured: none offered.
+      expect(config.body.data.socialaccount).toEqual({ providers: [] });
       expect(config.body.data.account).toMatchObject({ login_by_code_enabled: false, email_verification_by_code_enabled: false, password_reset_by_code_enabled: false, is_open_for_signup: true, login_methods: ['username'] });
       expect(config.body.data.mfa).toEqual({ supported_types: ['totp', 'recovery_codes'] });
     }

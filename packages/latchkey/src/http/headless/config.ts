@@ -1,11 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
+import { offeredProviders, type ProviderData } from './provider-data.js';
 import { sendOk } from './respond.js';
 
 /**
  * GET config: what a front end needs to know to draw its forms. Only what exists is advertised:
- * no providers, codes or passkeys until the issues that add them.
+ * no codes or passkeys until the issues that add them. The providers are listed by name; the app
+ * client is shown only those it can use, the ones that take a token (it cannot follow a redirect).
  */
+async function configuredProviders(ctx: HttpContext): Promise<ProviderData[]> {
+  const providers = await offeredProviders(ctx);
+  return ctx.client === 'app' ? providers.filter((provider) => provider.flows.includes('provider_token')) : providers;
+}
+
 export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
   const methods = settings.ACCOUNT_LOGIN_METHODS;
@@ -20,6 +27,7 @@ export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): voi
           login_by_code_enabled: false,
           password_reset_by_code_enabled: false,
         },
+        socialaccount: { providers: await configuredProviders(ctx) },
         mfa: { supported_types: settings.MFA_SUPPORTED_TYPES },
         usersessions: { track_activity: false },
       },

@@ -8,9 +8,11 @@ import { registerEmailVerificationRoutes } from './email-verification.js';
 import { registerMfaRoutes } from './mfa.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerSessionRoutes } from './sessions.js';
+import { callbackWithoutFrontend, PROVIDER_REDIRECT_PATH, registerSocialAccountRoutes } from './socialaccount.js';
 import { registerSpecificationRoutes } from './specification.js';
 import type { HttpClient, HttpContext } from '../kit/context.js';
 import { parseJson } from '../kit/input.js';
+import { registerProviderCallbacks } from '../kit/provider-callback.js';
 import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
 import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER } from './app-transport.js';
 import { sendErrors, sendUnauthenticated } from './respond.js';
@@ -24,6 +26,7 @@ const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HttpContext) => void)[] = [
   registerAccountEmailRoutes,
   registerMfaRoutes,
   registerSessionRoutes,
+  registerSocialAccountRoutes,
 ];
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -35,6 +38,15 @@ function hasBody(request: FastifyRequest): boolean {
 
 function isJson(request: FastifyRequest): boolean {
   return /^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+}
+
+/**
+ * The one operation a browser reaches by a real form post (it answers with a redirect to the
+ * provider, which an XHR could not follow): its form is accepted, and the CSRF check still
+ * applies (the token in the form's csrfmiddlewaretoken field).
+ */
+function isFormOperation(request: FastifyRequest): boolean {
+  return request.routeOptions.url === `/_allauth/browser/v1${PROVIDER_REDIRECT_PATH}` && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
 }
 
 /**
@@ -61,9 +73,10 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
       done(Object.assign(new Error('The request body is not valid JSON.'), { statusCode: 400 }), undefined);
     }
   });
-  // Only JSON bodies: a form or text/plain body is what a cross-site page can send without asking.
+  // Only JSON bodies: a form or text/plain body is what a cross-site page can send without asking
+  // (the provider redirect's form aside, which carries the CSRF token).
   api.addHook('onRequest', async (request, reply) => {
-    if (UNSAFE_METHODS.has(request.method) && hasBody(request) && !isJson(request)) {
+    if (UNSAFE_METHODS.has(request.method) && hasBody(request) && !isJson(request) && !isFormOperation(request)) {
       return sendErrors(ctx, request, reply, 415, [{ message: 'Send a JSON body (Content-Type: application/json).', code: 'unsupported_media_type' }]);
     }
     return undefined;
@@ -121,4 +134,7 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
     },
     { prefix: '/_allauth' },
   );
+  // Without the pages, the provider callbacks are still needed (the providers are registered with
+  // them): each returns the browser to the front end that started the sign-in.
+  if (settings.HEADLESS_ONLY) registerProviderCallbacks(scope, site, callbackWithoutFrontend(site));
 }

@@ -16,7 +16,7 @@ const requestBody = (description: string, body: Json): Json => ({ description, r
 /** A refusal in the envelope: the status and, usually, what went wrong. */
 const refusal = (code: number): Json => object({ status: status(code), errors: schema('Errors') }, ['status']);
 
-const FLOW_IDS = ['login', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'reauthenticate', 'mfa_reauthenticate'];
+const FLOW_IDS = ['login', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
 
 const SCHEMAS: Json = {
   Timestamp: { type: 'number', description: 'A moment, in seconds since the Unix epoch (with a fraction).', example: 1767225600.25 },
@@ -44,6 +44,11 @@ const SCHEMAS: Json = {
         ['method', 'at', 'type'],
         { title: 'A second-factor code' },
       ),
+      object(
+        { method: { type: 'string', enum: ['socialaccount'] }, at: schema('Timestamp'), provider: schema('ProviderID'), uid: schema('ProviderAccountID'), reauthenticated: { type: 'boolean' } },
+        ['method', 'at', 'provider', 'uid', 'reauthenticated'],
+        { title: 'A sign-in with a provider' },
+      ),
     ],
   },
   Flow: object(
@@ -51,8 +56,37 @@ const SCHEMAS: Json = {
       id: { type: 'string', enum: FLOW_IDS, description: 'What the client can do next.' },
       is_pending: { type: 'boolean', enum: [true], description: 'Present on the step a login waits at.' },
       types: arrayOf(schema('AuthenticatorType'), 'For `mfa_authenticate` and `mfa_reauthenticate`: the kinds of code the user can give.'),
+      providers: arrayOf(schema('ProviderID'), 'For `provider_redirect` and `provider_token`: the providers that sign in that way.'),
+      provider: schema('Provider'),
     },
     ['id'],
+  ),
+  ProviderID: { type: 'string', description: "A provider's id: an OpenID Connect app's `provider_id`.", example: 'corp' },
+  ProviderAccountID: { type: 'string', description: "The person's id at the provider (its `sub`).", example: '248289761001' },
+  Provider: object(
+    {
+      id: schema('ProviderID'),
+      name: { type: 'string', description: 'The name to show on its button.', example: 'Corp SSO' },
+      client_id: { type: 'string', description: "The app's client id at the provider: the audience of its ID tokens." },
+      openid_configuration_url: { type: 'string', description: "An OpenID Connect provider's discovery document." },
+      flows: arrayOf({ type: 'string', enum: ['provider_redirect', 'provider_token'] }, 'How a client may sign in with it: through a redirect (browser client), or with an ID token it already holds.'),
+    },
+    ['id', 'name', 'flows'],
+  ),
+  ProviderAccount: object({
+    uid: schema('ProviderAccountID'),
+    display: { type: 'string', description: 'A name to show: the one the provider gave, else the provider\'s.' },
+    provider: schema('Provider'),
+  }),
+  PendingUser: object(
+    {
+      display: { type: 'string', description: 'A name to show.' },
+      has_usable_password: { type: 'boolean', enum: [false], description: 'An account made through a provider has no password.' },
+      email: schema('Email'),
+      username: schema('Username'),
+    },
+    ['display', 'has_usable_password'],
+    { description: 'The account the signup would make, as the provider described it; it has no id yet.' },
   ),
   UnauthenticatedMeta: object({ is_authenticated: { type: 'boolean', enum: [false] }, session_token: { type: 'string', description: 'App client: the session token to send from now on, when this request created or replaced it.' } }, ['is_authenticated']),
   AuthenticatedMeta: object({ is_authenticated: { type: 'boolean', enum: [true] }, session_token: { type: 'string', description: 'App client: the session token to send from now on, when this request created or replaced it.' } }, ['is_authenticated']),
@@ -88,6 +122,7 @@ const SCHEMAS: Json = {
     data: object(
       {
         account: schema('AccountConfiguration'),
+        socialaccount: object({ providers: arrayOf(schema('Provider'), 'The providers offered, by name (the app client is shown only those that take a token).') }),
         mfa: object({ supported_types: arrayOf(schema('AuthenticatorType'), 'The second factors people may set up (MFA_SUPPORTED_TYPES).') }),
         usersessions: object({ track_activity: { type: 'boolean', description: 'Always false: a session\'s last-seen time is kept, but not every request it made.' } }),
       },
@@ -153,6 +188,43 @@ const REQUEST_BODIES: Json = {
     object({ current_password: schema('Password'), new_password: schema('Password') }, ['new_password']),
   ),
   Email: requestBody('An address of the user.', object({ email: schema('Email') })),
+  ProviderToken: requestBody(
+    'The provider and the token the client got from it.',
+    object(
+      {
+        provider: schema('ProviderID'),
+        process: { type: 'string', enum: ['login', 'connect'], description: '`login` (the default) signs in or up; `connect` adds the provider account to the signed-in user.' },
+        token: object(
+          {
+            client_id: { type: 'string', description: 'The client id the token was issued to: it names the app.' },
+            id_token: { type: 'string', description: 'The ID token (required: it is what is verified).' },
+            access_token: { type: 'string', description: 'The access token, kept with SOCIALACCOUNT_STORE_TOKENS.' },
+          },
+          ['client_id'],
+        ),
+      },
+      ['provider', 'token'],
+    ),
+  ),
+  ProviderSignup: requestBody('The signup form: the address, and the username in projects that sign in by username.', object({ email: schema('Email'), username: schema('Username') }, ['email'])),
+  ProviderAccount: requestBody('The provider account to disconnect.', object({ provider: schema('ProviderID'), account: schema('ProviderAccountID') })),
+  ProviderRedirect: {
+    description: 'A real form post (not XHR), with the CSRF token in `csrfmiddlewaretoken`.',
+    required: true,
+    content: {
+      'application/x-www-form-urlencoded': {
+        schema: object(
+          {
+            provider: schema('ProviderID'),
+            callback_url: { type: 'string', description: "The front end's page to return to: a path on this site, or a URL at an origin of CORS_ALLOWED_ORIGINS." },
+            process: { type: 'string', enum: ['login', 'connect'], description: '`connect` adds the provider account to the signed-in user.' },
+            csrfmiddlewaretoken: { type: 'string', description: 'The `csrftoken` cookie\'s value.' },
+          },
+          ['provider', 'callback_url', 'csrfmiddlewaretoken'],
+        ),
+      },
+    },
+  },
   MarkPrimaryEmail: requestBody('The address to make primary.', object({ email: schema('Email'), primary: { type: 'boolean', enum: [true] } })),
 };
 
@@ -174,6 +246,15 @@ const RESPONSES: Json = {
   }),
   Unavailable: json('Try again later: the mail could not be sent, or the server is busy checking other passwords.', refusal(503)),
   StatusOK: json('Done.', object({ status: status(200) })),
+  ToProvider: {
+    description: "To the provider's sign-in; on failure, to `callback_url` with `error` and `error_process` (login or connect) in its query.",
+    headers: { Location: { description: 'Where the browser goes.', schema: { type: 'string' } } },
+  },
+  ProviderSignup: json('The signup waiting for its form: what the provider gave.', object({
+    status: status(200),
+    data: object({ email: arrayOf(schema('EmailAddress')), account: schema('ProviderAccount'), user: schema('PendingUser') }),
+  })),
+  ProviderAccounts: json("The user's provider accounts.", object({ status: status(200), data: arrayOf(schema('ProviderAccount')) })),
   EmailVerificationInfo: json('What the key confirms.', object({
     status: status(200),
     data: object({ email: schema('Email'), user: schema('User') }),

@@ -22,10 +22,12 @@ const TAGS = [
   { name: 'Email verification', description: 'Confirming an email address with the key from a mailed link.' },
   { name: 'Password reset', description: 'Setting a new password with the key from a mailed link.' },
   { name: 'Two-factor authentication', description: "The login's code step, reauthentication with a code, and trusting a browser." },
+  { name: 'Providers', description: 'Signing in with an identity provider: through a redirect, with an ID token, and the signup form a provider\'s answer may need.' },
   { name: 'Sessions', description: "The signed-in user's sessions on every device." },
   { name: 'Account: password', description: 'Changing (or setting) the password of the signed-in user.' },
   { name: 'Account: email', description: 'The email addresses of the signed-in user.' },
   { name: 'Account: two-factor', description: 'Authenticator apps (TOTP) and recovery codes of the signed-in user.' },
+  { name: 'Account: providers', description: "The signed-in user's accounts at identity providers." },
 ] as const;
 type Tag = (typeof TAGS)[number]['name'];
 
@@ -41,6 +43,8 @@ interface OperationSpec {
   limited?: boolean;
   /** Operations whose answer can be 503: mail could not be sent, or passwords are queued too deep. */
   busy?: boolean;
+  /** A real form post (the provider redirect), not JSON: no 415. */
+  form?: boolean;
 }
 
 const unauthenticated = ref('responses', 'Unauthenticated');
@@ -101,6 +105,17 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
     patch: { tag: 'Account: email', summary: 'Make an address primary', description: 'Only a verified address can be primary.', requestBody: 'MarkPrimaryEmail', limited: true, responses: { 200: ref('responses', 'EmailAddresses'), 400: error, 401: orReauthentication } },
     delete: { tag: 'Account: email', summary: 'Remove an address', description: 'The primary address cannot be removed while others remain.', requestBody: 'Email', limited: true, responses: { 200: ref('responses', 'EmailAddresses'), 400: error, 401: orReauthentication } },
   },
+  '/auth/provider/token': {
+    post: { tag: 'Providers', summary: 'Sign in with an ID token', description: 'An ID token the client got from the provider itself (a mobile app\'s own sign-in), checked against the app its `client_id` names: signature, issuer, audience, expiry, and `azp` when present. Then as any sign-in: 200, or 401 with the pending step (`mfa_authenticate`, `verify_email`) or the `provider_signup` form; 403 when signup is closed to a new person. `process: connect` adds the provider account to the signed-in user (after a recent proof of identity).', requestBody: 'ProviderToken', responses: { 200: authenticated, 400: error, 401: orReauthentication, 403: ref('responses', 'Forbidden') } },
+  },
+  '/auth/provider/signup': {
+    get: { tag: 'Providers', summary: "Read the provider's signup form", description: 'What the provider gave, for a signup it could not finish alone (its address has an account here, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off); 409 when none waits.', responses: { 200: ref('responses', 'ProviderSignup'), 409: ref('responses', 'Conflict') } },
+    post: { tag: 'Providers', summary: "Complete the provider's signup", description: 'The address (and username) for the new account; then as any signup: 200, or 401 at `verify_email`. An address that has an account here is refused: sign in to it, then connect the provider.', requestBody: 'ProviderSignup', limited: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 403: ref('responses', 'Forbidden'), 409: ref('responses', 'Conflict') } },
+  },
+  '/account/providers': {
+    get: { tag: 'Account: providers', summary: 'List provider accounts', description: "The signed-in user's accounts at providers, oldest first.", responses: { 200: ref('responses', 'ProviderAccounts'), 401: unauthenticated } },
+    delete: { tag: 'Account: providers', summary: 'Disconnect a provider account', description: 'By provider and uid; needs a recent proof of identity. Refused when it is the last way to sign in: `no_password`, or under mandatory verification `no_verified_email`; `account_not_found` for an account that is not the user\'s.', requestBody: 'ProviderAccount', responses: { 200: ref('responses', 'ProviderAccounts'), 400: error, 401: orReauthentication } },
+  },
   '/account/authenticators': {
     get: { tag: 'Account: two-factor', summary: 'List second factors', description: 'The authenticator app and the recovery codes, when set up.', responses: { 200: ref('responses', 'Authenticators'), 401: unauthenticated } },
   },
@@ -117,6 +132,9 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
 
 /** Operations of one client only: "trust this browser" is a cookie, which only browsers keep. */
 const BROWSER_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
+  '/auth/provider/redirect': {
+    post: { tag: 'Providers', summary: 'Sign in through the provider', description: 'A real form post (the answer is a redirect, which an XHR cannot follow) that sends the browser to the provider. Its callback sends it back to `callback_url`, with `error` and `error_process` in the query on failure (`cancelled`, `signup_closed`, `permission_denied`, `reauthentication_required`, `connected_other`, `unknown`); the front end then reads `auth/session` to see where the sign-in stands. A `callback_url` that is neither a path here nor at an allowed origin is refused (400, or HEADLESS_FRONTEND_URLS.socialaccount_login_error).', requestBody: 'ProviderRedirect', form: true, responses: { 302: ref('responses', 'ToProvider'), 400: error } },
+  },
   '/auth/2fa/trust': {
     post: { tag: 'Two-factor authentication', summary: 'Trust this browser', description: 'Answers the `mfa_trust` step that follows the code when MFA_TRUST_ENABLED is on: `true` sets a cookie that lets later logins of this user in this browser skip the code (never the password). Either answer completes the login.', requestBody: 'Trust', responses: { 200: authenticated, 400: error, 401: unauthenticated } },
   },
@@ -129,7 +147,7 @@ function operation(path: string, method: HttpMethod, spec: OperationSpec, client
   if (UNSAFE.includes(method)) {
     // A failed CSRF check (browser client) answers 403, as does a closed signup.
     responses[403] ??= ref('responses', 'Forbidden');
-    responses[415] = ref('responses', 'UnsupportedMediaType');
+    if (!spec.form) responses[415] = ref('responses', 'UnsupportedMediaType');
   }
   if (path !== '/config' && client === 'any') responses[410] = ref('responses', 'SessionGone');
   if (spec.limited) responses[429] = ref('responses', 'TooManyRequests');
@@ -160,7 +178,7 @@ const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allaut
 
 **Two clients.** \`browser\`: the session travels in the session cookie, and every state-changing request carries the \`csrftoken\` cookie's value in the \`X-CSRFToken\` header (without it: 403). \`app\`: no cookies; the session token from \`meta.session_token\` goes in the \`X-Session-Token\` header. When the token names no live session the answer is 410: drop it and start again.
 
-**Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415). Nothing is cached (\`Cache-Control: no-store\`).`;
+**Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415), but for the provider redirect, a real form post. Nothing is cached (\`Cache-Control: no-store\`).`;
 
 /** The whole document, for this site (its name and address). */
 export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'>): Json {

@@ -4,6 +4,8 @@ import type { AuthenticatorType } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
 import { currentPendingLogin, signupAwaitsVerification, type PendingLogin } from '../kit/session-state.js';
 import type { HttpContext } from '../kit/context.js';
+import { pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { offeredProviders, providerDataOf, type ProviderData } from './provider-data.js';
 
 /**
  * The flows a client may perform next, as 401 responses list them: how to start (login, signup
@@ -11,9 +13,13 @@ import type { HttpContext } from '../kit/context.js';
  * authenticator types for `mfa_authenticate`, which clients route on).
  */
 export interface Flow {
-  id: 'login' | 'signup' | 'verify_email' | 'mfa_authenticate' | 'mfa_trust' | 'reauthenticate' | 'mfa_reauthenticate';
+  id: 'login' | 'signup' | 'verify_email' | 'mfa_authenticate' | 'mfa_trust' | 'reauthenticate' | 'mfa_reauthenticate' | 'provider_redirect' | 'provider_token' | 'provider_signup';
   is_pending?: true;
   types?: AuthenticatorType[];
+  /** For `provider_redirect` and `provider_token`: the ids of the providers that sign in that way. */
+  providers?: string[];
+  /** For `provider_signup`: the provider whose signup waits for its form. */
+  provider?: ProviderData;
 }
 
 async function authenticatorTypes(ctx: HttpContext, userId: number): Promise<AuthenticatorType[]> {
@@ -25,11 +31,30 @@ async function pendingFlow(ctx: HttpContext, pending: PendingLogin): Promise<Flo
   return { id: pending.stage, is_pending: true };
 }
 
+/**
+ * The providers' flows (allauth's order: after login and signup): signing in by redirect, for the
+ * browser client only (an app cannot follow it), and with a token, listing the providers that
+ * can; while a provider's signup waits for its form, that flow, pending.
+ */
+async function providerFlows(ctx: HttpContext, request: FastifyRequest): Promise<{ start: Flow[]; pending: Flow | undefined }> {
+  const providers = await offeredProviders(ctx);
+  const start: Flow[] = [];
+  if (ctx.client === 'browser' && providers.length > 0) start.push({ id: 'provider_redirect', providers: providers.map((provider) => provider.id) });
+  const takingTokens = providers.filter((provider) => provider.flows.includes('provider_token'));
+  if (takingTokens.length > 0) start.push({ id: 'provider_token', providers: takingTokens.map((provider) => provider.id) });
+  const signup = await pendingProviderSignup(ctx, request);
+  const provider = signup && (await providerDataOf(ctx, signup.provider));
+  return { start, pending: provider && { id: 'provider_signup', provider, is_pending: true } };
+}
+
 export async function availableFlows(ctx: HttpContext, request: FastifyRequest): Promise<Flow[]> {
   const flows: Flow[] = [{ id: 'login' }];
   if (await ctx.deps.adapter.isOpenForSignup()) flows.push({ id: 'signup' });
+  const fromProviders = await providerFlows(ctx, request);
+  flows.push(...fromProviders.start);
   const pending = await currentPendingLogin(ctx, request);
   if (pending) flows.push(await pendingFlow(ctx, pending));
+  else if (fromProviders.pending) flows.push(fromProviders.pending);
   else if (await signupAwaitsVerification(ctx, request)) flows.push({ id: 'verify_email', is_pending: true });
   return flows;
 }

@@ -91,13 +91,17 @@ describe('the OpenAPI document', () => {
     check('#/components/schemas/ReauthenticationResponse', examples.ReauthenticationRequired!.value);
     check('#/components/schemas/ErrorResponse', examples.InvalidAuthenticatorCode!.value);
     check('#/components/schemas/ErrorResponse', examples.IncorrectPassword!.value);
-    // The flows Latchkey offers are allauth's; the others (providers, codes by mail) are absent.
+    // The flows Latchkey offers are allauth's; the others (codes by mail) are absent.
     const flow = ours('#/components/schemas/Flow');
     const accepted = (entry: Json): boolean => flow(entry);
     const flows = Object.values(examples).flatMap((example) => ((example.value.data as Json | undefined)?.flows as Json[] | undefined) ?? []);
-    expect(flows.filter(accepted).map((entry) => entry.id)).toEqual(expect.arrayContaining(['login', 'signup', 'verify_email', 'mfa_authenticate', 'reauthenticate', 'mfa_reauthenticate']));
+    expect(flows.filter(accepted).map((entry) => entry.id)).toEqual(
+      expect.arrayContaining(['login', 'signup', 'verify_email', 'mfa_authenticate', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup']),
+    );
     const refused = new Set(flows.filter((entry) => !accepted(entry)).map((entry) => entry.id));
-    expect([...refused].sort()).toEqual(['login_by_code', 'provider_redirect', 'provider_signup', 'provider_token']);
+    expect([...refused].sort()).toEqual(['login_by_code']);
+    const configuration = (reference.components as { schemas: Record<string, { example: { data: { socialaccount: { providers: Json[] } } } }> }).schemas.ConfigurationResponse!.example;
+    for (const provider of configuration.data.socialaccount.providers) check('#/components/schemas/Provider', provider);
   });
 });
 
@@ -180,15 +184,31 @@ describe.each(testDatabaseKinds())('the served specification on %s', (kind) => {
       await check(api.post('/auth/password/request', { email: 'ada@example.com' }), 'post', '/auth/password/request');
       await check(api.get('/auth/password/reset', { headers: { 'x-password-reset-key': 'nope' } }), 'get', '/auth/password/reset');
       await check(api.get('/auth/email/verify', { headers: { 'x-email-verification-key': 'nope' } }), 'get', '/auth/email/verify');
+      await check(api.get('/auth/provider/signup'), 'get', '/auth/provider/signup');
+      await check(api.post('/auth/provider/token', { provider: 'nobody', process: 'login', token: { client_id: 'x', id_token: 'y' } }), 'post', '/auth/provider/token');
       await check(api.post('/auth/login', { username: 'ada', password: PASSWORD }), 'post', '/auth/login');
       await check(api.post('/auth/login', { username: 'ada', password: PASSWORD }), 'post', '/auth/login');
       await check(api.get('/auth/session'), 'get', '/auth/session');
       await check(api.get('/account/email'), 'get', '/account/email');
+      await check(api.get('/account/providers'), 'get', '/account/providers');
+      await check(api.delete('/account/providers', { provider: 'nobody', account: 'x' }), 'delete', '/account/providers');
       await check(api.get('/auth/sessions'), 'get', '/auth/sessions');
       await check(api.get('/account/authenticators'), 'get', '/account/authenticators');
       await check(api.get('/account/authenticators/totp'), 'get', '/account/authenticators/totp');
       await check(api.delete('/auth/session'), 'delete', '/auth/session');
-      expect(checked).toEqual(expect.arrayContaining(['post /auth/login 400', 'post /auth/login 200', 'post /auth/login 409', 'get /auth/session 401', 'get /account/authenticators/totp 404']));
+      expect(checked).toEqual(
+        expect.arrayContaining([
+          'post /auth/login 400',
+          'post /auth/login 200',
+          'post /auth/login 409',
+          'get /auth/session 401',
+          'get /account/authenticators/totp 404',
+          'get /auth/provider/signup 409',
+          'post /auth/provider/token 400',
+          'get /account/providers 200',
+          'delete /account/providers 400',
+        ]),
+      );
       await app.close();
     });
   });

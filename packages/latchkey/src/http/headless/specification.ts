@@ -24,7 +24,8 @@ function resolve(document: Json, node: unknown): Json {
 function fieldList(document: Json, requestBody: unknown): string {
   if (requestBody === undefined) return '';
   const body = resolve(document, requestBody);
-  const bodySchema = resolve(document, ((body.content as Json)['application/json'] as Json).schema);
+  const [contentType, content] = Object.entries(body.content as Json)[0] as [string, Json];
+  const bodySchema = resolve(document, content.schema);
   const required = new Set((bodySchema.required as string[] | undefined) ?? []);
   const fields = Object.entries((bodySchema.properties as Json | undefined) ?? {}).map(([name, property]) => {
     const resolved = resolve(document, property);
@@ -32,7 +33,7 @@ function fieldList(document: Json, requestBody: unknown): string {
     const description = typeof resolved.description === 'string' ? `: ${prose(resolved.description)}` : '';
     return `<li><code>${escapeHtml(name)}</code> (${type}${required.has(name) ? ', required' : ''})${description}</li>`;
   });
-  return `<p>JSON body:</p><ul>${fields.join('')}</ul>`;
+  return `<p>${contentType === 'application/json' ? 'JSON body' : 'Form body'}:</p><ul>${fields.join('')}</ul>`;
 }
 
 function operationHtml(document: Json, path: string, method: string, operation: Json): string {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
@@ -100,7 +100,11 @@ async function connect(ctx: HttpContext, request: FastifyRequest, configured: Co
  */
 export function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'], result: CallbackResult): string {
   const error = result.kind === 'failed' || result.kind === 'connect_refused' ? result.error : result.kind === 'signup_closed' ? 'signup_closed' : undefined;
-  if (error === undefined) return frontendUrl;
+  return error === undefined ? frontendUrl : frontendErrorUrl(frontendUrl, process, error);
+}
+
+/** The frontend URL with `error` and `error_process` added (a sign-in that could not even start, or whose callback failed). */
+export function frontendErrorUrl(frontendUrl: string, process: SignInState['process'], error: string): string {
   // The frontend URL may be a path on this site or an absolute URL (an allowed origin).
   const relative = frontendUrl.startsWith('/');
   const url = new URL(frontendUrl, 'http://relative.invalid');
@@ -113,4 +117,35 @@ export function frontendRedirectUrl(frontendUrl: string, process: SignInState['p
 export function providerLoginPath(provider: { id: string; type: string }): string {
   const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
   return `${prefix}${encodeURIComponent(provider.id)}/login/`;
+}
+
+/** The provider a login or callback URL names, served at that URL (an OpenID Connect app only under oidc/); undefined is a 404. */
+export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
+  const { providerId } = request.params as { providerId: string };
+  const configured = await ctx.deps.socialProviders.provider(providerId);
+  return configured && (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
+}
+
+/** How a door answers a callback that no single-page app started (or whose state is lost: `signIn` undefined). */
+export type CallbackPresenter = (request: FastifyRequest, reply: FastifyReply, result: CallbackResult, signIn: SignInState | undefined) => Promise<FastifyReply>;
+
+/**
+ * The callback routes registered at the providers, `oidc/<provider_id>/login/callback/` for an
+ * OpenID Connect app and `<provider>/login/callback/` for the others, for whichever door serves
+ * them: the pages, or the headless API alone under HEADLESS_ONLY (allauth keeps these URLs then).
+ * A sign-in a single-page app started returns to its frontend URL, whatever came of it; any other
+ * is the door's to present.
+ */
+export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
+  for (const underOidc of [true, false]) {
+    scope.get(`${underOidc ? '/accounts/oidc/' : '/accounts/'}:providerId/login/callback/`, async (request, reply) => {
+      const configured = await providerAtUrl(ctx, request, underOidc);
+      if (!configured) return reply.callNotFound();
+      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, providerLoginPath(configured.provider));
+      if (signIn?.frontendUrl !== undefined) {
+        return reply.code(302).header('cache-control', 'no-store').redirect(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
+      }
+      return presentOther(request, reply, result, signIn);
+    });
+  }
 }

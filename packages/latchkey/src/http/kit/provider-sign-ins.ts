@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInState } from '../../socialaccount/flows/provider-login.js';
 import type { PendingProviderSignup } from '../../socialaccount/flows/results.js';
 import type { HttpContext } from './context.js';
+import { forgetPendingLogin } from './session-state.js';
 
 /**
  * The provider sign-ins a client has started and not finished, kept in its session by state: the
@@ -46,7 +47,12 @@ export async function takeSignIn(ctx: HttpContext, request: FastifyRequest, stat
  */
 const PROVIDER_SIGNUP = '_socialaccount_signup';
 
+/**
+ * Keeps the signup for its form. It is now what this client's sign-in waits for: a login stopped
+ * earlier at a stage (an MFA code, say) is forgotten, so the client is not asked for both.
+ */
 export async function keepProviderSignup(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, signup: PendingProviderSignup): Promise<void> {
+  await forgetPendingLogin(ctx, request);
   const session = await ctx.sessions.ensureSession(request, reply);
   await ctx.deps.sessions.saveData(session, { ...session.data, [PROVIDER_SIGNUP]: signup });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSafeRedirect } from './safe-redirect.js';
+import { isAllowedFrontendUrl, isSafeRedirect } from './safe-redirect.js';
 
 describe('next is followed only for same-site relative paths', () => {
   it('refuses every open-redirect form: other hosts and schemes, encoded or backslashed slashes, control characters', () => {
@@ -29,5 +29,36 @@ describe('next is followed only for same-site relative paths', () => {
 
   it('accepts legitimate relative paths', () => {
     for (const next of ['/', '/accounts/email/', '/shop?page=2&q=a%20b', '/users/ada/#profile']) expect(isSafeRedirect(next), next).toBe(true);
+  });
+});
+
+describe("a front end's URL is followed only on this site or at an allowed origin", () => {
+  const allowed = ['http://testserver', 'https://app.example.com'];
+
+  it('accepts same-site paths and URLs at the allowed origins', () => {
+    for (const url of ['/app/callback', 'http://testserver/app/callback', 'https://app.example.com/account/provider/callback?x=1', 'HTTPS://APP.EXAMPLE.COM/cb']) {
+      expect(isAllowedFrontendUrl(url, allowed), url).toBe(true);
+    }
+  });
+
+  it('refuses other origins, look-alikes and every form a browser could read as another host', () => {
+    const attacks = [
+      'https://evil.example/callback',
+      'https://app.example.com.evil.example/',
+      'https://app.example.com@evil.example/',
+      'https://user:pass@app.example.com/',
+      'http://app.example.com/',
+      'https://app.example.com:8443/',
+      '//app.example.com/',
+      'https:\\\\app.example.com/',
+      'https://app.example.com\\@evil.example/',
+      ' https://app.example.com/',
+      'https://app.example.com/\t/x',
+      'javascript:alert(1)//https://app.example.com/',
+      'https:app.example.com/',
+      'data:text/html,x',
+      'x'.repeat(3000),
+    ];
+    for (const url of [...attacks, undefined, null, 42, ['/x']]) expect(isAllowedFrontendUrl(url, allowed), JSON.stringify(url)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import { completeProviderSignup, providerSignupInitial } from '../../socialaccou
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { frontendRedirectUrl, providerCallbackUri, providerLoginPath, receiveProviderCallback, type CallbackResult } from '../kit/provider-callback.js';
+import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../kit/provider-callback.js';
 import { forgetProviderSignup, keepSignIn, pendingProviderSignup } from '../kit/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
@@ -23,7 +23,7 @@ export const PROVIDER_SIGNUP_PAGE = '/accounts/3rdparty/signup/';
 
 /** The providers a login or signup page links to (none configured: none). */
 export async function providerLinks(page: HttpContext): Promise<{ name: string; login_url: string }[]> {
-  return (await page.deps.socialProviders.offered()).map((app) => ({ name: app.name, login_url: providerLoginPath({ id: app.id, type: app.provider }) }));
+  return (await page.deps.socialProviders.offered()).map(({ provider }) => ({ name: provider.name, login_url: providerLoginPath(provider) }));
 }
 
 /**
@@ -40,12 +40,7 @@ export async function providerLinks(page: HttpContext): Promise<{ name: string; 
  * cancelled page; what went wrong is logged for the operator, never shown.
  */
 export function registerSocialAccountPages(scope: FastifyInstance, page: HttpContext): void {
-  /** The provider the URL names, served at that URL (an OpenID Connect app only under oidc/); undefined is a 404. */
-  async function providerOf(request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
-    const { providerId } = request.params as { providerId: string };
-    const configured = await page.deps.socialProviders.provider(providerId);
-    return configured && (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
-  }
+  const providerOf = (request: FastifyRequest, underOidc: boolean) => providerAtUrl(page, request, underOidc);
 
   function failed(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, error: unknown): FastifyReply {
     if (!(error instanceof ProviderError)) throw error;
@@ -96,13 +91,6 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     return renderPage(page, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
   }
 
-  async function callback(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): Promise<FastifyReply> {
-    const { signIn, result } = await receiveProviderCallback(page, request, reply, configured, providerLoginPath(configured.provider));
-    // A sign-in a single-page app started (headless) returns to it, whatever came of it.
-    if (signIn?.frontendUrl !== undefined) return redirect(reply, frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
-    return presentCallback(request, reply, result, signIn?.next ?? '');
-  }
-
   async function presentCallback(request: FastifyRequest, reply: FastifyReply, result: CallbackResult, next: string): Promise<FastifyReply> {
     switch (result.kind) {
       case 'failed':
@@ -134,11 +122,9 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       const configured = await providerOf(request, underOidc);
       return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
     });
-    scope.get(`${prefix}:providerId/login/callback/`, async (request, reply) => {
-      const configured = await providerOf(request, underOidc);
-      return configured ? callback(request, reply, configured) : reply.callNotFound();
-    });
   }
+  // The callback: a sign-in a single-page app started (headless) returns to it, whatever came of it.
+  registerProviderCallbacks(scope, page, (request, reply, result, signIn) => presentCallback(request, reply, result, signIn?.next ?? ''));
 
   registerProviderSignupPage(scope, page);
   registerConnectionsPage(scope, page);
@@ -189,9 +175,9 @@ function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): 
 function registerConnectionsPage(scope: FastifyInstance, page: HttpContext): void {
   async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
     const offered = await page.deps.socialProviders.offered();
-    const names = new Map(offered.map((app) => [app.id, app.name]));
+    const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
     const accounts = (await listSocialAccounts(page.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
-    const providers = offered.map((app) => ({ name: app.name, connect_url: `${providerLoginPath({ id: app.id, type: app.provider })}?process=connect` }));
+    const providers = offered.map(({ provider }) => ({ name: provider.name, connect_url: `${providerLoginPath(provider)}?process=connect` }));
     return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
   }
 
