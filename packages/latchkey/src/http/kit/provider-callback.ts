@@ -26,7 +26,7 @@ export function providerCallbackUri(ctx: HttpContext, loginPath: string): string
  */
 export type CallbackResult =
   | { kind: 'failed'; error: 'cancelled' | 'unknown' }
-  | { kind: 'login'; outcome: LoginOutcome; signedUp: boolean }
+  | { kind: 'login'; outcome: LoginOutcome }
   | { kind: 'signup_closed' }
   | { kind: 'signup_form' }
   | { kind: 'connected' | 'updated' }
@@ -37,12 +37,11 @@ export type CallbackResult =
  * unexpired; then the provider's answer goes to the login (or connect) flow. `signIn` is undefined
  * when the state was not this client's, so the door knows nothing of where it came from.
  */
-export async function receiveProviderCallback(
+async function receiveProviderCallback(
   ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   configured: ConfiguredProvider,
-  loginPath: string,
 ): Promise<{ signIn: SignInState | undefined; result: CallbackResult }> {
   const { provider } = configured;
   const query = request.query as Record<string, unknown>;
@@ -57,7 +56,7 @@ export async function receiveProviderCallback(
   let answer;
   try {
     const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
-    answer = await provider.completeAuthorization({ callbackUrl, redirectUri: providerCallbackUri(ctx, loginPath), expectedState: state, pending: signIn.pending });
+    answer = await provider.completeAuthorization({ callbackUrl, redirectUri: providerCallbackUri(ctx, providerLoginPath(provider)), expectedState: state, pending: signIn.pending });
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     if (error.reason === 'cancelled') return { signIn, result: { kind: 'failed', error: 'cancelled' } };
@@ -69,7 +68,7 @@ export async function receiveProviderCallback(
   switch (result.status) {
     case 'login': {
       const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
-      return { signIn, result: { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, { remember, next: signIn.next }), signedUp: result.signedUp } };
+      return { signIn, result: { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, { remember, next: signIn.next }) } };
     }
     case 'signup_form':
       await keepProviderSignup(ctx, request, reply, result.signup);
@@ -98,7 +97,7 @@ async function connect(ctx: HttpContext, request: FastifyRequest, configured: Co
  * `error_process` on failure (allauth headless's contract); what happened otherwise the app
  * reads from the session (signed in, or a pending stage or signup form).
  */
-export function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'], result: CallbackResult): string {
+function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'], result: CallbackResult): string {
   const error = result.kind === 'failed' || result.kind === 'connect_refused' ? result.error : result.kind === 'signup_closed' ? 'signup_closed' : undefined;
   return error === undefined ? frontendUrl : frontendErrorUrl(frontendUrl, process, error);
 }
@@ -141,7 +140,7 @@ export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpConte
     scope.get(`${underOidc ? '/accounts/oidc/' : '/accounts/'}:providerId/login/callback/`, async (request, reply) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
       if (!configured) return reply.callNotFound();
-      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, providerLoginPath(configured.provider));
+      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured);
       if (signIn?.frontendUrl !== undefined) {
         return reply.code(302).header('cache-control', 'no-store').redirect(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
       }

@@ -36,6 +36,9 @@ describe('the dummy provider on the pages', () => {
     latchkey = await createTestLatchkey({ settings: { SOCIALACCOUNT_PROVIDERS: DUMMY } });
     browser = await PageClient.create(latchkey);
     expect((await browser.get('/accounts/login/')).body).toContain('href="/accounts/dummy/login/"');
+    const signupPage = (await browser.get('/accounts/signup/')).body;
+    expect(signupPage).toContain('Or sign up with:');
+    expect(signupPage).toContain('href="/accounts/dummy/login/"');
     expect(await throughDummy({ id: 'ada-1815', email: 'ada@example.com', email_verified: 'true', name: 'Ada Lovelace' })).toBe('/');
     const ada = (await latchkey.deps.store.users.findByEmail('ada@example.com'))!;
     expect(ada.name).toBe('Ada Lovelace');
@@ -46,7 +49,7 @@ describe('the dummy provider on the pages', () => {
     expect(await latchkey.deps.store.users.count()).toBe(1);
   });
 
-  it('is refused at start-up in production, and its page is not served anywhere it is not configured', async () => {
+  it('is refused at start-up in production, and neither it nor its page is offered where it is not configured', async () => {
     const production = testSettings({
       env: { NODE_ENV: 'production', LATCHKEY_SECRET_KEY: 'x'.repeat(50), LATCHKEY_ALLOWED_HOSTS: 'example.com', LATCHKEY_ADMIN_URL: 'hidden-admin/', DATABASE_URL: 'sqlite::memory:', EMAIL_URL: 'console://' },
     });
@@ -56,5 +59,8 @@ describe('the dummy provider on the pages', () => {
     latchkey = await createTestLatchkey();
     browser = await PageClient.create(latchkey);
     expect((await browser.get('/accounts/dummy/authenticate/')).statusCode).toBe(404);
+    // No provider configured: the login and signup pages offer none.
+    expect((await browser.get('/accounts/login/')).body).not.toContain('lk-providers');
+    expect((await browser.get('/accounts/signup/')).body).not.toContain('lk-providers');
   });
 });

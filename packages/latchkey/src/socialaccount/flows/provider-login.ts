@@ -101,12 +101,12 @@ export async function finishProviderLogin(
     await deps.events.emit('social_account_updated', existing.userId, context.client, { provider: providerId });
     const user = await deps.store.users.findById(existing.userId);
     // The account went with its user (a cascade); a login racing a deletion finds nobody.
-    if (!user) return { status: 'login', login: { status: 'ended' }, signedUp: false };
-    return { status: 'login', login: await beginLogin(deps, user, firstFactor, context), signedUp: false };
+    if (!user) return { status: 'login', login: { status: 'ended' } };
+    return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
   }
   if (emailAuthenticationFor(deps, configured.app)) {
     const matched = await userByProviderEmail(deps, profile);
-    if (matched) return { status: 'login', login: await signInByEmail(deps, configured, matched, { ...answer, profile }, firstFactor, context), signedUp: false };
+    if (matched) return { status: 'login', login: await signInByEmail(deps, configured, matched, { ...answer, profile }, firstFactor, context) };
   }
   return signUpFromProvider(deps, configured, profile, answer.tokens, next, context);
 }

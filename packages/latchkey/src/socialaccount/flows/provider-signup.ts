@@ -123,7 +123,7 @@ async function createAndSignIn(
   await deps.events.emit('user_signed_up', user.id, context.client, { provider: providerId });
   await deps.events.emit('social_account_added', user.id, context.client, { provider: providerId });
   if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional') await confirmAddress(deps, user, fields.email, context.client);
-  return { status: 'login', login: await beginLogin(deps, user, firstFactor, context), signedUp: true };
+  return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
 }
 
 /** Under optional verification an unverified address is sent its link, as a local signup's is; the stages do it under mandatory. */

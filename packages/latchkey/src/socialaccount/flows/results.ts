@@ -22,6 +22,6 @@ export interface PendingProviderSignup {
  * account, or one just signed up), signup closed, or the social signup form to fill in.
  */
 export type ProviderLoginResult =
-  | { status: 'login'; login: LoginResult; signedUp: boolean }
+  | { status: 'login'; login: LoginResult }
   | { status: 'signup_closed' }
   | { status: 'signup_form'; signup: PendingProviderSignup };
