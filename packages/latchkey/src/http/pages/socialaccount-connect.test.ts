@@ -11,11 +11,10 @@ import type { SettingValues } from '../../config/settings.js';
 import { openProviderToken } from '../../socialaccount/tokens.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { startTestOidcProvider, type TestOidcProvider } from '../../testing/oidc-provider.js';
+import { CORP_LOGIN as LOGIN, corpProviders, sessionUserOf, startCorpProvider, throughCorp } from '../../testing/corp-sso.js';
+import type { TestOidcProvider } from '../../testing/oidc-provider.js';
 import { PageClient } from '../../testing/pages.js';
 
-const LOGIN = '/accounts/oidc/corp/login/';
-const CALLBACK = 'http://testserver/accounts/oidc/corp/login/callback/';
 const PASSWORD = 'a long enough passphrase';
 
 const ACCOUNTS = [
@@ -27,7 +26,7 @@ const ACCOUNTS = [
 
 let provider: TestOidcProvider;
 beforeAll(async () => {
-  provider = await startTestOidcProvider({ clients: [{ client_id: 'latchkey', client_secret: 'provider-secret', redirect_uris: [CALLBACK] }], accounts: ACCOUNTS });
+  provider = await startCorpProvider(ACCOUNTS);
 });
 afterAll(() => provider.close());
 
@@ -40,22 +39,13 @@ describe.each(testDatabaseKinds())('provider accounts and local accounts on the 
   });
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
-    const corp = { provider_id: 'corp', name: 'Corp SSO', client_id: 'latchkey', secret: 'provider-secret', settings: { server_url: provider.issuer } };
-    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [corp] } }, ...settings } });
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: corpProviders(provider), ...settings } });
     browser = await PageClient.create(latchkey);
   }
 
-  /** The provider's consent (as `login`) after a POST to the login URL, and the callback. */
-  async function throughProvider(login: string, fields: Record<string, string> = {}) {
-    const started = await browser.post(LOGIN, fields);
-    expect(started.statusCode).toBe(302);
-    const callback = await provider.followAuthorization(started.headers.location!, { as: { login } });
-    return browser.get(callback.pathname + callback.search);
-  }
-
-  async function sessionUser(): Promise<number | null | undefined> {
-    return (await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.userId;
-  }
+  /** The provider's consent (as `login`) after a POST to the login URL, and the callback's answer. */
+  const throughProvider = async (login: string, fields: Record<string, string> = {}) => (await throughCorp(provider, browser, login, fields)).response;
+  const sessionUser = () => sessionUserOf(latchkey, browser);
 
   async function signInWithPassword(login: string): Promise<void> {
     expect((await browser.post('/accounts/login/', { login, password: PASSWORD })).statusCode).toBe(302);

@@ -10,11 +10,10 @@ import type { SettingValues } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
-import { startTestOidcProvider, type TestOidcProvider } from '../../testing/oidc-provider.js';
+import { CORP_LOGIN as LOGIN, corpProviders, sessionUserOf, startCorpProvider, throughCorp } from '../../testing/corp-sso.js';
+import type { TestOidcProvider } from '../../testing/oidc-provider.js';
 import { PageClient } from '../../testing/pages.js';
 
-const LOGIN = '/accounts/oidc/corp/login/';
-const CALLBACK = 'http://testserver/accounts/oidc/corp/login/callback/';
 
 const ACCOUNTS = [
   { sub: 'ada-at-corp', claims: { email: 'ada@corp.example', email_verified: true, name: 'Ada Lovelace', preferred_username: 'ada' } },
@@ -23,7 +22,7 @@ const ACCOUNTS = [
 
 let provider: TestOidcProvider;
 beforeAll(async () => {
-  provider = await startTestOidcProvider({ clients: [{ client_id: 'latchkey', client_secret: 'provider-secret', redirect_uris: [CALLBACK] }], accounts: ACCOUNTS });
+  provider = await startCorpProvider(ACCOUNTS);
 });
 afterAll(() => provider.close());
 
@@ -36,22 +35,13 @@ describe.each(testDatabaseKinds())('signing in with an OpenID Connect provider o
   });
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
-    const corp = { provider_id: 'corp', name: 'Corp SSO', client_id: 'latchkey', secret: 'provider-secret', settings: { server_url: provider.issuer } };
-    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [corp] } }, ...settings } });
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: corpProviders(provider), ...settings } });
     browser = await PageClient.create(latchkey);
   }
 
   /** The button on the login page, the provider's consent (as `login`), and the callback. */
-  async function signInAs(login: string, client = browser) {
-    const started = await client.post(LOGIN, {});
-    expect(started.statusCode).toBe(302);
-    const callback = await provider.followAuthorization(started.headers.location!, { as: { login } });
-    return { callback, response: await client.get(callback.pathname + callback.search) };
-  }
-
-  async function sessionUser(client = browser): Promise<number | null | undefined> {
-    return (await latchkey.deps.sessions.load(client.cookies.get('sessionid')))?.userId;
-  }
+  const signInAs = (login: string, client = browser) => throughCorp(provider, client, login);
+  const sessionUser = (client = browser) => sessionUserOf(latchkey, client);
 
   it('lists the provider on the login page, and signs a new person up with the verified address and name it gave', async () => {
     await setUp();
