@@ -1,13 +1,15 @@
 /**
  * The views of a signed-in person: their email addresses (add, send the link again, make
- * primary, remove) and their authenticator app (activate from the secret, show recovery codes,
- * deactivate). Changes that the API guards with reauthentication go through
- * `app.withReauthentication`, which asks for the password and sends the change again.
+ * primary, remove), their authenticator app (activate from the secret, show recovery codes,
+ * deactivate) and their connected third-party accounts (connect, disconnect). Changes that the
+ * API guards with reauthentication go through `app.withReauthentication`, which asks for the
+ * password and sends the change again.
  */
 /* global document */
 import { call, errorMessages } from './api.js';
 import { displayName } from './auth-views.js';
 import { actionButton, form, h } from './dom.js';
+import { providerForm, redirectProviders } from './provider-views.js';
 
 /** An API timestamp (seconds since the epoch) as a person reads it, in UTC. */
 function formatTime(seconds) {
@@ -92,6 +94,65 @@ export async function accountView(app, ticket) {
       h('h2', { id: 'spa-2fa-heading' }, 'Two-factor authentication'),
       h('p', {}, h('a', { href: '#/account/2fa' }, 'Manage your authenticator app')),
     ),
+    redirectProviders(app).length > 0
+      ? h(
+          'section',
+          { class: 'section', 'aria-labelledby': 'spa-connected-heading' },
+          h('h2', { id: 'spa-connected-heading' }, 'Connected accounts'),
+          h('p', {}, h('a', { href: '#/account/providers' }, 'Manage the third-party accounts you sign in with')),
+        )
+      : null,
+  );
+  return undefined;
+}
+
+function providerAccountRow(app, account) {
+  const providerName = String(account.provider?.name ?? account.provider?.id ?? '');
+  const display = String(account.display ?? account.uid ?? '');
+  // allauth names the account by its provider and its uid at the provider.
+  const body = { provider: String(account.provider?.id ?? ''), account: String(account.uid ?? '') };
+  const disconnect = actionButton('Disconnect', () => change(app, () => call('DELETE', '/account/providers', { body }), `Disconnected your ${providerName} account ${display}.`), {
+    'aria-label': `Disconnect ${providerName} account ${display}`,
+  });
+  return h('tr', {}, h('td', {}, providerName), h('td', {}, display), h('td', {}, h('div', { class: 'actions' }, disconnect)));
+}
+
+/**
+ * The third-party accounts that sign in to this account, each with Disconnect (refused while it
+ * is the only way in: no password, or no verified address), and a Connect button per provider,
+ * which leaves the app for the provider as a sign-in does and comes back to
+ * `#/provider/callback/connect/<provider>`.
+ */
+export async function providersView(app, ticket) {
+  app.loading(ticket);
+  const answer = await call('GET', '/account/providers');
+  if (signedOut(answer)) return app.applyAuth(answer);
+  const accounts = answer.status === 200 && Array.isArray(answer.data) ? answer.data : [];
+  let list;
+  if (answer.status !== 200) list = h('p', { role: 'alert' }, ...errorMessages(answer));
+  else if (accounts.length === 0) list = h('p', { id: 'spa-no-providers' }, 'You have no third-party accounts connected to this account.');
+  else {
+    list = h(
+      'table',
+      { class: 'table', id: 'spa-provider-accounts' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Provider'), h('th', {}, 'Account'), h('th', {}, 'Actions'))),
+      h('tbody', {}, accounts.map((account) => providerAccountRow(app, account))),
+    );
+  }
+  const providers = redirectProviders(app);
+  app.mount(
+    ticket,
+    'Connected accounts',
+    h('p', {}, 'You can sign in to your account with these third-party accounts.'),
+    list,
+    providers.length > 0
+      ? h(
+          'section',
+          { class: 'section', 'aria-labelledby': 'spa-connect-heading' },
+          h('h2', { id: 'spa-connect-heading' }, 'Add a third-party account'),
+          h('div', { class: 'actions' }, providers.map((provider) => providerForm(provider, 'connect', `Connect ${provider.name}`))),
+        )
+      : null,
   );
   return undefined;
 }

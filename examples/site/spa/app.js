@@ -6,14 +6,17 @@
  * a 200 with a user is "signed in"; a 401 lists the flows, and the one marked `is_pending` is the
  * step a login waits at (confirm the email address, enter a code); a 401 whose `meta` says the
  * session is authenticated asks the person to prove again who they are, after which the action
- * is sent again. Views live in auth-views.js and account-views.js; this file holds the state,
+ * is sent again. A sign-in through a third-party provider leaves the app and comes back to
+ * `#/provider/callback/...` (provider-views.js), where the session is read as after any sign-in.
+ * Views live in auth-views.js, account-views.js and provider-views.js; this file holds the state,
  * the router and the page frame.
  */
 /* global document, window */
 import { call, isAuthenticated, needsReauthentication, pendingFlow } from './api.js';
-import { accountView, totpView } from './account-views.js';
-import { isOpenForSignup, loginView, mfaAuthenticateView, reauthenticateView, signupView, verifyEmailView, verifyKeyView } from './auth-views.js';
+import { accountView, providersView, totpView } from './account-views.js';
+import { isOpenForSignup, loginView, mfaAuthenticateView, providerSignupView, reauthenticateView, signupView, verifyEmailView, verifyKeyView } from './auth-views.js';
 import { actionButton, h, messageList } from './dom.js';
+import { CALLBACK_ROUTE, providerErrorMessage, providerForm, redirectProviders, takeProviderError } from './provider-views.js';
 
 const SITE_NAME = 'My Awesome Project';
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
@@ -21,13 +24,15 @@ const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 
 /**
  * What the app knows: the server's configuration, the last answer about the session (a 200 with
- * the user, or a 401 with the flows), and the messages to show on the next view.
+ * the user, or a 401 with the flows), the messages to show on the next view, and the error a
+ * provider's callback came back with (`?error=`), until the callback route has read it.
  */
 const state = {
   /** @type {any} */ config: undefined,
   /** @type {any} */ auth: { status: 401, data: { flows: [] }, meta: { is_authenticated: false } },
   /** @type {string[]} */ messages: [],
   /** @type {string[]} */ errors: [],
+  /** @type {{ error: string, process: 'login' | 'connect' } | undefined} */ providerError: undefined,
 };
 
 /** Each render takes a ticket; a view whose data arrives after a newer render began is dropped. */
@@ -53,6 +58,7 @@ function homeFor(auth) {
   const pending = pendingFlow(auth)?.id;
   if (pending === 'mfa_authenticate') return '/2fa/authenticate';
   if (pending === 'verify_email') return '/verify-email';
+  if (pending === 'provider_signup') return '/provider/signup';
   return '/login';
 }
 
@@ -75,7 +81,9 @@ function mount(ticket, title, ...content) {
   if (ticket !== renders) return false;
   document.title = `${title} · ${SITE_NAME}`;
   const heading = h('h1', { tabindex: '-1' }, title);
-  main.replaceChildren(messageList(state.messages) ?? '', messageList(state.errors, 'error') ?? '', heading, ...content);
+  // A view may leave out a part (null) that it has nothing for.
+  const parts = content.filter((part) => part !== null && part !== undefined && part !== false);
+  main.replaceChildren(messageList(state.messages) ?? '', messageList(state.errors, 'error') ?? '', heading, ...parts);
   state.messages = [];
   state.errors = [];
   main.removeAttribute('aria-busy');
@@ -103,6 +111,7 @@ function renderNav() {
     nav.replaceChildren(
       h('a', { href: '#/account' }, 'Account'),
       h('a', { href: '#/account/2fa' }, 'Two-factor authentication'),
+      redirectProviders(app).length > 0 ? h('a', { href: '#/account/providers' }, 'Connected accounts') : '',
       actionButton('Sign out', signOut, { class: 'link-button' }),
     );
   } else {
@@ -129,6 +138,63 @@ async function withReauthentication(request) {
 /** What the views use of the app. */
 const app = { state, render, mount, loading, applyAuth, refreshSession, withReauthentication };
 
+/**
+ * The ways this account can confirm who it is, as the API lists them in a 401 (`reauthenticate`
+ * with a password, `mfa_reauthenticate` with an authenticator): a provider's callback says only
+ * `reauthentication_required`.
+ */
+async function reauthenticationFlows() {
+  const flows = [];
+  if (state.auth.data?.user?.has_usable_password) flows.push({ id: 'reauthenticate' });
+  const authenticators = await call('GET', '/account/authenticators');
+  if (authenticators.status === 200 && Array.isArray(authenticators.data) && authenticators.data.length > 0) flows.push({ id: 'mfa_reauthenticate' });
+  return flows;
+}
+
+/**
+ * A connect refused because the last sign-in is not recent: "Confirm it is you", then the same
+ * connect again, which leaves for the provider. Cancelled, back to the connected accounts.
+ */
+async function connectAgain(providerId) {
+  const provider = redirectProviders(app).find((candidate) => candidate.id === providerId);
+  if (!provider) {
+    state.errors.push(providerErrorMessage({ error: 'reauthentication_required', process: 'connect' }));
+    return go('/account/providers');
+  }
+  // The address bar leaves the callback route, so that a reload shows the accounts, not a second attempt.
+  window.history.replaceState(window.history.state, '', '#/account/providers');
+  const flows = await reauthenticationFlows();
+  const confirmed = await new Promise((resolve) => {
+    const ticket = ++renders;
+    reauthenticateView(app, ticket, flows, resolve);
+  });
+  if (!confirmed) return render();
+  const ticket = ++renders;
+  const again = providerForm(provider, 'connect', `Continue to ${provider.name}`);
+  mount(ticket, `Connect ${provider.name}`, h('p', {}, `Thank you. Taking you to ${provider.name} to connect your account…`), again);
+  again.requestSubmit();
+  return undefined;
+}
+
+/**
+ * The provider's callback sent the browser back (`process` is in the route; a failure is in
+ * `state.providerError`). The page has just loaded, so `state.auth` is the session as the
+ * sign-in left it: signed in, or waiting at a step (the code, the mailed link, the signup form),
+ * and the app goes there as after any sign-in. A connect goes back to the connected accounts.
+ */
+function providerReturned(process, providerId) {
+  const returned = state.providerError;
+  state.providerError = undefined;
+  if (process === 'connect' && isAuthenticated(state.auth)) {
+    if (returned?.error === 'reauthentication_required') return connectAgain(providerId);
+    if (returned) state.errors.push(providerErrorMessage(returned));
+    else state.messages.push('The third-party account has been connected.');
+    return go('/account/providers');
+  }
+  if (returned) state.errors.push(providerErrorMessage(returned));
+  return go(homeFor(state.auth));
+}
+
 /** Shows the view for the address bar's route, or sends the person where their session belongs. */
 async function render() {
   const ticket = ++renders;
@@ -137,10 +203,13 @@ async function render() {
   // A mailed confirmation link works whoever is signed in, or nobody.
   const verify = /^\/verify\/(.+)$/.exec(path);
   if (verify) return verifyKeyView(app, ticket, decodeURIComponent(verify[1] ?? ''));
+  const returned = providerCallback(path);
+  if (returned) return providerReturned(returned.process, returned.providerId);
   const home = homeFor(state.auth);
   if (isAuthenticated(state.auth)) {
     if (path === '/account') return accountView(app, ticket);
     if (path === '/account/2fa') return totpView(app, ticket);
+    if (path === '/account/providers') return providersView(app, ticket);
     return go(home);
   }
   // A login waiting for a code can only go on (or be cancelled there).
@@ -148,10 +217,29 @@ async function render() {
   if (path === '/login') return loginView(app, ticket);
   if (path === '/signup') return signupView(app, ticket);
   if (path === '/verify-email' && home === '/verify-email') return verifyEmailView(app, ticket);
+  if (path === '/provider/signup' && home === '/provider/signup') return providerSignupView(app, ticket);
   return go(home);
 }
 
+/** `#/provider/callback/login` or `#/provider/callback/connect/<provider>`: where a provider sends the browser back. */
+function providerCallback(path) {
+  const match = new RegExp(`^${CALLBACK_ROUTE}/(login|connect)(?:/([^/]+))?$`).exec(path);
+  if (!match) return undefined;
+  let providerId = '';
+  try {
+    providerId = decodeURIComponent(match[2] ?? '');
+  } catch {
+    // Not an id the app made: no provider to connect again.
+  }
+  return { process: match[1] === 'connect' ? 'connect' : 'login', providerId };
+}
+
 async function start() {
+  // A provider's callback (or a refused start) that failed put `?error=` before the fragment: the
+  // callback route says what it means; any other route (the API's error route) shows it at once.
+  const providerError = takeProviderError();
+  if (providerError && providerCallback(currentPath())) state.providerError = providerError;
+  else if (providerError) state.errors.push(providerErrorMessage(providerError));
   const [config, session] = await Promise.all([call('GET', '/config'), call('GET', '/auth/session')]);
   state.config = config.status === 200 ? config.data : undefined;
   window.addEventListener('hashchange', () => void render());

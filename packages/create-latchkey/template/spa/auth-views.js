@@ -1,10 +1,12 @@
 /**
- * The views for getting in: sign in, sign up, "check your email", a mailed confirmation link,
+ * The views for getting in: sign in, sign up (each with a button per third-party provider), the
+ * form that completes a signup through a provider, "check your email", a mailed confirmation link,
  * the two-factor code step of a login, and the "confirm it is you" prompt. Each sends one
  * request and hands any answer about the session to `app.applyAuth`, which routes on it.
  */
 import { call, errorMessages, isAuthenticated } from './api.js';
 import { actionButton, form, h } from './dom.js';
+import { providerButtons } from './provider-views.js';
 
 /** A 200 with a user or a 401 with flows: an answer about the session, for the router. */
 function isSessionAnswer(answer) {
@@ -40,7 +42,7 @@ export function loginView(app, ticket) {
       return errorMessages(answer);
     },
   });
-  app.mount(ticket, 'Sign in', signIn, h('p', {}, 'No account yet? ', h('a', { href: '#/signup' }, 'Sign up'), '.'));
+  app.mount(ticket, 'Sign in', signIn, providerButtons(app, 'Sign in'), h('p', {}, 'No account yet? ', h('a', { href: '#/signup' }, 'Sign up'), '.'));
 }
 
 /** Whether the site takes new accounts (config's `account.is_open_for_signup`; assumed open when unknown). */
@@ -71,7 +73,52 @@ export function signupView(app, ticket) {
       return errorMessages(answer);
     },
   });
-  app.mount(ticket, 'Sign up', signUp, h('p', {}, 'Already have an account? ', h('a', { href: '#/login' }, 'Sign in'), '.'));
+  app.mount(ticket, 'Sign up', signUp, providerButtons(app, 'Sign up'), h('p', {}, 'Already have an account? ', h('a', { href: '#/login' }, 'Sign in'), '.'));
+}
+
+/**
+ * The form a signup through a provider waits for (the pending `provider_signup` flow): the
+ * provider's answer could not make the account alone, e.g. it gave no address, or one that
+ * already has an account here. Shows what the provider gave; Cancel ends the signup.
+ */
+export async function providerSignupView(app, ticket) {
+  app.loading(ticket);
+  const info = await call('GET', '/auth/provider/signup');
+  const startAgain = actionButton('Cancel', async () => app.applyAuth(await call('DELETE', '/auth/session')));
+  if (info.status !== 200) {
+    // 409: the signup waits no more (it expired). Shown rather than routed on, so that a session
+    // that still lists the flow cannot send the app round in a loop.
+    const reason = info.status === 409 ? 'This signup has expired. Please sign in again.' : errorMessages(info).join(' ');
+    app.mount(ticket, 'Complete your signup', h('p', { id: 'spa-provider-signup-unavailable' }, reason), startAgain);
+    return undefined;
+  }
+  const user = info.data?.user ?? {};
+  const providerName = String(info.data?.account?.provider?.name ?? 'the third-party provider');
+  const complete = form({
+    name: 'Complete your signup',
+    fields: [
+      { name: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: String(user.email ?? '') },
+%% if username %%
+      { name: 'username', label: 'Username', autocomplete: 'username', value: String(user.username ?? '') },
+%% endif %%
+    ],
+    submitLabel: 'Sign up',
+    async onSubmit(values) {
+      const answer = await call('POST', '/auth/provider/signup', { body: values });
+      if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
+      if (answer.status === 409) return void (await app.refreshSession());
+      if (answer.status === 403) return ['Sign up is closed on this site.'];
+      return errorMessages(answer);
+    },
+    after: startAgain,
+  });
+  app.mount(
+    ticket,
+    'Complete your signup',
+    h('p', { id: 'spa-provider-signup' }, `You are about to use your ${providerName} account to sign up. As a final step, please complete the following form:`),
+    complete,
+  );
+  return undefined;
 }
 
 /** The step after a signup (or a login) under mandatory verification: the link is in the mail. */

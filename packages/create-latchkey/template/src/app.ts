@@ -21,6 +21,14 @@ const SPA_DIRECTORY = fileURLToPath(new URL('../spa/', import.meta.url));
  * CDN) and refuse to be framed, so that an injected string can neither run nor be clicked on
  * through another site's frame. The confirmation key travels in the URL's fragment, which the
  * browser never sends to a server, in a Referer or otherwise.
+ *
+ * The policy sets no form-action, on purpose: it does not fall back to default-src, so the app's
+ * provider button (a form posted to the headless API, answered with a redirect to the provider:
+ * spa/provider-views.js) may lead off this origin. Chromium applies form-action to every redirect
+ * of the form's navigation, so a list would have to name each provider's authorization origin
+ * (known only from its discovery document; apps may also be added in the database) and every host
+ * its sign-in passes through on the way back. Where the form leads is decided by the server (a
+ * configured provider, an allowed callback_url), and the app builds no form from data it is given.
  */
 function setSpaHeaders(reply: { setHeader(name: string, value: string): unknown }): void {
   reply.setHeader('content-security-policy', "default-src 'self'; frame-ancestors 'none'");
