@@ -1,0 +1,114 @@
+/**
+ * What every server-rendered door (the account pages, the admin) needs to answer a browser: forms
+ * read and shown again with their errors, flash messages kept in the session, and the page itself
+ * rendered never cached, never framed, under one Content-Security-Policy.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorKind, isLatchkeyError, type ErrorKind } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { csrfOptionsFrom, csrfToken } from './csrf.js';
+import type { HttpContext } from './context.js';
+import { bodyObject, textField } from './input.js';
+
+/** A submitted form as templates see it: the values to show again and errors by field ('__all__' for the form). */
+export interface FormState {
+  values: Record<string, string>;
+  errors: Record<string, string[]>;
+}
+
+export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
+
+/**
+ * Reads the named fields of a form body as strings (kit/input.ts). A field sent twice or as a
+ * non-string (a JSON array or object) reads as '', and so does text with a NUL character, so that
+ * it fails validation instead of reaching a flow in a shape it does not expect.
+ */
+export function formFields<const N extends string>(body: unknown, names: readonly N[]): Record<N, string> {
+  const source = bodyObject(body);
+  const fields = {} as Record<N, string>;
+  for (const name of names) fields[name] = textField(source, name) ?? '';
+  return fields;
+}
+
+/** The form state for a flow's refusal: the message under its field, or under '__all__'. */
+export function formWithError(values: Record<string, string>, error: unknown): FormState {
+  if (!isLatchkeyError(error)) throw error;
+  return { values, errors: { [error.param ?? '__all__']: [error.message] } };
+}
+
+/** A page's status for each kind of refusal (core/errors.ts): 400, everything the person can fix, unless listed. */
+const PAGE_STATUS: Partial<Record<ErrorKind, number>> = { too_many: 429, unavailable: 503 };
+
+/**
+ * The status a page answers a refused form with: 429 (with Retry-After) for a rate limit, 503
+ * when the server is too busy or cannot send mail just now, 400 for everything the person can fix.
+ */
+export function refusalStatus(reply: FastifyReply, error: unknown): number {
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+  return (isLatchkeyError(error) && PAGE_STATUS[errorKind(error)]) || 400;
+}
+
+
+export interface FlashMessage {
+  level: 'success' | 'info' | 'warning' | 'error';
+  text: string;
+}
+
+const MESSAGES_KEY = '_messages';
+
+/** Queues a message for the next page this browser renders (kept in the session). */
+export async function flash(page: HttpContext, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
+  const session = await page.sessions.ensureSession(request, reply);
+  const queued = Array.isArray(session.data[MESSAGES_KEY]) ? (session.data[MESSAGES_KEY] as FlashMessage[]) : [];
+  await page.deps.sessions.saveData(session, { ...session.data, [MESSAGES_KEY]: [...queued, message].slice(-10) });
+}
+
+async function takeMessages(page: HttpContext, request: FastifyRequest): Promise<FlashMessage[]> {
+  const session = await page.sessions.session(request);
+  const queued = session?.data[MESSAGES_KEY];
+  if (!session || !Array.isArray(queued) || queued.length === 0) return [];
+  const { [MESSAGES_KEY]: _taken, ...rest } = session.data;
+  await page.deps.sessions.saveData(session, rest);
+  return queued as FlashMessage[];
+}
+
+/**
+ * Renders an account page. Account pages carry personal data and CSRF tokens, so none is ever
+ * cached or framed; the base context gives every template the user, the site name, a CSRF token,
+ * whether signup is open (for the sign-up link) and the queued messages.
+ */
+export async function renderPage(
+  page: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  context: Record<string, unknown>,
+  status = 200,
+  /** Origins the page's forms may lead to besides this site (a provider's sign-in, through our redirect). */
+  formTargets: readonly string[] = [],
+): Promise<FastifyReply> {
+  const { settings, adapter } = page.deps;
+  const user = await page.sessions.currentUser(request);
+  const html = page.deps.templates.render(template, {
+    site_name: settings.SITE_NAME,
+    user,
+    csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
+    signup_open: await adapter.isOpenForSignup(),
+    messages: await takeMessages(page, request),
+    request_path: request.url,
+    ...context,
+  });
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    // form-action also governs where a submitted form's redirects may go (a provider's sign-in).
+    .header('content-security-policy', `default-src 'self'; frame-ancestors 'none'; form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'`)
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+export function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(302).header('cache-control', 'no-store').redirect(location);
+}
