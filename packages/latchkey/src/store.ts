@@ -1,8 +1,9 @@
 /**
  * The store: every feature's repositories (each feature owns its ports: account/ports.ts,
- * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts) behind one object, and the transaction that
+ * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts, admin/ports.ts) behind one object, and the transaction that
  * binds them all to one database transaction. storage/kysely/ implements it.
  */
+import type { AdminPermissionRepository } from './admin/ports.js';
 import type { AuditLogRepository, EmailAddressRepository, UserRepository } from './account/ports.js';
 import type { AuthenticatorRepository } from './mfa/ports.js';
 import type { SessionRepository } from './sessions/ports.js';
@@ -20,6 +21,7 @@ export interface Repositories {
   socialApps: SocialAppRepository;
   socialAccounts: SocialAccountRepository;
   socialTokens: SocialTokenRepository;
+  adminPermissions: AdminPermissionRepository;
 }
 
 export interface Store extends Repositories {

@@ -33,6 +33,10 @@ export const ACCOUNT_EVENTS = [
   'social_account_added',
   'social_account_updated',
   'social_account_removed',
+  // The admin area's (admin/): a superuser replaced a staff user's admin permissions. Django's admin
+  // writes such a change to its own log (django_admin_log); here it joins the one audit trail,
+  // recorded against the superuser who made it, with the user changed in its data.
+  'admin_permissions_changed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 

@@ -24,7 +24,9 @@ export type LatchkeyErrorCode =
   | 'social_account_exists'
   | 'last_login_method'
   | 'incorrect_code'
-  | 'email_unverified';
+  | 'email_unverified'
+  /** Signed in, but not allowed to do this (a staff user who is not a superuser granting admin permissions). */
+  | 'permission_denied';
 
 export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;
@@ -86,6 +88,7 @@ const ERROR_KINDS: Record<LatchkeyErrorCode, ErrorKind> = {
   last_login_method: 'conflict',
   email_unverified: 'conflict',
   signup_closed: 'forbidden',
+  permission_denied: 'forbidden',
   rate_limited: 'too_many',
   reauthentication_required: 'reauthenticate',
   server_busy: 'unavailable',

@@ -5,6 +5,7 @@
  */
 import { describe } from 'vitest';
 import { testDatabaseKinds } from '../testing/database.js';
+import { describeAdminPermissionRepository } from '../testing/conformance/admin-permissions.js';
 import { describeApiTokenRepository } from '../testing/conformance/api-tokens.js';
 import { describeAuditLogRepository } from '../testing/conformance/audit-log.js';
 import { describeAuthenticatorRepository } from '../testing/conformance/authenticators.js';
@@ -35,6 +36,7 @@ for (const kind of kinds) {
       describeSocialAppRepository(target);
       describeSocialAccountRepository(target);
       describeSocialTokenRepository(target);
+      describeAdminPermissionRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

@@ -132,6 +132,14 @@ export interface SocialTokensTable {
   expires_at: ColumnType<string | Date | null, string | null, string | null>;
 }
 
+export interface AdminPermissionsTable {
+  user_id: number;
+  /** Written from ADMIN_MODELS; read back as any text, since an older row may name a model since removed. */
+  model: string;
+  /** Likewise, from ADMIN_ACTIONS. */
+  action: string;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
@@ -146,6 +154,7 @@ export interface DatabaseSchema {
   latchkey_social_apps: SocialAppsTable;
   latchkey_social_accounts: SocialAccountsTable;
   latchkey_social_tokens: SocialTokensTable;
+  latchkey_admin_permissions: AdminPermissionsTable;
 }
 
 export function toBooleanColumn(value: boolean): number {

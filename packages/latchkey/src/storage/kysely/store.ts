@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Repositories, Store } from '../../store.js';
 import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
+import { createAdminPermissionRepository } from './admin-permissions.js';
 import { createApiTokenRepository } from './api-tokens.js';
 import { createAuditLogRepository } from './audit-log.js';
 import { createAuthenticatorRepository } from './authenticators.js';
@@ -24,6 +25,7 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     socialApps: createSocialAppRepository(context),
     socialAccounts: createSocialAccountRepository(context),
     socialTokens: createSocialTokenRepository(context),
+    adminPermissions: createAdminPermissionRepository(context),
   };
 }
 
@@ -73,6 +75,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     socialApps: guarded('socialApps', outer.socialApps, check),
     socialAccounts: guarded('socialAccounts', outer.socialAccounts, check),
     socialTokens: guarded('socialTokens', outer.socialTokens, check),
+    adminPermissions: guarded('adminPermissions', outer.adminPermissions, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

@@ -13,6 +13,7 @@ import { auditAndRateLimitsMigration } from './0002_audit_and_rate_limits.js';
 import { mfaMigration } from './0003_mfa.js';
 import { apiTokensMigration } from './0004_api_tokens.js';
 import { socialAccountMigration } from './0005_socialaccount.js';
+import { adminPermissionsMigration } from './0006_admin_permissions.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -25,6 +26,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0003_mfa': mfaMigration(dialect),
     '0004_api_tokens': apiTokensMigration(dialect),
     '0005_socialaccount': socialAccountMigration(dialect),
+    '0006_admin_permissions': adminPermissionsMigration(),
   };
 }
 

@@ -192,6 +192,20 @@ const FIXTURES: Record<string, MigrationFixture> = {
       await expect(store.socialAccounts.create({ ...account!, userId: user!.id })).rejects.toMatchObject({ code: 'social_account_exists' });
     },
   },
+  '0006_admin_permissions': {
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_admin_permissions', { user_id: user.rows[0]?.id, model: 'users.user', action: 'change' });
+      await insertRow(db, 'latchkey_admin_permissions', { user_id: user.rows[0]?.id, model: 'account.emailaddress', action: 'view' });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      expect(await store.adminPermissions.listForUser(user!.id)).toEqual([
+        { model: 'users.user', action: 'change' },
+        { model: 'account.emailaddress', action: 'view' },
+      ]);
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

@@ -108,6 +108,7 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
           store().socialApps.list(),
           store().socialAccounts.listForUser(jane.id),
           store().socialTokens.listForAccount(1),
+          store().adminPermissions.listForUser(jane.id),
         ]);
         // The work's own repositories are unaffected, and the transaction commits.
         await repositories.users.update(jane.id, { name: 'Jane Doe' });

@@ -1,0 +1,116 @@
+/**
+ * Who gets into the admin area and what they may do there: Django's rules (AdminSite.has_permission,
+ * ModelBackend.has_perm), with per-user permissions and no groups yet.
+ */
+import type { User } from '../account/model.js';
+import type { ClientInfo } from '../core/client.js';
+import { LatchkeyError } from '../core/errors.js';
+import type { LatchkeyDeps } from '../deps.js';
+import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel, type AdminPermission } from './model.js';
+
+const INVALID_PERMISSION = 'Select a valid choice: that permission is not one of the available choices.';
+
+/** Whether a user may enter the admin at all: active and staff (Django's AdminSite.has_permission). */
+export function mayEnterAdmin(user: Pick<User, 'isActive' | 'isStaff'> | undefined): boolean {
+  return user !== undefined && user.isActive && user.isStaff;
+}
+
+/**
+ * A superuser counts as one in the admin only while they may enter it: Django's has_perm would
+ * grant a superuser who is not staff everything, but its admin never lets them in, and answering
+ * the same here keeps the grants from ever outrunning the door.
+ */
+function isAdminSuperuser(user: Pick<User, 'isActive' | 'isStaff' | 'isSuperuser'>): boolean {
+  return mayEnterAdmin(user) && user.isSuperuser;
+}
+
+function isAdminModel(value: string): value is AdminModel {
+  return (ADMIN_MODELS as readonly string[]).includes(value);
+}
+
+function isAdminAction(value: string): value is AdminAction {
+  return (ADMIN_ACTIONS as readonly string[]).includes(value);
+}
+
+/** The form value of a permission, as parseAdminPermissions reads it and the audit trail names it. */
+function permissionKey(permission: AdminPermission): string {
+  return `${permission.model}:${permission.action}`;
+}
+
+/**
+ * What a user may do in the admin: everything for an active superuser, their granted permissions
+ * for other active staff, nothing otherwise. `view` is implied by `change` (Django).
+ */
+export interface AdminGrants {
+  readonly superuser: boolean;
+  may(model: AdminModel, action: AdminAction): boolean;
+  /** The models they may at least view, in the order of ADMIN_MODELS. */
+  models(): AdminModel[];
+}
+
+function grants(superuser: boolean, permissions: readonly AdminPermission[]): AdminGrants {
+  const granted = new Set(permissions.map(permissionKey));
+  // The model and action are checked even for a superuser: a door may pass on values read from a
+  // URL, and a name this version does not know must not open anything.
+  const may = (model: AdminModel, action: AdminAction): boolean =>
+    isAdminModel(model) &&
+    isAdminAction(action) &&
+    (superuser || granted.has(permissionKey({ model, action })) || (action === 'view' && granted.has(permissionKey({ model, action: 'change' }))));
+  return { superuser, may, models: () => ADMIN_MODELS.filter((model) => may(model, 'view')) };
+}
+
+export async function adminGrantsOf(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<AdminGrants> {
+  if (!mayEnterAdmin(user)) return grants(false, []);
+  if (isAdminSuperuser(user)) return grants(true, []);
+  return grants(false, await deps.store.adminPermissions.listForUser(user.id));
+}
+
+/** Parses form values like "users.user:change" into permissions (each once, in the order of the models and actions). */
+export function parseAdminPermissions(values: readonly string[]): AdminPermission[] {
+  const parsed = new Map<string, AdminPermission>();
+  for (const value of values) {
+    const [model = '', action = '', ...rest] = value.split(':');
+    if (rest.length > 0 || !isAdminModel(model) || !isAdminAction(action)) {
+      throw new LatchkeyError('invalid_input', INVALID_PERMISSION, { param: 'permissions' });
+    }
+    parsed.set(value, { model, action });
+  }
+  return inOrder([...parsed.values()]);
+}
+
+function inOrder(permissions: AdminPermission[]): AdminPermission[] {
+  return permissions.sort(
+    (a, b) => ADMIN_MODELS.indexOf(a.model) - ADMIN_MODELS.indexOf(b.model) || ADMIN_ACTIONS.indexOf(a.action) - ADMIN_ACTIONS.indexOf(b.action),
+  );
+}
+
+/**
+ * A superuser sets another user's admin permissions, replacing those they had. Only an active
+ * staff superuser may ('permission_denied' otherwise); an unknown model or action is refused
+ * ('invalid_input') before anything changes. The permissions take effect while the target is
+ * active staff, so a door may set them in the same form that makes the user staff.
+ */
+export async function setAdminPermissions(
+  deps: LatchkeyDeps,
+  actor: User,
+  target: User,
+  permissions: readonly AdminPermission[],
+  client: ClientInfo,
+): Promise<void> {
+  if (!isAdminSuperuser(actor)) throw new LatchkeyError('permission_denied', 'Only a superuser may change admin permissions.');
+  // The type says they are valid, but a door may have cast values it read from a form.
+  if (!permissions.every(({ model, action }) => isAdminModel(model) && isAdminAction(action))) {
+    throw new LatchkeyError('invalid_input', INVALID_PERMISSION, { param: 'permissions' });
+  }
+  const wanted = inOrder([...new Map(permissions.map((permission) => [permissionKey(permission), permission])).values()]);
+  const changed = await deps.store.transaction(async (repositories) => {
+    const before = await repositories.adminPermissions.listForUser(target.id);
+    // Written even when unchanged, so that a user deleted meanwhile is reported ('not_found').
+    await repositories.adminPermissions.replaceForUser(target.id, wanted);
+    return before.map(permissionKey).join(' ') !== wanted.map(permissionKey).join(' ');
+  });
+  // Recorded only when the set changed, so that saving a user's form untouched leaves no entry.
+  if (changed) {
+    await deps.events.emit('admin_permissions_changed', actor.id, client, { target: target.id, permissions: wanted.map(permissionKey) });
+  }
+}
