@@ -39,6 +39,22 @@ export interface UserRepository {
   replacePassword(id: number, expected: string, replacement: string): Promise<boolean>;
   delete(id: number): Promise<boolean>;
   count(): Promise<number>;
+  /**
+   * A page of users for the admin's list, by id, newest or oldest first, continuing after
+   * `afterId` (keyset paging: each page costs the same however deep it is, with no count).
+   */
+  search(query: UserSearch): Promise<User[]>;
+}
+
+export interface UserSearch {
+  /** The start of a username (folded as usernames are compared) or of an email address. */
+  text?: string;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+  isActive?: boolean;
+  order: 'id' | '-id';
+  afterId?: number;
+  limit: number;
 }
 
 export interface EmailAddressRepository {

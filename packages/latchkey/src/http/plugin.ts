@@ -7,6 +7,7 @@ import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './kit/csrf.js';
 import { handleUnexpectedError } from './kit/unexpected-errors.js';
 import { registerAccountPages } from './pages/index.js';
+import { registerAdmin } from './admin/index.js';
 import type { HttpContext } from './kit/context.js';
 import type { ApiOptions } from './api/views.js';
 
@@ -40,6 +41,11 @@ export interface LatchkeyPluginOptions {
    * nothing under /api/ exists and nothing of the API layer is loaded.
    */
   api?: ApiOptions;
+  /**
+   * Serve the admin area at ADMIN_URL (on unless false). It finishes logins and reauthenticates
+   * through the account pages, so it is never served under HEADLESS_ONLY.
+   */
+  admin?: boolean;
 }
 
 export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPluginOptions> {
@@ -62,6 +68,7 @@ export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPlu
       throw new LatchkeyError('configuration_invalid', 'HEADLESS_ONLY is true but the headless API is not registered: pass { headless: true } to latchkey.plugin.');
     }
     if (!settings.HEADLESS_ONLY) registerAccountPages(scope, ctx);
+    if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(scope, ctx);
     if (options.headless) {
       const { registerHeadless } = await import('./headless/index.js');
       await registerHeadless(scope, ctx);

@@ -166,6 +166,26 @@ export function describeUserRepository(target: ConformanceTarget): void {
       expect(await store().users.count()).toBe(1);
     });
 
+    it('searches a page of users by id, by the start of a username or address, and by flags', async () => {
+      const jane = await createUser(store(), usernameType, 'jane', { email: 'jane@example.com' });
+      const root = await createUser(store(), usernameType, 'root', { email: 'root@example.org', isStaff: true, isSuperuser: true });
+      const odd = await createUser(store(), usernameType, 'a_b', { email: 'a_b@example.net', isActive: false });
+      const ids = (users: { id: number }[]) => users.map((user) => user.id);
+      expect(ids(await store().users.search({ order: '-id', limit: 10 }))).toEqual([odd.id, root.id, jane.id]);
+      expect(ids(await store().users.search({ order: 'id', limit: 2 }))).toEqual([jane.id, root.id]);
+      expect(ids(await store().users.search({ order: 'id', afterId: root.id, limit: 2 }))).toEqual([odd.id]);
+      expect(ids(await store().users.search({ order: '-id', afterId: root.id, limit: 2 }))).toEqual([jane.id]);
+      // The start of the address in any case; of the username too where there are usernames.
+      expect(ids(await store().users.search({ text: 'ROOT@EX', order: 'id', limit: 10 }))).toEqual([root.id]);
+      expect(ids(await store().users.search({ text: 'ja', order: 'id', limit: 10 }))).toEqual([jane.id]);
+      // LIKE's wildcards are only themselves: "a_" finds "a_b" and "_" finds nothing.
+      expect(ids(await store().users.search({ text: 'a_', order: 'id', limit: 10 }))).toEqual([odd.id]);
+      expect(ids(await store().users.search({ text: '_', order: 'id', limit: 10 }))).toEqual([]);
+      expect(ids(await store().users.search({ text: '%', order: 'id', limit: 10 }))).toEqual([]);
+      expect(ids(await store().users.search({ isStaff: true, order: 'id', limit: 10 }))).toEqual([root.id]);
+      expect(ids(await store().users.search({ isSuperuser: false, isActive: true, order: 'id', limit: 10 }))).toEqual([jane.id]);
+    });
+
     it('never reuses the id of a deleted user', async () => {
       const first = await createUser(store(), usernameType, 'jane');
       await store().users.delete(first.id);

@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
+import { adminGrantsOf, mayEnterAdmin, type AdminGrants } from '../../admin/access.js';
+import type { AdminAction, AdminModel } from '../../admin/model.js';
+import type { HttpContext } from '../kit/context.js';
+import { redirect, renderPage } from '../kit/html-page.js';
+import { adminRoot } from './paths.js';
+
+export interface StaffMember {
+  user: User;
+  grants: AdminGrants;
+}
+
+/**
+ * Who may see an admin page: a visitor who is not signed in is sent to the admin's login, which
+ * returns here; a signed-in user who is not active staff, or lacks the page's permission, gets
+ * 403 (Django's admin answers the same). Returns `{ response }` to send, or the staff member.
+ */
+export async function requireStaff(
+  ctx: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  needs?: { model: AdminModel; action: AdminAction },
+): Promise<StaffMember | { response: FastifyReply }> {
+  const user = await ctx.sessions.currentUser(request);
+  if (!user) return { response: redirect(reply, `${adminRoot(ctx.deps.settings)}login/?next=${encodeURIComponent(request.url)}`) };
+  if (!mayEnterAdmin(user)) return { response: await forbidden(ctx, request, reply) };
+  const grants = await adminGrantsOf(ctx.deps, user);
+  if (needs && !grants.may(needs.model, needs.action)) return { response: await forbidden(ctx, request, reply) };
+  return { user, grants };
+}
+
+export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: adminRoot(ctx.deps.settings) }, 403);
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { HttpContext } from '../kit/context.js';
+import { registerAdminHome } from './home.js';
+import { registerAdminLogin } from './login.js';
+import { registerUserAdmin } from './users.js';
+
+/**
+ * The admin area at ADMIN_URL (Django admin's URL scheme): only active staff get in, each page
+ * checks the staff member's permission for its model (admin/access.ts), and every form carries the
+ * CSRF token of Latchkey's scope. It finishes logins and reauthenticates through the account pages,
+ * so it is served with them (never under HEADLESS_ONLY).
+ */
+export function registerAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  registerAdminLogin(scope, ctx);
+  registerAdminHome(scope, ctx);
+  registerUserAdmin(scope, ctx);
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { mayEnterAdmin } from '../../admin/access.js';
+import { loginToAdmin } from '../../admin/flows/admin-login.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { HttpContext } from '../kit/context.js';
+import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { settleLogin } from '../kit/session-state.js';
+import { signOut } from '../kit/sign-out.js';
+import { forbidden } from './guard.js';
+import { adminRoot } from './paths.js';
+
+/** The account pages' code page, where a login stopped at MFA is finished (it then goes on to `next`). */
+const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
+
+/**
+ * `<admin>/login/` and `<admin>/logout/`. With ADMIN_FORCE_ALLAUTH (cookiecutter-django's
+ * secure_admin_login) a visitor is sent to the account login instead, social sign-in and all, and
+ * comes back; otherwise the admin's own form, which still goes through the login pipeline.
+ */
+export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): void {
+  const { settings } = ctx.deps;
+  const root = adminRoot(settings);
+  const loginPath = `${root}login/`;
+  const nextOf = (value: unknown) => safeRedirectOr(value, root);
+
+  function form(request: FastifyRequest, reply: FastifyReply, next: string, state: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
+    const context = { title: 'Log in', form: state, next, admin_root: root, login_by_email: settings.USERNAME_TYPE === 'email' };
+    return renderPage(ctx, request, reply, 'admin/login.html', context, status);
+  }
+
+  scope.get(loginPath, async (request, reply) => {
+    const next = nextOf((request.query as Record<string, unknown>).next);
+    const user = await ctx.sessions.currentUser(request);
+    if (user && mayEnterAdmin(user)) return redirect(reply, next);
+    if (settings.ADMIN_FORCE_ALLAUTH) {
+      if (user) return forbidden(ctx, request, reply);
+      return redirect(reply, `/accounts/login/?next=${encodeURIComponent(next)}`);
+    }
+    const notStaff = `You are signed in as ${user?.username ?? user?.email}, but are not authorized to access this page. Would you like to sign in to a different account?`;
+    return form(request, reply, next, { values: {}, errors: user ? { __all__: [notStaff] } : {} });
+  });
+
+  scope.post(loginPath, async (request, reply) => {
+    // Forced through the account login: this form does not exist.
+    if (settings.ADMIN_FORCE_ALLAUTH) return redirect(reply, loginPath);
+    const fields = formFields(request.body, ['username', 'password', 'next']);
+    const next = nextOf(fields.next);
+    try {
+      const result = await loginToAdmin(ctx.deps, { login: fields.username, password: fields.password, ...loginContextOf(ctx, request) });
+      const outcome = await settleLogin(ctx, request, reply, result, { remember: false, next });
+      if (outcome.kind === 'signed_in') return redirect(reply, next);
+      if (outcome.kind === 'stopped' && outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
+      const why = outcome.kind === 'stopped' ? 'Verify your email address first: follow the link we have sent you.' : 'This account is inactive.';
+      return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      return form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [error.message] } }, refusalStatus(reply, error));
+    }
+  });
+
+  // POST only, as Django 5's admin: a link or an image elsewhere must not sign anyone out.
+  scope.post(`${root}logout/`, async (request, reply) => {
+    await signOut(ctx, request, reply);
+    return redirect(reply, loginPath);
+  });
+}
