@@ -37,6 +37,9 @@ export const ACCOUNT_EVENTS = [
   // writes such a change to its own log (django_admin_log); here it joins the one audit trail,
   // recorded against the superuser who made it, with the user changed in its data.
   'admin_permissions_changed',
+  // A user added, changed (which fields), given a password or none, signed out everywhere, or
+  // deleted through the admin: recorded against the staff member, the user in its data.
+  'admin_user_changed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 

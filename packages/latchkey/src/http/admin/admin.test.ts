@@ -129,19 +129,19 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     expect(next).toBeDefined();
     const second = await browser.get(next!.replaceAll('&amp;', '&'));
     // 107 users: 100 on the first page, the oldest 7 on the second, and no further page.
-    expect(second.body).toContain('<td>root</td>');
-    expect(second.body).toContain('<td>user000</td>');
+    expect(second.body).toContain('>root</a></td>');
+    expect(second.body).toContain('>user000</a></td>');
     expect(second.body).not.toContain('Next page');
 
     const searched = await browser.get('/admin/users/user/?q=USER10');
-    expect(searched.body.match(/<td>user10\d<\/td>/g)).toHaveLength(5);
-    expect((await browser.get('/admin/users/user/?q=mallory%40example.n')).body).toContain('<td>mallory</td>');
+    expect(searched.body.match(/>user10\d<\/a><\/td>/g)).toHaveLength(5);
+    expect((await browser.get('/admin/users/user/?q=mallory%40example.n')).body).toContain('>mallory</a></td>');
     expect((await browser.get('/admin/users/user/?q=user_')).body).toContain('No user matches.');
     const staffOnly = await browser.get('/admin/users/user/?is_staff=1');
-    expect(staffOnly.body).toContain('<td>root</td>');
-    expect(staffOnly.body).not.toContain('<td>user000</td>');
+    expect(staffOnly.body).toContain('>root</a></td>');
+    expect(staffOnly.body).not.toContain('>user000</a></td>');
     const oldestFirst = (await browser.get('/admin/users/user/?o=id')).body;
-    expect(oldestFirst.indexOf('<td>root</td>')).toBeLessThan(oldestFirst.indexOf('<td>user000</td>'));
+    expect(oldestFirst.indexOf('>root</a></td>')).toBeLessThan(oldestFirst.indexOf('>user000</a></td>'));
   });
 
   it('lives at ADMIN_URL only', async () => {

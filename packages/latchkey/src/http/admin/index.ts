@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
 import { registerAdminHome } from './home.js';
 import { registerAdminLogin } from './login.js';
+import { registerUserChangeAdmin } from './user-change.js';
 import { registerUserAdmin } from './users.js';
 
 /**
@@ -14,4 +15,5 @@ export function registerAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   registerAdminLogin(scope, ctx);
   registerAdminHome(scope, ctx);
   registerUserAdmin(scope, ctx);
+  registerUserChangeAdmin(scope, ctx);
 }

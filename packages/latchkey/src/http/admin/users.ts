@@ -56,6 +56,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       query,
       login_by_email: ctx.deps.settings.USERNAME_TYPE === 'email',
       users,
+      may_add: staff.grants.may('users.user', 'add'),
       filters: ['is_staff', 'is_superuser', 'is_active'].map((name) => ({
         name,
         label: { is_staff: 'Staff status', is_superuser: 'Superuser status', is_active: 'Active' }[name],

@@ -1,0 +1,152 @@
+/**
+ * What the admin does to users, for its pages (and any later admin API): each change is checked
+ * against the actor's rights here, not only by the page, so that no door can skip a rule.
+ *
+ * Two rules beyond the per-model permissions, because Django's permissions alone would let any
+ * staff member with "change user" make themself superuser: only a superuser may grant or remove
+ * staff or superuser status or admin permissions, and only a superuser may change, set the
+ * password of, or delete a superuser.
+ */
+import { cleanName } from '../../account/names.js';
+import type { User } from '../../account/model.js';
+import { createUser, setUserPassword } from '../../account/users.js';
+import { makeUnusablePassword } from '../../account/passwords/index.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { adminGrantsOf, setAdminPermissions } from '../access.js';
+import type { AdminPermission } from '../model.js';
+
+export const PASSWORDS_DIFFER = 'The two password fields didn’t match.';
+
+function refuse(message: string): LatchkeyError {
+  return new LatchkeyError('permission_denied', message);
+}
+
+async function requireGrant(deps: Pick<LatchkeyDeps, 'store'>, actor: User, action: 'add' | 'change' | 'delete'): Promise<boolean> {
+  const grants = await adminGrantsOf(deps, actor);
+  if (!grants.may('users.user', action)) throw refuse('You do not have permission to do this.');
+  return grants.superuser;
+}
+
+/** Only a superuser may touch a superuser. */
+function guardSuperuser(actorIsSuperuser: boolean, target: User): void {
+  if (target.isSuperuser && !actorIsSuperuser) throw refuse('Only a superuser may change a superuser.');
+}
+
+export interface NewUserByAdmin {
+  username?: string;
+  email: string;
+  password1: string;
+  password2: string;
+}
+
+/** Django's "Add user": the login and a password typed twice; the rest is set on the change page. */
+export async function addUserByAdmin(deps: LatchkeyDeps, actor: User, input: NewUserByAdmin, client: ClientInfo): Promise<User> {
+  await requireGrant(deps, actor, 'add');
+  if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
+  const user = await createUser(deps, { ...(input.username === undefined ? {} : { username: input.username }), email: input.email, password: input.password1, emailVerified: false });
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'added' });
+  return user;
+}
+
+export interface UserChangesByAdmin {
+  name: string;
+  isActive: boolean;
+  isStaff: boolean;
+  isSuperuser: boolean;
+  /** Only a superuser's form sends them; undefined leaves them as they are. */
+  permissions?: readonly AdminPermission[];
+}
+
+/** The fields a change would alter that need a recent sign-in (granting or removing power). */
+export function sensitiveChanges(target: User, changes: UserChangesByAdmin): string[] {
+  const fields: string[] = [];
+  if (changes.isStaff !== target.isStaff) fields.push('staff status');
+  if (changes.isSuperuser !== target.isSuperuser) fields.push('superuser status');
+  if (changes.permissions !== undefined) fields.push('permissions');
+  return fields;
+}
+
+/**
+ * The change page's save. Deactivating ends the user's sessions and deletes their API token at
+ * once, in one transaction with the flag, so a deactivated account is locked out everywhere.
+ */
+export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, changes: UserChangesByAdmin, client: ClientInfo): Promise<User> {
+  const actorIsSuperuser = await requireGrant(deps, actor, 'change');
+  guardSuperuser(actorIsSuperuser, target);
+  const granting = changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined;
+  if (granting && !actorIsSuperuser) throw refuse('Only a superuser may change staff or superuser status, or admin permissions.');
+  if (target.id === actor.id && (!changes.isActive || !changes.isStaff || (target.isSuperuser && !changes.isSuperuser))) {
+    throw refuse('You cannot take away your own access to the admin: ask another superuser.');
+  }
+  const name = cleanName(changes.name);
+  const deactivating = target.isActive && !changes.isActive;
+  await deps.store.transaction(async (repositories) => {
+    await repositories.users.update(target.id, { name, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
+    if (deactivating) {
+      await repositories.sessions.deleteForUser(target.id);
+      await repositories.apiTokens.deleteForUser(target.id);
+    }
+  });
+  if (changes.permissions !== undefined) await setAdminPermissions(deps, actor, target, changes.permissions, client);
+  const changed = Object.entries({ name: name !== target.name, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
+    .filter(([, differs]) => differs)
+    .map(([field]) => field);
+  if (changed.length > 0) await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: changed });
+  return (await deps.store.users.findById(target.id)) ?? target;
+}
+
+/** Django's password page: a new password typed twice, or none (an unusable password). Every session of the user ends. */
+export async function setPasswordByAdmin(deps: LatchkeyDeps, actor: User, target: User, input: { usable: boolean; password1: string; password2: string }, client: ClientInfo): Promise<void> {
+  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  if (input.usable) {
+    if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
+    await setUserPassword(deps, target, input.password1);
+  } else {
+    await deps.store.transaction(async (repositories) => {
+      await repositories.users.update(target.id, { password: makeUnusablePassword() });
+      await repositories.sessions.deleteForUser(target.id);
+    });
+  }
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: input.usable ? 'password_set' : 'password_unusable' });
+}
+
+/** "Sign out everywhere": every session of the user ends. */
+export async function endSessionsByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<number> {
+  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  const ended = await deps.store.sessions.deleteForUser(target.id);
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'sessions_ended', count: ended });
+  return ended;
+}
+
+/** What goes with a user when it is deleted, for the confirmation page. */
+export async function deletionSummary(deps: Pick<LatchkeyDeps, 'store'>, target: User): Promise<{ addresses: number; socialAccounts: number; authenticators: number; sessions: number; apiToken: boolean }> {
+  const [addresses, socialAccounts, authenticators, sessions, apiToken] = await Promise.all([
+    deps.store.emailAddresses.listForUser(target.id),
+    deps.store.socialAccounts.listForUser(target.id),
+    deps.store.authenticators.listForUser(target.id),
+    deps.store.sessions.listForUser(target.id),
+    deps.store.apiTokens.findForUser(target.id),
+  ]);
+  return { addresses: addresses.length, socialAccounts: socialAccounts.length, authenticators: authenticators.length, sessions: sessions.length, apiToken: apiToken !== undefined };
+}
+
+export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
+  guardSuperuser(await requireGrant(deps, actor, 'delete'), target);
+  if (target.id === actor.id) throw refuse('You cannot delete your own account here.');
+  await deps.store.users.delete(target.id);
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
+}
+
+/** Deactivation alone (a bulk action): as a change of the active flag. */
+export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
+  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  if (target.id === actor.id) throw refuse('You cannot take away your own access to the admin: ask another superuser.');
+  await deps.store.transaction(async (repositories) => {
+    await repositories.users.update(target.id, { isActive: false });
+    await repositories.sessions.deleteForUser(target.id);
+    await repositories.apiTokens.deleteForUser(target.id);
+  });
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });
+}

@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
+import { parseAdminPermissions } from '../../admin/access.js';
+import {
+  addUserByAdmin,
+  changeUserByAdmin,
+  deleteUserByAdmin,
+  deletionSummary,
+  endSessionsByAdmin,
+  sensitiveChanges,
+  setPasswordByAdmin,
+  type UserChangesByAdmin,
+} from '../../admin/flows/manage-users.js';
+import { ADMIN_ACTIONS, ADMIN_MODELS } from '../../admin/model.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { bodyObject } from '../kit/input.js';
+import type { HttpContext } from '../kit/context.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
+import { clientOf } from '../kit/request-info.js';
+import { forbidden, requireStaff, type StaffMember } from './guard.js';
+import { adminRoot } from './paths.js';
+import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+
+/** Every permission a superuser can grant, as the change form's checkboxes name them ("users.user:view"). */
+const PERMISSION_CHOICES = ADMIN_MODELS.flatMap((model) => ADMIN_ACTIONS.map((action) => `${model}:${action}`));
+
+/** The values of a form field sent once or several times (checkboxes). */
+function valuesOf(body: unknown, name: string): string[] {
+  const value = bodyObject(body)[name];
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.filter((item): item is string => typeof item === 'string');
+}
+
+/**
+ * A user's pages in the admin (Django's UserAdmin): add, change, the password page, "sign out
+ * everywhere" and delete with a confirmation listing what goes with the user. The rules (who may
+ * change whom, what needs a superuser) are the flows' (admin/flows/manage-users.ts); the pages
+ * add the recent sign-in that granting power, a password and a deletion need.
+ */
+export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  const { settings } = ctx.deps;
+  const root = adminRoot(settings);
+  const listPath = `${root}users/user/`;
+  const withUsername = settings.USERNAME_TYPE === 'username';
+
+  /** The user the URL names, or undefined (a 404) for an id that is not a user's. */
+  async function targetOf(request: FastifyRequest): Promise<User | undefined> {
+    const { id } = request.params as { id: string };
+    return /^\d{1,15}$/.test(id) ? ctx.deps.store.users.findById(Number(id)) : undefined;
+  }
+
+  function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | undefined {
+    return isLatchkeyError(error, 'permission_denied') ? forbidden(ctx, request, reply) : undefined;
+  }
+
+  async function changeForm(request: FastifyRequest, reply: FastifyReply, staff: StaffMember, target: User, state?: FormState, status = 200): Promise<FastifyReply> {
+    const granted = new Set((await ctx.deps.store.adminPermissions.listForUser(target.id)).map((permission) => `${permission.model}:${permission.action}`));
+    const form = state ?? emptyForm({ name: target.name, is_active: target.isActive ? 'on' : '', is_staff: target.isStaff ? 'on' : '', is_superuser: target.isSuperuser ? 'on' : '' });
+    const context = {
+      title: 'Change user',
+      admin_root: root,
+      list_path: listPath,
+      target,
+      form,
+      with_username: withUsername,
+      may_change: staff.grants.may('users.user', 'change'),
+      may_delete: staff.grants.may('users.user', 'delete'),
+      superuser: staff.grants.superuser,
+      permissions: PERMISSION_CHOICES.map((value) => ({ value, checked: granted.has(value) })),
+      authenticators: await ctx.deps.store.authenticators.listForUser(target.id),
+    };
+    return renderPage(ctx, request, reply, 'admin/user_change.html', context, status);
+  }
+
+  scope.get(`${listPath}add/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'add' });
+    if ('response' in staff) return staff.response;
+    return renderPage(ctx, request, reply, 'admin/user_add.html', { title: 'Add user', admin_root: root, list_path: listPath, form: emptyForm(), with_username: withUsername });
+  });
+
+  scope.post(`${listPath}add/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'add' });
+    if ('response' in staff) return staff.response;
+    const fields = formFields(request.body, ['username', 'email', 'password1', 'password2']);
+    try {
+      const user = await addUserByAdmin(ctx.deps, staff.user, { ...(withUsername ? { username: fields.username } : {}), email: fields.email, password1: fields.password1, password2: fields.password2 }, clientOf(request));
+      await flash(ctx, request, reply, { level: 'success', text: `The user “${user.username ?? user.email}” was added. You may edit it again below.` });
+      return redirect(reply, `${listPath}${user.id}/change/`);
+    } catch (error) {
+      const values = { username: fields.username, email: fields.email };
+      return (
+        refused(request, reply, error) ??
+        renderPage(ctx, request, reply, 'admin/user_add.html', { title: 'Add user', admin_root: root, list_path: listPath, form: formWithError(values, error), with_username: withUsername }, refusalStatus(reply, error))
+      );
+    }
+  });
+
+  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    return target ? changeForm(request, reply, staff, target) : reply.callNotFound();
+  });
+
+  scope.post(`${listPath}:id/change/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    const fields = formFields(request.body, ['name', 'is_active', 'is_staff', 'is_superuser', 'permissions_sent']);
+    const changes: UserChangesByAdmin = { name: fields.name, isActive: fields.is_active === 'on', isStaff: fields.is_staff === 'on', isSuperuser: fields.is_superuser === 'on' };
+    try {
+      // Only a superuser's form carries the permissions; another's leaves them as they are.
+      if (fields.permissions_sent === '1') changes.permissions = parseAdminPermissions(valuesOf(request.body, 'permissions'));
+      if (sensitiveChanges(target, changes).length > 0) {
+        const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+        if (stale) return stale.response;
+      }
+      await changeUserByAdmin(ctx.deps, staff.user, target, changes, clientOf(request));
+    } catch (error) {
+      return refused(request, reply, error) ?? changeForm(request, reply, staff, target, formWithError(fields, error), refusalStatus(reply, error));
+    }
+    await flash(ctx, request, reply, { level: 'success', text: `The user “${target.username ?? target.email}” was changed.` });
+    return redirect(reply, listPath);
+  });
+
+  scope.get(`${listPath}:id/password/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    return renderPage(ctx, request, reply, 'admin/user_password.html', { title: `Change password: ${target.username ?? target.email}`, admin_root: root, list_path: listPath, target, form: emptyForm({ usable: 'on' }) });
+  });
+
+  scope.post(`${listPath}:id/password/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+    if (stale) return stale.response;
+    const fields = formFields(request.body, ['usable', 'password1', 'password2']);
+    try {
+      await setPasswordByAdmin(ctx.deps, staff.user, target, { usable: fields.usable === 'on', password1: fields.password1, password2: fields.password2 }, clientOf(request));
+    } catch (error) {
+      const title = `Change password: ${target.username ?? target.email}`;
+      return refused(request, reply, error) ?? renderPage(ctx, request, reply, 'admin/user_password.html', { title, admin_root: root, list_path: listPath, target, form: formWithError({ usable: fields.usable }, error) }, refusalStatus(reply, error));
+    }
+    await flash(ctx, request, reply, { level: 'success', text: 'Password changed successfully; the user’s sessions have ended.' });
+    return redirect(reply, `${listPath}${target.id}/change/`);
+  });
+
+  scope.post(`${listPath}:id/sessions/end/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    try {
+      const ended = await endSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
+      await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} ended.` });
+    } catch (error) {
+      const answer = refused(request, reply, error);
+      if (answer) return answer;
+      throw error;
+    }
+    return redirect(reply, `${listPath}${target.id}/change/`);
+  });
+
+  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    const context = { title: 'Are you sure?', admin_root: root, list_path: listPath, target, summary: await deletionSummary(ctx.deps, target) };
+    return renderPage(ctx, request, reply, 'admin/user_delete.html', context);
+  });
+
+  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const target = await targetOf(request);
+    if (!target) return reply.callNotFound();
+    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+    if (stale) return stale.response;
+    try {
+      await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
+    } catch (error) {
+      const answer = refused(request, reply, error);
+      if (answer) return answer;
+      throw error;
+    }
+    await flash(ctx, request, reply, { level: 'success', text: `The user “${target.username ?? target.email}” was deleted.` });
+    return redirect(reply, listPath);
+  });
+}
