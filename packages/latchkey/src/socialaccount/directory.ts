@@ -43,7 +43,11 @@ export function sealAppSecret(secretKey: string, app: Pick<SocialApp, 'provider'
   return secret === '' ? '' : encryptSecret(secretKey, SECRET_PURPOSE, Buffer.from(secret, 'utf8'), secretBinding(app));
 }
 
-function openAppSecret(secretKey: string, row: SocialApp): string {
+/**
+ * The client secret of a database row, in clear (for signing in, and for sealing it again when the
+ * row's provider or providerId changes). Throws 'configuration_invalid' when it does not open.
+ */
+export function openAppSecret(secretKey: string, row: SocialApp): string {
   if (row.sealedSecret === '') return '';
   const opened = decryptSecret(secretKey, SECRET_PURPOSE, row.sealedSecret, secretBinding(row));
   // A secret that no longer opens (the secret key changed, or the row was tampered with) is a
@@ -58,6 +62,15 @@ function openAppSecret(secretKey: string, row: SocialApp): string {
  * later).
  */
 const PROVIDER_TYPES = new Set(['openid_connect', 'dummy']);
+
+/**
+ * The provider types an operator may store an app of in the database (the admin's choice, the
+ * CLI's --provider), in the order a form offers them: those Latchkey signs in with, but not the
+ * dummy, which signs anyone in as anyone and belongs in a development settings file, never in a
+ * row that would outlive the environment it was added in. An app of another type would be stored
+ * and then never offered, so it is refused rather than silently ignored.
+ */
+export const STORED_APP_PROVIDER_TYPES: readonly string[] = [...PROVIDER_TYPES].filter((type) => type !== 'dummy');
 
 /** Start-up's check of the settings' apps beyond their shape: a provider that signs anyone in as anyone stops a production start-up. */
 export function checkSettingsApps(settings: Settings, apps: readonly ProviderApp[]): void {

@@ -7,6 +7,12 @@ export interface SocialAppRepository {
   list(): Promise<SocialApp[]>;
   findById(id: number): Promise<SocialApp | undefined>;
   /**
+   * Changes the given fields of the app and returns it as it now is; undefined when it does not
+   * exist. Throws 'social_app_exists' when the changed provider and providerId are another app's
+   * (the unique constraint decides, so two parallel changes cannot both take one pair).
+   */
+  update(id: number, changes: Partial<NewSocialApp>): Promise<SocialApp | undefined>;
+  /**
    * Removes it; its stored tokens stay with their accounts, detached (appId becomes null). An
    * account that already has a detached token keeps that one and loses the app's, so that it
    * still has at most one per app.
@@ -23,6 +29,8 @@ export interface SocialAccountRepository {
   create(input: NewSocialAccount): Promise<SocialAccount>;
   find(provider: string, uid: string): Promise<SocialAccount | undefined>;
   findById(id: number): Promise<SocialAccount | undefined>;
+  /** How many accounts there are at `provider` (an app's providerId, or a provider type). */
+  countForProvider(provider: string): Promise<number>;
   /** Oldest first. */
   listForUser(userId: number): Promise<SocialAccount[]>;
   /**

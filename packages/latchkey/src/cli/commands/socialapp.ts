@@ -4,10 +4,18 @@
 // the shell's history would show it; it is stored encrypted under the secret key.
 import { parseArgs } from 'node:util';
 import { isLatchkeyError } from '../../core/errors.js';
-import { appFromRow, appsFromSettings, checkAppEntry, findApp, type ProviderApp } from '../../socialaccount/apps.js';
-import { sealAppSecret } from '../../socialaccount/directory.js';
+import { appsFromSettings, type ProviderApp } from '../../socialaccount/apps.js';
+import { STORED_APP_PROVIDER_TYPES } from '../../socialaccount/directory.js';
+import {
+  addSocialApp,
+  checkNewSocialApp,
+  MANAGEMENT_COMMAND,
+  removeSocialApp,
+  type SocialAppFields,
+  type SocialAppSummary,
+} from '../../socialaccount/flows/manage-apps.js';
 import type { SocialApp } from '../../socialaccount/model.js';
-import { withLatchkey, type CommandContext } from '../command.js';
+import { MANAGEMENT_CLIENT, withLatchkey, type CommandContext } from '../command.js';
 import { CommandError, Prompter, type CommandIO } from '../io.js';
 
 /** Where `socialapp add` reads the client secret from when no one is there to type it. */
@@ -15,12 +23,6 @@ export const SOCIALAPP_SECRET_VARIABLE = 'LATCHKEY_SOCIALAPP_SECRET';
 
 const USAGE =
   'Usage: socialapp list | socialapp add --provider P [--provider-id ID] [--name N] --client-id C [--server-url URL] [--key K] [--settings JSON] [--noinput] [--no-secret] | socialapp remove <id>';
-
-/**
- * The provider types Latchkey can sign in with (socialaccount/directory.ts): an app of another
- * type would be stored and then never offered, so it is refused here rather than silently ignored.
- */
-const SIGN_IN_TYPES = ['openid_connect'];
 
 /** The options naming each field of an app entry, for messages that point at what to fix. */
 const OPTION_OF_FIELD: Readonly<Record<string, string>> = {
@@ -95,50 +97,30 @@ async function addApp({ settings, io, args }: CommandContext): Promise<number> {
       'no-secret': { type: 'boolean' },
     },
   });
-  const provider = values.provider;
-  if (provider === undefined || provider === '') throw new CommandError(`--provider is required (${SIGN_IN_TYPES.join(', ')}).`);
-  if (!SIGN_IN_TYPES.includes(provider)) throw new CommandError(`Unknown provider "${provider}": Latchkey signs in with ${SIGN_IN_TYPES.join(', ')}.`);
-  const appSettings = appSettingsFrom(provider, values.settings, values['server-url']);
-  const entry = {
-    ...(values['provider-id'] === undefined ? {} : { provider_id: values['provider-id'] }),
-    ...(values.name === undefined ? {} : { name: values.name }),
-    client_id: values['client-id'] ?? '',
-    ...(values.key === undefined ? {} : { key: values.key }),
-    settings: appSettings,
+  const fields: SocialAppFields = {
+    provider: values.provider ?? '',
+    providerId: values['provider-id'] ?? '',
+    name: values.name ?? '',
+    clientId: values['client-id'] ?? '',
+    key: values.key ?? '',
+    settings: appSettingsFrom(values.settings, values['server-url']),
   };
-  // Everything is checked before the secret is asked for, so that a mistake is not found after typing it.
-  const unchecked = checked(provider, entry);
   return withLatchkey(settings, async (latchkey) => {
-    const socialApps = latchkey.deps.store.socialApps;
-    const rows = await socialApps.list();
-    const same = rows.find((row) => row.provider === unchecked.provider && row.providerId === unchecked.providerId);
-    if (same) throw alreadyExists(unchecked, same.id);
-    refuseAmbiguity(unchecked, [...appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS), ...rows.map((row) => appFromRow(row, ''))]);
-    const secret = await clientSecret(io, { noinput: values.noinput === true, noSecret: values['no-secret'] === true });
-    const app = checked(provider, { ...entry, secret });
-    let created: SocialApp;
     try {
-      created = await socialApps.create({
-        provider: app.provider,
-        providerId: app.providerId,
-        name: app.name,
-        clientId: app.clientId,
-        sealedSecret: sealAppSecret(settings.SECRET_KEY, app, secret),
-        key: app.key,
-        settings: app.settings,
-      });
+      // Everything is checked before the secret is asked for, so that a mistake is not found after typing it.
+      await checkNewSocialApp(latchkey.deps, MANAGEMENT_COMMAND, fields);
+      const secret = await clientSecret(io, { noinput: values.noinput === true, noSecret: values['no-secret'] === true });
+      const created = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...fields, secret }, MANAGEMENT_CLIENT);
+      io.stdout.write(`Social app added with id ${created.id}.\n`);
+      return 0;
     } catch (error) {
-      // Another operator's add of the same app between the check above and this one.
-      if (isLatchkeyError(error, 'social_app_exists')) throw alreadyExists(app);
-      throw error;
+      throw commandErrorOf(error);
     }
-    io.stdout.write(`Social app added with id ${created.id}.\n`);
-    return 0;
   });
 }
 
 /** The app's settings: --settings's JSON object, with --server-url as its `server_url`. */
-function appSettingsFrom(provider: string, json: string | undefined, serverUrl: string | undefined): Record<string, unknown> {
+function appSettingsFrom(json: string | undefined, serverUrl: string | undefined): Record<string, unknown> {
   let appSettings: Record<string, unknown> = {};
   if (json !== undefined) {
     let parsed: unknown;
@@ -156,34 +138,31 @@ function appSettingsFrom(provider: string, json: string | undefined, serverUrl: 
     if (appSettings.server_url !== undefined && appSettings.server_url !== serverUrl) throw new CommandError('--server-url and the server_url of --settings differ: give one.');
     appSettings = { ...appSettings, server_url: serverUrl };
   }
-  if (provider === 'openid_connect') {
-    const url = appSettings.server_url;
-    if (url === undefined || url === '') throw new CommandError('--server-url is required for openid_connect (the identity provider\'s issuer URL).');
-    if (!isSecureUrl(url)) throw new CommandError(`server_url ${JSON.stringify(url)} is not an https URL (plain http is allowed on 127.0.0.1, [::1] and localhost only).`);
-  }
   return appSettings;
 }
 
-/** As the OpenID Connect provider requires of its server: https, or plain http on loopback (a test provider). */
-function isSecureUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
+/**
+ * A refusal of the flow (socialaccount/flows/manage-apps.ts) as one error line, naming the option
+ * to fix where the flow names a field.
+ */
+function commandErrorOf(error: unknown): unknown {
+  if (!isLatchkeyError(error)) return error;
+  const choices = STORED_APP_PROVIDER_TYPES.join(', ');
+  const lowered = error.message.charAt(0).toLowerCase() + error.message.slice(1);
+  switch (error.reason) {
+    case 'required':
+      if (error.param === 'provider') return new CommandError(`--provider is required (${choices}).`);
+      break;
+    case 'server_url_required':
+      return new CommandError("--server-url is required for openid_connect (the identity provider's issuer URL).");
+    case 'provider_id_required':
+      return new CommandError(lowered);
+    case 'entry': {
+      const option = error.param === undefined ? undefined : (OPTION_OF_FIELD[error.param] ?? error.param);
+      return new CommandError(option === undefined ? lowered : `${option}: ${lowered}`);
+    }
   }
-  if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-}
-
-/** The entry as an app, by the rules SOCIALACCOUNT_PROVIDERS's entries follow, or the reason it is not one. */
-function checked(provider: string, entry: Record<string, unknown>): ProviderApp {
-  const result = checkAppEntry(provider, entry);
-  if ('app' in result) return result.app;
-  const field = result.field?.split('.')[0];
-  const option = field === undefined ? undefined : (OPTION_OF_FIELD[field] ?? field);
-  throw new CommandError(`${option === undefined ? '' : `${option}: `}${result.problem}.`);
+  return new CommandError(error.message);
 }
 
 /**
@@ -212,28 +191,6 @@ async function clientSecret(io: CommandIO, options: { noinput: boolean; noSecret
   return secret;
 }
 
-function alreadyExists(app: ProviderApp, id?: number): CommandError {
-  const which = app.providerId === '' ? app.provider : `${app.provider} "${app.providerId}"`;
-  return new CommandError(`A social app for ${which} already exists${id === undefined ? '' : ` (id ${id})`}.`);
-}
-
-/**
- * Refuses an app whose id (its provider_id, else its type) another app already answers to, in the
- * settings or the database, when sign-in could not choose between them (apps.ts's findApp): all
- * but one of them must be marked "hidden".
- */
-function refuseAmbiguity(app: ProviderApp, others: readonly ProviderApp[]): void {
-  try {
-    findApp([...others, app], app.id);
-  } catch (error) {
-    if (!isLatchkeyError(error, 'configuration_invalid')) throw error;
-    throw new CommandError(
-      `A social app "${app.id}" already exists (in SOCIALACCOUNT_PROVIDERS or the database), and sign-in could not tell the two apart: `
-        + 'remove the other one, or mark all but one "hidden" in their settings.',
-    );
-  }
-}
-
 async function removeApp({ settings, io, args }: CommandContext): Promise<number> {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true });
   const [raw, ...extra] = positionals;
@@ -241,9 +198,12 @@ async function removeApp({ settings, io, args }: CommandContext): Promise<number
   const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
   if (id === undefined) throw new CommandError(`Social app id must be a number, as \`socialapp list\` shows it; got ${JSON.stringify(raw)}.`);
   return withLatchkey(settings, async (latchkey) => {
-    const socialApps = latchkey.deps.store.socialApps;
-    const app = await socialApps.findById(id);
-    if (!app || !(await socialApps.delete(id))) throw new CommandError(`Social app ${id} does not exist.`);
+    let app: SocialAppSummary;
+    try {
+      app = await removeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, id, MANAGEMENT_CLIENT);
+    } catch (error) {
+      throw commandErrorOf(error);
+    }
     io.stdout.write(`Social app ${id} (${app.provider}${app.providerId === '' ? '' : ` "${app.providerId}"`}) removed.\n`);
     return 0;
   });

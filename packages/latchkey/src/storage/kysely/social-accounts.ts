@@ -68,6 +68,15 @@ export function createSocialAccountRepository({ db, dialect }: RepositoryContext
       return row === undefined ? undefined : toSocialAccount(row);
     },
 
+    async countForProvider(provider: string): Promise<number> {
+      const row = await db
+        .selectFrom('latchkey_social_accounts')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('provider', '=', provider)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async listForUserLocked(userId: number): Promise<SocialAccount[]> {
       await lockUserRow(db, dialect, userId);
       return this.listForUser(userId);

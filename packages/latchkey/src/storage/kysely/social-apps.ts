@@ -99,6 +99,30 @@ export function createSocialAppRepository({ db, dialect }: RepositoryContext): S
       return row === undefined ? undefined : toSocialApp(row);
     },
 
+    async update(id: number, changes: Partial<NewSocialApp>): Promise<SocialApp | undefined> {
+      const values = {
+        ...(changes.provider === undefined ? {} : { provider: changes.provider }),
+        ...(changes.providerId === undefined ? {} : { provider_id: changes.providerId }),
+        ...(changes.name === undefined ? {} : { name: changes.name }),
+        ...(changes.clientId === undefined ? {} : { client_id: changes.clientId }),
+        ...(changes.sealedSecret === undefined ? {} : { sealed_secret: changes.sealedSecret }),
+        ...(changes.key === undefined ? {} : { key: changes.key }),
+        ...(changes.settings === undefined ? {} : { settings: JSON.stringify(changes.settings) }),
+      };
+      if (Object.keys(values).length === 0) return this.findById(id);
+      try {
+        const row = await translateConstraintViolations(db, dialect, () =>
+          db.updateTable('latchkey_social_apps').set(values).where('id', '=', id).returningAll().executeTakeFirst(),
+        );
+        return row === undefined ? undefined : toSocialApp(row);
+      } catch (error) {
+        if (isDuplicateProvider(error)) {
+          throw new LatchkeyError('social_app_exists', 'An app for this provider and provider id already exists.', { cause: error });
+        }
+        throw error;
+      }
+    },
+
     async delete(id: number): Promise<boolean> {
       for (let attempt = 1; ; attempt += 1) {
         try {

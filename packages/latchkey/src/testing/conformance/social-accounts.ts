@@ -70,6 +70,18 @@ export function describeSocialAccountRepository(target: ConformanceTarget): void
       expect(await socialAccounts().listForUser(jane.id + 1000)).toEqual([]);
     });
 
+    it('counts the accounts at a provider, and no others', async () => {
+      const jane = await createUser(store(), usernameType, 'jane');
+      const john = await createUser(store(), usernameType, 'john');
+      expect(await socialAccounts().countForProvider('acme')).toBe(0);
+      await socialAccounts().create(newSocialAccount(jane.id, { uid: 'jane-1' }));
+      await socialAccounts().create(newSocialAccount(john.id, { uid: 'john-1' }));
+      await socialAccounts().create(newSocialAccount(john.id, { provider: 'other', uid: 'john-1' }));
+      expect(await socialAccounts().countForProvider('acme')).toBe(2);
+      expect(await socialAccounts().countForProvider('other')).toBe(1);
+      expect(await socialAccounts().countForProvider('ACME')).toBe(0);
+    });
+
     it('refuses a connected (provider, uid) for its user and for another, but not the uid at another provider', async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const john = await createUser(store(), usernameType, 'john');

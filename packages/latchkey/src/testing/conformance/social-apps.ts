@@ -87,6 +87,45 @@ export function describeSocialAppRepository(target: ConformanceTarget): void {
       expect(await socialApps().findById(created.id)).toEqual(created);
     });
 
+    it('changes the given fields of an app, leaves the others, and reports an unknown app', async () => {
+      const app = await socialApps().create(newSocialApp());
+      const other = await socialApps().create(newSocialApp({ providerId: 'other' }));
+      const renamed = await socialApps().update(app.id, { name: 'Acme ✓', clientId: 'client-2', settings: { server_url: 'https://id2.example.com' } });
+      expect(renamed).toEqual({ ...app, name: 'Acme ✓', clientId: 'client-2', settings: { server_url: 'https://id2.example.com' } });
+      expect(await socialApps().findById(app.id)).toEqual(renamed);
+      const moved = await socialApps().update(app.id, { providerId: 'acme-2', sealedSecret: '', key: 'TEAM123' });
+      expect(moved).toEqual({ ...renamed!, providerId: 'acme-2', sealedSecret: '', key: 'TEAM123' });
+      expect(await socialApps().update(app.id, {})).toEqual(moved);
+      expect(await socialApps().findById(other.id)).toEqual(other);
+      expect(await socialApps().update(other.id + 1000, { name: 'Nobody' })).toBeUndefined();
+      expect(await socialApps().update(other.id + 1000, {})).toBeUndefined();
+    });
+
+    it("refuses to change an app's provider and provider id to another app's, changing nothing", async () => {
+      const app = await socialApps().create(newSocialApp());
+      const other = await socialApps().create(newSocialApp({ providerId: 'other', name: 'Other' }));
+      await expectLatchkeyError(socialApps().update(other.id, { providerId: 'acme', name: 'Taken' }), 'social_app_exists');
+      await socialApps().create(newSocialApp({ provider: 'saml', providerId: 'saml-1' }));
+      await expectLatchkeyError(socialApps().update(app.id, { provider: 'saml', providerId: 'saml-1' }), 'social_app_exists');
+      expect(await socialApps().list()).toEqual(expect.arrayContaining([app, other]));
+      // Within a transaction, the refusal leaves it usable.
+      const changed = await store().transaction(async (repositories) => {
+        const refusal = await repositories.socialApps.update(other.id, { providerId: 'acme' }).catch((reason: unknown) => reason);
+        if (!isLatchkeyError(refusal, 'social_app_exists')) throw new Error(`expected 'social_app_exists', got ${String(refusal)}`);
+        return repositories.socialApps.update(other.id, { providerId: 'acme-2' });
+      });
+      expect(await socialApps().findById(other.id)).toEqual(changed);
+      expect(changed?.providerId).toBe('acme-2');
+    });
+
+    it('lets exactly one of ten parallel changes to one provider and provider id succeed', async () => {
+      const apps = await Promise.all(Array.from({ length: 10 }, (_, index) => socialApps().create(newSocialApp({ providerId: `app-${index}` }))));
+      const { values, codes } = await settleAll(apps.map((app) => socialApps().update(app.id, { providerId: 'wanted' })));
+      expect(values).toHaveLength(1);
+      expect(codes).toEqual(Array.from({ length: 9 }, () => 'social_app_exists'));
+      expect((await socialApps().list()).filter((app) => app.providerId === 'wanted')).toHaveLength(1);
+    });
+
     it('deletes an app once', async () => {
       const app = await socialApps().create(newSocialApp());
       const other = await socialApps().create(newSocialApp({ providerId: 'other' }));

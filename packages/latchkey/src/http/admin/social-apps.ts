@@ -1,0 +1,192 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { STORED_APP_PROVIDER_TYPES } from '../../socialaccount/directory.js';
+import {
+  addSocialApp,
+  changeSocialApp,
+  countSocialAccountsOfApp,
+  findSocialApp,
+  listSocialApps,
+  removeSocialApp,
+  type SocialAppFields,
+  type SocialAppSummary,
+} from '../../socialaccount/flows/manage-apps.js';
+import type { HttpContext } from '../kit/context.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
+import { clientOf } from '../kit/request-info.js';
+import { forbidden, requireStaff, type StaffMember } from './guard.js';
+import { adminRoot } from './paths.js';
+import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+
+/** How the form names each provider type it offers. */
+const PROVIDER_LABELS: Readonly<Record<string, string>> = { openid_connect: 'OpenID Connect' };
+
+/** The form's fields, the secret and its "clear" box apart: those are never shown again. */
+const SHOWN_FIELDS = ['provider', 'provider_id', 'name', 'client_id', 'key', 'settings'] as const;
+
+/** The form's values for a stored app (its settings as indented JSON); never its secret. */
+function valuesOf(app: SocialAppSummary): Record<string, string> {
+  return { provider: app.provider, provider_id: app.providerId, name: app.name, client_id: app.clientId, key: app.key, settings: JSON.stringify(app.settings, null, 2) };
+}
+
+/** The form's settings text as a value: empty is `{}`; text that is not JSON is refused here, what JSON is not an object by the flow. */
+function settingsOf(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new LatchkeyError('invalid_input', 'Enter valid JSON: an object such as {"server_url": "https://id.example.com"}.', { param: 'settings' });
+  }
+}
+
+/**
+ * `<admin>/socialaccount/socialapp/`: the provider applications in the database (allauth's
+ * SocialAppAdmin), with those of SOCIALACCOUNT_PROVIDERS shown read-only beside them; add, change
+ * and delete. The rules (what an app must be, collisions, sealing the secret, the audit trail) are
+ * the flow's (socialaccount/flows/manage-apps.ts), shared with `manage socialapp`. Unlike Django's
+ * admin the secret is write-only: never rendered, only said to be set; left empty it is kept,
+ * typed it replaces the stored one, and setting, replacing or clearing it needs a recent sign-in.
+ */
+export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  const root = adminRoot(ctx.deps.settings);
+  const listPath = `${root}socialaccount/socialapp/`;
+  const providers = STORED_APP_PROVIDER_TYPES.map((type) => ({ value: type, label: PROVIDER_LABELS[type] ?? type }));
+
+  /** The app the URL names, or undefined (a 404) for an id that is not an app's. */
+  async function appOf(request: FastifyRequest): Promise<SocialAppSummary | undefined> {
+    const { id } = request.params as { id: string };
+    return /^\d{1,15}$/.test(id) ? findSocialApp(ctx.deps, Number(id)) : undefined;
+  }
+
+  function readForm(body: unknown): { fields: Record<(typeof SHOWN_FIELDS)[number] | 'secret' | 'clear_secret', string>; shown: Record<string, string> } {
+    const fields = formFields(body, [...SHOWN_FIELDS, 'secret', 'clear_secret']);
+    const shown = Object.fromEntries(SHOWN_FIELDS.map((name) => [name, fields[name]]));
+    return { fields, shown };
+  }
+
+  function appFields(fields: Record<(typeof SHOWN_FIELDS)[number], string>): SocialAppFields {
+    return { provider: fields.provider, providerId: fields.provider_id.trim(), name: fields.name.trim(), clientId: fields.client_id.trim(), key: fields.key.trim(), settings: settingsOf(fields.settings) };
+  }
+
+  async function form(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    staff: StaffMember,
+    page: { app?: SocialAppSummary; state: FormState; status?: number },
+  ): Promise<FastifyReply> {
+    const { app, state } = page;
+    const mayChange = staff.grants.may('socialaccount.socialapp', app ? 'change' : 'add');
+    const context = {
+      title: app ? (mayChange ? 'Change social application' : 'View social application') : 'Add social application',
+      admin_root: root,
+      list_path: listPath,
+      action: app ? `${listPath}${app.id}/change/` : `${listPath}add/`,
+      app,
+      form: state,
+      providers,
+      may_change: mayChange,
+      may_delete: app !== undefined && staff.grants.may('socialaccount.socialapp', 'delete'),
+      // Said before the secret is typed, so that the confirmation does not come as a surprise after it.
+      must_reauthenticate: mayChange && !(await ctx.sessions.isRecentlyAuthenticated(request)),
+      reauthenticate_url: `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`,
+    };
+    return renderPage(ctx, request, reply, 'admin/socialapp_form.html', context, page.status ?? 200);
+  }
+
+  scope.get(listPath, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const { stored, fromSettings } = await listSocialApps(ctx.deps);
+    const context = {
+      title: 'Select social application to change',
+      admin_root: root,
+      list_path: listPath,
+      apps: stored,
+      settings_apps: fromSettings,
+      may_add: staff.grants.may('socialaccount.socialapp', 'add'),
+      may_change: staff.grants.may('socialaccount.socialapp', 'change'),
+    };
+    return renderPage(ctx, request, reply, 'admin/socialapp_list.html', context);
+  });
+
+  scope.get(`${listPath}add/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'add' });
+    if ('response' in staff) return staff.response;
+    return form(request, reply, staff, { state: emptyForm({ provider: providers[0]?.value ?? '', settings: '{}' }) });
+  });
+
+  scope.post(`${listPath}add/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'add' });
+    if ('response' in staff) return staff.response;
+    const { fields, shown } = readForm(request.body);
+    if (fields.secret !== '') {
+      const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+      if (stale) return stale.response;
+    }
+    try {
+      const app = await addSocialApp(ctx.deps, staff.user, { ...appFields(fields), secret: fields.secret }, clientOf(request));
+      await flash(ctx, request, reply, { level: 'success', text: `The social application “${app.name}” was added.` });
+      return redirect(reply, listPath);
+    } catch (error) {
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      return form(request, reply, staff, { state: formWithError(shown, error), status: refusalStatus(reply, error) });
+    }
+  });
+
+  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const app = await appOf(request);
+    return app ? form(request, reply, staff, { app, state: emptyForm(valuesOf(app)) }) : reply.callNotFound();
+  });
+
+  scope.post(`${listPath}:id/change/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const app = await appOf(request);
+    if (!app) return reply.callNotFound();
+    const { fields, shown } = readForm(request.body);
+    const clear = fields.clear_secret === 'on';
+    if (fields.secret !== '' || (clear && app.hasSecret)) {
+      const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+      if (stale) return stale.response;
+    }
+    try {
+      if (clear && fields.secret !== '') throw new LatchkeyError('invalid_input', 'Either type a new secret or tick “Clear the secret”, not both.', { param: 'secret' });
+      const { app: changed, changed: names } = await changeSocialApp(ctx.deps, staff.user, app.id, { ...appFields(fields), secret: clear ? '' : fields.secret === '' ? undefined : fields.secret }, clientOf(request));
+      const text = names.length === 0 ? 'No fields changed.' : `The social application “${changed.name}” was changed (${names.join(', ')}).`;
+      await flash(ctx, request, reply, { level: 'success', text });
+      return redirect(reply, listPath);
+    } catch (error) {
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      return form(request, reply, staff, { app, state: formWithError(shown, error), status: refusalStatus(reply, error) });
+    }
+  });
+
+  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const app = await appOf(request);
+    if (!app) return reply.callNotFound();
+    const context = { title: 'Are you sure?', admin_root: root, list_path: listPath, app, accounts: await countSocialAccountsOfApp(ctx.deps, app), account_provider: app.providerId || app.provider };
+    return renderPage(ctx, request, reply, 'admin/socialapp_delete.html', context);
+  });
+
+  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const app = await appOf(request);
+    if (!app) return reply.callNotFound();
+    try {
+      await removeSocialApp(ctx.deps, staff.user, app.id, clientOf(request));
+    } catch (error) {
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      // Deleted by someone else meanwhile.
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      throw error;
+    }
+    await flash(ctx, request, reply, { level: 'success', text: `The social application “${app.name}” was deleted.` });
+    return redirect(reply, listPath);
+  });
+}

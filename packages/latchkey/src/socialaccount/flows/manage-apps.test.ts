@@ -1,0 +1,115 @@
+/**
+ * The rules of stored provider apps that the admin's pages and the CLI's tests do not reach
+ * through their doors: who may manage them, collisions on a change, a secret that no longer
+ * opens, and what the audit trail records.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { setAdminPermissions } from '../../admin/access.js';
+import { createUser } from '../../account/users.js';
+import type { SettingValues } from '../../config/settings.js';
+import { LatchkeyError } from '../../core/errors.js';
+import { testDatabaseKinds } from '../../testing/database.js';
+import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import { openAppSecret } from '../directory.js';
+import { addSocialApp, changeSocialApp, listSocialApps, MANAGEMENT_COMMAND, removeSocialApp, type SocialAppFields } from './manage-apps.js';
+
+const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
+const SECRET = 'sup3r-s3cret-client-value';
+const corp: SocialAppFields = { provider: 'openid_connect', providerId: 'corp', name: 'Corp SSO', clientId: 'abc', key: '', settings: { server_url: 'https://id.corp.example' } };
+
+describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
+    latchkey = await createTestLatchkey({ kind, settings });
+  }
+
+  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
+    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: null, emailVerified: true, ...roles });
+
+  async function refusal(work: Promise<unknown>): Promise<LatchkeyError> {
+    const error = await work.then(() => undefined, (reason: unknown) => reason);
+    expect(error).toBeInstanceOf(LatchkeyError);
+    return error as LatchkeyError;
+  }
+
+  it('lets a superuser, staff with the permission for the action and the management command manage apps; nobody else', async () => {
+    await setUp();
+    const root = await person('root', { isStaff: true, isSuperuser: true });
+    const clerk = await person('clerk', { isStaff: true });
+    const ada = await person('ada', { isSuperuser: true });
+    for (const actor of [clerk, ada]) {
+      expect(await refusal(addSocialApp(latchkey.deps, actor, { ...corp, secret: SECRET }, CLIENT))).toMatchObject({ code: 'permission_denied' });
+    }
+    const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET }, CLIENT);
+    expect(app).not.toHaveProperty('sealedSecret');
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'socialaccount.socialapp', action: 'change' }], CLIENT);
+    expect((await changeSocialApp(latchkey.deps, clerk, app.id, { ...corp, name: 'Corp', secret: undefined }, CLIENT)).changed).toEqual(['name']);
+    expect(await refusal(removeSocialApp(latchkey.deps, clerk, app.id, CLIENT))).toMatchObject({ code: 'permission_denied' });
+    expect(await removeSocialApp(latchkey.deps, root, app.id, CLIENT)).toMatchObject({ id: app.id, name: 'Corp', hasSecret: true });
+    expect(await refusal(removeSocialApp(latchkey.deps, root, app.id, CLIENT))).toMatchObject({ code: 'not_found' });
+
+    // The command's entries have no user; the admin's are the staff member's. No secret in either.
+    const records = [...(await latchkey.deps.store.auditLog.listForUser(clerk.id, 10)), ...(await latchkey.deps.store.auditLog.listForUser(root.id, 10))];
+    expect(records.filter((record) => record.event.startsWith('social_app_')).map((record) => [record.event, record.data])).toEqual(
+      expect.arrayContaining([
+        ['social_app_changed', { provider: 'openid_connect', provider_id: 'corp', changed: ['name'] }],
+        ['social_app_removed', { provider: 'openid_connect', provider_id: 'corp' }],
+      ]),
+    );
+    expect(JSON.stringify(records)).not.toContain(SECRET);
+  });
+
+  it('refuses to move an app onto an id sign-in could not tell apart from a settings app, unless hidden', async () => {
+    const okta = { provider_id: 'okta', client_id: 'x', settings: { server_url: 'https://okta.example' } };
+    await setUp({ SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [okta] } } });
+    const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET }, CLIENT);
+    const ambiguous = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, providerId: 'okta', secret: undefined }, CLIENT));
+    expect(ambiguous).toMatchObject({ code: 'social_app_exists', param: 'provider_id', reason: 'ambiguous' });
+    const moved = await changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, providerId: 'okta', settings: { ...corp.settings as object, hidden: true }, secret: undefined }, CLIENT);
+    expect(moved.changed).toEqual(['provider_id', 'settings']);
+    const [row] = await latchkey.deps.store.socialApps.list();
+    expect(openAppSecret(latchkey.settings.SECRET_KEY, row!)).toBe(SECRET);
+    expect((await listSocialApps(latchkey.deps)).fromSettings).toEqual([expect.objectContaining({ providerId: 'okta', hasSecret: false })]);
+  });
+
+  it('asks for the secret again to move an app whose stored secret no longer opens', async () => {
+    await setUp();
+    const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET }, CLIENT);
+    const other = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, providerId: 'other', secret: SECRET }, CLIENT);
+    // A secret copied from another app's row: bound to that app, it does not open here.
+    await latchkey.deps.store.socialApps.update(app.id, { sealedSecret: (await latchkey.deps.store.socialApps.findById(other.id))!.sealedSecret });
+    const unreadable = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, providerId: 'corp-2', secret: undefined }, CLIENT));
+    expect(unreadable).toMatchObject({ code: 'invalid_input', param: 'secret', reason: 'unreadable' });
+    expect((await latchkey.deps.store.socialApps.findById(app.id))!.providerId).toBe('corp');
+    // Typed again, it is stored for the new id; a rename alone keeps the stored one as it is.
+    expect((await changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, name: 'Corp', secret: undefined }, CLIENT)).changed).toEqual(['name']);
+    const retyped = await changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, providerId: 'corp-2', secret: SECRET }, CLIENT);
+    expect(retyped.changed).toEqual(['provider_id', 'name', 'secret']);
+    expect(openAppSecret(latchkey.settings.SECRET_KEY, (await latchkey.deps.store.socialApps.findById(app.id))!)).toBe(SECRET);
+  });
+
+  it('names the field of every refusal', async () => {
+    await setUp();
+    const cases: Array<[Partial<SocialAppFields> & { secret?: string }, string, string]> = [
+      [{ provider: '' }, 'provider', 'required'],
+      [{ provider: 'github' }, 'provider', 'unknown'],
+      [{ providerId: '' }, 'provider_id', 'provider_id_required'],
+      [{ providerId: 'a b' }, 'provider_id', 'entry'],
+      [{ name: 'n'.repeat(41) }, 'name', 'entry'],
+      [{ clientId: '' }, 'client_id', 'entry'],
+      [{ key: 'k'.repeat(192) }, 'key', 'entry'],
+      [{ secret: 's'.repeat(2049) }, 'secret', 'entry'],
+      [{ settings: [] }, 'settings', 'not_an_object'],
+      [{ settings: { server_url: 'ftp://id.example' } }, 'settings', 'server_url_insecure'],
+      [{ settings: { scope: ['openid'] } }, 'settings', 'server_url_required'],
+    ];
+    for (const [changes, param, reason] of cases) {
+      const error = await refusal(addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET, ...changes }, CLIENT));
+      expect(error, JSON.stringify(changes).slice(0, 80)).toMatchObject({ code: 'invalid_input', param, reason });
+      expect(error.message).not.toContain('s'.repeat(100));
+    }
+    expect(await latchkey.deps.store.socialApps.list()).toEqual([]);
+  });
+});
