@@ -3,6 +3,7 @@ import { signValue, unsignValue } from '../core/signing.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { EmailAddress } from './model.js';
 import type { ClientInfo } from '../core/client.js';
+import type { Repositories } from '../store.js';
 import { sendAccountEmail } from './emails.js';
 import { makeUnusablePassword } from './passwords/index.js';
 import { accountUrl } from './urls.js';
@@ -54,6 +55,23 @@ export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAd
 }
 
 /**
+ * What an address's verification does to the other accounts that merely claimed it, unverified:
+ * their row goes, their sessions end, and an account whose primary address it was loses its
+ * password (account pre-hijacking: an attacker who signed up first with someone else's address
+ * must not keep a way in once it is proven to be the other's). Run in the transaction that marks
+ * `verified` verified, by every way an address gets verified (a mailed link, the admin).
+ */
+export async function voidOtherClaims(repositories: Repositories, verified: EmailAddress): Promise<void> {
+  for (const claim of await repositories.emailAddresses.listByEmail(verified.email)) {
+    if (claim.userId === verified.userId || claim.verified) continue;
+    await repositories.emailAddresses.remove(claim.id);
+    await repositories.sessions.deleteForUser(claim.userId);
+    const claimant = await repositories.users.findById(claim.userId);
+    if (claimant?.email === verified.email) await repositories.users.update(claim.userId, { password: makeUnusablePassword() });
+  }
+}
+
+/**
  * Confirms the address a key names. When the user has no verified primary address it becomes the
  * primary one. Refused with 'invalid_key' for anything but a live key, and with 'email_taken' when
  * another account verified the same address meanwhile.
@@ -69,13 +87,7 @@ export async function confirmEmail(deps: LatchkeyDeps, key: unknown, client: Cli
   const confirmed = await deps.store.transaction(async (repositories) => {
     const verified = await repositories.emailAddresses.markVerified(address.id);
     if (!verified) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
-    for (const claim of await repositories.emailAddresses.listByEmail(address.email)) {
-      if (claim.userId === address.userId || claim.verified) continue;
-      await repositories.emailAddresses.remove(claim.id);
-      await repositories.sessions.deleteForUser(claim.userId);
-      const claimant = await repositories.users.findById(claim.userId);
-      if (claimant?.email === address.email) await repositories.users.update(claim.userId, { password: makeUnusablePassword() });
-    }
+    await voidOtherClaims(repositories, verified);
     const all = await repositories.emailAddresses.listForUser(address.userId);
     if (!all.some((other) => other.primary && other.verified && other.id !== address.id)) {
       return (await repositories.emailAddresses.setPrimary(address.userId, address.id)) ?? verified;

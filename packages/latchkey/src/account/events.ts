@@ -33,12 +33,23 @@ export const ACCOUNT_EVENTS = [
   'social_account_added',
   'social_account_updated',
   'social_account_removed',
+  // A provider application stored in the database added, changed (the names of the fields that
+  // changed, 'secret' among them, never a value) or removed, through the admin or the management
+  // command: recorded against the staff member (null for the command), with {provider, provider_id}.
+  'social_app_added',
+  'social_app_changed',
+  'social_app_removed',
   // The admin area's (admin/): a superuser replaced a staff user's admin permissions. Django's admin
   // writes such a change to its own log (django_admin_log); here it joins the one audit trail,
   // recorded against the superuser who made it, with the user changed in its data.
   'admin_permissions_changed',
   // A user added, changed (which fields), given a password or none, signed out everywhere, or
-  // deleted through the admin: recorded against the staff member, the user in its data.
+  // deleted through the admin; or, from the admin's sessions, tokens and authenticators pages, one
+  // of their sessions ended (change 'session_ended'), their API token made or deleted
+  // ('api_token_created', 'api_token_deleted') or a second factor removed ('authenticator_removed',
+  // with its type): recorded against the staff member, the user in its data. The user's own events
+  // are recorded against them as well (api_token_created or _deleted; authenticator_removed, with
+  // by: 'admin').
   'admin_user_changed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];

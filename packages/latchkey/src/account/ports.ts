@@ -82,10 +82,55 @@ export interface EmailAddressRepository {
    */
   setPrimary(userId: number, id: number): Promise<EmailAddress | undefined>;
   remove(id: number): Promise<boolean>;
+  /**
+   * A page of addresses for the admin's list, newest first (by id), continuing after `afterId`
+   * (keyset paging: each page costs the same however deep it is, with no count), each with its
+   * user's login names, all in one query.
+   */
+  search(query: EmailAddressSearch): Promise<ListedEmailAddress[]>;
+}
+
+export interface EmailAddressSearch {
+  /**
+   * The start of the address, or of its user's email, or (where there are usernames) of its
+   * user's username, folded as usernames are compared. LIKE's wildcards match only themselves.
+   */
+  text?: string;
+  primary?: boolean;
+  verified?: boolean;
+  /** Only these addresses (a bulk action's selection); more than a page's worth is the caller's to avoid. */
+  ids?: readonly number[];
+  afterId?: number;
+  limit: number;
+}
+
+/** Who a listed row belongs to, for display. */
+export type UserLabel = Pick<User, 'id' | 'username' | 'email'>;
+
+export interface ListedEmailAddress extends EmailAddress {
+  user: UserLabel;
 }
 
 export interface AuditLogRepository {
   record(entry: NewAuditRecord): Promise<AuditRecord>;
   /** The user's records, newest first, at most `limit`. */
   listForUser(userId: number, limit?: number): Promise<AuditRecord[]>;
+  /**
+   * A page of the trail for the admin, newest first (by id), continuing after `afterId` (keyset
+   * paging, no count), each with its user's login names while the user exists (null for none or
+   * a deleted user), all in one query.
+   */
+  search(query: AuditSearch): Promise<ListedAuditRecord[]>;
+}
+
+export interface AuditSearch {
+  userId?: number;
+  /** One event's name (account/events.ts). */
+  event?: string;
+  afterId?: number;
+  limit: number;
+}
+
+export interface ListedAuditRecord extends AuditRecord {
+  user: UserLabel | null;
 }

@@ -65,6 +65,26 @@ export async function adminGrantsOf(deps: Pick<LatchkeyDeps, 'store'>, user: Use
   return grants(false, await deps.store.adminPermissions.listForUser(user.id));
 }
 
+const NO_PERMISSION = 'You do not have permission to do this.';
+
+/**
+ * For an admin flow: the actor's grants when they may do `action` on `model`, 'permission_denied'
+ * otherwise. Flows check this themselves, not only the page, so that no door can skip it.
+ */
+export async function requireAdminPermission(deps: Pick<LatchkeyDeps, 'store'>, actor: User, model: AdminModel, action: AdminAction): Promise<AdminGrants> {
+  const granted = await adminGrantsOf(deps, actor);
+  if (!granted.may(model, action)) throw new LatchkeyError('permission_denied', NO_PERMISSION);
+  return granted;
+}
+
+/**
+ * Only a superuser may act on a superuser or what is theirs (their sessions, token, second
+ * factors): a per-model permission alone must never reach past the staff member's own standing.
+ */
+export function requireSuperuserFor(granted: AdminGrants, target: Pick<User, 'isSuperuser'>): void {
+  if (target.isSuperuser && !granted.superuser) throw new LatchkeyError('permission_denied', 'Only a superuser may change a superuser.');
+}
+
 /** Parses form values like "users.user:change" into permissions (each once, in the order of the models and actions). */
 export function parseAdminPermissions(values: readonly string[]): AdminPermission[] {
   const parsed = new Map<string, AdminPermission>();

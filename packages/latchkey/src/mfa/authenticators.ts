@@ -1,5 +1,6 @@
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import type { LatchkeyDeps } from '../deps.js';
+import type { Repositories } from '../store.js';
 import type { Authenticator, AuthenticatorType } from './model.js';
 import type { User } from '../account/model.js';
 import { matchRecoveryCode, recoveryCodes } from './recovery-codes.js';
@@ -53,6 +54,29 @@ export async function hasMfaEnabled(deps: Pick<MfaDeps, 'store'>, userId: number
  */
 export function hasSecondFactor(authenticators: readonly Authenticator[]): boolean {
   return authenticators.some((authenticator) => authenticator.type !== 'recovery_codes');
+}
+
+/**
+ * What removing an authenticator takes with it, of the user's authenticators: recovery codes
+ * stand in for a lost second factor and are no factor of their own, so they go too when no other
+ * authenticator remains.
+ */
+export function removedWith(authenticator: Pick<Authenticator, 'id' | 'type'>, all: readonly Authenticator[]): Authenticator[] {
+  if (authenticator.type === 'recovery_codes') return [];
+  const remaining = all.filter((other) => other.id !== authenticator.id);
+  return hasSecondFactor(remaining) ? [] : remaining.filter((other) => other.type === 'recovery_codes');
+}
+
+/**
+ * Removes one of the user's authenticators and what goes with it (removedWith). Give it the
+ * repositories of a transaction, so that they go together. Undefined when the authenticator was
+ * gone already; otherwise whether the recovery codes went with it.
+ */
+export async function removeAuthenticator(repositories: Pick<Repositories, 'authenticators'>, authenticator: Authenticator): Promise<{ codesRemoved: boolean } | undefined> {
+  if (!(await repositories.authenticators.delete(authenticator.id))) return undefined;
+  const alongside = removedWith(authenticator, await repositories.authenticators.listForUser(authenticator.userId));
+  for (const other of alongside) await repositories.authenticators.delete(other.id);
+  return { codesRemoved: alongside.length > 0 };
 }
 
 /** The unused recovery codes of the set, in order. */

@@ -1,3 +1,4 @@
+import type { UserLabel } from '../account/ports.js';
 import type { Authenticator, AuthenticatorType, NewAuthenticator } from './model.js';
 
 export interface AuthenticatorRepository {
@@ -23,4 +24,27 @@ export interface AuthenticatorRepository {
   useRecoveryCode(authenticatorId: number, index: number, at: Date): Promise<boolean>;
   /** The indexes of the authenticator's used recovery codes, ascending. */
   usedRecoveryCodes(authenticatorId: number): Promise<number[]>;
+  /**
+   * A page of authenticators for the admin, newest first (by id), continuing after `afterId`
+   * (keyset paging, no count), each with its user's login names, in one query. Their data (the
+   * sealed secrets) is not read.
+   */
+  search(query: AuthenticatorSearch): Promise<ListedAuthenticator[]>;
+}
+
+export interface AuthenticatorSearch {
+  type?: AuthenticatorType;
+  userId?: number;
+  /**
+   * The start of the user's email, or (where there are usernames) of their username, folded as
+   * usernames are compared. LIKE's wildcards match only themselves.
+   */
+  text?: string;
+  afterId?: number;
+  limit: number;
+}
+
+/** An authenticator as the admin lists it: without its data, with whose it is. */
+export interface ListedAuthenticator extends Omit<Authenticator, 'data'> {
+  user: UserLabel;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { randomToken, sha256Hex } from '../core/crypto.js';
-import type { SessionRepository } from './ports.js';
+import type { ListedSession, SessionRepository, SessionSearch } from './ports.js';
 import type { StoredSession } from './model.js';
 
 /**
@@ -119,6 +119,15 @@ export class SessionService {
     const now = this.clock.now();
     const sessions = await this.repository.listForUser(userId);
     return sessions.filter((session) => !this.isExpired(session, now)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+  }
+
+  /**
+   * A page of live signed-in sessions for the admin, most recently seen first: those past either
+   * limit are over, even before `clearsessions` removes them, so they are not listed.
+   */
+  async search(query: Omit<SessionSearch, 'now' | 'idleSince'>): Promise<ListedSession[]> {
+    const now = this.clock.now();
+    return this.repository.search({ ...query, now, idleSince: new Date(now.getTime() - this.policy.idleTimeout * 1000) });
   }
 
   /** Removes every session past either limit (the `clearsessions` command runs this). */

@@ -5,6 +5,7 @@
  * per provider (`EMAIL_AUTHENTICATION`) or per app (`settings.email_authentication`).
  */
 import type { User } from '../account/model.js';
+import { voidOtherClaims } from '../account/email-confirmation.js';
 import { makeUnusablePassword } from '../account/passwords/index.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { ProviderApp } from './apps.js';
@@ -46,6 +47,8 @@ export async function wipePassword(deps: Pick<LatchkeyDeps, 'store'>, match: Ema
   await deps.store.transaction(async (repositories) => {
     await repositories.users.update(match.user.id, { password: makeUnusablePassword() });
     await repositories.sessions.deleteForUser(match.user.id);
-    if (match.addressId !== undefined) await repositories.emailAddresses.markVerified(match.addressId);
+    const verified = match.addressId === undefined ? undefined : await repositories.emailAddresses.markVerified(match.addressId);
+    // As any way an address gets verified: other accounts' unverified claims to it are void.
+    if (verified) await voidOtherClaims(repositories, verified);
   });
 }

@@ -8,6 +8,12 @@ import { adminRoot } from './paths.js';
 /** The models the admin has pages for, as Django's index groups them: by app, with their labels. */
 const MODEL_PAGES: readonly { model: AdminModel; app: string; label: string; path: string }[] = [
   { model: 'users.user', app: 'Users', label: 'Users', path: 'users/user/' },
+  { model: 'account.emailaddress', app: 'Accounts', label: 'Email addresses', path: 'account/emailaddress/' },
+  { model: 'socialaccount.socialapp', app: 'Social accounts', label: 'Social applications', path: 'socialaccount/socialapp/' },
+  { model: 'authtoken.tokenproxy', app: 'Auth Token', label: 'Tokens', path: 'authtoken/tokenproxy/' },
+  { model: 'mfa.authenticator', app: 'MFA', label: 'Authenticators', path: 'mfa/authenticator/' },
+  { model: 'sessions.session', app: 'Sessions', label: 'Sessions', path: 'sessions/session/' },
+  { model: 'audit.auditrecord', app: 'Audit', label: 'Audit trail', path: 'audit/auditrecord/' },
 ];
 
 /** `<admin>/`: the models this staff member may at least view, each linking to its list. */

@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
+import { registerApiTokenAdmin } from './api-tokens.js';
+import { registerAuditTrailAdmin } from './audit-trail.js';
+import { registerAuthenticatorAdmin } from './authenticators.js';
+import { registerEmailAddressAdmin } from './email-addresses.js';
 import { registerAdminHome } from './home.js';
 import { registerAdminLogin } from './login.js';
+import { registerSessionAdmin } from './sessions.js';
+import { registerSocialAppAdmin } from './social-apps.js';
 import { registerUserChangeAdmin } from './user-change.js';
 import { registerUserAdmin } from './users.js';
 
@@ -16,4 +22,10 @@ export function registerAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   registerAdminHome(scope, ctx);
   registerUserAdmin(scope, ctx);
   registerUserChangeAdmin(scope, ctx);
+  registerEmailAddressAdmin(scope, ctx);
+  registerSocialAppAdmin(scope, ctx);
+  registerApiTokenAdmin(scope, ctx);
+  registerAuthenticatorAdmin(scope, ctx);
+  registerSessionAdmin(scope, ctx);
+  registerAuditTrailAdmin(scope, ctx);
 }

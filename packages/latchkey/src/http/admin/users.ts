@@ -3,23 +3,8 @@ import type { UserSearch } from '../../account/ports.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
+import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
 import { adminRoot } from './paths.js';
-
-/** Django admin's page size. */
-const PER_PAGE = 100;
-
-/** A yes/no filter from the query string: '1' or '0'; anything else is no filter. */
-function flag(value: unknown): boolean | undefined {
-  return value === '1' ? true : value === '0' ? false : undefined;
-}
-
-/** The list's query string with some parameters changed (undefined drops one), for its links. */
-function withQuery(query: Record<string, string>, changes: Record<string, string | undefined>): string {
-  const merged = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...query, ...changes })) if (value !== undefined && value !== '') merged.set(name, value);
-  const text = merged.toString();
-  return text === '' ? '' : `?${text}`;
-}
 
 /**
  * `<admin>/users/user/`: the users, 100 a page, newest first unless asked otherwise, searched by
@@ -34,17 +19,18 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
   scope.get(listPath, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
-    const raw = request.query as Record<string, unknown>;
-    const text = (name: string) => (typeof raw[name] === 'string' ? raw[name] : '');
-    const query: Record<string, string> = { q: text('q').slice(0, 254), is_staff: text('is_staff'), is_superuser: text('is_superuser'), is_active: text('is_active'), o: text('o') === 'id' ? 'id' : '' };
-    const after = /^\d{1,15}$/.test(text('after')) ? Number(text('after')) : undefined;
+    const text = queryText(request.query);
+    const [isStaff, isSuperuser, isActive] = [flag(text('is_staff')), flag(text('is_superuser')), flag(text('is_active'))];
+    const shown = (value: boolean | undefined) => (value === undefined ? '' : value ? '1' : '0');
+    const query: Record<string, string> = { q: text('q').slice(0, 254), is_staff: shown(isStaff), is_superuser: shown(isSuperuser), is_active: shown(isActive), o: text('o') === 'id' ? 'id' : '' };
+    const after = idParam(text('after'));
     const search: UserSearch = {
-      text: query.q,
+      text: query.q!,
       order: query.o === 'id' ? 'id' : '-id',
       limit: PER_PAGE + 1,
-      ...(flag(query.is_staff) === undefined ? {} : { isStaff: flag(query.is_staff)! }),
-      ...(flag(query.is_superuser) === undefined ? {} : { isSuperuser: flag(query.is_superuser)! }),
-      ...(flag(query.is_active) === undefined ? {} : { isActive: flag(query.is_active)! }),
+      ...(isStaff === undefined ? {} : { isStaff }),
+      ...(isSuperuser === undefined ? {} : { isSuperuser }),
+      ...(isActive === undefined ? {} : { isActive }),
       ...(after === undefined ? {} : { afterId: after }),
     };
     const found = await ctx.deps.store.users.search(search);
@@ -57,15 +43,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       login_by_email: ctx.deps.settings.USERNAME_TYPE === 'email',
       users,
       may_add: staff.grants.may('users.user', 'add'),
-      filters: ['is_staff', 'is_superuser', 'is_active'].map((name) => ({
-        name,
-        label: { is_staff: 'Staff status', is_superuser: 'Superuser status', is_active: 'Active' }[name],
-        choices: [
-          { label: 'All', url: `${listPath}${withQuery(query, { [name]: undefined })}`, selected: query[name] === '' },
-          { label: 'Yes', url: `${listPath}${withQuery(query, { [name]: '1' })}`, selected: query[name] === '1' },
-          { label: 'No', url: `${listPath}${withQuery(query, { [name]: '0' })}`, selected: query[name] === '0' },
-        ],
-      })),
+      filters: [yesNoFilter(listPath, query, 'is_staff', 'Staff status'), yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'), yesNoFilter(listPath, query, 'is_active', 'Active')],
       order_url: `${listPath}${withQuery(query, { o: query.o === 'id' ? undefined : 'id' })}`,
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(users.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,

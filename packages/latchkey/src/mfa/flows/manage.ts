@@ -14,16 +14,17 @@ export interface MfaChangeInput {
   lastAuthenticatedAt: Date | undefined;
 }
 
-export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated';
+export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated' | 'authenticator_removed_by_admin';
 
 /**
  * Tells the account's owner that its second factors changed (allauth.mfa's notification mails),
  * with a link to the 2FA page, unless the project serves no pages (HEADLESS_ONLY): its front end's
- * routes are its own, and a link to a 404 would be worse than none.
+ * routes are its own, and a link to a 404 would be worse than none. `details` are the template's own
+ * (what an administrator removed).
  */
-export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo): Promise<MailOutcome> {
+export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo, details: Record<string, unknown> = {}): Promise<MailOutcome> {
   const context = deps.settings.HEADLESS_ONLY ? {} : { mfa_url: siteLink(deps, '/accounts/2fa/') };
-  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, context);
+  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, { ...details, ...context });
 }
 
 /** Refuses, with 'not_found', a type the project does not offer (MFA_SUPPORTED_TYPES). */

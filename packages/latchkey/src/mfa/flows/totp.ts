@@ -4,7 +4,7 @@ import { decryptSecret, encryptSecret } from '../../core/encryption.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../account/model.js';
-import { claimTotpStep, normalizeCode, sealedAuthenticatorData, totpParameters } from '../authenticators.js';
+import { claimTotpStep, normalizeCode, removeAuthenticator, sealedAuthenticatorData, totpParameters } from '../authenticators.js';
 import { INCORRECT_CODE } from './authenticate.js';
 import { qrCodeSvg } from '../qr-code.js';
 import { newRecoverySeed } from '../recovery-codes.js';
@@ -104,21 +104,16 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
 }
 
 /**
- * Removes the authenticator app. Recovery codes stand in for a lost second factor and are no
- * factor of their own, so they go too when no other authenticator remains; both in one
- * transaction. Needs a recent reauthentication, like every change to how the account is protected.
+ * Removes the authenticator app, and with it the recovery codes when no other authenticator
+ * remains (removeAuthenticator); both in one transaction. Needs a recent reauthentication, like
+ * every change to how the account is protected.
  */
 export async function deactivateTotp(deps: LatchkeyDeps, input: MfaChangeInput): Promise<{ notification: MailOutcome }> {
   const { user } = input;
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const removed = await deps.store.transaction(async (repositories) => {
     const totp = await repositories.authenticators.findForUser(user.id, 'totp');
-    if (!totp || !(await repositories.authenticators.delete(totp.id))) return undefined;
-    const remaining = await repositories.authenticators.listForUser(user.id);
-    const codes = remaining.find((authenticator) => authenticator.type === 'recovery_codes');
-    const othersRemain = remaining.some((authenticator) => authenticator.type !== 'recovery_codes');
-    if (codes && !othersRemain) await repositories.authenticators.delete(codes.id);
-    return { codesRemoved: codes !== undefined && !othersRemain };
+    return totp && removeAuthenticator(repositories, totp);
   });
   if (!removed) throw new LatchkeyError('not_found', TOTP_NOT_ACTIVE);
   await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'totp' });

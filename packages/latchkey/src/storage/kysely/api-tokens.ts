@@ -1,9 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { ApiToken } from '../../tokens/model.js';
-import type { ApiTokenRepository } from '../../tokens/ports.js';
+import type { ApiTokenRepository, ApiTokenSearch, ListedApiToken } from '../../tokens/ports.js';
 import type { User } from '../../account/model.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type ApiTokensTable } from './schema.js';
+import { userLabelOf, userStartsWith } from './user-labels.js';
 import { toUser } from './users.js';
 
 /** The unique key on key_hash, as PostgreSQL names it and as SQLite reports it. */
@@ -28,7 +29,7 @@ function isDuplicateKeyHash(error: unknown): boolean {
   return (code === '23505' && constraint === POSTGRES_KEY_HASH_UNIQUE) || (code === 'SQLITE_CONSTRAINT_UNIQUE' && message === SQLITE_KEY_HASH_UNIQUE);
 }
 
-export function createApiTokenRepository({ db, dialect }: RepositoryContext): ApiTokenRepository {
+export function createApiTokenRepository({ db, dialect, usernameType }: RepositoryContext): ApiTokenRepository {
   async function findForUser(userId: number): Promise<ApiToken | undefined> {
     const row = await db.selectFrom('latchkey_api_tokens').selectAll().where('user_id', '=', userId).executeTakeFirst();
     return row === undefined ? undefined : toApiToken(row);
@@ -107,6 +108,25 @@ export function createApiTokenRepository({ db, dialect }: RepositoryContext): Ap
     async deleteForUser(userId: number): Promise<boolean> {
       const result = await db.deleteFrom('latchkey_api_tokens').where('user_id', '=', userId).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+
+    async search(query: ApiTokenSearch): Promise<ListedApiToken[]> {
+      // Only the listed columns are read: never the key's hash or its sealed copy.
+      let select = db
+        .selectFrom('latchkey_api_tokens as t')
+        .innerJoin('latchkey_users as u', 'u.id', 't.user_id')
+        .select(['t.user_id', 't.created_at', 'u.email as user_email'])
+        // The username column exists only in projects that sign in by username.
+        .$if(usernameType === 'username', (builder) => builder.select('u.username as user_username'));
+      const text = query.text?.trim() ?? '';
+      if (text !== '') select = select.where(userStartsWith(text, usernameType));
+      if (query.afterUserId !== undefined) select = select.where('t.user_id', '<', query.afterUserId);
+      const rows = await select.orderBy('t.user_id', 'desc').limit(query.limit).execute();
+      return rows.map((row) => ({
+        userId: row.user_id,
+        createdAt: fromInstantColumn(row.created_at),
+        user: userLabelOf({ user_id: row.user_id, user_email: row.user_email, user_username: 'user_username' in row ? (row.user_username as string | null) : null }),
+      }));
     },
   };
 }

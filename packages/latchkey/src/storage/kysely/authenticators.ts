@@ -1,9 +1,10 @@
 import { sql, type Selectable } from 'kysely';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { Authenticator, AuthenticatorType, NewAuthenticator } from '../../mfa/model.js';
-import type { AuthenticatorRepository } from '../../mfa/ports.js';
+import type { AuthenticatorRepository, AuthenticatorSearch, ListedAuthenticator } from '../../mfa/ports.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type AuthenticatorsTable } from './schema.js';
+import { userLabelOf, userStartsWith } from './user-labels.js';
 
 /** The unique index on (user_id, type), as PostgreSQL names it and as SQLite lists its columns. */
 const POSTGRES_UNIQUE_INDEX = 'latchkey_authenticators_user_type_unique';
@@ -29,7 +30,7 @@ function isDuplicateType(error: unknown): boolean {
   return (code === '23505' && constraint === POSTGRES_UNIQUE_INDEX) || (code === 'SQLITE_CONSTRAINT_UNIQUE' && message === SQLITE_UNIQUE_COLUMNS);
 }
 
-export function createAuthenticatorRepository({ db, dialect }: RepositoryContext): AuthenticatorRepository {
+export function createAuthenticatorRepository({ db, dialect, usernameType }: RepositoryContext): AuthenticatorRepository {
   return {
     async create(input: NewAuthenticator): Promise<Authenticator> {
       // The savepoint of translateConstraintViolations keeps a caller's transaction usable on
@@ -138,6 +139,30 @@ export function createAuthenticatorRepository({ db, dialect }: RepositoryContext
         .orderBy('code_index')
         .execute();
       return rows.map((row) => row.code_index);
+    },
+
+    async search(query: AuthenticatorSearch): Promise<ListedAuthenticator[]> {
+      // Only the listed columns are read: never data, which holds the sealed secrets.
+      let select = db
+        .selectFrom('latchkey_authenticators as a')
+        .innerJoin('latchkey_users as u', 'u.id', 'a.user_id')
+        .select(['a.id', 'a.user_id', 'a.type', 'a.created_at', 'a.last_used_at', 'u.email as user_email'])
+        // The username column exists only in projects that sign in by username.
+        .$if(usernameType === 'username', (builder) => builder.select('u.username as user_username'));
+      const text = query.text?.trim() ?? '';
+      if (text !== '') select = select.where(userStartsWith(text, usernameType));
+      if (query.type !== undefined) select = select.where('a.type', '=', query.type);
+      if (query.userId !== undefined) select = select.where('a.user_id', '=', query.userId);
+      if (query.afterId !== undefined) select = select.where('a.id', '<', query.afterId);
+      const rows = await select.orderBy('a.id', 'desc').limit(query.limit).execute();
+      return rows.map((row) => ({
+        id: row.id,
+        userId: row.user_id,
+        type: row.type,
+        createdAt: fromInstantColumn(row.created_at),
+        lastUsedAt: row.last_used_at === null ? null : fromInstantColumn(row.last_used_at),
+        user: userLabelOf({ user_id: row.user_id, user_email: row.user_email, user_username: 'user_username' in row ? (row.user_username as string | null) : null }),
+      }));
     },
   };
 }

@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
 import { normalizeEmail, tryNormalizeEmail } from '../../core/identifiers.js';
 import type { EmailAddress, NewEmailAddress } from '../../account/model.js';
-import type { EmailAddressRepository } from '../../account/ports.js';
+import type { EmailAddressRepository, EmailAddressSearch, ListedEmailAddress } from '../../account/ports.js';
 import { inTransaction, lockUserRow, translateConstraintViolations, type Executor, type RepositoryContext } from './dialect.js';
+import { startsWith } from './like.js';
+import { userLabelOf, userStartsWith } from './user-labels.js';
 import { toBooleanColumn, type EmailAddressesTable } from './schema.js';
 
 function toEmailAddress(row: Selectable<EmailAddressesTable>): EmailAddress {
@@ -32,7 +34,7 @@ async function makeOnlyPrimary(trx: Executor, userId: number, id: number, email:
   await trx.updateTable('latchkey_users').set({ email }).where('id', '=', userId).execute();
 }
 
-export function createEmailAddressRepository({ db, dialect }: RepositoryContext): EmailAddressRepository {
+export function createEmailAddressRepository({ db, dialect, usernameType }: RepositoryContext): EmailAddressRepository {
   async function findById(id: number): Promise<EmailAddress | undefined> {
     const row = await db.selectFrom('latchkey_email_addresses').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : toEmailAddress(row);
@@ -143,6 +145,25 @@ export function createEmailAddressRepository({ db, dialect }: RepositoryContext)
     async remove(id: number): Promise<boolean> {
       const result = await db.deleteFrom('latchkey_email_addresses').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+
+    async search(query: EmailAddressSearch): Promise<ListedEmailAddress[]> {
+      if (query.ids !== undefined && query.ids.length === 0) return [];
+      let select = db
+        .selectFrom('latchkey_email_addresses as a')
+        .innerJoin('latchkey_users as u', 'u.id', 'a.user_id')
+        .selectAll('a')
+        .select('u.email as user_email')
+        // The username column exists only in projects that sign in by username.
+        .$if(usernameType === 'username', (builder) => builder.select('u.username as user_username'));
+      const text = query.text?.trim() ?? '';
+      if (text !== '') select = select.where((eb) => eb.or([startsWith('a.email', text.toLowerCase()), userStartsWith(text, usernameType)]));
+      if (query.primary !== undefined) select = select.where('a.is_primary', '=', toBooleanColumn(query.primary));
+      if (query.verified !== undefined) select = select.where('a.verified', '=', toBooleanColumn(query.verified));
+      if (query.ids !== undefined) select = select.where('a.id', 'in', [...query.ids]);
+      if (query.afterId !== undefined) select = select.where('a.id', '<', query.afterId);
+      const rows = await select.orderBy('a.id', 'desc').limit(query.limit).execute();
+      return rows.map((row) => ({ ...toEmailAddress(row), user: userLabelOf(row) }));
     },
   };
 }

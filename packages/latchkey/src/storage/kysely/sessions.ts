@@ -1,8 +1,9 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { SessionChanges, StoredSession } from '../../sessions/model.js';
-import type { SessionRepository } from '../../sessions/ports.js';
+import type { ListedSession, SessionRepository, SessionSearch } from '../../sessions/ports.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type SessionsTable } from './schema.js';
+import { userLabelOf } from './user-labels.js';
 
 function toStoredSession(row: Selectable<SessionsTable>): StoredSession {
   return {
@@ -26,7 +27,7 @@ function toSessionUpdate(changes: SessionChanges): Updateable<SessionsTable> {
   return update;
 }
 
-export function createSessionRepository({ db, dialect }: RepositoryContext): SessionRepository {
+export function createSessionRepository({ db, dialect, usernameType }: RepositoryContext): SessionRepository {
   return {
     async create(session: StoredSession): Promise<void> {
       // A foreign-key failure (the user was deleted while logging in) becomes 'not_found'.
@@ -103,6 +104,35 @@ export function createSessionRepository({ db, dialect }: RepositoryContext): Ses
         )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+
+    async search(query: SessionSearch): Promise<ListedSession[]> {
+      // The join leaves out sessions without a user. Only the listed columns are read: never data.
+      let select = db
+        .selectFrom('latchkey_sessions as s')
+        .innerJoin('latchkey_users as u', 'u.id', 's.user_id')
+        .select(['s.id_hash', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 's.ip_address', 's.user_agent', 'u.email as user_email'])
+        // The username column exists only in projects that sign in by username.
+        .$if(usernameType === 'username', (builder) => builder.select('u.username as user_username'))
+        .where('s.expires_at', '>', toInstantColumn(query.now))
+        .where('s.last_seen_at', '>', toInstantColumn(query.idleSince));
+      if (query.userId !== undefined) select = select.where('s.user_id', '=', query.userId);
+      const { after } = query;
+      if (after !== undefined) {
+        const seen = toInstantColumn(after.lastSeenAt);
+        select = select.where((eb) => eb.or([eb('s.last_seen_at', '<', seen), eb.and([eb('s.last_seen_at', '=', seen), eb('s.id_hash', '>', after.idHash)])]));
+      }
+      const rows = await select.orderBy('s.last_seen_at', 'desc').orderBy('s.id_hash', 'asc').limit(query.limit).execute();
+      return rows.map((row) => ({
+        idHash: row.id_hash,
+        userId: row.user_id!,
+        createdAt: fromInstantColumn(row.created_at),
+        lastSeenAt: fromInstantColumn(row.last_seen_at),
+        expiresAt: fromInstantColumn(row.expires_at),
+        ipAddress: row.ip_address,
+        userAgent: row.user_agent,
+        user: userLabelOf({ user_id: row.user_id!, user_email: row.user_email, user_username: 'user_username' in row ? (row.user_username as string | null) : null }),
+      }));
     },
   };
 }

@@ -41,6 +41,29 @@ export function describeApiTokenRepository(target: ConformanceTarget): void {
       return Number(rows[0]?.count);
     }
 
+    it('searches a page of tokens for the admin by user, newest user first, without the key in any form', async () => {
+      const jane = await createUser(store(), usernameType, 'jane', { email: 'jane@example.com' });
+      const odd = await createUser(store(), usernameType, 'a_b', { email: 'a_b@example.org' });
+      const none = await createUser(store(), usernameType, 'none');
+      await apiTokens().createIfAbsent(apiToken(jane.id, 'jane'));
+      await apiTokens().createIfAbsent(apiToken(odd.id, 'odd', { createdAt: new Date('2030-01-02T00:00:00.000Z') }));
+      const users = (listed: { userId: number }[]) => listed.map((token) => token.userId);
+      const search = (query: Partial<Parameters<ReturnType<typeof apiTokens>['search']>[0]> = {}) => apiTokens().search({ limit: 10, ...query });
+
+      const all = await search();
+      expect(all).toEqual([
+        { userId: odd.id, createdAt: new Date('2030-01-02T00:00:00.000Z'), user: { id: odd.id, username: usernameType === 'username' ? 'a_b' : null, email: 'a_b@example.org' } },
+        { userId: jane.id, createdAt: CREATED, user: { id: jane.id, username: usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' } },
+      ]);
+      expect(JSON.stringify(all)).not.toMatch(/hash-|sealed-/);
+      expect(users(await search({ limit: 1 }))).toEqual([odd.id]);
+      expect(users(await search({ limit: 1, afterUserId: odd.id }))).toEqual([jane.id]);
+      expect(users(await search({ text: 'JANE@' }))).toEqual([jane.id]);
+      expect(users(await search({ text: 'a_' }))).toEqual([odd.id]);
+      expect(users(await search({ text: '%' }))).toEqual([]);
+      expect(users(await search({ text: none.email }))).toEqual([]);
+    });
+
     it('stores a token and finds it by user and by key hash, intact', async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const token = apiToken(jane.id, 'jane');

@@ -19,5 +19,29 @@ export function describeAuditLogRepository(target: ConformanceTarget): void {
       await store.users.delete(jane.id);
       expect(await store.auditLog.listForUser(jane.id)).toHaveLength(2);
     });
+
+    it('searches a page of the trail newest first with its users, by user and by event', async () => {
+      const { store } = database();
+      const jane = await createUser(store, target.usernameType, 'jane');
+      const john = await createUser(store, target.usernameType, 'john');
+      const base = { ipAddress: '198.51.100.4', userAgent: 'Firefox', createdAt: new Date('2030-01-01T00:00:00.000Z') };
+      const signedUp = await store.auditLog.record({ ...base, event: 'user_signed_up', userId: jane.id, data: {} });
+      const loggedIn = await store.auditLog.record({ ...base, event: 'user_logged_in', userId: jane.id, data: { method: 'password' } });
+      const anonymous = await store.auditLog.record({ ...base, event: 'authentication_failed', userId: null, data: {} });
+      const johns = await store.auditLog.record({ ...base, event: 'user_logged_in', userId: john.id, data: {} });
+      const ids = (records: { id: number }[]) => records.map((record) => record.id);
+      const all = await store.auditLog.search({ limit: 10 });
+      expect(ids(all)).toEqual([johns.id, anonymous.id, loggedIn.id, signedUp.id]);
+      expect(all[2]).toEqual({ ...loggedIn, user: { id: jane.id, username: target.usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' } });
+      expect(all[1]?.user).toBeNull();
+      expect(ids(await store.auditLog.search({ limit: 2 }))).toEqual([johns.id, anonymous.id]);
+      expect(ids(await store.auditLog.search({ afterId: anonymous.id, limit: 2 }))).toEqual([loggedIn.id, signedUp.id]);
+      expect(ids(await store.auditLog.search({ userId: jane.id, limit: 10 }))).toEqual([loggedIn.id, signedUp.id]);
+      expect(ids(await store.auditLog.search({ event: 'user_logged_in', limit: 10 }))).toEqual([johns.id, loggedIn.id]);
+      expect(ids(await store.auditLog.search({ event: 'user_logged_in', userId: jane.id, limit: 10 }))).toEqual([loggedIn.id]);
+      // A deleted user's records stay, with no user to show.
+      await store.users.delete(john.id);
+      expect(await store.auditLog.search({ userId: john.id, limit: 10 })).toEqual([{ ...johns, user: null }]);
+    });
   });
 }

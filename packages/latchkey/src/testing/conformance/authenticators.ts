@@ -65,6 +65,39 @@ export function describeAuthenticatorRepository(target: ConformanceTarget): void
       expect(await authenticators().listForUser(jane.id + 1000)).toEqual([]);
     });
 
+    it('searches a page of authenticators for the admin, newest first, by type, user and the start of a login, without their data', async () => {
+      const jane = await createUser(store(), usernameType, 'jane', { email: 'jane@example.com' });
+      const odd = await createUser(store(), usernameType, 'a_b', { email: 'a_b@example.org' });
+      const janeApp = await authenticators().create(newAuthenticator(jane.id));
+      const janeCodes = await authenticators().create(newAuthenticator(jane.id, { type: 'recovery_codes' }));
+      const oddApp = await authenticators().create(newAuthenticator(odd.id));
+      await authenticators().markUsed(oddApp.id, USED);
+      const ids = (listed: { id: number }[]) => listed.map((authenticator) => authenticator.id);
+      const search = (query: Partial<Parameters<ReturnType<typeof authenticators>['search']>[0]> = {}) => authenticators().search({ limit: 10, ...query });
+
+      const all = await search();
+      expect(ids(all)).toEqual([oddApp.id, janeCodes.id, janeApp.id]);
+      expect(all[0]).toEqual({
+        id: oddApp.id,
+        userId: odd.id,
+        type: 'totp',
+        createdAt: CREATED,
+        lastUsedAt: USED,
+        user: { id: odd.id, username: usernameType === 'username' ? 'a_b' : null, email: 'a_b@example.org' },
+      });
+      expect(all[0]).not.toHaveProperty('data');
+      expect(ids(await search({ type: 'totp' }))).toEqual([oddApp.id, janeApp.id]);
+      expect(ids(await search({ type: 'recovery_codes', userId: jane.id }))).toEqual([janeCodes.id]);
+      expect(ids(await search({ userId: 999_999 }))).toEqual([]);
+      expect(ids(await search({ limit: 2 }))).toEqual([oddApp.id, janeCodes.id]);
+      expect(ids(await search({ limit: 2, afterId: janeCodes.id }))).toEqual([janeApp.id]);
+      // The start of the address in any case, or of the username; LIKE's wildcards are only themselves.
+      expect(ids(await search({ text: 'JANE@' }))).toEqual([janeCodes.id, janeApp.id]);
+      expect(ids(await search({ text: 'a_' }))).toEqual([oddApp.id]);
+      expect(ids(await search({ text: '_' }))).toEqual([]);
+      expect(ids(await search({ text: '%' }))).toEqual([]);
+    });
+
     it('records a use, and reports an unknown authenticator', async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const created = await authenticators().create(newAuthenticator(jane.id));

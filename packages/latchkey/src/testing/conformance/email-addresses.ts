@@ -140,6 +140,37 @@ export function describeEmailAddressRepository(target: ConformanceTarget): void 
       });
     }
 
+    it('searches a page of addresses newest first with their users, by the start of an address or a login, by flags and by ids', async () => {
+      const jane = await createUser(store(), usernameType, 'jane');
+      const john = await createUser(store(), usernameType, 'john_doe', { email: 'jd@example.org' });
+      const janes = await store().emailAddresses.add({ userId: jane.id, email: 'jane@example.com', verified: true, primary: true });
+      const janesWork = await store().emailAddresses.add({ userId: jane.id, email: 'Jane.Work@Example.NET', verified: false, primary: false });
+      const johns = await store().emailAddresses.add({ userId: john.id, email: 'a_b@example.org', verified: false, primary: false });
+      const ids = (addresses: { id: number }[]) => addresses.map((address) => address.id);
+      const all = await store().emailAddresses.search({ limit: 10 });
+      expect(ids(all)).toEqual([johns.id, janesWork.id, janes.id]);
+      expect(all[0]).toEqual({ ...johns, user: { id: john.id, username: usernameType === 'username' ? 'john_doe' : null, email: 'jd@example.org' } });
+      expect(all[2]).toEqual({ ...janes, primary: true, user: { id: jane.id, username: usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' } });
+      // Keyset paging: the page after an id holds the older ones only.
+      expect(ids(await store().emailAddresses.search({ limit: 2 }))).toEqual([johns.id, janesWork.id]);
+      expect(ids(await store().emailAddresses.search({ afterId: janesWork.id, limit: 2 }))).toEqual([janes.id]);
+      // The start of the address in any case, or of the user's email.
+      expect(ids(await store().emailAddresses.search({ text: 'JANE.W', limit: 10 }))).toEqual([janesWork.id]);
+      expect(ids(await store().emailAddresses.search({ text: 'jd@', limit: 10 }))).toEqual([johns.id]);
+      expect(ids(await store().emailAddresses.search({ text: 'example', limit: 10 }))).toEqual([]);
+      // LIKE's wildcards are only themselves.
+      expect(ids(await store().emailAddresses.search({ text: 'a_', limit: 10 }))).toEqual([johns.id]);
+      expect(ids(await store().emailAddresses.search({ text: '_', limit: 10 }))).toEqual([]);
+      expect(ids(await store().emailAddresses.search({ text: '%', limit: 10 }))).toEqual([]);
+      // The user's username where there are usernames.
+      expect(ids(await store().emailAddresses.search({ text: 'JOHN_', limit: 10 }))).toEqual(usernameType === 'username' ? [johns.id] : []);
+      expect(ids(await store().emailAddresses.search({ verified: false, limit: 10 }))).toEqual([johns.id, janesWork.id]);
+      expect(ids(await store().emailAddresses.search({ primary: true, verified: true, limit: 10 }))).toEqual([janes.id]);
+      expect(ids(await store().emailAddresses.search({ primary: false, limit: 10 }))).toEqual([johns.id, janesWork.id]);
+      expect(ids(await store().emailAddresses.search({ ids: [janes.id, johns.id, johns.id + 1000], limit: 10 }))).toEqual([johns.id, janes.id]);
+      expect(await store().emailAddresses.search({ ids: [], limit: 10 })).toEqual([]);
+    });
+
     it('removes an address', async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const address = await store().emailAddresses.add({ userId: jane.id, email: 'old@example.com', verified: false, primary: false });

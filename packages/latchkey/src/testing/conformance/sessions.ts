@@ -125,6 +125,50 @@ export function describeSessionRepository(target: ConformanceTarget): void {
       expect(await sessions().find('recent')).toBeDefined();
     });
 
+    it('lists a page of live signed-in sessions for the admin, most recently seen first, with their users and without their data', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      const john = await createUser(database().store, usernameType, 'john', { email: 'john@example.org' });
+      const now = new Date('2030-01-10T12:00:00.000Z');
+      const idleSince = new Date('2030-01-09T12:00:00.000Z');
+      const at = (hour: number) => new Date(Date.UTC(2030, 0, 10, hour));
+      const later = new Date('2030-02-01T00:00:00.000Z');
+      await sessions().create(storedSession('a1', jane.id, { lastSeenAt: at(9), expiresAt: later }));
+      await sessions().create(storedSession('b2', john.id, { lastSeenAt: at(11), expiresAt: later }));
+      // Two seen at the same instant: the id hash orders them, so paging neither skips nor repeats one.
+      await sessions().create(storedSession('c3', jane.id, { lastSeenAt: at(10), expiresAt: later }));
+      await sessions().create(storedSession('c2', john.id, { lastSeenAt: at(10), expiresAt: later }));
+      await sessions().create(storedSession('d4', null, { lastSeenAt: at(11), expiresAt: later }));
+      // Over already, though not yet removed: past the absolute expiry, and idle since the cut-off.
+      await sessions().create(storedSession('e5', jane.id, { lastSeenAt: at(11), expiresAt: now }));
+      await sessions().create(storedSession('f6', jane.id, { lastSeenAt: idleSince, expiresAt: later }));
+      const page = (query: Partial<Parameters<ReturnType<typeof sessions>['search']>[0]> = {}) => sessions().search({ now, idleSince, limit: 10, ...query });
+      const hashes = (listed: { idHash: string }[]) => listed.map((session) => session.idHash);
+
+      const all = await page();
+      expect(hashes(all)).toEqual(['b2', 'c2', 'c3', 'a1']);
+      expect(all[0]).toEqual({
+        idHash: 'b2',
+        userId: john.id,
+        createdAt: CREATED,
+        lastSeenAt: at(11),
+        expiresAt: later,
+        ipAddress: '2001:db8::1',
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chromium',
+        user: { id: john.id, username: usernameType === 'username' ? 'john' : null, email: 'john@example.org' },
+      });
+      expect(all[0]).not.toHaveProperty('data');
+      expect(hashes(await page({ userId: jane.id }))).toEqual(['c3', 'a1']);
+      expect(await page({ userId: 999_999 })).toEqual([]);
+
+      // Keyset paging: each page continues after the last session of the one before.
+      const first = await page({ limit: 2 });
+      expect(hashes(first)).toEqual(['b2', 'c2']);
+      const second = await page({ limit: 2, after: first[1]! });
+      expect(hashes(second)).toEqual(['c3', 'a1']);
+      expect(await page({ limit: 2, after: second[1]! })).toEqual([]);
+      expect(hashes(await page({ userId: jane.id, after: { lastSeenAt: at(10), idHash: 'c2' } }))).toEqual(['c3', 'a1']);
+    });
+
     it('ends a user’s sessions when the user is deleted', async () => {
       const jane = await createUser(database().store, usernameType, 'jane');
       await sessions().create(storedSession('j1', jane.id));

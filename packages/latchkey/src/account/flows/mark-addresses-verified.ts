@@ -1,0 +1,72 @@
+/**
+ * allauth's admin action "Mark selected email addresses as verified", for the admin's email
+ * address list (and any later admin API): the permission is checked here, not only by the page.
+ */
+import { adminGrantsOf } from '../../admin/access.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError, isLatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { voidOtherClaims } from '../email-confirmation.js';
+import type { EmailAddress, User } from '../model.js';
+
+/** What became of each selected address. */
+export interface AddressesVerified {
+  /** Marked verified now; each got an email_confirmed event. */
+  verified: EmailAddress[];
+  /** Verified already: left as they were, with no event (allauth's action passes over them too). */
+  alreadyVerified: EmailAddress[];
+  /** Left unverified because another user has verified the same address. */
+  taken: EmailAddress[];
+  /** Ids that name no address (removed meanwhile). */
+  missing: number[];
+}
+
+/**
+ * Marks each address verified, one at a time, so that one refusal does not undo the rest: an
+ * address another user has already verified stays unverified and is reported in `taken`. A
+ * verification here counts as proof, as a confirmation link does: the other accounts that merely
+ * claimed the address lose the claim in the same transaction (voidOtherClaims). Each address
+ * marked verified emits 'email_confirmed' for its user, as allauth's admin action sends
+ * email_confirmed, with `by: 'admin'` and the staff member's id in its data.
+ *
+ * Only staff who may change email addresses may ('permission_denied').
+ */
+export async function markAddressesVerified(
+  deps: Pick<LatchkeyDeps, 'store' | 'events'>,
+  actor: User,
+  ids: readonly number[],
+  client: ClientInfo,
+): Promise<AddressesVerified> {
+  const grants = await adminGrantsOf(deps, actor);
+  if (!grants.may('account.emailaddress', 'change')) throw new LatchkeyError('permission_denied', 'You do not have permission to do this.');
+  const result: AddressesVerified = { verified: [], alreadyVerified: [], taken: [], missing: [] };
+  for (const id of new Set(ids)) {
+    const address = await deps.store.emailAddresses.findById(id);
+    if (!address) {
+      result.missing.push(id);
+      continue;
+    }
+    if (address.verified) {
+      result.alreadyVerified.push(address);
+      continue;
+    }
+    try {
+      const verified = await deps.store.transaction(async (repositories) => {
+        const marked = await repositories.emailAddresses.markVerified(id);
+        if (marked) await voidOtherClaims(repositories, marked);
+        return marked;
+      });
+      if (!verified) {
+        result.missing.push(id);
+        continue;
+      }
+      result.verified.push(verified);
+    } catch (error) {
+      if (!isLatchkeyError(error, 'email_taken')) throw error;
+      result.taken.push(address);
+      continue;
+    }
+    await deps.events.emit('email_confirmed', address.userId, client, { email: address.email, by: 'admin', staff: actor.id });
+  }
+  return result;
+}

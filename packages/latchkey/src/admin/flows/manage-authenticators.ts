@@ -1,0 +1,49 @@
+/**
+ * What the admin does to second factors (allauth.mfa's Authenticator admin): remove one, for a
+ * user who lost their phone, say. The rule of what goes with it is the user's own deactivation's
+ * (removeAuthenticator: the recovery codes go too when no other authenticator remains). Checked
+ * against the actor's rights here, not only by the page; only a superuser removes a superuser's.
+ * The user's own event (authenticator_removed, with `by: 'admin'`) is recorded against them and
+ * they are told by email; the admin's change joins the audit trail against the staff member.
+ */
+import type { MailOutcome } from '../../account/emails.js';
+import type { User } from '../../account/model.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { removeAuthenticator, removedWith } from '../../mfa/authenticators.js';
+import { notifyMfaChange } from '../../mfa/flows/manage.js';
+import type { Authenticator, AuthenticatorType } from '../../mfa/model.js';
+import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+
+export const AUTHENTICATOR_NOT_FOUND = 'This authenticator has been removed already.';
+
+export interface AuthenticatorRemoval {
+  user: User;
+  type: AuthenticatorType;
+  /** Whether the recovery codes went with it (the last authenticator app). */
+  codesRemoved: boolean;
+  notification: MailOutcome;
+}
+
+/** For the confirmation page: whether the user's recovery codes would go with this authenticator. */
+export async function recoveryCodesGoWith(deps: Pick<LatchkeyDeps, 'store'>, authenticator: Authenticator): Promise<boolean> {
+  return removedWith(authenticator, await deps.store.authenticators.listForUser(authenticator.userId)).length > 0;
+}
+
+/** Removes the authenticator with this id; 'not_found' when there is none. */
+export async function removeAuthenticatorByAdmin(deps: LatchkeyDeps, actor: User, authenticatorId: number, client: ClientInfo): Promise<AuthenticatorRemoval> {
+  const granted = await requireAdminPermission(deps, actor, 'mfa.authenticator', 'delete');
+  const authenticator = await deps.store.authenticators.findById(authenticatorId);
+  const user = authenticator && (await deps.store.users.findById(authenticator.userId));
+  if (!authenticator || !user) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
+  requireSuperuserFor(granted, user);
+  const removed = await deps.store.transaction((repositories) => removeAuthenticator(repositories, authenticator));
+  if (!removed) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
+  const { type } = authenticator;
+  await deps.events.emit('authenticator_removed', user.id, client, { by: 'admin', type });
+  if (removed.codesRemoved) await deps.events.emit('authenticator_removed', user.id, client, { by: 'admin', type: 'recovery_codes' });
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'authenticator_removed', type, ...(removed.codesRemoved ? { codes_removed: true } : {}) });
+  const notification = await notifyMfaChange(deps, user, 'authenticator_removed_by_admin', client, { type, codes_removed: removed.codesRemoved });
+  return { user, type, codesRemoved: removed.codesRemoved, notification };
+}

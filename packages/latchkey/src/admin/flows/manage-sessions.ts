@@ -1,0 +1,36 @@
+/**
+ * What the admin does to sessions (Django's sessions.Session, allauth.usersessions' UserSession
+ * admin): end one, or every one of a user's. Each is checked against the actor's rights here, not
+ * only by the page: the 'delete' permission of sessions, and only a superuser signs a superuser out.
+ * Each ending joins the audit trail against the staff member, with the user in its data.
+ */
+import type { User } from '../../account/model.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+
+export const SESSION_NOT_FOUND = 'This session has ended already.';
+
+/**
+ * Ends one signed-in session, named by its id hash (the admin never sees the id itself). Returns
+ * whose it was; 'not_found' when no signed-in session has this hash.
+ */
+export async function endSessionByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sessions' | 'events'>, actor: User, idHash: string, client: ClientInfo): Promise<User> {
+  const granted = await requireAdminPermission(deps, actor, 'sessions.session', 'delete');
+  const session = await deps.store.sessions.find(idHash);
+  const target = session?.userId == null ? undefined : await deps.store.users.findById(session.userId);
+  if (!session || !target) throw new LatchkeyError('not_found', SESSION_NOT_FOUND);
+  requireSuperuserFor(granted, target);
+  await deps.sessions.end(session);
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'session_ended' });
+  return target;
+}
+
+/** Ends every session of the user ("sign out everywhere", from the sessions list); returns how many. */
+export async function endUserSessionsByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sessions' | 'events'>, actor: User, target: User, client: ClientInfo): Promise<number> {
+  requireSuperuserFor(await requireAdminPermission(deps, actor, 'sessions.session', 'delete'), target);
+  const ended = await deps.sessions.endAll(target.id);
+  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'sessions_ended', count: ended });
+  return ended;
+}

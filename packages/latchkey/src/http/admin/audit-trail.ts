@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { ACCOUNT_EVENTS } from '../../account/events.js';
+import type { AuditSearch } from '../../account/ports.js';
+import type { HttpContext } from '../kit/context.js';
+import { renderPage } from '../kit/html-page.js';
+import { requireStaff } from './guard.js';
+import { idParam, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { adminRoot } from './paths.js';
+
+/**
+ * `<admin>/audit/auditrecord/`: the audit trail (every account and admin event: account/events.ts),
+ * read-only, 100 records a page, newest first, filtered by event and by user (a user's id, or a
+ * click on a user in the list), paged by id (a keyset, no count). Each record shows its time, its
+ * event, its user, where it came from and its data as JSON.
+ */
+export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  const { settings } = ctx.deps;
+  const root = adminRoot(settings);
+  const listPath = `${root}audit/auditrecord/`;
+  const loginByEmail = settings.USERNAME_TYPE === 'email';
+
+  scope.get(listPath, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'audit.auditrecord', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const text = queryText(request.query);
+    const event = text('event');
+    const userId = idParam(text('user'));
+    const after = idParam(text('after'));
+    const query: Record<string, string> = {
+      event: (ACCOUNT_EVENTS as readonly string[]).includes(event) ? event : '',
+      user: userId === undefined ? '' : String(userId),
+    };
+    const search: AuditSearch = {
+      limit: PER_PAGE + 1,
+      ...(query.event === '' ? {} : { event: query.event }),
+      ...(userId === undefined ? {} : { userId }),
+      ...(after === undefined ? {} : { afterId: after }),
+    };
+    const found = await ctx.deps.store.auditLog.search(search);
+    const records = found.slice(0, PER_PAGE).map((record) => ({
+      id: record.id,
+      at: record.createdAt.toISOString(),
+      event: record.event,
+      userId: record.userId,
+      user: record.user === null ? undefined : ((loginByEmail ? record.user.email : record.user.username) ?? record.user.email),
+      userUrl: record.userId === null ? undefined : `${listPath}${withQuery(query, { user: String(record.userId) })}`,
+      ipAddress: record.ipAddress,
+      userAgent: record.userAgent,
+      data: JSON.stringify(record.data),
+    }));
+    const filteredUser = userId === undefined ? undefined : await ctx.deps.store.users.findById(userId);
+    return renderPage(ctx, request, reply, 'admin/auditrecord_list.html', {
+      title: 'Audit trail',
+      admin_root: root,
+      list_path: listPath,
+      query,
+      records,
+      user_filter:
+        userId === undefined
+          ? undefined
+          : { id: userId, label: filteredUser === undefined ? undefined : ((loginByEmail ? filteredUser.email : filteredUser.username) ?? filteredUser.email), all_url: `${listPath}${withQuery(query, { user: undefined })}` },
+      event_filter: [
+        { label: 'All', url: `${listPath}${withQuery(query, { event: undefined })}`, selected: query.event === '' },
+        ...ACCOUNT_EVENTS.map((name) => ({ label: name, url: `${listPath}${withQuery(query, { event: name })}`, selected: query.event === name })),
+      ],
+      next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(records.at(-1)!.id) })}` : undefined,
+      first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
+import { recoveryCodesGoWith, removeAuthenticatorByAdmin } from '../../admin/flows/manage-authenticators.js';
+import { AUTHENTICATOR_TYPES, type AuthenticatorType } from '../../config/choices.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { Authenticator } from '../../mfa/model.js';
+import type { HttpContext } from '../kit/context.js';
+import { flash, redirect, renderPage } from '../kit/html-page.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { forbidden, requireStaff } from './guard.js';
+import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { adminRoot } from './paths.js';
+import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+
+/** What each type is called where people see it (the 2FA pages' names). */
+const TYPE_LABELS: Record<AuthenticatorType, string> = { totp: 'Authenticator app', recovery_codes: 'Recovery codes' };
+
+function isAuthenticatorType(value: string): value is AuthenticatorType {
+  return (AUTHENTICATOR_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * `<admin>/mfa/authenticator/`: the users' second factors (allauth.mfa's Authenticator admin):
+ * user, type, created, last used, newest first (100 a page, keyset paging, no count), filtered by
+ * type and by user (`?user=<id>`), searched by the start of the user's login. Removing one (for a
+ * user who lost their phone) asks first, needs a recent sign-in, and follows the user's own rule:
+ * the recovery codes go with the last authenticator app (admin/flows/manage-authenticators.ts).
+ * Nothing of an authenticator's secrets is read here.
+ */
+export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  const root = adminRoot(ctx.deps.settings);
+  const listPath = `${root}mfa/authenticator/`;
+
+  /** The authenticator the URL names and its user, or undefined (a 404). */
+  async function authenticatorOf(request: FastifyRequest): Promise<{ authenticator: Authenticator; user: User } | undefined> {
+    const id = idParam((request.params as { id: string }).id);
+    const authenticator = id === undefined ? undefined : await ctx.deps.store.authenticators.findById(id);
+    const user = authenticator && (await ctx.deps.store.users.findById(authenticator.userId));
+    return authenticator && user ? { authenticator, user } : undefined;
+  }
+
+  scope.get(listPath, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const text = queryText(request.query);
+    const typed = text('type');
+    const type = isAuthenticatorType(typed) ? typed : undefined;
+    const user = text('user');
+    const query: Record<string, string> = { q: text('q').slice(0, 254), type: type ?? '', user };
+    // A user filter that names nobody is a 404, never an empty list that looks like "none set up".
+    const userId = idParam(user);
+    const filteredBy = userId === undefined ? undefined : await ctx.deps.store.users.findById(userId);
+    if (user !== '' && !filteredBy) return reply.callNotFound();
+    const after = idParam(text('after'));
+    const found = await ctx.deps.store.authenticators.search({
+      text: text('q').slice(0, 254),
+      ...(type === undefined ? {} : { type }),
+      ...(userId === undefined ? {} : { userId }),
+      ...(after === undefined ? {} : { afterId: after }),
+      limit: PER_PAGE + 1,
+    });
+    const authenticators = found.slice(0, PER_PAGE);
+    const mayViewUsers = staff.grants.may('users.user', 'view');
+    const context = {
+      title: filteredBy ? `Authenticators of ${filteredBy.username ?? filteredBy.email}` : 'Authenticators',
+      admin_root: root,
+      list_path: listPath,
+      query,
+      filtered_by: filteredBy,
+      login_by_email: ctx.deps.settings.USERNAME_TYPE === 'email',
+      may_delete: staff.grants.may('mfa.authenticator', 'delete'),
+      authenticators: authenticators.map((authenticator) => ({
+        id: authenticator.id,
+        user: authenticator.user,
+        user_url: mayViewUsers ? `${root}users/user/${authenticator.userId}/change/` : undefined,
+        type: TYPE_LABELS[authenticator.type],
+        created: instant(authenticator.createdAt),
+        last_used: instant(authenticator.lastUsedAt),
+      })),
+      type_filter: [
+        { label: 'All', url: `${listPath}${withQuery(query, { type: undefined })}`, selected: query.type === '' },
+        ...AUTHENTICATOR_TYPES.map((choice) => ({ label: TYPE_LABELS[choice], url: `${listPath}${withQuery(query, { type: choice })}`, selected: query.type === choice })),
+      ],
+      all_users_url: filteredBy ? `${listPath}${withQuery(query, { user: undefined })}` : undefined,
+      next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(authenticators.at(-1)!.id) })}` : undefined,
+      first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
+    };
+    return renderPage(ctx, request, reply, 'admin/authenticator_list.html', context);
+  });
+
+  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const found = await authenticatorOf(request);
+    if (!found) return reply.callNotFound();
+    const { authenticator, user } = found;
+    const context = {
+      title: 'Are you sure?',
+      admin_root: root,
+      list_path: listPath,
+      target: user,
+      authenticator: { id: authenticator.id, type: authenticator.type, label: TYPE_LABELS[authenticator.type] },
+      codes_go_too: await recoveryCodesGoWith(ctx.deps, authenticator),
+    };
+    return renderPage(ctx, request, reply, 'admin/authenticator_delete.html', context);
+  });
+
+  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'delete' });
+    if ('response' in staff) return staff.response;
+    const found = await authenticatorOf(request);
+    if (!found) return reply.callNotFound();
+    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+    if (stale) return stale.response;
+    try {
+      const removed = await removeAuthenticatorByAdmin(ctx.deps, staff.user, found.authenticator.id, clientOf(request));
+      logMailFailures(request, [removed.notification], 'authenticator removed by an administrator');
+      const what = removed.codesRemoved ? `${TYPE_LABELS[removed.type]} and recovery codes` : TYPE_LABELS[removed.type];
+      await flash(ctx, request, reply, { level: 'success', text: `${what} of “${removed.user.username ?? removed.user.email}” removed; they were told by email.` });
+    } catch (error) {
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      throw error;
+    }
+    return redirect(reply, listPath);
+  });
+}

@@ -1,0 +1,145 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { markAddressesVerified, type AddressesVerified } from '../../account/flows/mark-addresses-verified.js';
+import type { EmailAddressSearch } from '../../account/ports.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { HttpContext } from '../kit/context.js';
+import { flash, redirect, renderPage } from '../kit/html-page.js';
+import { bodyObject, textField } from '../kit/input.js';
+import { clientOf } from '../kit/request-info.js';
+import { forbidden, requireStaff } from './guard.js';
+import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
+import { adminRoot } from './paths.js';
+
+/** The list's actions, by the value the action select sends (allauth's EmailAddressAdmin has one). */
+const ACTIONS = { mark_verified: 'Mark selected email addresses as verified' } as const;
+type ActionName = keyof typeof ACTIONS;
+
+/** Django's messages for an action sent without one chosen, or without anything selected. */
+const NO_ACTION = 'No action selected.';
+const NOTHING_SELECTED = 'Items must be selected in order to perform actions on them. No items have been changed.';
+
+/** The ids a bulk action was sent for (checkboxes named _selected_action, as Django's admin names them), each once; undefined for anything a list never sends. */
+function selectedIds(body: unknown): number[] | undefined {
+  const value = bodyObject(body)._selected_action;
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  const ids = new Set<number>();
+  for (const item of values) {
+    const id = typeof item === 'string' ? idParam(item) : undefined;
+    if (id === undefined) return undefined;
+    ids.add(id);
+  }
+  return ids.size > PER_PAGE ? undefined : [...ids];
+}
+
+/** The list's filters as its query string carries them, read from a request (the list's links, and the action form that posts back to it). */
+function listQuery(request: FastifyRequest): Record<string, string> {
+  const text = queryText(request.query);
+  return { q: text('q').slice(0, 254), primary: flag(text('primary')) === undefined ? '' : text('primary'), verified: flag(text('verified')) === undefined ? '' : text('verified') };
+}
+
+/** The flash messages a finished action leaves: what was done, and each kind of address left alone. */
+function outcomeMessages(result: AddressesVerified): { level: 'success' | 'warning' | 'info'; text: string }[] {
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 'es'}`;
+  const messages: { level: 'success' | 'warning' | 'info'; text: string }[] = [];
+  if (result.verified.length > 0) messages.push({ level: 'success', text: `Marked ${plural(result.verified.length, 'email address')} as verified.` });
+  if (result.taken.length > 0) {
+    messages.push({ level: 'warning', text: `Not marked verified, because another user has verified the same address: ${result.taken.map((address) => address.email).join(', ')}.` });
+  }
+  if (result.alreadyVerified.length > 0) messages.push({ level: 'info', text: `Already verified: ${result.alreadyVerified.map((address) => address.email).join(', ')}.` });
+  if (result.missing.length > 0) messages.push({ level: 'info', text: `${plural(result.missing.length, 'selected address')} no longer exist${result.missing.length === 1 ? 's' : ''}.` });
+  return messages;
+}
+
+/**
+ * `<admin>/account/emailaddress/`: allauth's EmailAddressAdmin. The addresses, 100 a page, newest
+ * first, each with its user; searched by the start of an address or of the user's login, filtered
+ * by primary and verified; paged by id (a keyset, no count). Staff who may change addresses get
+ * the action "Mark selected email addresses as verified": the selection posts back to the list,
+ * which answers with a confirmation page listing the addresses, and only its "Yes" runs the flow.
+ */
+export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+  const { settings } = ctx.deps;
+  const root = adminRoot(settings);
+  const listPath = `${root}account/emailaddress/`;
+  const loginByEmail = settings.USERNAME_TYPE === 'email';
+
+  scope.get(listPath, async (request, reply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'account.emailaddress', action: 'view' });
+    if ('response' in staff) return staff.response;
+    const query = listQuery(request);
+    const after = idParam(queryText(request.query)('after'));
+    const primary = flag(query.primary!);
+    const verified = flag(query.verified!);
+    const search: EmailAddressSearch = {
+      text: query.q,
+      limit: PER_PAGE + 1,
+      ...(primary === undefined ? {} : { primary }),
+      ...(verified === undefined ? {} : { verified }),
+      ...(after === undefined ? {} : { afterId: after }),
+    };
+    const found = await ctx.deps.store.emailAddresses.search(search);
+    const addresses = found.slice(0, PER_PAGE);
+    return renderPage(ctx, request, reply, 'admin/emailaddress_list.html', {
+      title: 'Email addresses',
+      admin_root: root,
+      list_path: listPath,
+      // The action form posts back to this very page, so that the list it returns to keeps its filters.
+      action_url: `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`,
+      query,
+      login_by_email: loginByEmail,
+      addresses,
+      may_change: staff.grants.may('account.emailaddress', 'change'),
+      users_path: staff.grants.may('users.user', 'view') ? `${root}users/user/` : undefined,
+      actions: Object.entries(ACTIONS).map(([value, label]) => ({ value, label })),
+      filters: [yesNoFilter(listPath, query, 'primary', 'Primary'), yesNoFilter(listPath, query, 'verified', 'Verified')],
+      next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(addresses.at(-1)!.id) })}` : undefined,
+      first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
+    });
+  });
+
+  scope.post(listPath, async (request: FastifyRequest, reply: FastifyReply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'account.emailaddress', action: 'change' });
+    if ('response' in staff) return staff.response;
+    const query = listQuery(request);
+    const after = idParam(queryText(request.query)('after'));
+    const back = `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`;
+    const action = textField(request.body, 'action') ?? '';
+    if (!Object.hasOwn(ACTIONS, action)) {
+      await flash(ctx, request, reply, { level: 'warning', text: NO_ACTION });
+      return redirect(reply, back);
+    }
+    const ids = selectedIds(request.body);
+    if (ids === undefined || ids.length === 0) {
+      await flash(ctx, request, reply, { level: 'warning', text: NOTHING_SELECTED });
+      return redirect(reply, back);
+    }
+
+    if (textField(request.body, 'post') !== 'yes') {
+      const addresses = await ctx.deps.store.emailAddresses.search({ ids, limit: ids.length });
+      if (addresses.length === 0) {
+        await flash(ctx, request, reply, { level: 'warning', text: NOTHING_SELECTED });
+        return redirect(reply, back);
+      }
+      return renderPage(ctx, request, reply, 'admin/emailaddress_confirm.html', {
+        title: 'Are you sure?',
+        admin_root: root,
+        list_path: listPath,
+        action_url: back,
+        back_url: back,
+        action: { value: action, label: ACTIONS[action as ActionName] },
+        login_by_email: loginByEmail,
+        addresses,
+      });
+    }
+
+    let result: AddressesVerified;
+    try {
+      result = await markAddressesVerified(ctx.deps, staff.user, ids, clientOf(request));
+    } catch (error) {
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      throw error;
+    }
+    for (const message of outcomeMessages(result)) await flash(ctx, request, reply, message);
+    return redirect(reply, back);
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * What the admin's lists of things users own (sessions, API tokens, authenticators) share: their
+ * query strings, read and written back into their links, and how they show an instant.
+ */
+
+/** Django admin's page size. */
+export const PER_PAGE = 100;
+
+/** The query string's parameters that are single strings (anything else reads as ''). */
+export function queryText(query: unknown): (name: string) => string {
+  const raw = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
+  return (name) => (typeof raw[name] === 'string' ? raw[name] : '');
+}
+
+/** A row id from the URL or the query string: digits that fit an integer column, or undefined. */
+export function idParam(text: string): number | undefined {
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/** The list's query string with some parameters changed (undefined drops one), for its links. */
+export function withQuery(query: Record<string, string>, changes: Record<string, string | undefined>): string {
+  const merged = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...query, ...changes })) if (value !== undefined && value !== '') merged.set(name, value);
+  const text = merged.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** An instant as the admin shows it (to the minute, in UTC), with its machine-readable form for <time>. */
+export function instant(date: Date | null): { text: string; iso: string } | null {
+  return date === null ? null : { text: `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`, iso: date.toISOString() };
+}
+
+/** A yes/no filter from the query string: '1' or '0'; anything else is no filter. */
+export function flag(value: string): boolean | undefined {
+  return value === '1' ? true : value === '0' ? false : undefined;
+}
+
+/** The All / Yes / No links of a yes/no filter (a choice starts again from the first page). */
+export function yesNoFilter(listPath: string, query: Record<string, string>, name: string, label: string) {
+  const choice = (choiceLabel: string, value: string | undefined) => ({ label: choiceLabel, url: `${listPath}${withQuery(query, { [name]: value })}`, selected: query[name] === (value ?? '') });
+  return { name, label, choices: [choice('All', undefined), choice('Yes', '1'), choice('No', '0')] };
+}
