@@ -14,7 +14,7 @@ import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import { adminGrantsOf, setAdminPermissions } from '../access.js';
+import { requireAdminPermission, requireSuperuserFor, setAdminPermissions, type AdminGrants } from '../access.js';
 import type { AdminPermission } from '../model.js';
 
 export const PASSWORDS_DIFFER = 'The two password fields didn’t match.';
@@ -23,15 +23,9 @@ function refuse(message: string): LatchkeyError {
   return new LatchkeyError('permission_denied', message);
 }
 
-async function requireGrant(deps: Pick<LatchkeyDeps, 'store'>, actor: User, action: 'add' | 'change' | 'delete'): Promise<boolean> {
-  const grants = await adminGrantsOf(deps, actor);
-  if (!grants.may('users.user', action)) throw refuse('You do not have permission to do this.');
-  return grants.superuser;
-}
-
-/** Only a superuser may touch a superuser. */
-function guardSuperuser(actorIsSuperuser: boolean, target: User): void {
-  if (target.isSuperuser && !actorIsSuperuser) throw refuse('Only a superuser may change a superuser.');
+/** The actor's right to `action` on users, and whether they are a superuser; 'permission_denied' otherwise. */
+async function requireGrant(deps: Pick<LatchkeyDeps, 'store'>, actor: User, action: 'add' | 'change' | 'delete'): Promise<AdminGrants> {
+  return requireAdminPermission(deps, actor, 'users.user', action);
 }
 
 export interface NewUserByAdmin {
@@ -73,10 +67,10 @@ export function sensitiveChanges(target: User, changes: UserChangesByAdmin): str
  * once, in one transaction with the flag, so a deactivated account is locked out everywhere.
  */
 export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, changes: UserChangesByAdmin, client: ClientInfo): Promise<User> {
-  const actorIsSuperuser = await requireGrant(deps, actor, 'change');
-  guardSuperuser(actorIsSuperuser, target);
+  const granted = await requireGrant(deps, actor, 'change');
+  requireSuperuserFor(granted, target);
   const granting = changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined;
-  if (granting && !actorIsSuperuser) throw refuse('Only a superuser may change staff or superuser status, or admin permissions.');
+  if (granting && !granted.superuser) throw refuse('Only a superuser may change staff or superuser status, or admin permissions.');
   if (target.id === actor.id && (!changes.isActive || !changes.isStaff || (target.isSuperuser && !changes.isSuperuser))) {
     throw refuse('You cannot take away your own access to the admin: ask another superuser.');
   }
@@ -99,7 +93,7 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
 
 /** Django's password page: a new password typed twice, or none (an unusable password). Every session of the user ends. */
 export async function setPasswordByAdmin(deps: LatchkeyDeps, actor: User, target: User, input: { usable: boolean; password1: string; password2: string }, client: ClientInfo): Promise<void> {
-  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   if (input.usable) {
     if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
     await setUserPassword(deps, target, input.password1);
@@ -114,7 +108,7 @@ export async function setPasswordByAdmin(deps: LatchkeyDeps, actor: User, target
 
 /** "Sign out everywhere": every session of the user ends. */
 export async function endSessionsByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<number> {
-  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   const ended = await deps.store.sessions.deleteForUser(target.id);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'sessions_ended', count: ended });
   return ended;
@@ -133,7 +127,7 @@ export async function deletionSummary(deps: Pick<LatchkeyDeps, 'store'>, target:
 }
 
 export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
-  guardSuperuser(await requireGrant(deps, actor, 'delete'), target);
+  requireSuperuserFor(await requireGrant(deps, actor, 'delete'), target);
   if (target.id === actor.id) throw refuse('You cannot delete your own account here.');
   await deps.store.users.delete(target.id);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
@@ -141,7 +135,7 @@ export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target:
 
 /** Deactivation alone (a bulk action): as a change of the active flag. */
 export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
-  guardSuperuser(await requireGrant(deps, actor, 'change'), target);
+  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   if (target.id === actor.id) throw refuse('You cannot take away your own access to the admin: ask another superuser.');
   await deps.store.transaction(async (repositories) => {
     await repositories.users.update(target.id, { isActive: false });
