@@ -1,3 +1,4 @@
+import type { UserLabel } from '../account/ports.js';
 import type { NewSocialAccount, NewSocialApp, NewSocialToken, SocialAccount, SocialApp, SocialToken } from './model.js';
 
 export interface SocialAppRepository {
@@ -43,6 +44,29 @@ export interface SocialAccountRepository {
   recordLogin(id: number, extraData: Record<string, unknown>, at: Date): Promise<boolean>;
   /** Removes it with its tokens. */
   delete(id: number): Promise<boolean>;
+  /**
+   * A page of accounts for the admin, newest first (by id), continuing after `afterId` (keyset
+   * paging, no count), each with its user's login names, in one query. Their extra data is not read.
+   */
+  search(query: SocialAccountSearch): Promise<ListedSocialAccount[]>;
+}
+
+export interface SocialAccountSearch {
+  /** The account's provider (an app's providerId, or a provider type), exactly. */
+  provider?: string;
+  /**
+   * The start of the uid (exactly, case included), or of the user's email, or (where there are
+   * usernames) of their username, folded as usernames are compared. LIKE's wildcards match only
+   * themselves.
+   */
+  text?: string;
+  afterId?: number;
+  limit: number;
+}
+
+/** A social account as the admin lists it: without the provider's data, with whose it is. */
+export interface ListedSocialAccount extends Omit<SocialAccount, 'extraData'> {
+  user: UserLabel;
 }
 
 export interface SocialTokenRepository {
@@ -56,4 +80,34 @@ export interface SocialTokenRepository {
   save(input: NewSocialToken): Promise<SocialToken>;
   /** Oldest first. */
   listForAccount(accountId: number): Promise<SocialToken[]>;
+  /**
+   * A page of tokens for the admin, newest first (by id), continuing after `afterId` (keyset
+   * paging, no count), each with its account's provider and user and its app's name, in one query.
+   * Only whether a token is set is read, never the sealed values.
+   */
+  search(query: SocialTokenSearch): Promise<ListedSocialToken[]>;
+}
+
+export interface SocialTokenSearch {
+  /** The provider of the token's account, exactly. */
+  provider?: string;
+  accountId?: number;
+  afterId?: number;
+  limit: number;
+}
+
+/** A stored token as the admin lists it: whose and which app's, whether each part is set; no value. */
+export interface ListedSocialToken {
+  id: number;
+  accountId: number;
+  /** The account's provider (an app's providerId, or a provider type). */
+  provider: string;
+  /** Null for an app from the settings (or one deleted since). */
+  appId: number | null;
+  /** The database app's name; null when appId is. */
+  appName: string | null;
+  user: UserLabel;
+  hasAccessToken: boolean;
+  hasRefreshToken: boolean;
+  expiresAt: Date | null;
 }

@@ -10,6 +10,8 @@ const MODEL_PAGES: readonly { model: AdminModel; app: string; label: string; pat
   { model: 'users.user', app: 'Users', label: 'Users', path: 'users/user/' },
   { model: 'account.emailaddress', app: 'Accounts', label: 'Email addresses', path: 'account/emailaddress/' },
   { model: 'socialaccount.socialapp', app: 'Social accounts', label: 'Social applications', path: 'socialaccount/socialapp/' },
+  { model: 'socialaccount.socialaccount', app: 'Social accounts', label: 'Social accounts', path: 'socialaccount/socialaccount/' },
+  { model: 'socialaccount.socialtoken', app: 'Social accounts', label: 'Social application tokens', path: 'socialaccount/socialtoken/' },
   { model: 'authtoken.tokenproxy', app: 'Auth Token', label: 'Tokens', path: 'authtoken/tokenproxy/' },
   { model: 'mfa.authenticator', app: 'MFA', label: 'Authenticators', path: 'mfa/authenticator/' },
   { model: 'sessions.session', app: 'Sessions', label: 'Sessions', path: 'sessions/session/' },

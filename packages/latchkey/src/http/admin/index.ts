@@ -7,7 +7,9 @@ import { registerEmailAddressAdmin } from './email-addresses.js';
 import { registerAdminHome } from './home.js';
 import { registerAdminLogin } from './login.js';
 import { registerSessionAdmin } from './sessions.js';
+import { registerSocialAccountAdmin } from './social-accounts.js';
 import { registerSocialAppAdmin } from './social-apps.js';
+import { registerSocialTokenAdmin } from './social-tokens.js';
 import { registerUserChangeAdmin } from './user-change.js';
 import { registerUserAdmin } from './users.js';
 
@@ -24,6 +26,8 @@ export function registerAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   registerUserChangeAdmin(scope, ctx);
   registerEmailAddressAdmin(scope, ctx);
   registerSocialAppAdmin(scope, ctx);
+  registerSocialAccountAdmin(scope, ctx);
+  registerSocialTokenAdmin(scope, ctx);
   registerApiTokenAdmin(scope, ctx);
   registerAuthenticatorAdmin(scope, ctx);
   registerSessionAdmin(scope, ctx);

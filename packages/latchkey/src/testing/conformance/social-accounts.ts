@@ -166,6 +166,44 @@ export function describeSocialAccountRepository(target: ConformanceTarget): void
       expect(await tokenCount()).toBe(1);
     });
 
+    it('searches a page of accounts for the admin, newest first, by provider and the start of a uid or a login, without their data', async () => {
+      const jane = await createUser(store(), usernameType, 'jane', { email: 'jane@example.com' });
+      const odd = await createUser(store(), usernameType, 'a_b', { email: 'a_b@example.org' });
+      const janeAcme = await socialAccounts().create(newSocialAccount(jane.id, { uid: 'Xy-1' }));
+      const janeGithub = await socialAccounts().create(newSocialAccount(jane.id, { provider: 'github', uid: 'g100' }));
+      const oddAcme = await socialAccounts().create(newSocialAccount(odd.id, { uid: '100%', lastLogin: LOGGED_IN }));
+      const ids = (listed: { id: number }[]) => listed.map((account) => account.id);
+      const search = (query: Partial<Parameters<ReturnType<typeof socialAccounts>['search']>[0]> = {}) => socialAccounts().search({ limit: 10, ...query });
+
+      const all = await search();
+      expect(ids(all)).toEqual([oddAcme.id, janeGithub.id, janeAcme.id]);
+      expect(all[0]).toEqual({
+        id: oddAcme.id,
+        userId: odd.id,
+        provider: 'acme',
+        uid: '100%',
+        dateJoined: JOINED,
+        lastLogin: LOGGED_IN,
+        user: { id: odd.id, username: usernameType === 'username' ? 'a_b' : null, email: 'a_b@example.org' },
+      });
+      expect(all[0]).not.toHaveProperty('extraData');
+      expect(ids(await search({ provider: 'acme' }))).toEqual([oddAcme.id, janeAcme.id]);
+      expect(ids(await search({ provider: 'ACME' }))).toEqual([]);
+      expect(ids(await search({ limit: 2 }))).toEqual([oddAcme.id, janeGithub.id]);
+      expect(ids(await search({ limit: 2, afterId: janeGithub.id }))).toEqual([janeAcme.id]);
+      // The start of the uid, case included; of the address in any case, or of the username.
+      expect(ids(await search({ text: 'Xy' }))).toEqual([janeAcme.id]);
+      expect(ids(await search({ text: 'xy' }))).toEqual([]);
+      expect(ids(await search({ text: 'g1' }))).toEqual([janeGithub.id]);
+      expect(ids(await search({ text: 'JANE@' }))).toEqual([janeGithub.id, janeAcme.id]);
+      expect(ids(await search({ text: 'JANE@', provider: 'github' }))).toEqual([janeGithub.id]);
+      expect(ids(await search({ text: 'a_' }))).toEqual([oddAcme.id]);
+      // LIKE's wildcards are only themselves.
+      expect(ids(await search({ text: '100%' }))).toEqual([oddAcme.id]);
+      expect(ids(await search({ text: '%' }))).toEqual([]);
+      expect(ids(await search({ text: '_' }))).toEqual([]);
+    });
+
     it('reads extra data that is not a JSON object as {}', async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const created = await socialAccounts().create(newSocialAccount(jane.id));

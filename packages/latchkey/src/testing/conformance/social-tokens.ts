@@ -118,6 +118,43 @@ export function describeSocialTokenRepository(target: ConformanceTarget): void {
       expect(await rowCount()).toBe(0);
     });
 
+    it('searches a page of tokens for the admin, newest first, by provider, with whose and which app they are, never their values', async () => {
+      const jane = await setUp('jane');
+      const john = await setUp('john');
+      const johnsGithub = await store().socialAccounts.create({ userId: john.account.userId, provider: 'github', uid: 'john', extraData: {}, dateJoined: JOINED, lastLogin: JOINED });
+      const first = await socialTokens().save(newSocialToken(jane.account.id, jane.app.id));
+      const second = await socialTokens().save(newSocialToken(john.account.id, null, { sealedTokenSecret: '', expiresAt: null }));
+      const third = await socialTokens().save(newSocialToken(johnsGithub.id, null));
+      const ids = (listed: { id: number }[]) => listed.map((token) => token.id);
+      const search = (query: Partial<Parameters<ReturnType<typeof socialTokens>['search']>[0]> = {}) => socialTokens().search({ limit: 10, ...query });
+
+      const all = await search();
+      expect(ids(all)).toEqual([third.id, second.id, first.id]);
+      expect(all[2]).toEqual({
+        id: first.id,
+        accountId: jane.account.id,
+        provider: 'acme',
+        appId: jane.app.id,
+        appName: 'Acme',
+        user: { id: jane.account.userId, username: usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' },
+        hasAccessToken: true,
+        hasRefreshToken: true,
+        expiresAt: EXPIRES,
+      });
+      expect(all[1]).toMatchObject({ appId: null, appName: null, hasAccessToken: true, hasRefreshToken: false, expiresAt: null });
+      expect(JSON.stringify(all)).not.toContain('v1.');
+      expect(ids(await search({ provider: 'acme' }))).toEqual([second.id, first.id]);
+      expect(ids(await search({ provider: 'github' }))).toEqual([third.id]);
+      expect(ids(await search({ provider: 'nowhere' }))).toEqual([]);
+      expect(ids(await search({ accountId: john.account.id }))).toEqual([second.id]);
+      expect(ids(await search({ accountId: 999_999 }))).toEqual([]);
+      expect(ids(await search({ limit: 2 }))).toEqual([third.id, second.id]);
+      expect(ids(await search({ limit: 2, afterId: second.id }))).toEqual([first.id]);
+      // A deleted app leaves its tokens detached: listed with no app.
+      await store().socialApps.delete(jane.app.id);
+      expect((await search({ provider: 'acme' }))[1]).toMatchObject({ id: first.id, appId: null, appName: null });
+    });
+
     it('saves in a transaction, and a rollback keeps the previous token', async () => {
       const { account } = await setUp();
       const previous = await socialTokens().save(newSocialToken(account.id, null));
