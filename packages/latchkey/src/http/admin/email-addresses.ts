@@ -4,32 +4,14 @@ import type { EmailAddressSearch } from '../../account/ports.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect, renderPage } from '../kit/html-page.js';
-import { bodyObject, textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
+import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
 import { adminRoot } from './paths.js';
 
 /** The list's actions, by the value the action select sends (allauth's EmailAddressAdmin has one). */
 const ACTIONS = { mark_verified: 'Mark selected email addresses as verified' } as const;
-type ActionName = keyof typeof ACTIONS;
-
-/** Django's messages for an action sent without one chosen, or without anything selected. */
-const NO_ACTION = 'No action selected.';
-const NOTHING_SELECTED = 'Items must be selected in order to perform actions on them. No items have been changed.';
-
-/** The ids a bulk action was sent for (checkboxes named _selected_action, as Django's admin names them), each once; undefined for anything a list never sends. */
-function selectedIds(body: unknown): number[] | undefined {
-  const value = bodyObject(body)._selected_action;
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  const ids = new Set<number>();
-  for (const item of values) {
-    const id = typeof item === 'string' ? idParam(item) : undefined;
-    if (id === undefined) return undefined;
-    ids.add(id);
-  }
-  return ids.size > PER_PAGE ? undefined : [...ids];
-}
 
 /** The list's filters as its query string carries them, read from a request (the list's links, and the action form that posts back to it). */
 function listQuery(request: FastifyRequest): Record<string, string> {
@@ -90,7 +72,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
       addresses,
       may_change: staff.grants.may('account.emailaddress', 'change'),
       users_path: staff.grants.may('users.user', 'view') ? `${root}users/user/` : undefined,
-      actions: Object.entries(ACTIONS).map(([value, label]) => ({ value, label })),
+      actions: actionChoices(ACTIONS),
       filters: [yesNoFilter(listPath, query, 'primary', 'Primary'), yesNoFilter(listPath, query, 'verified', 'Verified')],
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(addresses.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
@@ -103,30 +85,20 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
     const query = listQuery(request);
     const after = idParam(queryText(request.query)('after'));
     const back = `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`;
-    const action = textField(request.body, 'action') ?? '';
-    if (!Object.hasOwn(ACTIONS, action)) {
-      await flash(ctx, request, reply, { level: 'warning', text: NO_ACTION });
-      return redirect(reply, back);
-    }
-    const ids = selectedIds(request.body);
-    if (ids === undefined || ids.length === 0) {
-      await flash(ctx, request, reply, { level: 'warning', text: NOTHING_SELECTED });
-      return redirect(reply, back);
-    }
+    const bulk = await readBulkRequest(ctx, request, reply, ACTIONS, back);
+    if ('response' in bulk) return bulk.response;
+    const { action, ids } = bulk;
 
-    if (textField(request.body, 'post') !== 'yes') {
+    if (!bulk.confirmed) {
       const addresses = await ctx.deps.store.emailAddresses.search({ ids, limit: ids.length });
-      if (addresses.length === 0) {
-        await flash(ctx, request, reply, { level: 'warning', text: NOTHING_SELECTED });
-        return redirect(reply, back);
-      }
+      if (addresses.length === 0) return warnAndReturn(ctx, request, reply, NOTHING_SELECTED, back);
       return renderPage(ctx, request, reply, 'admin/emailaddress_confirm.html', {
         title: 'Are you sure?',
         admin_root: root,
         list_path: listPath,
         action_url: back,
         back_url: back,
-        action: { value: action, label: ACTIONS[action as ActionName] },
+        action: { value: action, label: ACTIONS[action] },
         login_by_email: loginByEmail,
         addresses,
       });

@@ -1,29 +1,57 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
 import type { UserSearch } from '../../account/ports.js';
+import { deactivateUserByAdmin, deleteUserByAdmin } from '../../admin/flows/manage-users.js';
+import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
-import { renderPage } from '../kit/html-page.js';
-import { requireStaff } from './guard.js';
+import { flash, redirect, renderPage, type FlashMessage } from '../kit/html-page.js';
+import { clientOf } from '../kit/request-info.js';
+import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
+import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
 import { adminRoot } from './paths.js';
+import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+
+/** The list's actions, by the value the action select sends, with the permission each needs. */
+const ACTIONS = {
+  deactivate: { label: 'Deactivate selected users', permission: 'change', done: 'Deactivated' },
+  delete_selected: { label: 'Delete selected users', permission: 'delete', done: 'Deleted' },
+} as const;
+type ActionName = keyof typeof ACTIONS;
+
+/** The list's filters and order as its query string carries them (its links, and the action form that posts back to it). */
+function listQuery(request: FastifyRequest): Record<string, string> {
+  const text = queryText(request.query);
+  const shown = (name: string) => (flag(text(name)) === undefined ? '' : text(name));
+  return { q: text('q').slice(0, 254), is_staff: shown('is_staff'), is_superuser: shown('is_superuser'), is_active: shown('is_active'), o: text('o') === 'id' ? 'id' : '' };
+}
+
+const userCount = (count: number) => `${count} user${count === 1 ? '' : 's'}`;
 
 /**
  * `<admin>/users/user/`: the users, 100 a page, newest first unless asked otherwise, searched by
  * the start of a username or an address, filtered by staff, superuser and active. Paging goes by
  * id (a keyset), so a page deep in a million users costs what the first one does, and no count of
- * the whole table is ever made.
+ * the whole table is ever made (bench/admin-users.ts measures it).
+ *
+ * Staff who may change or delete users get the bulk actions "Deactivate selected users" and
+ * "Delete selected users" (bulk-actions.ts: a confirmation page listing the users first). Each user
+ * goes through the flow the change and delete pages use, so its rules hold per user: a superuser
+ * or the staff member themself is skipped, and said so, without stopping the others. A deletion
+ * needs a recent sign-in, as the delete page does.
  */
 export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const root = adminRoot(ctx.deps.settings);
   const listPath = `${root}users/user/`;
+  const loginByEmail = ctx.deps.settings.USERNAME_TYPE === 'email';
+  const label = (user: User) => (loginByEmail ? user.email : (user.username ?? user.email));
 
   scope.get(listPath, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
-    const text = queryText(request.query);
-    const [isStaff, isSuperuser, isActive] = [flag(text('is_staff')), flag(text('is_superuser')), flag(text('is_active'))];
-    const shown = (value: boolean | undefined) => (value === undefined ? '' : value ? '1' : '0');
-    const query: Record<string, string> = { q: text('q').slice(0, 254), is_staff: shown(isStaff), is_superuser: shown(isSuperuser), is_active: shown(isActive), o: text('o') === 'id' ? 'id' : '' };
-    const after = idParam(text('after'));
+    const query = listQuery(request);
+    const [isStaff, isSuperuser, isActive] = [flag(query.is_staff!), flag(query.is_superuser!), flag(query.is_active!)];
+    const after = idParam(queryText(request.query)('after'));
     const search: UserSearch = {
       text: query.q!,
       order: query.o === 'id' ? 'id' : '-id',
@@ -35,19 +63,85 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     };
     const found = await ctx.deps.store.users.search(search);
     const users = found.slice(0, PER_PAGE);
+    const actions = actionChoices(ACTIONS, (action) => staff.grants.may('users.user', ACTIONS[action].permission));
     const context = {
       title: 'Select user to change',
       admin_root: root,
       list_path: listPath,
+      // The action form posts back to this very page, so that the list it returns to keeps its filters.
+      action_url: `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`,
       query,
-      login_by_email: ctx.deps.settings.USERNAME_TYPE === 'email',
+      login_by_email: loginByEmail,
       users,
       may_add: staff.grants.may('users.user', 'add'),
+      actions,
+      may_act: actions.length > 0,
       filters: [yesNoFilter(listPath, query, 'is_staff', 'Staff status'), yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'), yesNoFilter(listPath, query, 'is_active', 'Active')],
       order_url: `${listPath}${withQuery(query, { o: query.o === 'id' ? undefined : 'id' })}`,
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(users.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
     };
     return renderPage(ctx, request, reply, 'admin/user_list.html', context);
+  });
+
+  scope.post(listPath, async (request: FastifyRequest, reply: FastifyReply) => {
+    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
+    if ('response' in staff) return staff.response;
+    // Staff who may take no action at all (view only) are refused whatever they sent.
+    if (!Object.values(ACTIONS).some((action) => staff.grants.may('users.user', action.permission))) return forbidden(ctx, request, reply);
+    const query = listQuery(request);
+    const after = idParam(queryText(request.query)('after'));
+    const back = `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`;
+    const bulk = await readBulkRequest(ctx, request, reply, ACTIONS, back);
+    if ('response' in bulk) return bulk.response;
+    const action: ActionName = bulk.action;
+    if (!staff.grants.may('users.user', ACTIONS[action].permission)) return forbidden(ctx, request, reply);
+    if (action === 'delete_selected') {
+      const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
+      if (stale) return stale.response;
+    }
+
+    const found = await Promise.all(bulk.ids.map((id) => ctx.deps.store.users.findById(id)));
+    const targets = found.filter((user): user is User => user !== undefined).sort((a, b) => b.id - a.id);
+    if (targets.length === 0) return warnAndReturn(ctx, request, reply, NOTHING_SELECTED, back);
+
+    if (!bulk.confirmed) {
+      return renderPage(ctx, request, reply, 'admin/user_bulk_confirm.html', {
+        title: 'Are you sure?',
+        admin_root: root,
+        list_path: listPath,
+        action_url: back,
+        back_url: back,
+        action: { value: action, label: ACTIONS[action].label },
+        deleting: action === 'delete_selected',
+        login_by_email: loginByEmail,
+        users: targets,
+      });
+    }
+
+    const done: User[] = [];
+    const unchanged: User[] = [];
+    const refused: string[] = [];
+    for (const target of targets) {
+      if (action === 'deactivate' && !target.isActive) {
+        unchanged.push(target);
+        continue;
+      }
+      try {
+        if (action === 'deactivate') await deactivateUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
+        else await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
+        done.push(target);
+      } catch (error) {
+        if (!isLatchkeyError(error, 'permission_denied')) throw error;
+        refused.push(`“${label(target)}” (${error.message})`);
+      }
+    }
+    const messages: FlashMessage[] = [];
+    if (done.length > 0) messages.push({ level: 'success', text: `${ACTIONS[action].done} ${userCount(done.length)}: ${done.map(label).join(', ')}.` });
+    if (unchanged.length > 0) messages.push({ level: 'info', text: `Already inactive: ${unchanged.map(label).join(', ')}.` });
+    if (refused.length > 0) messages.push({ level: 'warning', text: `Skipped ${userCount(refused.length)}: ${refused.join('; ')}.` });
+    if (targets.length < bulk.ids.length) messages.push({ level: 'info', text: `${userCount(bulk.ids.length - targets.length)} selected no longer exist${bulk.ids.length - targets.length === 1 ? 's' : ''}.` });
+    for (const message of messages) await flash(ctx, request, reply, message);
+    return redirect(reply, back);
   });
 }

@@ -14,6 +14,7 @@ import { mfaMigration } from './0003_mfa.js';
 import { apiTokensMigration } from './0004_api_tokens.js';
 import { socialAccountMigration } from './0005_socialaccount.js';
 import { adminPermissionsMigration } from './0006_admin_permissions.js';
+import { adminIndexesMigration } from './0007_admin_indexes.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -27,6 +28,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0004_api_tokens': apiTokensMigration(dialect),
     '0005_socialaccount': socialAccountMigration(dialect),
     '0006_admin_permissions': adminPermissionsMigration(),
+    '0007_admin_indexes': adminIndexesMigration(dialect, usernameType),
   };
 }
 

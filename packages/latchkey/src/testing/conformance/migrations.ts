@@ -6,6 +6,7 @@ import { createTestDatabase } from '../database.js';
 import { openDatabase } from '../../storage/database.js';
 import type { DatabaseSchema } from '../../storage/kysely/schema.js';
 import { createMigrator, latchkeyMigrations } from '../../storage/migrations/index.js';
+import type { UserSearch } from '../../account/ports.js';
 import type { Store } from '../../store.js';
 import type { UsernameType } from '../../config/settings.js';
 import type { ConformanceTarget } from './harness.js';
@@ -204,6 +205,26 @@ const FIXTURES: Record<string, MigrationFixture> = {
         { model: 'users.user', action: 'change' },
         { model: 'account.emailaddress', action: 'view' },
       ]);
+    },
+  },
+  '0007_admin_indexes': {
+    // Indexes only: the admin's search and filters find the rows written before them.
+    async seed(db, usernameType) {
+      await insertRow(db, 'latchkey_users', {
+        ...(usernameType === 'username' ? { username: 'Indexed', username_key: 'indexed' } : {}),
+        email: 'Indexed.Staff@example.com',
+        name: '',
+        password: '!unusable',
+        is_active: 0,
+        is_staff: 1,
+        is_superuser: 1,
+        date_joined: '2022-01-02T03:04:05.678Z',
+      });
+    },
+    async verify(store) {
+      const found = async (search: Partial<UserSearch>) => (await store.users.search({ order: '-id', limit: 10, ...search })).map((user) => user.email);
+      expect(await found({ text: 'indexed.s' })).toEqual(['Indexed.Staff@example.com']);
+      expect(await found({ isStaff: true, isSuperuser: true, isActive: false })).toEqual(['Indexed.Staff@example.com']);
     },
   },
 };

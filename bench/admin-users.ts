@@ -1,0 +1,157 @@
+/**
+ * The admin's users list at 1,000,000 users, on PostgreSQL: what `store.users.search` (the one
+ * query the page makes) and the whole page (`GET <admin>/users/user/` through inject(), signed in
+ * as a superuser: guard, query, template) cost for the first page, a page deep in the list, a
+ * prefix search on a username and on an email address, and the staff filter. Median and p95 over
+ * RUNS runs each, after a warm-up. The goal (issue 15): every query under 50 ms.
+ *
+ * It creates a new database (`lk_bench_<random>`) on the server named by `--database-url`, or
+ * TEST_DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres, migrates it with the library,
+ * inserts the users with one INSERT ... SELECT generate_series, and drops the database at the end
+ * (or prints one line and skips when that server cannot be used). docs/performance.md has the figures.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ManualClock } from '../packages/latchkey/src/core/clock.js';
+import { createLatchkey, createUser } from '../packages/latchkey/src/index.js';
+import type { UserSearch } from '../packages/latchkey/src/account/ports.js';
+import { MemoryMailer } from '../packages/latchkey/src/mail/index.js';
+import { openDatabase } from '../packages/latchkey/src/storage/database.js';
+import { testSettings, type TestLatchkey } from '../packages/latchkey/src/testing/latchkey.js';
+import { PageClient } from '../packages/latchkey/src/testing/pages.js';
+
+const USERS = 1_000_000;
+const RUNS = 50;
+const WARM_UP = 5;
+const GOAL_MS = 50;
+const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const PASSWORD = 'a long enough passphrase';
+const LIST = '/admin/users/user/';
+
+function serverUrl(): string {
+  const index = process.argv.indexOf('--database-url');
+  const given = index >= 0 ? process.argv[index + 1] : process.argv.find((argument) => argument.startsWith('--database-url='))?.slice('--database-url='.length);
+  return given || process.env.TEST_DATABASE_URL || DEFAULT_POSTGRES_URL;
+}
+
+async function adminStatement(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query(statement);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/** Median and p95 in milliseconds of RUNS calls, after WARM_UP unmeasured ones. */
+async function measure(run: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
+  for (let i = 0; i < WARM_UP; i++) await run();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
+}
+
+/**
+ * The users, in one statement: `user<n>` with the address `person<n>@example.com` (so that a
+ * search by address and one by username find different rows), an unusable password, one in 10,000
+ * staff and one in 100,000 superuser, one in 50 inactive, joined a minute apart.
+ */
+const INSERT_USERS = `
+  insert into latchkey_users (username, username_key, email, name, password, is_active, is_staff, is_superuser, date_joined, last_login)
+  select 'user' || n, 'user' || n, 'person' || n || '@example.com', 'Person ' || n, '!' || md5(n::text) || md5((n + 1)::text),
+         n % 50 <> 0, n % 10000 = 0, n % 100000 = 0, timestamptz '2020-01-01' + n * interval '1 minute', null
+  from generate_series(1, $1::int) as n`;
+
+export async function benchmarkAdminUsers(): Promise<void> {
+  const url = serverUrl();
+  let server: URL;
+  try {
+    server = new URL(url);
+  } catch {
+    console.log('The database URL is not a URL: use postgres://user:pass@host:port/db.');
+    return;
+  }
+  const where = `${server.hostname}:${server.port || '5432'}`;
+  // Random, lower-case and alphanumeric, so it is safe to splice into DDL.
+  const name = `lk_bench_${randomBytes(6).toString('hex')}`;
+  try {
+    await adminStatement(url, `create database ${name}`);
+  } catch (error) {
+    console.log(`Skipped: PostgreSQL at ${where} cannot be used (${error instanceof Error ? error.message : String(error)}).`);
+    return;
+  }
+  const databaseUrl = new URL(url);
+  databaseUrl.pathname = `/${name}`;
+  console.log(`PostgreSQL at ${where}, new database ${name}; ${USERS.toLocaleString('en')} users; ${RUNS} runs each after ${WARM_UP} to warm up.\n`);
+
+  const settings = testSettings({ env: { NODE_ENV: 'test' } });
+  const database = await openDatabase({ url: databaseUrl.toString(), usernameType: settings.USERNAME_TYPE });
+  let browser: PageClient | undefined;
+  let latchkey: TestLatchkey | undefined;
+  try {
+    await database.migrate();
+    const client = new pg.Client({ connectionString: databaseUrl.toString() });
+    await client.connect();
+    try {
+      let started = performance.now();
+      await client.query(INSERT_USERS, [USERS]);
+      console.log(`Inserted ${USERS.toLocaleString('en')} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+      started = performance.now();
+      await client.query('vacuum analyze latchkey_users');
+      console.log(`VACUUM ANALYZE in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+    } finally {
+      await client.end();
+    }
+
+    const clock = new ManualClock();
+    const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
+    const opened = await createLatchkey({ settings, clock, mailer, database, migrations: 'require' });
+    latchkey = { ...opened, clock, mailer, destroy: () => opened.close() };
+    await createUser(latchkey.deps, { username: 'root', email: 'root@example.com', password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
+    browser = await PageClient.create(latchkey);
+    const signedIn = await browser.post('/admin/login/', { username: 'root', password: PASSWORD, next: '/admin/' });
+    if (signedIn.headers.location !== '/admin/') throw new Error(`The superuser could not sign in to the admin (${signedIn.statusCode}).`);
+
+    const cases: { label: string; search: UserSearch; page: string; expect: number }[] = [
+      { label: 'first page', search: { text: '', order: '-id', limit: 101 }, page: LIST, expect: 101 },
+      { label: 'deep page (after id 5,000)', search: { text: '', order: '-id', afterId: 5000, limit: 101 }, page: `${LIST}?after=5000`, expect: 101 },
+      { label: 'username prefix "user1234"', search: { text: 'user1234', order: '-id', limit: 101 }, page: `${LIST}?q=user1234`, expect: 101 },
+      { label: 'email prefix "person9876"', search: { text: 'person9876', order: '-id', limit: 101 }, page: `${LIST}?q=person9876`, expect: 101 },
+      { label: 'broad prefix "user9"', search: { text: 'user9', order: '-id', limit: 101 }, page: `${LIST}?q=user9`, expect: 101 },
+      { label: 'rare prefix "user999999"', search: { text: 'user999999', order: '-id', limit: 101 }, page: `${LIST}?q=user999999`, expect: 1 },
+      { label: 'filter is_staff=1', search: { text: '', order: '-id', isStaff: true, limit: 101 }, page: `${LIST}?is_staff=1`, expect: 101 },
+      { label: 'filter is_active=0', search: { text: '', order: '-id', isActive: false, limit: 101 }, page: `${LIST}?is_active=0`, expect: 101 },
+    ];
+    const rows: string[] = ['| case | rows | users.search median | p95 | page median | p95 |', '|---|---:|---:|---:|---:|---:|'];
+    const slow: string[] = [];
+    for (const test of cases) {
+      const found = await latchkey.deps.store.users.search(test.search);
+      if (found.length < Math.min(test.expect, 101)) throw new Error(`${test.label}: expected ${test.expect} rows, found ${found.length}.`);
+      const query = await measure(() => latchkey!.deps.store.users.search(test.search));
+      const page = await measure(async () => {
+        const response = await browser!.get(test.page);
+        if (response.statusCode !== 200) throw new Error(`${test.page} answered ${response.statusCode}.`);
+      });
+      if (query.p95 > GOAL_MS || page.p95 > GOAL_MS) slow.push(test.label);
+      const ms = (value: number) => `${value.toFixed(1)} ms`;
+      rows.push(`| ${test.label} | ${found.length} | ${ms(query.median)} | ${ms(query.p95)} | ${ms(page.median)} | ${ms(page.p95)} |`);
+    }
+    console.log(rows.join('\n'));
+    console.log(slow.length === 0 ? `\nEvery case under ${GOAL_MS} ms (p95).` : `\nOver ${GOAL_MS} ms (p95): ${slow.join(', ')}.`);
+  } finally {
+    await browser?.close();
+    if (latchkey) await latchkey.destroy();
+    else await database.close();
+    await adminStatement(url, `drop database if exists ${name} with (force)`).catch((error: unknown) => console.error(`Could not drop ${name}: ${String(error)}`));
+  }
+}
