@@ -84,6 +84,14 @@ describe.runIf(browserTestsEnabled())('the admin area', () => {
     expect(await admin.text()).toContain('Corp SSO');
     expect(await admin.page.content()).not.toContain(CLIENT.client_secret);
 
+    // Every page the index links to opens, each screenshotted for the artifacts.
+    const pages = ['Users', 'Email addresses', 'Social applications', 'Social accounts', 'Social application tokens', 'Tokens', 'Authenticators', 'Sessions', 'Audit trail'];
+    for (const label of pages) {
+      await admin.visit('/admin/', `index-before-${label}`);
+      const opened = await admin.follow(label, `page-${label.toLowerCase().replaceAll(' ', '-')}`, admin.page.locator('main table'));
+      expect(opened.status(), label).toBe(200);
+    }
+
     // A person, in a browser of their own, signs up through the app just added.
     provider!.nextLogin = dana.sub;
     const person = await Person.open(browser, site, 'dana');
