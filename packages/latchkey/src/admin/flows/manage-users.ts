@@ -12,7 +12,10 @@ import type { User } from '../../account/model.js';
 import { createUser, setUserPassword } from '../../account/users.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
-import { LatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { validateEmail } from '../../core/identifiers.js';
+import type { Repositories } from '../../store.js';
+import { voidOtherClaims } from '../../account/email-confirmation.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { requireAdminPermission, requireSuperuserFor, setAdminPermissions, type AdminGrants } from '../access.js';
 import type { AdminPermission } from '../model.js';
@@ -46,6 +49,8 @@ export async function addUserByAdmin(deps: LatchkeyDeps, actor: User, input: New
 
 export interface UserChangesByAdmin {
   name: string;
+  /** The primary address; an address other than the current one is added, marked verified (staff vouch for it) and made primary. */
+  email: string;
   isActive: boolean;
   isStaff: boolean;
   isSuperuser: boolean;
@@ -59,7 +64,33 @@ export function sensitiveChanges(target: User, changes: UserChangesByAdmin): str
   if (changes.isStaff !== target.isStaff) fields.push('staff status');
   if (changes.isSuperuser !== target.isSuperuser) fields.push('superuser status');
   if (changes.permissions !== undefined) fields.push('permissions');
+  // Whoever holds the address can reset the password: changing it hands over the account.
+  if (newEmail(target, changes) !== undefined) fields.push('email');
   return fields;
+}
+
+/** The address the change sets, normalized, or undefined when it keeps the current one. Throws 'invalid_email' for a bad one. */
+function newEmail(target: User, changes: Pick<UserChangesByAdmin, 'email'>): string | undefined {
+  const typed = changes.email.trim();
+  if (typed === '' && target.email === '') return undefined;
+  if (typed === '') throw new LatchkeyError('invalid_email', 'Enter an email address (addresses are removed on the email addresses page).', { param: 'email' });
+  const email = validateEmail(typed);
+  return email === target.email ? undefined : email;
+}
+
+export const ADDRESS_VERIFIED_ELSEWHERE = 'Another account has verified this address.';
+
+/**
+ * Makes `email` the user's verified primary address, in the transaction of the change: added if
+ * the user does not have it yet, verified (other accounts' unverified claims to it are void, as
+ * after a confirmation link), then primary.
+ */
+async function setPrimaryEmail(repositories: Repositories, userId: number, email: string): Promise<void> {
+  const address = (await repositories.emailAddresses.findForUser(userId, email)) ?? (await repositories.emailAddresses.add({ userId, email, verified: false, primary: false }));
+  const verified = await repositories.emailAddresses.markVerified(address.id);
+  if (!verified) throw new LatchkeyError('not_found', 'The address was removed meanwhile: try again.', { param: 'email' });
+  await voidOtherClaims(repositories, verified);
+  await repositories.emailAddresses.setPrimary(userId, verified.id);
 }
 
 /**
@@ -75,16 +106,25 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
     throw refuse('You cannot take away your own access to the admin: ask another superuser.');
   }
   const name = cleanName(changes.name);
+  const email = newEmail(target, changes);
   const deactivating = target.isActive && !changes.isActive;
   await deps.store.transaction(async (repositories) => {
     await repositories.users.update(target.id, { name, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
+    if (email !== undefined) {
+      try {
+        await setPrimaryEmail(repositories, target.id, email);
+      } catch (error) {
+        if (isLatchkeyError(error, 'email_taken')) throw new LatchkeyError('email_taken', ADDRESS_VERIFIED_ELSEWHERE, { param: 'email' });
+        throw error;
+      }
+    }
     if (deactivating) {
       await repositories.sessions.deleteForUser(target.id);
       await repositories.apiTokens.deleteForUser(target.id);
     }
   });
   if (changes.permissions !== undefined) await setAdminPermissions(deps, actor, target, changes.permissions, client);
-  const changed = Object.entries({ name: name !== target.name, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
+  const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
     .filter(([, differs]) => differs)
     .map(([field]) => field);
   if (changed.length > 0) await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: changed });

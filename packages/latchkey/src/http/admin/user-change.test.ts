@@ -41,7 +41,8 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
 
   const reload = async (user: User) => (await latchkey.deps.store.users.findById(user.id))!;
   const events = async (user: User) => (await latchkey.deps.store.auditLog.listForUser(user.id, 50)).map((record) => ({ event: record.event, data: record.data }));
-  const change = (user: User, fields: Record<string, string>, client = browser) => client.post(`${USERS}${user.id}/change/`, fields);
+  /** The change form as a browser sends it: the address shown in it unless the test types another. */
+  const change = (user: User, fields: Record<string, string>, client = browser) => client.post(`${USERS}${user.id}/change/`, { email: user.email, ...fields });
 
   it('adds a user with a password typed twice, then shows its change page', async () => {
     await setUp();
@@ -162,5 +163,29 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     expect(await latchkey.deps.store.users.findById(ada.id)).toBeUndefined();
     expect((await browser.post(`${USERS}${root.id}/delete/`, {})).statusCode).toBe(403);
     expect(await latchkey.deps.store.users.findById(root.id)).toBeDefined();
+  });
+
+  it('changes a user’s address to a new verified primary one after a recent sign-in, voiding other accounts’ unverified claims', async () => {
+    await setUp();
+    const ada = await person('ada');
+    const squatter = await createUser(latchkey.deps, { username: 'squatter', email: 'ada.new@example.com', password: PASSWORD, emailVerified: false });
+    await signIn('root');
+    expect((await change(ada, { name: '', is_active: 'on', email: 'not an address' })).statusCode).toBe(400);
+    expect((await change(ada, { name: '', is_active: 'on', email: 'Ada.New@Example.com' })).headers.location).toBe(USERS);
+    expect((await reload(ada)).email).toBe('ada.new@example.com');
+    expect(await latchkey.deps.store.emailAddresses.listForUser(ada.id)).toMatchObject([
+      { email: 'ada.new@example.com', verified: true, primary: true },
+      { email: 'ada@example.com', verified: true, primary: false },
+    ]);
+    // The stranger who claimed it first, unverified, loses the claim and the password on it.
+    expect(await latchkey.deps.store.emailAddresses.listForUser(squatter.id)).toEqual([]);
+    expect(isUsablePassword((await reload(squatter)).password)).toBe(false);
+
+    // An address another account verified is refused, and a stale sign-in is asked first.
+    await person('grace');
+    expect((await change(ada, { name: '', is_active: 'on', email: 'grace@example.com' })).body).toContain('Another account has verified this address.');
+    latchkey.clock.advance(10 * 60 * 1000);
+    expect((await change(await reload(ada), { name: '', is_active: 'on', email: 'ada.third@example.com' })).headers.location).toMatch(/^\/accounts\/reauthenticate\//);
+    expect((await reload(ada)).email).toBe('ada.new@example.com');
   });
 });

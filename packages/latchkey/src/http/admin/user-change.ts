@@ -55,7 +55,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
 
   async function changeForm(request: FastifyRequest, reply: FastifyReply, staff: StaffMember, target: User, state?: FormState, status = 200): Promise<FastifyReply> {
     const granted = new Set((await ctx.deps.store.adminPermissions.listForUser(target.id)).map((permission) => `${permission.model}:${permission.action}`));
-    const form = state ?? emptyForm({ name: target.name, is_active: target.isActive ? 'on' : '', is_staff: target.isStaff ? 'on' : '', is_superuser: target.isSuperuser ? 'on' : '' });
+    const form = state ?? emptyForm({ name: target.name, email: target.email, is_active: target.isActive ? 'on' : '', is_staff: target.isStaff ? 'on' : '', is_superuser: target.isSuperuser ? 'on' : '' });
     const context = {
       title: 'Change user',
       admin_root: root,
@@ -107,8 +107,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
-    const fields = formFields(request.body, ['name', 'is_active', 'is_staff', 'is_superuser', 'permissions_sent']);
-    const changes: UserChangesByAdmin = { name: fields.name, isActive: fields.is_active === 'on', isStaff: fields.is_staff === 'on', isSuperuser: fields.is_superuser === 'on' };
+    const fields = formFields(request.body, ['name', 'email', 'is_active', 'is_staff', 'is_superuser', 'permissions_sent']);
+    const changes: UserChangesByAdmin = { name: fields.name, email: fields.email, isActive: fields.is_active === 'on', isStaff: fields.is_staff === 'on', isSuperuser: fields.is_superuser === 'on' };
     try {
       // Only a superuser's form carries the permissions; another's leaves them as they are.
       if (fields.permissions_sent === '1') changes.permissions = parseAdminPermissions(valuesOf(request.body, 'permissions'));
