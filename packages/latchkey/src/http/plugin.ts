@@ -68,7 +68,7 @@ export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPlu
       throw new LatchkeyError('configuration_invalid', 'HEADLESS_ONLY is true but the headless API is not registered: pass { headless: true } to latchkey.plugin.');
     }
     if (!settings.HEADLESS_ONLY) registerAccountPages(scope, ctx);
-    if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(scope, ctx);
+    if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(scope, ctx, { apiTokens: options.api !== undefined });
     if (options.headless) {
       const { registerHeadless } = await import('./headless/index.js');
       await registerHeadless(scope, ctx);

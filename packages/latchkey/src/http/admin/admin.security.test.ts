@@ -22,7 +22,8 @@ describe.each(testDatabaseKinds())('the admin’s forms against CSRF on %s', (ki
 
   it('refuses a POST without the CSRF token on every form, changing nothing', async () => {
     latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    // The project serves the API layer (use_drf=y): its tokens have admin pages.
+    browser = await PageClient.create(latchkey, { plugin: { api: {} } });
     await createUser(latchkey.deps, { username: 'root', email: 'root@example.com', password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
     const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
     const address = await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'ada.work@example.com', verified: false, primary: false });

@@ -144,6 +144,18 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     expect(oldestFirst.indexOf('>root</a></td>')).toBeLessThan(oldestFirst.indexOf('>user000</a></td>'));
   });
 
+  it('has a page for API tokens only when the project serves the API layer', async () => {
+    await setUp();
+    await person('root', { isStaff: true, isSuperuser: true });
+    await adminLogin('root');
+    expect((await browser.get('/admin/')).body).not.toContain('/admin/authtoken/tokenproxy/');
+    expect((await browser.get('/admin/authtoken/tokenproxy/')).statusCode).toBe(404);
+    const withApi = await PageClient.create(latchkey, { plugin: { api: {} } });
+    await adminLogin('root', withApi);
+    expect((await withApi.get('/admin/')).body).toContain('href="/admin/authtoken/tokenproxy/"');
+    await withApi.close();
+  });
+
   it('lives at ADMIN_URL only', async () => {
     await setUp({ ADMIN_URL: 'staff-7f3k2x/' });
     await person('root', { isStaff: true, isSuperuser: true });

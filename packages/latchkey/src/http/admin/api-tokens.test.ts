@@ -35,7 +35,8 @@ describe.each(testDatabaseKinds())('the API tokens in the admin on %s', (kind) =
 
   async function setUp(usernameType: 'username' | 'email' = 'username'): Promise<void> {
     latchkey = await createTestLatchkey({ kind, usernameType });
-    browser = await PageClient.create(latchkey);
+    // The project serves the API layer (use_drf=y): its tokens have admin pages.
+    browser = await PageClient.create(latchkey, { plugin: { api: {} } });
     root = await person('root', { isStaff: true, isSuperuser: true });
     pages = [];
   }

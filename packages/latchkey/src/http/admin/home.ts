@@ -3,6 +3,7 @@ import type { AdminModel } from '../../admin/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
+import type { AdminOptions } from './options.js';
 import { adminRoot } from './paths.js';
 
 /** The models the admin has pages for, as Django's index groups them: by app, with their labels. */
@@ -19,12 +20,13 @@ const MODEL_PAGES: readonly { model: AdminModel; app: string; label: string; pat
 ];
 
 /** `<admin>/`: the models this staff member may at least view, each linking to its list. */
-export function registerAdminHome(scope: FastifyInstance, ctx: HttpContext): void {
+export function registerAdminHome(scope: FastifyInstance, ctx: HttpContext, options: AdminOptions): void {
   const root = adminRoot(ctx.deps.settings);
+  const served = MODEL_PAGES.filter((page) => options.apiTokens || page.model !== 'authtoken.tokenproxy');
   scope.get(root, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply);
     if ('response' in staff) return staff.response;
-    const models = MODEL_PAGES.filter((page) => staff.grants.may(page.model, 'view')).map((page) => ({ ...page, url: `${root}${page.path}` }));
+    const models = served.filter((page) => staff.grants.may(page.model, 'view')).map((page) => ({ ...page, url: `${root}${page.path}` }));
     return renderPage(ctx, request, reply, 'admin/index.html', { title: 'Site administration', admin_root: root, models });
   });
 }

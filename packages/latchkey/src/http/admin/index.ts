@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
+import type { AdminOptions } from './options.js';
 import { registerApiTokenAdmin } from './api-tokens.js';
 import { registerAuditTrailAdmin } from './audit-trail.js';
 import { registerAuthenticatorAdmin } from './authenticators.js';
@@ -19,16 +20,16 @@ import { registerUserAdmin } from './users.js';
  * CSRF token of Latchkey's scope. It finishes logins and reauthenticates through the account pages,
  * so it is served with them (never under HEADLESS_ONLY).
  */
-export function registerAdmin(scope: FastifyInstance, ctx: HttpContext): void {
+export function registerAdmin(scope: FastifyInstance, ctx: HttpContext, options: AdminOptions): void {
   registerAdminLogin(scope, ctx);
-  registerAdminHome(scope, ctx);
+  registerAdminHome(scope, ctx, options);
   registerUserAdmin(scope, ctx);
   registerUserChangeAdmin(scope, ctx);
   registerEmailAddressAdmin(scope, ctx);
   registerSocialAppAdmin(scope, ctx);
   registerSocialAccountAdmin(scope, ctx);
   registerSocialTokenAdmin(scope, ctx);
-  registerApiTokenAdmin(scope, ctx);
+  if (options.apiTokens) registerApiTokenAdmin(scope, ctx);
   registerAuthenticatorAdmin(scope, ctx);
   registerSessionAdmin(scope, ctx);
   registerAuditTrailAdmin(scope, ctx);
