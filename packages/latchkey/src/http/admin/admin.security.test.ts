@@ -3,14 +3,13 @@
  * (403) on each of them, for a signed-in superuser, and nothing changes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUser } from '../../account/users.js';
+import { ADMIN_PASSWORD, addPerson, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
-import { PageClient } from '../../testing/pages.js';
+import type { PageClient } from '../../testing/pages.js';
 import { issueApiToken } from '../../tokens/api-tokens.js';
 
-const PASSWORD = 'a long enough passphrase';
 
 describe.each(testDatabaseKinds())('the admin’s forms against CSRF on %s', (kind) => {
   let latchkey: TestLatchkey;
@@ -21,16 +20,15 @@ describe.each(testDatabaseKinds())('the admin’s forms against CSRF on %s', (ki
   });
 
   it('refuses a POST without the CSRF token on every form, changing nothing', async () => {
-    latchkey = await createTestLatchkey({ kind });
     // The project serves the API layer (use_drf=y): its tokens have admin pages.
-    browser = await PageClient.create(latchkey, { plugin: { api: {} } });
-    await createUser(latchkey.deps, { username: 'root', email: 'root@example.com', password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
-    const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    ({ latchkey, browser } = await openAdmin(kind, { plugin: { api: {} } }));
+    await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    const ada = await addPerson(latchkey, 'ada');
     const address = await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'ada.work@example.com', verified: false, primary: false });
     await issueApiToken(latchkey.deps, ada);
     const totp = await activateTotpFor(latchkey, ada);
     const adaBrowser = browser.another();
-    await adaBrowser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    await adaBrowser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD });
     await adaBrowser.post('/accounts/2fa/authenticate/', { code: totp.code() });
     const [session] = await latchkey.deps.store.sessions.listForUser(ada.id);
     const [authenticator] = await latchkey.deps.store.authenticators.listForUser(ada.id);
@@ -38,13 +36,13 @@ describe.each(testDatabaseKinds())('the admin’s forms against CSRF on %s', (ki
     const account = await latchkey.deps.store.socialAccounts.create({ userId: ada.id, provider: 'corp', uid: 'ada-at-corp', extraData: {}, dateJoined: now, lastLogin: now });
     const app = await latchkey.deps.store.socialApps.create({ provider: 'openid_connect', providerId: 'corp', name: 'Corp', clientId: 'c', sealedSecret: '', key: '', settings: { server_url: 'https://id.example.com' } });
     expect(session && authenticator).toBeTruthy();
-    expect((await browser.post('/admin/login/', { username: 'root', password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(browser, 'root')).headers.location).toBe('/admin/');
     const before = JSON.stringify(await snapshot());
 
     const forms: [string, Record<string, string>][] = [
       ['/admin/logout/', {}],
       ['/admin/users/user/', { action: 'delete_selected', _selected_action: String(ada.id), post: 'yes' }],
-      ['/admin/users/user/add/', { username: 'eve', email: 'eve@example.com', password1: PASSWORD, password2: PASSWORD }],
+      ['/admin/users/user/add/', { username: 'eve', email: 'eve@example.com', password1: ADMIN_PASSWORD, password2: ADMIN_PASSWORD }],
       [`/admin/users/user/${ada.id}/change/`, { name: 'Changed', is_staff: 'on', is_superuser: 'on' }],
       [`/admin/users/user/${ada.id}/password/`, { usable: '' }],
       [`/admin/users/user/${ada.id}/sessions/end/`, {}],

@@ -9,13 +9,12 @@ import { STAFF_ONLY } from '../../admin/flows/admin-login.js';
 import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import type { SettingValues } from '../../config/settings.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
 import { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 
 describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
   let latchkey: TestLatchkey;
@@ -26,15 +25,13 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
   });
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, settings });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind, { settings }));
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function adminLogin(username: string, client = browser) {
-    return client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' });
+    return signInToAdmin(client, username);
   }
 
   const sessionUser = async (client = browser) => (await latchkey.deps.sessions.load(client.cookies.get('sessionid')))?.userId ?? null;
@@ -69,13 +66,13 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
       expect(await sessionUser()).toBeNull();
     }
     // The form carries the CSRF check of every Latchkey form.
-    expect((await browser.post('/admin/login/', { username: 'ada', password: PASSWORD }, { csrf: false })).statusCode).toBe(403);
+    expect((await browser.post('/admin/login/', { username: 'ada', password: ADMIN_PASSWORD }, { csrf: false })).statusCode).toBe(403);
   });
 
   it('answers 403 to a signed-in user who is not staff, and to staff without the page’s permission', async () => {
     await setUp();
     await person('ada');
-    expect((await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);
+    expect((await browser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
     expect((await browser.get('/admin/')).statusCode).toBe(403);
     expect((await browser.get('/admin/users/user/')).statusCode).toBe(403);
 
@@ -85,7 +82,7 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     await adminLogin('clerk', other);
     expect((await other.get('/admin/')).body).toContain("You don't have permission to view or edit anything.");
     expect((await other.get('/admin/users/user/')).statusCode).toBe(403);
-    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'users.user', action: 'view' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'users.user', action: 'view' }], ADMIN_CLIENT);
     expect((await other.get('/admin/users/user/')).statusCode).toBe(200);
   });
 
@@ -109,7 +106,7 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     // The admin's own form does not exist then.
     expect((await adminLogin('root')).headers.location).toBe('/admin/login/');
     expect(await sessionUser()).toBeFalsy();
-    const signedIn = await browser.post('/accounts/login/', { login: 'root', password: PASSWORD, next: '/admin/users/user/' });
+    const signedIn = await browser.post('/accounts/login/', { login: 'root', password: ADMIN_PASSWORD, next: '/admin/users/user/' });
     expect(signedIn.headers.location).toBe('/admin/users/user/');
     expect((await browser.get('/admin/users/user/')).statusCode).toBe(200);
   });
@@ -161,7 +158,7 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     await person('root', { isStaff: true, isSuperuser: true });
     expect((await browser.get('/admin/')).statusCode).toBe(404);
     expect((await browser.get('/admin/login/')).statusCode).toBe(404);
-    expect((await browser.post('/staff-7f3k2x/login/', { username: 'root', password: PASSWORD, next: '/staff-7f3k2x/' })).headers.location).toBe('/staff-7f3k2x/');
+    expect((await browser.post('/staff-7f3k2x/login/', { username: 'root', password: ADMIN_PASSWORD, next: '/staff-7f3k2x/' })).headers.location).toBe('/staff-7f3k2x/');
     expect((await browser.get('/staff-7f3k2x/')).body).toContain('href="/staff-7f3k2x/users/user/"');
   });
 });

@@ -12,13 +12,12 @@ import type { AdminPermission } from '../../admin/model.js';
 import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import { issueApiToken, userForApiToken } from '../../tokens/api-tokens.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { newUser } from '../../testing/conformance/harness.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/authtoken/tokenproxy/';
 const KEY = /<input id="id_key" type="text" value="([0-9a-f]{40})"/;
 
@@ -34,25 +33,17 @@ describe.each(testDatabaseKinds())('the API tokens in the admin on %s', (kind) =
   });
 
   async function setUp(usernameType: 'username' | 'email' = 'username'): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, usernameType });
     // The project serves the API layer (use_drf=y): its tokens have admin pages.
-    browser = await PageClient.create(latchkey, { plugin: { api: {} } });
+    ({ latchkey, browser } = await openAdmin(kind, { usernameType, plugin: { api: {} } }));
     root = await person('root', { isStaff: true, isSuperuser: true });
     pages = [];
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, {
-      ...(latchkey.settings.USERNAME_TYPE === 'username' ? { username } : {}),
-      email: `${username}@example.com`,
-      password: PASSWORD,
-      emailVerified: true,
-      ...roles,
-    });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function adminLogin(username: string, client = browser): Promise<void> {
     const login = latchkey.settings.USERNAME_TYPE === 'username' ? username : `${username}@example.com`;
-    expect((await client.post('/admin/login/', { username: login, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, login)).headers.location).toBe('/admin/');
   }
 
   async function get(url: string, client = browser) {
@@ -69,7 +60,7 @@ describe.each(testDatabaseKinds())('the API tokens in the admin on %s', (kind) =
 
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;
@@ -104,7 +95,7 @@ describe.each(testDatabaseKinds())('the API tokens in the admin on %s', (kind) =
     expect(nobody.statusCode).toBe(400);
     expect(nobody.body).toContain(NO_SUCH_USER);
     // Where usernames are the login, an address several accounts share names none of them.
-    for (const username of ['carol', 'carla']) await createUser(latchkey.deps, { username, email: 'shared@example.com', password: PASSWORD, emailVerified: false });
+    for (const username of ['carol', 'carla']) await createUser(latchkey.deps, { username, email: 'shared@example.com', password: ADMIN_PASSWORD, emailVerified: false });
     const shared = await post(`${LIST}add/`, { user: 'shared@example.com' });
     expect(shared.statusCode).toBe(400);
     expect(shared.body).toContain(SEVERAL_USERS);
@@ -175,7 +166,7 @@ describe.each(testDatabaseKinds())('the API tokens in the admin on %s', (kind) =
     expect((await get(`${LIST}add/`)).headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${LIST}add/`)}`);
     expect((await post(`${LIST}add/`, { user: 'ada' })).headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${LIST}add/`)}`);
     expect(await latchkey.deps.store.apiTokens.findForUser(ada.id)).toBeUndefined();
-    expect((await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: `${LIST}add/` })).headers.location).toBe(`${LIST}add/`);
+    expect((await browser.post('/accounts/reauthenticate/', { password: ADMIN_PASSWORD, next: `${LIST}add/` })).headers.location).toBe(`${LIST}add/`);
     expect((await post(`${LIST}add/`, { user: 'ada' })).statusCode).toBe(200);
     expect(await latchkey.deps.store.apiTokens.findForUser(ada.id)).toBeDefined();
   });

@@ -4,13 +4,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
-import { createUser } from '../../account/users.js';
+import { ADMIN_CLIENT, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/audit/auditrecord/';
 
 describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => {
@@ -22,21 +20,19 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
-  const adminLogin = (username: string, client = browser) => client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' });
+  const adminLogin = (username: string, client = browser) => signInToAdmin(client, username);
 
   it('lists the trail newest first with its time, event, user, address, browser and data, all escaped', async () => {
     await setUp();
     await person('root', { isStaff: true, isSuperuser: true });
     const ada = await person('ada');
     await latchkey.deps.events.emit('email_added', ada.id, { ip: '198.51.100.9', userAgent: '<script>alert(1)</script>' }, { email: 'ada@example.com', note: '<b>bold</b>' });
-    await latchkey.deps.events.emit('authentication_failed', null, CLIENT, {});
+    await latchkey.deps.events.emit('authentication_failed', null, ADMIN_CLIENT, {});
     await adminLogin('root');
 
     const page = await browser.get(LIST);
@@ -61,9 +57,9 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
     await person('root', { isStaff: true, isSuperuser: true });
     const ada = await person('ada');
     const bob = await person('bob');
-    for (let index = 0; index < 105; index++) await latchkey.deps.events.emit('user_logged_in', ada.id, CLIENT, { method: 'password', index });
-    await latchkey.deps.events.emit('password_changed', ada.id, CLIENT, {});
-    await latchkey.deps.events.emit('password_changed', bob.id, CLIENT, {});
+    for (let index = 0; index < 105; index++) await latchkey.deps.events.emit('user_logged_in', ada.id, ADMIN_CLIENT, { method: 'password', index });
+    await latchkey.deps.events.emit('password_changed', ada.id, ADMIN_CLIENT, {});
+    await latchkey.deps.events.emit('password_changed', bob.id, ADMIN_CLIENT, {});
     await latchkey.deps.store.users.delete(bob.id);
     await adminLogin('root');
 
@@ -100,7 +96,7 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
     expect((await browser.get(LIST)).headers.location).toBe(`/admin/login/?next=${encodeURIComponent(LIST)}`);
     await adminLogin('clerk');
     expect((await browser.get(LIST)).statusCode).toBe(403);
-    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'audit.auditrecord', action: 'view' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'audit.auditrecord', action: 'view' }], ADMIN_CLIENT);
     expect((await browser.get(LIST)).statusCode).toBe(200);
     // There is nothing to post to.
     expect((await browser.post(LIST, {})).statusCode).toBe(404);

@@ -8,16 +8,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { AdminPermission } from '../../admin/model.js';
-import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { newUser } from '../../testing/conformance/harness.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
-import { PageClient } from '../../testing/pages.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/mfa/authenticator/';
 
 describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kind) => {
@@ -30,21 +28,19 @@ describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kin
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function adminLogin(username: string, client = browser): Promise<void> {
-    expect((await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, username)).headers.location).toBe('/admin/');
   }
 
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;
@@ -107,7 +103,7 @@ describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kin
     await setUp();
     const ada = await person('ada');
     await activateTotpFor(latchkey, ada);
-    expect((await browser.another().post('/accounts/login/', { login: 'ada', password: PASSWORD })).headers.location).toBe('/accounts/2fa/authenticate/');
+    expect((await browser.another().post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).headers.location).toBe('/accounts/2fa/authenticate/');
     await adminLogin('root');
     const totp = await idOf(ada, 'totp');
     const confirm = await browser.get(`${LIST}${totp}/delete/`);
@@ -124,7 +120,7 @@ describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kin
     expect(await typesOf(ada)).toEqual([]);
 
     // Signing in now needs only the password.
-    const login = await browser.another().post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    const login = await browser.another().post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD });
     expect(login.statusCode).toBe(302);
     expect(login.headers.location).not.toBe('/accounts/2fa/authenticate/');
 
@@ -153,7 +149,7 @@ describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kin
     expect((await browser.post(`${LIST}${codes}/delete/`, {})).headers.location).toBe(LIST);
     expect(await typesOf(ada)).toEqual(['totp']);
     expect(latchkey.mailer.outbox.at(-1)!.subject).toContain('The recovery codes of your account were removed');
-    expect((await browser.another().post('/accounts/login/', { login: 'ada', password: PASSWORD })).headers.location).toBe('/accounts/2fa/authenticate/');
+    expect((await browser.another().post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).headers.location).toBe('/accounts/2fa/authenticate/');
   });
 
   it('asks for a recent sign-in before removing one, and comes back to the confirmation', async () => {
@@ -165,7 +161,7 @@ describe.each(testDatabaseKinds())('the authenticators in the admin on %s', (kin
     const path = `${LIST}${await idOf(ada, 'totp')}/delete/`;
     expect((await browser.post(path, {})).headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(path)}`);
     expect(await typesOf(ada)).toEqual(['totp', 'recovery_codes']);
-    expect((await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: path })).headers.location).toBe(path);
+    expect((await browser.post('/accounts/reauthenticate/', { password: ADMIN_PASSWORD, next: path })).headers.location).toBe(path);
     expect((await browser.post(path, {})).headers.location).toBe(LIST);
     expect(await typesOf(ada)).toEqual([]);
   });

@@ -5,13 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
-import { createUser } from '../../account/users.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/account/emailaddress/';
 
 describe.each(testDatabaseKinds())('the admin’s email addresses on %s', (kind) => {
@@ -23,14 +21,13 @@ describe.each(testDatabaseKinds())('the admin’s email addresses on %s', (kind)
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
   }
 
   const person = (username: string, options: { email?: string; emailVerified?: boolean; isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: false, ...options });
+    addPerson(latchkey, username, {}, { emailVerified: false, ...options });
 
-  const adminLogin = (username: string, client = browser) => client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' });
+  const adminLogin = (username: string, client = browser) => signInToAdmin(client, username);
 
   /** POSTs the list's action form with several boxes ticked (PageClient.post sends each field once). */
   async function postAction(url: string, fields: Record<string, string>, ids: number[], client = browser, csrf = true) {
@@ -135,7 +132,7 @@ describe.each(testDatabaseKinds())('the admin’s email addresses on %s', (kind)
     const other = browser.another();
     await adminLogin('clerk', other);
     expect((await other.get(LIST)).statusCode).toBe(403);
-    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'account.emailaddress', action: 'view' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'account.emailaddress', action: 'view' }], ADMIN_CLIENT);
     const list = await other.get(LIST);
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain('<td>ada@example.com</td>');
@@ -160,7 +157,7 @@ describe.each(testDatabaseKinds())('the admin’s email addresses on %s', (kind)
     await person('ada', { emailVerified: true });
     expect((await browser.get(LIST)).headers.location).toBe(`/admin/login/?next=${encodeURIComponent(LIST)}`);
     expect((await browser.post(LIST, { action: 'mark_verified', post: 'yes' })).headers.location).toBe(`/admin/login/?next=${encodeURIComponent(LIST)}`);
-    expect((await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);
+    expect((await browser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
     expect((await browser.get(LIST)).statusCode).toBe(403);
   });
 });

@@ -7,15 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { AdminPermission } from '../../admin/model.js';
-import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import { sha256Hex } from '../../core/crypto.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/sessions/session/';
 
 describe.each(testDatabaseKinds())('the sessions in the admin on %s', (kind) => {
@@ -28,29 +26,27 @@ describe.each(testDatabaseKinds())('the sessions in the admin on %s', (kind) => 
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function adminLogin(username: string, client = browser): Promise<void> {
-    expect((await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, username)).headers.location).toBe('/admin/');
   }
 
   /** A browser of its own in which the user signs in to the site; its session's id (the cookie). */
   async function signedInElsewhere(username: string, userAgent = 'Firefox/140.0'): Promise<{ client: PageClient; id: string }> {
     const client = browser.another();
-    const response = await client.post('/accounts/login/', { login: username, password: PASSWORD }, { headers: { 'user-agent': userAgent } });
+    const response = await client.post('/accounts/login/', { login: username, password: ADMIN_PASSWORD }, { headers: { 'user-agent': userAgent } });
     expect(response.statusCode).toBe(302);
     return { client, id: client.cookies.get('sessionid')! };
   }
 
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;

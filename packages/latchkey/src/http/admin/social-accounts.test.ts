@@ -9,16 +9,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { AdminPermission } from '../../admin/model.js';
-import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { newUser } from '../../testing/conformance/harness.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/socialaccount/socialaccount/';
 const PROVIDERS = {
   dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] },
@@ -35,24 +33,22 @@ describe.each(testDatabaseKinds())('the social accounts in the admin on %s', (ki
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: PROVIDERS } });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind, { settings: { SOCIALACCOUNT_PROVIDERS: PROVIDERS } }));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   const connect = (user: User, provider: string, uid: string, extraData: Record<string, unknown> = {}) =>
     latchkey.deps.store.socialAccounts.create({ userId: user.id, provider, uid, extraData, dateJoined: latchkey.clock.now(), lastLogin: latchkey.clock.now() });
 
   async function adminLogin(username: string, client = browser): Promise<void> {
-    expect((await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, username)).headers.location).toBe('/admin/');
   }
 
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;
@@ -145,7 +141,7 @@ describe.each(testDatabaseKinds())('the social accounts in the admin on %s', (ki
     latchkey.clock.advance(10 * 60 * 1000);
     expect((await browser.post(path, {})).headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(path)}`);
     expect(await accountsOf(ada)).toEqual(['C-77', 'ada-1815']);
-    expect((await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: path })).headers.location).toBe(path);
+    expect((await browser.post('/accounts/reauthenticate/', { password: ADMIN_PASSWORD, next: path })).headers.location).toBe(path);
 
     latchkey.mailer.outbox.length = 0;
     expect((await browser.post(path, {})).headers.location).toBe(LIST);

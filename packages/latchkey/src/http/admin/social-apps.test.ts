@@ -7,18 +7,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { AdminPermission } from '../../admin/model.js';
-import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { decryptSecret } from '../../core/encryption.js';
 import type { SocialApp } from '../../socialaccount/model.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { CORP_LOGIN, sessionUserOf, startCorpProvider, throughCorp } from '../../testing/corp-sso.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
-import { PageClient } from '../../testing/pages.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 /** What the test provider knows Latchkey by (testing/corp-sso.ts). */
 const PROVIDER_SECRET = 'provider-secret';
 const OTHER_SECRET = 'an0ther-s3cret-value';
@@ -49,16 +47,14 @@ describe.each(testDatabaseKinds())('the social applications in the admin on %s',
   });
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, settings });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind, { settings }));
     pages = [];
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function adminLogin(username: string, client = browser): Promise<void> {
-    const response = await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' });
+    const response = await signInToAdmin(client, username);
     expect(response.headers.location).toBe('/admin/');
   }
 
@@ -108,7 +104,7 @@ describe.each(testDatabaseKinds())('the social applications in the admin on %s',
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const root = (await latchkey.deps.store.users.findByUsername('root')) ?? (await person('root', { isStaff: true, isSuperuser: true }));
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;
@@ -357,7 +353,7 @@ describe.each(testDatabaseKinds())('the social applications in the admin on %s',
     expect((await post(change, corpForm({ secret: '', name: 'Corp' }))).headers.location).toBe(LIST);
     expect((await post(`${LIST}add/`, corpForm({ provider_id: 'public', secret: '' }))).headers.location).toBe(LIST);
 
-    const confirmed = await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: change });
+    const confirmed = await browser.post('/accounts/reauthenticate/', { password: ADMIN_PASSWORD, next: change });
     expect(confirmed.headers.location).toBe(change);
     expect((await get(change)).body).not.toContain('/accounts/reauthenticate/');
     expect((await post(change, corpForm({ secret: OTHER_SECRET, name: 'Corp' }))).headers.location).toBe(LIST);

@@ -7,16 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { AdminPermission } from '../../admin/model.js';
-import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import { storeProviderTokens } from '../../socialaccount/tokens.js';
+import { ADMIN_CLIENT, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { newUser } from '../../testing/conformance/harness.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const LIST = '/admin/socialaccount/socialtoken/';
 const ACCESS = 'ya29.access-token-value-0123456789abcdef';
 const REFRESH = '1//refresh-token-value-fedcba9876543210';
@@ -35,13 +33,11 @@ describe.each(testDatabaseKinds())('the social tokens in the admin on %s', (kind
   });
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: PROVIDERS, SOCIALACCOUNT_STORE_TOKENS: true } });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind, { settings: { SOCIALACCOUNT_PROVIDERS: PROVIDERS, SOCIALACCOUNT_STORE_TOKENS: true } }));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function connectWithTokens(user: User, provider: string, uid: string, tokens: { accessToken: string; refreshToken?: string; expiresAt?: Date }, appId?: number) {
     const now = latchkey.clock.now();
@@ -51,12 +47,12 @@ describe.each(testDatabaseKinds())('the social tokens in the admin on %s', (kind
   }
 
   async function adminLogin(username: string, client = browser): Promise<void> {
-    expect((await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, username)).headers.location).toBe('/admin/');
   }
 
   async function staffWith(username: string, permissions: AdminPermission[]): Promise<PageClient> {
     const clerk = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, permissions, CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, permissions, ADMIN_CLIENT);
     const client = browser.another();
     await adminLogin(username, client);
     return client;

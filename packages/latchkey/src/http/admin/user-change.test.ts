@@ -9,12 +9,11 @@ import { createUser } from '../../account/users.js';
 import type { User } from '../../account/model.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { issueApiToken } from '../../tokens/api-tokens.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const USERS = '/admin/users/user/';
 
 describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
@@ -26,17 +25,15 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     await latchkey.destroy();
   });
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
   async function signIn(username: string, client = browser): Promise<void> {
-    expect((await client.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(client, username)).headers.location).toBe('/admin/');
   }
 
   const reload = async (user: User) => (await latchkey.deps.store.users.findById(user.id))!;
@@ -47,11 +44,11 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
   it('adds a user with a password typed twice, then shows its change page', async () => {
     await setUp();
     await signIn('root');
-    const mismatch = await browser.post(`${USERS}add/`, { username: 'ada', email: 'ada@example.com', password1: PASSWORD, password2: 'something else entirely' });
+    const mismatch = await browser.post(`${USERS}add/`, { username: 'ada', email: 'ada@example.com', password1: ADMIN_PASSWORD, password2: 'something else entirely' });
     expect(mismatch.statusCode).toBe(400);
     expect(mismatch.body).toContain('The two password fields didn’t match.');
-    expect(mismatch.body).not.toContain(PASSWORD);
-    const added = await browser.post(`${USERS}add/`, { username: 'ada', email: 'ada@example.com', password1: PASSWORD, password2: PASSWORD });
+    expect(mismatch.body).not.toContain(ADMIN_PASSWORD);
+    const added = await browser.post(`${USERS}add/`, { username: 'ada', email: 'ada@example.com', password1: ADMIN_PASSWORD, password2: ADMIN_PASSWORD });
     const ada = (await latchkey.deps.store.users.findByUsername('ada'))!;
     expect(added.headers.location).toBe(`${USERS}${ada.id}/change/`);
     expect(isUsablePassword(ada.password)).toBe(true);
@@ -78,7 +75,7 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
   it('never lets staff who are not superusers grant power, themselves included, nor touch a superuser', async () => {
     await setUp();
     const clerk = await person('clerk', { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'users.user', action: 'change' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'users.user', action: 'change' }], ADMIN_CLIENT);
     const ada = await person('ada');
     await signIn('clerk');
     const page = await browser.get(`${USERS}${clerk.id}/change/`);
@@ -102,7 +99,7 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
   it('shows a view-only staff member no form, and refuses their changes', async () => {
     await setUp();
     const viewer = await person('viewer', { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, viewer, [{ model: 'users.user', action: 'view' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root, viewer, [{ model: 'users.user', action: 'view' }], ADMIN_CLIENT);
     const ada = await person('ada');
     await signIn('viewer');
     const page = await browser.get(`${USERS}${ada.id}/change/`);
@@ -122,7 +119,7 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     await setUp();
     const ada = await person('ada');
     const adaBrowser = browser.another();
-    expect((await adaBrowser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);
+    expect((await adaBrowser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
     await signIn('root');
     const reset = await browser.post(`${USERS}${ada.id}/password/`, { usable: 'on', password1: 'another long passphrase', password2: 'another long passphrase' });
     expect(reset.headers.location).toBe(`${USERS}${ada.id}/change/`);
@@ -141,7 +138,7 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     const ada = await person('ada');
     await issueApiToken(latchkey.deps, ada);
     const adaBrowser = browser.another();
-    await adaBrowser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    await adaBrowser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD });
     await signIn('root');
     await change(ada, { name: '', is_active: '' });
     expect((await reload(ada)).isActive).toBe(false);
@@ -168,7 +165,7 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
   it('changes a user’s address to a new verified primary one after a recent sign-in, voiding other accounts’ unverified claims', async () => {
     await setUp();
     const ada = await person('ada');
-    const squatter = await createUser(latchkey.deps, { username: 'squatter', email: 'ada.new@example.com', password: PASSWORD, emailVerified: false });
+    const squatter = await createUser(latchkey.deps, { username: 'squatter', email: 'ada.new@example.com', password: ADMIN_PASSWORD, emailVerified: false });
     await signIn('root');
     expect((await change(ada, { name: '', is_active: 'on', email: 'not an address' })).statusCode).toBe(400);
     expect((await change(ada, { name: '', is_active: 'on', email: 'Ada.New@Example.com' })).headers.location).toBe(USERS);

@@ -7,15 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
 import type { User } from '../../account/model.js';
-import { createUser } from '../../account/users.js';
 import type { AdminAction } from '../../admin/model.js';
 import { issueApiToken } from '../../tokens/api-tokens.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import type { TestLatchkey } from '../../testing/latchkey.js';
+import type { PageClient } from '../../testing/pages.js';
 
-const PASSWORD = 'a long enough passphrase';
-const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const USERS = '/admin/users/user/';
 
 describe.each(testDatabaseKinds())('the users list’s bulk actions on %s', (kind) => {
@@ -27,23 +25,21 @@ describe.each(testDatabaseKinds())('the users list’s bulk actions on %s', (kin
     await latchkey.destroy();
   });
 
-  const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
-    createUser(latchkey.deps, { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+  const person = (username: string, roles: AdminRoles = {}) => addPerson(latchkey, username, roles);
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind });
-    browser = await PageClient.create(latchkey);
+    ({ latchkey, browser } = await openAdmin(kind));
     root = await person('root', { isStaff: true, isSuperuser: true });
   }
 
   async function signIn(username: string): Promise<void> {
-    expect((await browser.post('/admin/login/', { username, password: PASSWORD, next: '/admin/' })).headers.location).toBe('/admin/');
+    expect((await signInToAdmin(browser, username)).headers.location).toBe('/admin/');
   }
 
   /** Staff with exactly these permissions on users. */
   async function staffWith(username: string, actions: AdminAction[]): Promise<User> {
     const member = await person(username, { isStaff: true });
-    await setAdminPermissions(latchkey.deps, root, member, actions.map((action) => ({ model: 'users.user' as const, action })), CLIENT);
+    await setAdminPermissions(latchkey.deps, root, member, actions.map((action) => ({ model: 'users.user' as const, action })), ADMIN_CLIENT);
     return member;
   }
 
@@ -100,7 +96,7 @@ describe.each(testDatabaseKinds())('the users list’s bulk actions on %s', (kin
     const boss = await person('boss', { isStaff: true, isSuperuser: true });
     await issueApiToken(latchkey.deps, ada);
     const adaBrowser = browser.another();
-    expect((await adaBrowser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);
+    expect((await adaBrowser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
     const clerk = await staffWith('clerk', ['view', 'change']);
     await signIn('clerk');
 
@@ -141,7 +137,7 @@ describe.each(testDatabaseKinds())('the users list’s bulk actions on %s', (kin
     const stale = await postAction(`${USERS}?q=a`, { action: 'delete_selected', post: 'yes' }, [ada.id, bob.id]);
     expect(stale.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${USERS}?q=a`)}`);
     expect(await reload(ada)).toBeDefined();
-    expect((await browser.post('/accounts/reauthenticate/', { password: PASSWORD })).statusCode).toBe(302);
+    expect((await browser.post('/accounts/reauthenticate/', { password: ADMIN_PASSWORD })).statusCode).toBe(302);
 
     const done = await postAction(USERS, { action: 'delete_selected', post: 'yes' }, [ada.id, bob.id, root.id]);
     expect(done.headers.location).toBe(USERS);
