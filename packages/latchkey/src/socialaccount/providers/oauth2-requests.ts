@@ -3,6 +3,7 @@
  * timeout, no redirect followed, and at most MAX_ANSWER_BYTES read; and the token endpoint's
  * answer read as JSON or form-encoded, as providers differ.
  */
+import { describeNetworkFailure } from './network-errors.js';
 import { ProviderError, type ProviderHttp } from './provider.js';
 
 /** The most any answer from a provider may weigh: tokens and profiles are a few kilobytes. */
@@ -34,7 +35,7 @@ export async function requestOnce(id: string, step: string, url: URL, init: Requ
     const text = await readLimited(response);
     return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, where };
   } catch (error) {
-    throw new ProviderError('failed', `${id}: ${step} to ${where} failed: ${describeNetwork(error, http)}`);
+    throw new ProviderError('failed', `${id}: ${step} to ${where} failed: ${describeNetworkFailure(error, http)}`);
   }
 }
 
@@ -95,14 +96,4 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
 export function readJsonObject(id: string, what: string, value: unknown): Record<string, unknown> {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   throw new ProviderError('failed', `${id}: ${what} is not a JSON object`);
-}
-
-function describeNetwork(error: unknown, http: ProviderHttp): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no answer within ${http.timeoutSeconds} s (SOCIALACCOUNT_REQUESTS_TIMEOUT)`;
-  }
-  // fetch hides the reason (ECONNREFUSED, a TLS failure) in its cause.
-  const parts: string[] = [];
-  for (let current: unknown = error; current instanceof Error && parts.length < 3; current = current.cause) parts.push(current.message);
-  return parts.length > 0 ? parts.join(': ') : String(error);
 }

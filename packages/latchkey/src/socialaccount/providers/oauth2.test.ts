@@ -3,7 +3,8 @@ import { ManualClock } from '../../core/clock.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { startFixtureOAuth2Server, type FixtureOAuth2Server } from '../../testing/fixture-oauth2-server.js';
 import { UID_MAX_LENGTH } from '../model.js';
-import { isVouchedFor, oauth2Provider, textOf, type OAuth2ProviderDescription } from './oauth2.js';
+import { oauth2Provider, type OAuth2ProviderDescription } from './oauth2.js';
+import { isVouchedFor, textOf } from './profile-fields.js';
 import { ProviderError, type ProviderEmail, type ProviderHttp, type RedirectProvider } from './provider.js';
 
 const redirectUri = 'http://127.0.0.1:9/accounts/fixture/login/callback/';
@@ -232,10 +233,13 @@ describe('oauth2Provider: PKCE, scopes and parameters from the app', () => {
       }
       throw new Error('accepted');
     };
-    expect(refused(() => fixtureProvider({ settings: { scope: 'read:user user:email' } }))).toMatch(/"fixture": settings.scope must be a list of strings/);
-    expect(refused(() => fixtureProvider({ settings: { auth_params: [['prompt', 'consent']] } }))).toMatch(/settings.auth_params must be/);
-    expect(refused(() => fixtureProvider({ settings: { auth_params: { prompt: { nested: true } } } }))).toMatch(/settings.auth_params.prompt/);
-    expect(refused(() => fixtureProvider({ settings: { oauth_pkce_enabled: 'yes' } }))).toMatch(/oauth_pkce_enabled/);
+    expect(refused(() => fixtureProvider({ settings: { scope: 'read:user user:email' } }))).toBe(
+      'The social app "fixture" has unusable settings: scope must be a list of strings, not a string: write ["read:user","user:email"].',
+    );
+    expect(refused(() => fixtureProvider({ settings: { auth_params: [['prompt', 'consent']] } }))).toMatch(/: auth_params must be an object of parameters, such as \{"prompt": "login"\}, not a list\.$/);
+    expect(refused(() => fixtureProvider({ settings: { auth_params: { prompt: { nested: true } } } }))).toMatch(/: auth_params\.prompt must be a string, not an object\.$/);
+    expect(refused(() => fixtureProvider({ settings: { oauth_pkce_enabled: 'yes' } }))).toMatch(/: oauth_pkce_enabled must be true or false, not a string\.$/);
+    expect(refused(() => fixtureProvider({ settings: { hidden: 'true' } }))).toMatch(/: hidden must be true or false, not a string\.$/);
     expect(refused(() => fixtureProvider({ description: { accessTokenUrl: 'http://idp.example/token' } }))).toMatch(/accessTokenUrl "http:\/\/idp.example\/token" is not an https URL/);
     expect(refused(() => fixtureProvider({ description: { profileUrl: undefined } }))).toMatch(/neither a profileUrl nor a fetchProfile/);
   });

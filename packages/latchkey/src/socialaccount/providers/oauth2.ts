@@ -15,8 +15,12 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { ProviderUserData } from '../adapter.js';
 import type { ProviderApp } from '../apps.js';
 import { UID_MAX_LENGTH } from '../model.js';
+import { aBoolean, aTextList, checkSettings, parameters, readSettings, type SettingProblem, type SettingsSpec } from './app-settings.js';
+import type { ProviderKind } from './kind.js';
 import { clip, readJsonObject, readTokenAnswer, requestOnce, type Answer } from './oauth2-requests.js';
+import { textOf } from './profile-fields.js';
 import { ProviderError, type PendingAuthorization, type ProviderEmail, type ProviderHttp, type ProviderProfile, type ProviderTokens, type RedirectProvider } from './provider.js';
+import { SECURE_URL_RULE, secureUrl } from './secure-url.js';
 
 export type ClientAuthentication = 'client_secret_post' | 'client_secret_basic';
 
@@ -64,10 +68,26 @@ export interface OAuth2ProviderDescription {
 const PROTECTED_PARAMS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method']);
 
 /** The app's settings this base reads (lower-case, as allauth's app settings). */
-interface OAuth2AppSettings {
-  scope: readonly string[];
-  authParams: Record<string, string>;
-  pkce: boolean;
+const OAUTH2_SETTINGS: SettingsSpec = {
+  readers: { scope: aTextList, auth_params: parameters, oauth_pkce_enabled: aBoolean },
+};
+
+/**
+ * A provider on this base as a kind the registry takes (registry.ts; a project passes it to
+ * createLatchkey as one of its socialProviderKinds): the description, and the name forms show.
+ * Its apps' settings are checked by the same spec the provider reads them with.
+ */
+export function oauth2ProviderKind(description: OAuth2ProviderDescription & { name: string }): ProviderKind {
+  return {
+    id: description.type,
+    name: description.name,
+    checkSettings: (settings) => checkOAuth2Settings(description.type, settings),
+    build: (app, { http, clock }) => oauth2Provider(app, http, description, clock),
+  };
+}
+
+export function checkOAuth2Settings(type: string, settings: Readonly<Record<string, unknown>>): SettingProblem | undefined {
+  return checkSettings(type, settings, OAUTH2_SETTINGS);
 }
 
 /**
@@ -81,7 +101,12 @@ export function oauth2Provider(
   description: OAuth2ProviderDescription,
   clock: Clock = systemClock,
 ): RedirectProvider {
-  const settings = readSettings(app, description);
+  const read = readSettings(description.type, app, OAUTH2_SETTINGS);
+  const settings = {
+    scope: read.valueOf('scope', aTextList) ?? description.defaultScope,
+    authParams: read.valueOf('auth_params', parameters) ?? {},
+    pkce: read.valueOf('oauth_pkce_enabled', aBoolean) ?? description.pkceEnabledDefault ?? false,
+  };
   const authorizeEndpoint = endpoint(app.id, 'authorizeUrl', description.authorizeUrl);
   const tokenEndpoint = endpoint(app.id, 'accessTokenUrl', description.accessTokenUrl);
   const profileEndpoint = description.profileUrl === undefined ? undefined : endpoint(app.id, 'profileUrl', description.profileUrl);
@@ -109,7 +134,7 @@ export function oauth2Provider(
     async getJson(url, options = {}) {
       const target = secureUrl(String(url));
       // A bearer token over plain http to a remote host would be readable by anyone on the way.
-      if (target === undefined) throw fail(`the profile URL ${JSON.stringify(String(url))} is not an https URL (plain http is allowed on loopback only)`);
+      if (target === undefined) throw fail(`the profile URL ${JSON.stringify(String(url))} is not an https URL (${SECURE_URL_RULE})`);
       const headers = new Headers({ accept: 'application/json', ...description.profileHeaders, ...options.headers });
       // Set last, whatever the case of a header the description gave: the token goes only here.
       headers.set('authorization', `Bearer ${accessToken}`);
@@ -245,46 +270,11 @@ function basicCredentials(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`, 'utf8').toString('base64')}`;
 }
 
-function readSettings(app: Pick<ProviderApp, 'id' | 'settings'>, description: OAuth2ProviderDescription): OAuth2AppSettings {
-  const invalid = (setting: string, expected: string) =>
-    new LatchkeyError('configuration_invalid', `The social app "${app.id}": settings.${setting} must be ${expected}.`);
-  const { scope, auth_params: authParams, oauth_pkce_enabled: pkce } = app.settings;
-  if (scope !== undefined && !(Array.isArray(scope) && scope.every((item) => typeof item === 'string'))) throw invalid('scope', 'a list of strings');
-  if (pkce !== undefined && typeof pkce !== 'boolean') throw invalid('oauth_pkce_enabled', 'true or false');
-  const params: Record<string, string> = {};
-  if (authParams !== undefined) {
-    if (typeof authParams !== 'object' || authParams === null || Array.isArray(authParams)) throw invalid('auth_params', 'an object of parameters');
-    for (const [name, value] of Object.entries(authParams)) {
-      if (!['string', 'number', 'boolean'].includes(typeof value)) throw invalid(`auth_params.${name}`, 'a string, a number or a boolean');
-      params[name] = String(value);
-    }
-  }
-  return { scope: scope ?? description.defaultScope, authParams: params, pkce: pkce ?? description.pkceEnabledDefault ?? false };
-}
-
 /** An endpoint of the description as a URL; LatchkeyError('configuration_invalid') unless secureUrl takes it. */
 function endpoint(id: string, name: string, value: string): URL {
   const url = secureUrl(value);
   if (url === undefined) {
-    throw new LatchkeyError('configuration_invalid', `The social app "${id}": its ${name} ${JSON.stringify(value)} is not an https URL (plain http is allowed on loopback only).`);
+    throw new LatchkeyError('configuration_invalid', `The social app "${id}": its ${name} ${JSON.stringify(value)} is not an https URL (${SECURE_URL_RULE}).`);
   }
   return url;
-}
-
-/** The URL when it is https, or plain http on loopback (local test servers); else undefined. */
-function secureUrl(value: string): URL | undefined {
-  if (!URL.canParse(value)) return undefined;
-  const url = new URL(value);
-  const loopback = url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-  return url.protocol === 'https:' || loopback ? url : undefined;
-}
-
-/** Only `true` or the string "true" vouch for an address (some providers send strings); never 1, "yes" or "TRUE". */
-export function isVouchedFor(value: unknown): boolean {
-  return value === true || value === 'true';
-}
-
-/** A profile field's text, trimmed; undefined when it is not a string or is blank. */
-export function textOf(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }

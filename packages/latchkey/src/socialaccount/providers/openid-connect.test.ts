@@ -1,32 +1,18 @@
-import { randomUUID } from 'node:crypto';
+/**
+ * The OpenID Connect provider against a real one (panva's oidc-provider on loopback): the sign-in,
+ * client authentication, the settings that shape it (uid_field, oauth_pkce_enabled, scope,
+ * fetch_userinfo), a Cognito-shaped issuer, and token login. What a hostile provider may send is
+ * openid-connect.security.test.ts's.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestLogin, type TestOidcProvider } from '../../testing/oidc-provider.js';
-import { startHostileOidcServer, type HostileBehaviour, type HostileOidcServer } from '../../testing/hostile-oidc-server.js';
-import { UID_MAX_LENGTH } from '../model.js';
+import { configurationError, pathOf, providerError, signInThrough } from '../../testing/provider-outcomes.js';
 import { openIdConnectProvider, type OpenIdConnectSettings } from './openid-connect.js';
-import { ProviderError, type ProviderHttp, type RedirectProvider } from './provider.js';
+import type { ProviderHttp, RedirectProvider } from './provider.js';
 
 const redirectUri = 'http://127.0.0.1:9/accounts/oidc/test/login/callback/';
 const http: ProviderHttp = { timeoutSeconds: 5 };
-
-/** Runs the whole redirect flow: the authorization URL, the browser at the provider, the callback. */
-async function signIn(provider: RedirectProvider, follow: (url: URL) => Promise<URL>) {
-  const state = randomUUID();
-  const { url, pending } = await provider.authorizationUrl({ redirectUri, state });
-  const callbackUrl = await follow(url);
-  return provider.completeAuthorization({ callbackUrl, redirectUri, expectedState: state, pending });
-}
-
-function pathOf(input: string | URL | Request): string {
-  return new URL(input instanceof Request ? input.url : input).pathname;
-}
-
-/** The ProviderError a promise rejects with (failing the test if it resolves or throws anything else). */
-async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const error: unknown = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
+const signIn = (provider: RedirectProvider, follow: (url: URL) => Promise<URL>) => signInThrough(provider, redirectUri, follow);
 
 describe('openIdConnectProvider against oidc-provider', () => {
   let op: TestOidcProvider;
@@ -124,6 +110,65 @@ describe('openIdConnectProvider against oidc-provider', () => {
     expect(dave.profile.emails).toEqual([{ email: 'dave@example.com', verified: false, primary: true }]);
   });
 
+  it('identifies the person by the uid_field claim, from userinfo, the ID token and in token login', async () => {
+    const fromUserinfo = await signIn(client('basic-client', { uid_field: 'preferred_username' }), as({ login: 'alice-sub' }));
+    expect(fromUserinfo.profile.uid).toBe('alice');
+    const fromIdToken = client('basic-client', { uid_field: 'preferred_username', fetch_userinfo: false });
+    const signedIn = await signIn(fromIdToken, as({ login: 'alice-sub' }));
+    expect(signedIn.profile.uid).toBe('alice');
+    expect((await fromIdToken.verifyIdToken!(signedIn.tokens.idToken!)).uid).toBe('alice');
+    // A claim the provider does not send identifies no one: the sign-in fails rather than falling back to `sub`.
+    const missing = await providerError(signIn(client('basic-client', { uid_field: 'employee_number' }), as({ login: 'alice-sub' })));
+    expect(missing.reason).toBe('failed');
+    expect(missing.message).toBe('test: the "employee_number" claim is not a non-empty string of at most 191 characters');
+  });
+
+  it('sends no code_challenge, and no code_verifier, with oauth_pkce_enabled false', async () => {
+    /** The token requests' bodies, seen through the injected fetch. */
+    const tokenRequests: URLSearchParams[] = [];
+    const watching: typeof fetch = (input, init) => {
+      if (pathOf(input).endsWith('/token') && init?.body instanceof URLSearchParams) tokenRequests.push(new URLSearchParams(init.body));
+      return fetch(input, init);
+    };
+    const watched = (settings: Partial<OpenIdConnectSettings>) => openIdConnectProvider(clientApp('post-client', settings), { fetch: watching, timeoutSeconds: 5 });
+
+    const withoutPkce = watched({ oauth_pkce_enabled: false });
+    const { url, pending } = await withoutPkce.authorizationUrl({ redirectUri, state: 'no-pkce' });
+    expect(url.searchParams.has('code_challenge')).toBe(false);
+    expect(url.searchParams.has('code_challenge_method')).toBe(false);
+    expect(pending.codeVerifier).toBeUndefined();
+    expect(url.searchParams.get('nonce')).toBe(pending.nonce);
+    const callbackUrl = await op.followAuthorization(url, { as: { login: 'alice-sub' } });
+    expect((await withoutPkce.completeAuthorization({ callbackUrl, redirectUri, expectedState: 'no-pkce', pending })).profile.uid).toBe('alice-sub');
+
+    // The default, for contrast: the verifier goes with the code.
+    expect((await signIn(watched({}), as({ login: 'alice-sub' }))).profile.uid).toBe('alice-sub');
+    expect(tokenRequests.map((body) => body.has('code_verifier'))).toEqual([false, true]);
+  });
+
+  it('asks for the scope of the settings as given, and the provider grants only that', async () => {
+    const provider = client('basic-client', { scope: ['openid', 'email'] });
+    const { url } = await provider.authorizationUrl({ redirectUri, state: 's' });
+    expect(url.searchParams.get('scope')).toBe('openid email');
+    const { profile } = await signIn(provider, as({ login: 'alice-sub' }));
+    expect(profile.emails).toEqual([{ email: 'alice@example.com', verified: true, primary: true }]);
+    // Without `profile`, the provider released no name: the scope reached it as written.
+    expect(profile.data).toEqual({ email: 'alice@example.com' });
+    expect(profile.extraData.userinfo).toEqual({ sub: 'alice-sub', email: 'alice@example.com', email_verified: true });
+  });
+
+  it('refuses settings it cannot use when it is built, naming the app and the key', () => {
+    const built = (settings: Record<string, unknown>) => () => openIdConnectProvider({ ...clientApp('basic-client'), settings: { server_url: op.issuer, ...settings } }, http);
+    expect(configurationError(built({ scope: 'openid email' }))).toBe(
+      'The social app "test" has unusable settings: scope must be a list of strings, not a string: write ["openid","email"].',
+    );
+    expect(configurationError(built({ uid_field: '' }))).toMatch(/: uid_field must be a non-empty string, not an empty one\.$/);
+    expect(configurationError(built({ token_auth_method: 'private_key_jwt' }))).toMatch(/: token_auth_method must be one of "client_secret_basic", "client_secret_post", not "private_key_jwt"\.$/);
+    expect(configurationError(() => openIdConnectProvider({ ...clientApp('basic-client'), settings: {} }, http))).toBe(
+      'The social app "test" has unusable settings: a server_url is required for openid_connect (the identity provider\'s issuer URL).',
+    );
+  });
+
   it('refuses a callback whose state is not the sign-in’s', async () => {
     const provider = client('basic-client');
     const { url, pending } = await provider.authorizationUrl({ redirectUri, state: 'the-real-state' });
@@ -159,129 +204,5 @@ describe('openIdConnectProvider against oidc-provider', () => {
     const error = await providerError(provider.verifyIdToken!(other.tokens.idToken!));
     expect(error.reason).toBe('failed');
     expect(error.message).toMatch(/aud/);
-  });
-});
-
-describe('openIdConnectProvider against a hostile provider', () => {
-  let hostile: HostileOidcServer;
-  beforeAll(async () => {
-    hostile = await startHostileOidcServer();
-  });
-  afterAll(async () => {
-    await hostile?.close();
-  });
-
-  /** A fresh provider (so no discovery is cached from another test) against the hostile server behaving so. */
-  function against(behaviour: HostileBehaviour, settings: Partial<OpenIdConnectSettings> = {}, providerHttp: ProviderHttp = http) {
-    hostile.behaviour = behaviour;
-    return openIdConnectProvider(
-      { providerId: 'hostile', name: 'Hostile', clientId: hostile.clientId, secret: hostile.clientSecret, settings: { server_url: hostile.issuer, ...settings } },
-      providerHttp,
-    );
-  }
-  const follow = (url: URL) => hostile.followAuthorization(url);
-
-  it('accepts a well-behaved answer, with every request through the injected fetch', async () => {
-    const seen: string[] = [];
-    const countingFetch: typeof fetch = (input, init) => {
-      seen.push(pathOf(input));
-      return fetch(input, init);
-    };
-    const { profile } = await signIn(against({}, {}, { fetch: countingFetch, timeoutSeconds: 5 }), follow);
-    expect(profile.uid).toBe('hostile-user');
-    expect(profile.emails).toEqual([{ email: 'mallory@example.com', verified: true, primary: true }]);
-    expect(seen).toEqual(['/.well-known/openid-configuration', '/token', '/jwks', '/userinfo']);
-  });
-
-  const now = () => Math.floor(Date.now() / 1000);
-  const badIdTokens: [string, HostileBehaviour][] = [
-    ['another issuer', { idTokenClaims: (claims) => ({ ...claims, iss: 'https://evil.example' }) }],
-    ['another audience', { idTokenClaims: (claims) => ({ ...claims, aud: 'someone-else' }) }],
-    ['an expired token', { idTokenClaims: (claims) => ({ ...claims, iat: now() - 7200, exp: now() - 3600 }) }],
-    ['another nonce', { idTokenClaims: (claims) => ({ ...claims, nonce: 'not-the-one-sent' }) }],
-    ['no nonce', { idTokenClaims: ({ nonce: _nonce, ...claims }) => claims }],
-    ['alg none', { idTokenSigning: 'none' }],
-    ['HS256 signed with the client secret', { idTokenSigning: 'HS256-client-secret' }],
-  ];
-  it.each(badIdTokens)('refuses an ID token with %s', async (_case, behaviour) => {
-    expect((await providerError(signIn(against(behaviour), follow))).reason).toBe('failed');
-  });
-
-  it.each(badIdTokens.filter(([name]) => !name.includes('nonce')))('refuses %s in headless token login', async (_case, behaviour) => {
-    const provider = against(behaviour);
-    expect((await providerError(provider.verifyIdToken!(await hostile.mintIdToken()))).reason).toBe('failed');
-  });
-
-  it('accepts a good ID token in headless token login', async () => {
-    const provider = against({});
-    expect((await provider.verifyIdToken!(await hostile.mintIdToken())).uid).toBe('hostile-user');
-  });
-
-  it('gives up on a token endpoint that never answers, within the timeout', async () => {
-    const error = await providerError(signIn(against({ token: 'hang' }, {}, { timeoutSeconds: 1 }), follow));
-    expect(error.reason).toBe('failed');
-    expect(error.message).toMatch(/no answer within 1 s/);
-  });
-
-  it('refuses garbage JSON from the token endpoint, userinfo and discovery', async () => {
-    expect((await providerError(signIn(against({ token: 'garbage' }), follow))).reason).toBe('failed');
-    expect((await providerError(signIn(against({ userinfo: () => '{"sub": ' }), follow))).reason).toBe('failed');
-    const discovery = await providerError(signIn(against({ discovery: () => '<html>not json</html>' }), follow));
-    expect(discovery.message).toMatch(/did not answer with JSON/);
-  });
-
-  it('refuses a userinfo about someone else', async () => {
-    const error = await providerError(signIn(against({ userinfo: (claims) => ({ ...claims, sub: 'someone-else' }) }), follow));
-    expect(error.reason).toBe('failed');
-  });
-
-  it('refuses a uid longer than UID_MAX_LENGTH and accepts one exactly that long', async () => {
-    const withSub = (sub: string): HostileBehaviour => ({ idTokenClaims: (claims) => ({ ...claims, sub }) });
-    const error = await providerError(signIn(against(withSub('u'.repeat(UID_MAX_LENGTH + 1))), follow));
-    expect(error.message).toMatch(/"sub" claim/);
-    expect((await signIn(against(withSub('u'.repeat(UID_MAX_LENGTH))), follow)).profile.uid).toHaveLength(UID_MAX_LENGTH);
-  });
-
-  it('takes email_verified "false" (and anything but true or "true") as unverified', async () => {
-    for (const value of ['false', 'TRUE', 1, 'yes', null]) {
-      const { profile } = await signIn(against({ userinfo: (claims) => ({ ...claims, email_verified: value }) }), follow);
-      expect(profile.emails).toEqual([{ email: 'mallory@example.com', verified: false, primary: true }]);
-    }
-  });
-
-  it('explains a server_url on the Cognito hosted-UI domain', async () => {
-    const notFound: typeof fetch = () => Promise.resolve(new Response('Not found', { status: 404 }));
-    const provider = openIdConnectProvider(
-      { providerId: 'cognito', name: 'Cognito', clientId: 'c', secret: 's', settings: { server_url: 'https://x.auth.us-east-1.amazoncognito.com' } },
-      { fetch: notFound, timeoutSeconds: 1 },
-    );
-    const error = await providerError(provider.authorizationUrl({ redirectUri, state: 's' }));
-    expect(error.message).toMatch(/HTTP 404/);
-    expect(error.message).toContain('https://cognito-idp.us-east-1.amazonaws.com/<user pool id>');
-  });
-
-  it('explains a multi-tenant Microsoft Entra server_url', async () => {
-    const provider = against({ discovery: (document) => ({ ...document, issuer: 'https://login.microsoftonline.com/{tenantid}/v2.0' }) });
-    const error = await providerError(provider.authorizationUrl({ redirectUri, state: 's' }));
-    expect(error.message).toMatch(/tenant/);
-    expect(error.message).toContain('https://login.microsoftonline.com/<tenant id>/v2.0');
-  });
-
-  it('refuses discovery naming another issuer, an unreachable one, and plain http off loopback', async () => {
-    const mismatch = await providerError(against({ discovery: (document) => ({ ...document, issuer: 'https://elsewhere.example' }) }).authorizationUrl({ redirectUri, state: 's' }));
-    expect(mismatch.message).toMatch(/names issuer https:\/\/elsewhere.example/);
-    const unreachable = await providerError(against({}, { server_url: 'http://127.0.0.1:9' }).authorizationUrl({ redirectUri, state: 's' }));
-    expect(unreachable.message).toMatch(/unreachable/);
-    const plainHttp = await providerError(against({}, { server_url: 'http://idp.example' }).authorizationUrl({ redirectUri, state: 's' }));
-    expect(plainHttp.message).toMatch(/not an https URL/);
-  });
-
-  it('keeps auth_params from replacing the parameters that secure the request', async () => {
-    const provider = against({}, { auth_params: { prompt: 'login', state: 'forged', redirect_uri: 'https://evil.example' } });
-    const { url } = await provider.authorizationUrl({ redirectUri, state: 'mine', extraScope: ['offline_access', 'email'] });
-    expect(url.searchParams.get('prompt')).toBe('login');
-    expect(url.searchParams.get('state')).toBe('mine');
-    expect(url.searchParams.get('redirect_uri')).toBe(redirectUri);
-    expect(url.searchParams.get('scope')).toBe('openid profile email offline_access');
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * A kind of provider Latchkey can sign in with (`openid_connect`, `dummy`, a named provider such as
+ * `github`): what the registry (registry.ts) knows of it. The directory builds one provider per app
+ * of a kind; start-up and the stored apps' flow check each app's settings with the kind's check,
+ * the same one its build runs, so that an app is refused with one clear line before it is used.
+ */
+import type { Settings } from '../../config/settings.js';
+import type { Clock } from '../../core/clock.js';
+import type { ProviderApp } from '../apps.js';
+import type { SettingProblem } from './app-settings.js';
+import type { ProviderHttp, RedirectProvider } from './provider.js';
+
+/** What building a provider may use besides its app. */
+export interface ProviderContext {
+  settings: Settings;
+  clock: Clock;
+  /** The injectable fetch and SOCIALACCOUNT_REQUESTS_TIMEOUT. */
+  http: ProviderHttp;
+}
+
+export interface ProviderKind {
+  /** The provider type: the key in SOCIALACCOUNT_PROVIDERS and a stored app's `provider` (lower-case letters, digits and `_`). */
+  readonly id: string;
+  /** How the admin's form and messages name it: `OpenID Connect`, `GitHub`. */
+  readonly name: string;
+  /**
+   * Whether an operator may keep an app of it in the database (the admin, `manage socialapp add`);
+   * true unless said. The dummy is not: it signs anyone in as anyone, and a row would outlive the
+   * development environment it was added in.
+   */
+  readonly storable?: boolean;
+  /** What is wrong with an app's settings for this kind, or undefined (app-settings.ts's checkSettings with the kind's spec). */
+  checkSettings(settings: Readonly<Record<string, unknown>>): SettingProblem | undefined;
+  /** Stops start-up when the settings configure an app of this kind where it must not run (the dummy in production); throws LatchkeyError('configuration_invalid'). */
+  checkEnvironment?(settings: Settings): void;
+  /** The provider for one app of this kind. Throws LatchkeyError('configuration_invalid') for settings checkSettings refuses. */
+  build(app: ProviderApp, context: ProviderContext): RedirectProvider;
+}
