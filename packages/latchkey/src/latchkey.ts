@@ -5,6 +5,8 @@ import { AccountAdapter } from './account/adapter.js';
 import { SocialAccountAdapter } from './socialaccount/adapter.js';
 import { appsFromSettings } from './socialaccount/apps.js';
 import { checkSettingsApps, createProviderDirectory } from './socialaccount/directory.js';
+import type { ProviderKind } from './socialaccount/providers/kind.js';
+import { createProviderRegistry } from './socialaccount/providers/registry.js';
 import { AccountEvents } from './account/events.js';
 import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -39,6 +41,12 @@ export interface CreateLatchkeyOptions {
    * provider and what the new user's fields are. The social sign-in flows ask it.
    */
   socialAdapter?: SocialAccountAdapter;
+  /**
+   * Provider kinds of the project's own, beside the library's (socialaccount/providers/registry.ts):
+   * SOCIALACCOUNT_PROVIDERS may then configure apps of each. A provider on the OAuth 2.0 base is
+   * one oauth2ProviderKind({...}).
+   */
+  socialProviderKinds?: readonly ProviderKind[];
   /** The project's template folders, searched before the library's (override a template by path). */
   templateDirs?: readonly string[];
   /** An open database to use instead of opening DATABASE_URL (tests pass a fresh schema). Closed by close(). */
@@ -106,8 +114,9 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
   const { settings } = options;
   const clock = options.clock ?? systemClock;
   // Read before anything is opened: a mistake in SOCIALACCOUNT_PROVIDERS stops start-up.
+  const providerRegistry = createProviderRegistry(options.socialProviderKinds);
   const providerApps = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS);
-  checkSettingsApps(settings, providerApps);
+  checkSettingsApps(settings, providerRegistry, providerApps);
   const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
   try {
     if ((options.migrations ?? 'require') === 'auto') {
@@ -149,7 +158,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     sessions,
     adapter: options.adapter ?? new AccountAdapter(settings),
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
-    socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps }),
+    socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps, registry: providerRegistry }),
     events: new AccountEvents(database.store.auditLog, clock),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,

@@ -4,15 +4,15 @@
  */
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import { sha256Hex } from '../core/crypto.js';
-import { LatchkeyError } from '../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Store } from '../store.js';
 import { appFromRow, findApp, visibleApps, type ProviderApp } from './apps.js';
 import type { SocialApp } from './model.js';
 import type { Clock } from '../core/clock.js';
-import { dummyProvider, refuseDummyProviderInProduction } from './providers/dummy.js';
-import { openIdConnectProvider, type OpenIdConnectSettings } from './providers/openid-connect.js';
+import type { ProviderContext } from './providers/kind.js';
 import type { ProviderHttp, RedirectProvider } from './providers/provider.js';
+import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 
 /** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
 export interface ConfiguredProvider {
@@ -21,10 +21,13 @@ export interface ConfiguredProvider {
 }
 
 export interface ProviderDirectory {
+  /** The kinds of provider there are (the stored apps' flow checks an app against its kind). */
+  readonly registry: ProviderRegistry;
   /** The providers a login page offers, by name (none configured: none), with one read of the apps. */
   offered(): Promise<ConfiguredProvider[]>;
   /**
-   * The provider serving `id`, or undefined when no app has that id or its type is unknown. With
+   * The provider serving `id`, or undefined when no app has that id, its type is unknown, or its
+   * settings are unusable (a database row stored before they were checked). With
    * `clientId` (a token login names the app it was issued for), the app with that id and client
    * id, hidden or not: a provider may have a hidden app per mobile client.
    */
@@ -57,41 +60,48 @@ export function openAppSecret(secretKey: string, row: SocialApp): string {
 }
 
 /**
- * The provider types Latchkey can sign in with: any OpenID Connect server, and allauth's `dummy`
- * for development and tests (the named providers' catalogue, built on providers/oauth2.ts, comes
- * later).
+ * The built-in provider types an operator may store an app of, in the order a form offers them:
+ * the admin's choices and the CLI's --provider. (The stored apps' flow asks the directory's
+ * registry, which also holds a project's own kinds.)
  */
-const PROVIDER_TYPES = new Set(['openid_connect', 'dummy']);
+export const STORED_APP_PROVIDER_TYPES: readonly string[] = BUILT_IN_PROVIDER_KINDS.filter((kind) => kind.storable !== false).map((kind) => kind.id);
 
 /**
- * The provider types an operator may store an app of in the database (the admin's choice, the
- * CLI's --provider), in the order a form offers them: those Latchkey signs in with, but not the
- * dummy, which signs anyone in as anyone and belongs in a development settings file, never in a
- * row that would outlive the environment it was added in. An app of another type would be stored
- * and then never offered, so it is refused rather than silently ignored.
+ * Start-up's check of SOCIALACCOUNT_PROVIDERS beyond its shape (apps.ts's appsFromSettings): each
+ * provider is a kind the registry knows (an unknown one, a typo or a provider that is not
+ * installed, would otherwise be silently ignored), each app's settings pass its kind's check, and a
+ * kind that must not run here stops start-up (the dummy in production). Throws
+ * LatchkeyError('configuration_invalid') with one line naming the provider, the app and the key.
  */
-export const STORED_APP_PROVIDER_TYPES: readonly string[] = [...PROVIDER_TYPES].filter((type) => type !== 'dummy');
-
-/** Start-up's check of the settings' apps beyond their shape: a provider that signs anyone in as anyone stops a production start-up. */
-export function checkSettingsApps(settings: Settings, apps: readonly ProviderApp[]): void {
-  if (apps.some((app) => app.provider === 'dummy')) refuseDummyProviderInProduction(settings.ENVIRONMENT);
+export function checkSettingsApps(settings: Settings, registry: ProviderRegistry, apps: readonly ProviderApp[]): void {
+  for (const provider of Object.keys(settings.SOCIALACCOUNT_PROVIDERS)) {
+    if (registry.kind(provider) === undefined) {
+      const known = registry.kinds().map((kind) => kind.id).join(', ');
+      throw new LatchkeyError('configuration_invalid', `SOCIALACCOUNT_PROVIDERS.${provider}: unknown provider "${provider}"; Latchkey signs in with ${known}.`);
+    }
+  }
+  for (const app of apps) {
+    const kind = registry.kind(app.provider)!;
+    const problem = kind.checkSettings(app.settings);
+    if (problem !== undefined) {
+      throw new LatchkeyError('configuration_invalid', `SOCIALACCOUNT_PROVIDERS.${app.provider}: the app "${app.id}" has unusable settings: ${problem.message}.`);
+    }
+    kind.checkEnvironment?.(settings);
+  }
 }
 
-interface ProviderContext {
-  settings: Settings;
-  clock: Clock;
-  http: ProviderHttp;
-}
-
-/** A provider of the app's type, or undefined for a type Latchkey does not know. */
-function providerFor(app: ProviderApp, { settings, clock, http }: ProviderContext): RedirectProvider | undefined {
-  switch (app.provider) {
-    case 'openid_connect':
-      return openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings as unknown as OpenIdConnectSettings }, http);
-    case 'dummy':
-      return dummyProvider({ environment: settings.ENVIRONMENT, siteUrl: settings.SITE_URL, secretKey: settings.SECRET_KEY, clock, id: app.id, name: app.name });
-    default:
-      return undefined;
+/** A provider of the app's kind; undefined for a kind the registry does not know, or settings it cannot use. */
+function providerFor(registry: ProviderRegistry, app: ProviderApp, context: ProviderContext): RedirectProvider | undefined {
+  const kind = registry.kind(app.provider);
+  if (kind === undefined) return undefined;
+  try {
+    return kind.build(app, context);
+  } catch (error) {
+    // Only a database row can get here (start-up checked the settings' apps, and the stored apps'
+    // flow checks what it stores): it is left out, as an app of an unknown type, until an operator
+    // fixes it, rather than breaking every page that lists the providers.
+    if (isLatchkeyError(error, 'configuration_invalid')) return undefined;
+    throw error;
   }
 }
 
@@ -101,7 +111,7 @@ function providerFor(app: ProviderApp, { settings, clock, http }: ProviderContex
  * by an operator works without a restart.
  */
 export function createProviderDirectory(
-  deps: { settings: Settings; clock: Clock; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[] },
+  deps: { settings: Settings; clock: Clock; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[]; registry: ProviderRegistry },
   options: { fetch?: typeof fetch } = {},
 ): ProviderDirectory {
   const fromSettings = deps.settingsApps;
@@ -118,15 +128,16 @@ export function createProviderDirectory(
   function configured(app: ProviderApp): ConfiguredProvider | undefined {
     const fingerprint = sha256Hex(JSON.stringify(app));
     if (!providers.has(fingerprint)) {
-      const provider = providerFor(app, context);
+      const provider = providerFor(deps.registry, app, context);
       providers.set(fingerprint, provider && { provider, app });
     }
     return providers.get(fingerprint);
   }
 
   return {
+    registry: deps.registry,
     async offered() {
-      const visible = visibleApps(await allApps()).filter((app) => PROVIDER_TYPES.has(app.provider));
+      const visible = visibleApps(await allApps()).filter((app) => deps.registry.kind(app.provider) !== undefined);
       // Two visible apps with one id are a mistake the sign-in refuses (findApp): a list leaves them out.
       const ids = visible.map((app) => app.id);
       const unique = visible.filter((app) => ids.indexOf(app.id) === ids.lastIndexOf(app.id));

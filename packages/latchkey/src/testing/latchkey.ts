@@ -3,6 +3,7 @@ import { loadSettings, type ProjectSettings } from '../config/load.js';
 import type { Settings, SettingValues } from '../config/settings.js';
 import { ManualClock } from '../core/clock.js';
 import { createLatchkey, type Latchkey } from '../latchkey.js';
+import type { ProviderKind } from '../socialaccount/providers/kind.js';
 import { MemoryMailer } from '../mail/index.js';
 import type { UsernameType } from '../config/settings.js';
 import { createTestDatabase, type TestDatabaseKind } from './database.js';
@@ -24,6 +25,8 @@ export interface TestLatchkeyOptions {
   templateDirs?: readonly string[];
   /** The project's adapter, made from the settings. */
   adapter?: (settings: Settings) => AccountAdapter;
+  /** Provider kinds of the project's own (createLatchkey's socialProviderKinds). */
+  socialProviderKinds?: readonly ProviderKind[];
 }
 
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
@@ -53,6 +56,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     migrations: 'require',
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
+    ...(options.socialProviderKinds ? { socialProviderKinds: options.socialProviderKinds } : {}),
   });
   return {
     ...latchkey,

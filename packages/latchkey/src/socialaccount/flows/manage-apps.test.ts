@@ -102,8 +102,11 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
       [{ key: 'k'.repeat(192) }, 'key', 'entry'],
       [{ secret: 's'.repeat(2049) }, 'secret', 'entry'],
       [{ settings: [] }, 'settings', 'not_an_object'],
-      [{ settings: { server_url: 'ftp://id.example' } }, 'settings', 'server_url_insecure'],
+      [{ provider: 'dummy' }, 'provider', 'unknown'],
+      [{ settings: { server_url: 'ftp://id.example' } }, 'settings', 'invalid_setting'],
       [{ settings: { scope: ['openid'] } }, 'settings', 'server_url_required'],
+      [{ settings: { server_url: 'https://id.example', scope: 'openid email' } }, 'settings', 'invalid_setting'],
+      [{ settings: { server_url: 'https://id.example', hidden: 'true' } }, 'settings', 'invalid_setting'],
     ];
     for (const [changes, param, reason] of cases) {
       const error = await refusal(addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET, ...changes }, CLIENT));
@@ -111,5 +114,18 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
       expect(error.message).not.toContain('s'.repeat(100));
     }
     expect(await latchkey.deps.store.socialApps.list()).toEqual([]);
+  });
+
+  it('checks settings as start-up does, with the same words, on adding and on changing', async () => {
+    await setUp();
+    const scope = { server_url: 'https://id.corp.example', scope: 'openid email' };
+    const added = await refusal(addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, settings: scope, secret: SECRET }, CLIENT));
+    expect(added.message).toBe('scope must be a list of strings, not a string: write ["openid","email"].');
+    const missing = await refusal(addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, settings: {}, secret: SECRET }, CLIENT));
+    expect(missing.message).toBe("A server_url is required for openid_connect (the identity provider's issuer URL).");
+    const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET }, CLIENT);
+    const changed = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, settings: { ...scope, scope: ['openid'], uid_field: 7 }, secret: undefined }, CLIENT));
+    expect(changed).toMatchObject({ code: 'invalid_input', param: 'settings', reason: 'invalid_setting', message: 'uid_field must be a non-empty string, not a number.' });
+    expect((await latchkey.deps.store.socialApps.findById(app.id))!.settings).toEqual(corp.settings);
   });
 });

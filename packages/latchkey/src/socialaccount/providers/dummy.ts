@@ -13,6 +13,8 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { constantTimeEqual, randomToken } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { signValue, unsignValue } from '../../core/signing.js';
+import { checkSettings } from './app-settings.js';
+import type { ProviderKind } from './kind.js';
 import { checkedUid, readAuthorizationCallback } from './oauth2.js';
 import { ProviderError, type ProviderEmail, type ProviderProfile, type RedirectProvider } from './provider.js';
 
@@ -86,6 +88,21 @@ export function readDummyCode(secretKey: string, code: string, now: Date): Dummy
   ) return undefined;
   return { person: { id: person.id, email: person.email, emailVerified: person.emailVerified, name: person.name }, state: value.state, redirectUri: value.redirectUri };
 }
+
+/**
+ * The registry's entry: settings apps only (never a database row, which would outlive the
+ * environment it was added in), refused at start-up in production. It reads no settings of its
+ * own; those every kind honours (hidden, ...) are checked.
+ */
+export const dummyProviderKind: ProviderKind = {
+  id: 'dummy',
+  name: 'Dummy',
+  storable: false,
+  checkSettings: (settings) => checkSettings('dummy', settings, { readers: {} }),
+  checkEnvironment: (settings) => refuseDummyProviderInProduction(settings.ENVIRONMENT),
+  build: (app, { settings, clock }) =>
+    dummyProvider({ environment: settings.ENVIRONMENT, siteUrl: settings.SITE_URL, secretKey: settings.SECRET_KEY, clock, id: app.id, name: app.name }),
+};
 
 /** The dummy provider. Throws LatchkeyError('configuration_invalid') in production. */
 export function dummyProvider(options: DummyProviderOptions): RedirectProvider {

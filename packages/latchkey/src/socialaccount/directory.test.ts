@@ -1,0 +1,71 @@
+/**
+ * The providers people sign in with, as start-up and the directory see them: SOCIALACCOUNT_PROVIDERS
+ * checked before anything opens (an unknown provider, settings an OpenID Connect app cannot use),
+ * each refusal one line naming the app and the key, from the settings file or the environment; and
+ * a stored app whose settings are unusable left out rather than breaking the login page.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SettingValues } from '../config/settings.js';
+import { isLatchkeyError } from '../core/errors.js';
+import { createLatchkey } from '../latchkey.js';
+import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
+
+const corp = { provider_id: 'corp', name: 'Corp SSO', client_id: 'latchkey', secret: 'provider-s3cret', settings: { server_url: 'https://id.corp.example' } };
+
+/** The one line start-up stops with; it stops before opening the database. */
+async function refusedStart(options: { settings?: Partial<SettingValues>; env?: Record<string, string> }): Promise<string> {
+  const error = await createLatchkey({ settings: testSettings(options) }).then((started) => started.close(), (caught: unknown) => caught);
+  if (isLatchkeyError(error, 'configuration_invalid')) return error.message;
+  throw new Error(`expected start-up to be refused, got ${String(error)}`);
+}
+
+const withSettings = (settings: Record<string, unknown>) => ({ openid_connect: { APPS: [{ ...corp, settings }] } });
+
+describe('start-up with SOCIALACCOUNT_PROVIDERS', () => {
+  it.each([
+    [{}, `a server_url is required for openid_connect (the identity provider's issuer URL)`],
+    [{ server_url: 'http://id.corp.example' }, 'server_url "http://id.corp.example" is not an https URL (plain http is allowed on 127.0.0.1, [::1] and localhost only)'],
+    [{ ...corp.settings, scope: 'openid email' }, 'scope must be a list of strings, not a string: write ["openid","email"]'],
+    [{ ...corp.settings, auth_params: { prompt: { value: 'login' } } }, 'auth_params.prompt must be a string, not an object'],
+    [{ ...corp.settings, uid_field: ['oid'] }, 'uid_field must be a non-empty string, not a list'],
+    [{ ...corp.settings, fetch_userinfo: 'true' }, 'fetch_userinfo must be true or false, not a string'],
+    [{ ...corp.settings, oauth_pkce_enabled: 0 }, 'oauth_pkce_enabled must be true or false, not a number'],
+    [{ ...corp.settings, token_auth_method: 'none' }, 'token_auth_method must be one of "client_secret_basic", "client_secret_post", not "none"'],
+  ])('refuses an OpenID Connect app with settings %j, naming the app and the key', async (settings, problem) => {
+    const message = await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: withSettings(settings) } });
+    expect(message).toBe(`SOCIALACCOUNT_PROVIDERS.openid_connect: the app "corp" has unusable settings: ${problem}.`);
+    expect(message).not.toContain(corp.secret);
+  });
+
+  it('checks the provider-wide settings copied into each app, and the apps of LATCHKEY_SOCIALACCOUNT_PROVIDERS alike', async () => {
+    expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { openid_connect: { SCOPE: 'openid', APPS: [corp] } } } })).toBe(
+      'SOCIALACCOUNT_PROVIDERS.openid_connect: the app "corp" has unusable settings: scope must be a list of strings, not a string: write ["openid"].',
+    );
+    const env = { LATCHKEY_SOCIALACCOUNT_PROVIDERS: JSON.stringify(withSettings({ ...corp.settings, fetch_userinfo: 'no' })) };
+    expect(await refusedStart({ env })).toBe('SOCIALACCOUNT_PROVIDERS.openid_connect: the app "corp" has unusable settings: fetch_userinfo must be true or false, not a string.');
+  });
+
+  it('refuses a provider no kind is registered for, instead of ignoring its apps', async () => {
+    expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { 'openid-connect': { APPS: [corp] } } } })).toBe(
+      'SOCIALACCOUNT_PROVIDERS.openid-connect: unknown provider "openid-connect"; Latchkey signs in with openid_connect, dummy.',
+    );
+    expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { github: { APPS: [{ client_id: 'gh' }] } } } })).toMatch(/^SOCIALACCOUNT_PROVIDERS\.github: unknown provider "github"/);
+  });
+});
+
+describe('the directory', () => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  it('leaves out a stored app whose settings it cannot use (stored before they were checked), and offers the others', async () => {
+    latchkey = await createTestLatchkey({ settings: { SOCIALACCOUNT_PROVIDERS: withSettings(corp.settings) } });
+    const row = { provider: 'openid_connect', name: 'Legacy', clientId: 'c', sealedSecret: '', key: '' };
+    await latchkey.deps.store.socialApps.create({ ...row, providerId: 'legacy', settings: { server_url: 'https://legacy.example', scope: 'openid email' } });
+    await latchkey.deps.store.socialApps.create({ ...row, providerId: 'gone', provider: 'saml', settings: {} });
+    const offered = await latchkey.deps.socialProviders.offered();
+    expect(offered.map(({ provider }) => [provider.id, provider.name])).toEqual([['corp', 'Corp SSO']]);
+    expect(await latchkey.deps.socialProviders.provider('legacy')).toBeUndefined();
+    expect(await latchkey.deps.socialProviders.provider('gone')).toBeUndefined();
+    expect((await latchkey.deps.socialProviders.provider('corp'))?.app.clientId).toBe('latchkey');
+  });
+});

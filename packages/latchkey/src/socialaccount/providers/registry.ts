@@ -1,0 +1,50 @@
+/**
+ * The provider registry (allauth's ProviderRegistry): the kinds of provider Latchkey signs in
+ * with, by id. The library's own kinds are listed here; a project adds its own through
+ * createLatchkey's `socialProviderKinds` (a provider built on the OAuth 2.0 base is one call of
+ * oauth2ProviderKind, in one file), and the named providers' catalogue joins this list. Nothing
+ * else names provider types: the directory, start-up's checks and the stored apps' flow all ask
+ * the registry.
+ */
+import { LatchkeyError } from '../../core/errors.js';
+import { dummyProviderKind } from './dummy.js';
+import type { ProviderKind } from './kind.js';
+import { openIdConnectProviderKind } from './openid-connect.js';
+
+/** The kinds every Latchkey knows, in the order an operator's form offers them. */
+export const BUILT_IN_PROVIDER_KINDS: readonly ProviderKind[] = [openIdConnectProviderKind, dummyProviderKind];
+
+/** A kind's id: it is a URL segment (/accounts/<id>/login/) and a SocialApp.provider (30 characters at most). */
+const KIND_ID = /^[a-z][a-z0-9_]{0,29}$/;
+
+export interface ProviderRegistry {
+  /** The kind of a provider type; undefined for a type no one registered. */
+  kind(id: string): ProviderKind | undefined;
+  /** Every kind, built-in ones first, in the order registered. */
+  kinds(): readonly ProviderKind[];
+  /** The kinds an operator may store an app of (ProviderKind.storable). */
+  storableKinds(): readonly ProviderKind[];
+}
+
+/**
+ * The registry of the built-in kinds and `extra` ones (a project's). Throws
+ * LatchkeyError('configuration_invalid') for an id that is not a valid provider type, or that two
+ * kinds claim: the later one would silently replace the earlier.
+ */
+export function createProviderRegistry(extra: readonly ProviderKind[] = []): ProviderRegistry {
+  const byId = new Map<string, ProviderKind>();
+  for (const kind of [...BUILT_IN_PROVIDER_KINDS, ...extra]) {
+    if (!KIND_ID.test(kind.id)) {
+      throw new LatchkeyError('configuration_invalid', `The social provider kind ${JSON.stringify(kind.id)} needs another id: lower-case letters, digits and "_", starting with a letter, at most 30 characters.`);
+    }
+    if (byId.has(kind.id)) throw new LatchkeyError('configuration_invalid', `Two social provider kinds are registered as "${kind.id}": give each its own id.`);
+    byId.set(kind.id, kind);
+  }
+  const kinds = [...byId.values()];
+  const storable = kinds.filter((kind) => kind.storable !== false);
+  return {
+    kind: (id) => byId.get(id),
+    kinds: () => kinds,
+    storableKinds: () => storable,
+  };
+}
