@@ -1,7 +1,7 @@
 /**
  * What the browser journeys use: the example site as a real process with a real SMTP server
- * (harness/site.ts), and Chromium with helpers for forms, screenshots and console errors
- * (harness/browser.ts).
+ * (harness/site.ts), on SQLite or on a PostgreSQL database of its own (harness/postgres.ts), and
+ * Chromium with helpers for forms, screenshots and console errors (harness/browser.ts).
  */
 export {
   linkFromEmail,
@@ -13,6 +13,7 @@ export {
   type TestSmtpServerOptions,
   type UsernameType,
 } from './harness/site.js';
+export { siteDatabases, type SiteDatabase } from './harness/postgres.js';
 export {
   browserTestsEnabled,
   chromiumAvailable,

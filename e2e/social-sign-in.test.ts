@@ -14,12 +14,16 @@
  * The button's POST is answered with a redirect to the provider, which Chromium follows only if
  * the page's Content-Security-Policy lists the provider in form-action: these journeys are what
  * show that it does (a refused redirect is a console error, and the sign-in never comes back).
+ *
+ * The journeys run on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names a server: a
+ * social sign-up writes a user, an address and a social account in one transaction, with their
+ * unique constraints and JSON, and that is where the two databases behave differently.
  */
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestOidcProvider } from '../packages/latchkey/src/testing/oidc-provider.js';
 import { appCode, freshCode, PERIOD_MS, sleep } from './authenticator-app.js';
-import { browserTestsEnabled, type RunningSite } from './harness.js';
+import { browserTestsEnabled, siteDatabases, type RunningSite } from './harness.js';
 import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, startSiteAndBrowser, uniqueName } from './journey.js';
 
 const PROVIDER_ID = 'corp';
@@ -42,7 +46,7 @@ function corpAccount(prefix: string): CorpAccount {
   return { sub: `${username}-at-corp`, username, email: `${username}@corp.example` };
 }
 
-describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', () => {
+describe.runIf(browserTestsEnabled()).each(siteDatabases())('social sign-in through OpenID Connect, on %s', (database) => {
   // One account at the provider per journey, so that each journey signs up a person of its own.
   const ada = corpAccount('ada');
   const bea = corpAccount('bea');
@@ -64,6 +68,7 @@ describe.runIf(browserTestsEnabled())('social sign-in through OpenID Connect', (
       })),
     });
     ({ site, browser } = await startSiteAndBrowser({
+      database,
       env: {
         // The operator's way without touching the settings file (CONTRACT.md): the apps as JSON.
         LATCHKEY_SOCIALACCOUNT_PROVIDERS: JSON.stringify({

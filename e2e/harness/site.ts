@@ -10,6 +10,7 @@ import { afterAll } from 'vitest';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
 import { freshRandomValues, renderProject, writeProject } from '../../packages/create-latchkey/src/generate.js';
 import { optionsFrom, withDefaults } from '../../packages/create-latchkey/src/options.js';
+import { createSitePostgresDatabase, type SiteDatabase, type SitePostgresDatabase } from './postgres.js';
 
 // testing/index.ts exports the function but not its types; derive them rather than reach into the package.
 export type TestSmtpServer = Awaited<ReturnType<typeof startTestSmtpServer>>;
@@ -34,6 +35,11 @@ export interface StartSiteOptions {
   smtp?: TestSmtpServerOptions;
   /** How long start-up (compile, migrate, listen) may take before the harness gives up; 50 s by default. */
   startTimeoutMs?: number;
+  /**
+   * Where the site keeps its data: a SQLite file (the default), or a PostgreSQL database of its
+   * own on TEST_DATABASE_URL's server (harness/postgres.ts; siteDatabases() says whether there is one).
+   */
+  database?: SiteDatabase;
 }
 
 export interface RunningSite {
@@ -41,6 +47,8 @@ export interface RunningSite {
   url: string;
   /** The real SMTP server on loopback that receives the site's mail. */
   smtp: TestSmtpServer;
+  /** Which database the site runs on. */
+  database: SiteDatabase;
   /**
    * Runs the management CLI (`npm run manage -- ...args`) against the site's database, with the
    * site's environment plus `env`; rejects with its stderr when it exits non-zero. E.g.
@@ -49,7 +57,7 @@ export interface RunningSite {
   manage(args: string[], env?: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
   /** What the server process has written so far, for a failing test to show. */
   output(): { stdout: string; stderr: string };
-  /** SIGTERM, then waits for the process to exit; closes the SMTP server and removes the database. Safe to call twice. */
+  /** SIGTERM, then waits for the process to exit; closes the SMTP server and removes the database (file, or PostgreSQL database). Safe to call twice. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -71,8 +79,9 @@ afterAll(async () => {
 });
 
 /**
- * Starts the example site as a separate process with `npm run dev` (local mode), on SQLite in a fresh directory,
- * sending its mail to a real SMTP server on loopback.
+ * Starts the example site as a separate process with `npm run dev` (local mode), on SQLite in a
+ * fresh directory or on a fresh PostgreSQL database (`options.database`), sending its mail to a
+ * real SMTP server on loopback.
  *
  * The port is picked here rather than with PORT=0 because the site builds the links in its emails
  * from SITE_URL (never from the Host header), and SITE_URL must name the port the site listens on
@@ -82,7 +91,11 @@ afterAll(async () => {
 export async function startSite(options: StartSiteOptions = {}): Promise<RunningSite> {
   const smtp = await startTestSmtpServer(options.smtp);
   const directory = mkdtempSync(join(tmpdir(), 'lk-e2e-'));
+  const database = options.database ?? 'sqlite';
+  let postgres: SitePostgresDatabase | undefined;
   try {
+    if (database === 'postgres') postgres = await createSitePostgresDatabase();
+    const databaseUrl = postgres?.url ?? `sqlite:${join(directory, 'db.sqlite3')}`;
     const cwd = projectDirectory(options.usernameType ?? projectSettings.USERNAME_TYPE, directory);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
@@ -92,18 +105,19 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
         HOME: process.env.HOME ?? '',
         NODE_ENV: 'development',
         PORT: String(port),
-        DATABASE_URL: `sqlite:${join(directory, 'db.sqlite3')}`,
+        DATABASE_URL: databaseUrl,
         EMAIL_URL: smtp.url,
         LATCHKEY_SECRET_KEY: randomBytes(32).toString('base64url'),
         LATCHKEY_SITE_URL: url,
         ...Object.fromEntries(Object.entries(options.env ?? {}).map(([name, value]) => [name, value.replaceAll('{SITE_URL}', url)])),
       };
       const started = await spawnSite(cwd, env, options.startTimeoutMs ?? 50_000);
-      if (started.ok) return handle(started, { smtp, directory, cwd, env });
+      if (started.ok) return handle(started, { smtp, directory, cwd, env, database, postgres });
       if (!started.addressInUse || attempt === PORT_ATTEMPTS) throw new Error(`The example site did not start:\n${started.stderr || started.stdout}`);
     }
   } catch (error) {
     await smtp.close();
+    await postgres?.drop();
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
@@ -160,9 +174,12 @@ interface SiteSetup {
   directory: string;
   cwd: string;
   env: Record<string, string>;
+  database: SiteDatabase;
+  /** The site's PostgreSQL database, dropped once the site has exited. */
+  postgres: SitePostgresDatabase | undefined;
 }
 
-function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, cwd, env }: SiteSetup): RunningSite {
+function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, cwd, env, database, postgres }: SiteSetup): RunningSite {
   let stopping: Promise<ExitInfo> | undefined;
   const stop = async (): Promise<ExitInfo> => {
     started.child.kill('SIGTERM');
@@ -175,6 +192,7 @@ function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, 
     if (exit === 'timeout') killGroup(started.child.pid!, 'SIGKILL');
     const result = await started.exited;
     await smtp.close();
+    await postgres?.drop();
     rmSync(directory, { recursive: true, force: true });
     runningSites.delete(site);
     return result;
@@ -182,6 +200,7 @@ function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, 
   const site: RunningSite = {
     url: started.url,
     smtp,
+    database,
     manage: (args, extraEnv = {}) => runManage(cwd, { ...env, ...extraEnv }, args),
     output: () => ({ stdout: started.stdout(), stderr: started.stderr() }),
     stop: () => (stopping ??= stop()),
