@@ -2,25 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGNUP_CLOSED } from '../../account/flows/signup.js';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
-import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
-import { startProviderLogin, type SignInProcess } from '../../socialaccount/flows/provider-login.js';
-import { completeProviderSignup, providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
+import { parseSignInProcess, signInProcessOf, startProviderLogin, type StartProcess } from '../../socialaccount/flows/provider-login.js';
+import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
 import { connectWithProviderToken, loginWithProviderToken, type ProviderTokenInput } from '../../socialaccount/flows/provider-token.js';
-import type { PendingProviderSignup, ProviderLoginResult } from '../../socialaccount/flows/results.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../kit/provider-callback.js';
-import { forgetProviderSignup, keepProviderSignup, keepSignIn, pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { isAllowedFrontendUrl } from '../kit/safe-redirect.js';
-import { settleLogin } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
-import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendReauthenticationRequired, sendUnauthenticated } from './respond.js';
+import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 
 /** The form a browser posts to start a redirect sign-in (allauth's React example posts its CSRF token as a field). */
 export const PROVIDER_REDIRECT_PATH = '/auth/provider/redirect';
@@ -34,6 +31,9 @@ function redirectTo(reply: FastifyReply, location: string): FastifyReply {
 /**
  * Signing in with a provider through the headless API (allauth.headless's provider endpoints),
  * over the same flows as the pages:
+ * The flows decide what needs a recent proof of identity (connecting, disconnecting) and which
+ * `process` is known; this API presents their refusals: a 401 with the reauthenticate flows, or
+ * `?error=reauthentication_required` on a redirect.
  * - `auth/provider/redirect` (browser client only): a real form post that sends the browser to the
  *   provider; the provider's callback (kit/provider-callback.ts) sends it back to `callback_url`,
  *   with `?error=&error_process=` on failure, and the front end reads the session to see where the
@@ -46,13 +46,12 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   const { deps } = ctx;
   const { settings } = deps;
 
-  /** A provider's answer to a login, as this API presents it: the login's outcome, the pending signup form (401), or signup closed (403). */
-  async function presentProviderLogin(request: FastifyRequest, reply: FastifyReply, result: ProviderLoginResult): Promise<FastifyReply> {
-    switch (result.status) {
+  /** A provider's answer to a login, settled, as this API presents it: the login's outcome, the pending signup form (401), or signup closed (403). */
+  async function presentProviderLogin(request: FastifyRequest, reply: FastifyReply, settled: SettledProviderLogin): Promise<FastifyReply> {
+    switch (settled.kind) {
       case 'login':
-        return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result.login, loginOptionsOf(ctx)));
+        return presentLogin(ctx, request, reply, settled.outcome);
       case 'signup_form':
-        await keepProviderSignup(ctx, request, reply, result.signup);
         return sendUnauthenticated(ctx, request, reply);
       case 'signup_closed':
         return sendErrors(ctx, request, reply, 403, [{ message: SIGNUP_CLOSED, code: 'signup_closed' }]);
@@ -62,34 +61,35 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   if (ctx.client === 'browser') {
     api.post(PROVIDER_REDIRECT_PATH, async (request, reply) => {
       const fields = bodyObject(request.body);
-      const process: SignInProcess = fields.process === 'connect' ? 'connect' : 'login';
+      const process = parseSignInProcess(fields.process);
+      // An unknown process is refused below; until then its errors say 'login', allauth's default.
+      const errorProcess = process ?? 'login';
       const callbackUrl = textField(fields, 'callback_url');
       // Where the browser goes back to: only this site or a front end allowed to call the API, never
       // anywhere a link's author chose. Without one the answer is the front end's error route, or 400.
       if (!isAllowedFrontendUrl(callbackUrl, [settings.SITE_URL, ...settings.CORS_ALLOWED_ORIGINS])) {
         request.log.warn('headless provider redirect: callback_url refused');
         const errorPage = settings.HEADLESS_FRONTEND_URLS.socialaccount_login_error;
-        if (errorPage !== undefined) return redirectTo(reply, frontendErrorUrl(errorPage, process, 'invalid_url'));
+        if (errorPage !== undefined) return redirectTo(reply, frontendErrorUrl(errorPage, errorProcess, 'invalid_url'));
         return sendErrors(ctx, request, reply, 400, [{ message: INVALID_URL, code: 'invalid_url', param: 'callback_url' }]);
       }
-      const back = (error: string) => redirectTo(reply, frontendErrorUrl(callbackUrl, process, error));
+      const back = (error: string) => redirectTo(reply, frontendErrorUrl(callbackUrl, errorProcess, error));
       const providerId = textField(fields, 'provider');
       const configured = providerId === undefined ? undefined : await deps.socialProviders.provider(providerId);
-      if (!configured || (fields.process !== undefined && fields.process !== 'login' && fields.process !== 'connect')) return back('unknown');
-      let userId: number | undefined;
+      if (!configured || process === undefined) return back('unknown');
+      let asked: StartProcess = { process: 'login' };
       if (process === 'connect') {
-        const user = await ctx.sessions.currentUser(request);
-        if (!user) return back('permission_denied');
-        // Adding a way to sign in is a change of credentials: it needs a recent proof of identity.
-        if (!(await ctx.sessions.isRecentlyAuthenticated(request))) return back('reauthentication_required');
-        userId = user.id;
+        const requester = await signedInRequester(ctx, request);
+        if (!requester) return back('permission_denied');
+        asked = { process, requester };
       }
       try {
         const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured.provider));
-        const started = await startProviderLogin(deps, configured.provider, { redirectUri, next: '', process, frontendUrl: callbackUrl, ...(userId === undefined ? {} : { userId }) });
+        const started = await startProviderLogin(deps, configured.provider, { ...asked, redirectUri, next: '', frontendUrl: callbackUrl });
         await keepSignIn(ctx, request, reply, started.state, started.record);
         return redirectTo(reply, started.url.toString());
       } catch (error) {
+        if (isLatchkeyError(error, 'reauthentication_required')) return back('reauthentication_required');
         if (!(error instanceof ProviderError)) throw error;
         request.log.warn({ provider: configured.provider.id, reason: error.message }, 'social sign-in could not start');
         return back('unknown');
@@ -99,22 +99,17 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
 
   api.post('/auth/provider/token', async (request, reply) => {
     const fields = bodyObject(request.body);
-    const process = fields.process ?? 'login';
-    if (process !== 'login' && process !== 'connect') return sendErrors(ctx, request, reply, 400, [{ message: 'Select a valid choice.', code: 'invalid_choice', param: 'process' }]);
     const input: ProviderTokenInput = { provider: fields.provider, token: fields.token };
     try {
-      if (process === 'connect') {
-        const user = await ctx.sessions.currentUser(request);
-        if (!user) return await sendUnauthenticated(ctx, request, reply);
-        if (!(await ctx.sessions.isRecentlyAuthenticated(request))) return await sendReauthenticationRequired(ctx, request, reply, user);
-        const connected = await connectWithProviderToken(deps, user, input, clientOf(request));
+      if (signInProcessOf(fields.process) === 'connect') {
+        const requester = await signedInRequester(ctx, request);
+        if (!requester) return await sendUnauthenticated(ctx, request, reply);
+        const connected = await connectWithProviderToken(deps, requester, input, clientOf(request));
         if (connected.status === 'connected') logMailFailures(request, [connected.notification], 'account connected notice');
-        return await sendAuthenticated(ctx, request, reply, user);
+        return await sendAuthenticated(ctx, request, reply, requester.user);
       }
       const result = await loginWithProviderToken(deps, input, loginContextOf(ctx, request));
-      // A new answer from a provider replaces any signup form left unfinished.
-      await forgetProviderSignup(ctx, request);
-      return await presentProviderLogin(request, reply, result);
+      return await presentProviderLogin(request, reply, await settleProviderLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       if (isLatchkeyError(error) && error.cause instanceof ProviderError) request.log.warn({ reason: error.cause.message }, 'provider token refused');
       // A provider account connected to someone else is an input error here, as allauth's.
@@ -122,15 +117,9 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     }
   });
 
-  /** The signup waiting for its form and its provider, or undefined (409) when none waits or its app is gone. */
-  async function waitingSignup(request: FastifyRequest): Promise<{ pending: PendingProviderSignup; configured: ConfiguredProvider } | undefined> {
-    const pending = await pendingProviderSignup(ctx, request);
-    const configured = pending && (await deps.socialProviders.provider(pending.provider));
-    return pending && configured ? { pending, configured } : undefined;
-  }
-
+  // No signup waiting for its form (or its app gone): 409.
   api.get('/auth/provider/signup', async (request, reply) => {
-    const waiting = await waitingSignup(request);
+    const waiting = await waitingProviderSignup(ctx, request);
     if (!waiting) return sendEnvelope(ctx, request, reply, 409);
     const { pending, configured } = waiting;
     const { profile } = pending;
@@ -153,18 +142,15 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   });
 
   api.post('/auth/provider/signup', async (request, reply) => {
-    const waiting = await waitingSignup(request);
-    if (!waiting) return sendEnvelope(ctx, request, reply, 409);
-    const { pending, configured } = waiting;
-    let result: ProviderLoginResult;
+    const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '' };
+    let completed;
     try {
-      result = await completeProviderSignup(deps, configured, pending, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '' }, loginContextOf(ctx, request));
+      completed = await completeWaitingProviderSignup(ctx, request, reply, fields, loginOptionsOf(ctx));
     } catch (error) {
-      if (isLatchkeyError(error, 'signup_closed')) await forgetProviderSignup(ctx, request);
       return sendHeadlessRefusal(ctx, request, reply, error);
     }
-    await forgetProviderSignup(ctx, request);
-    return presentProviderLogin(request, reply, result);
+    if (!completed) return sendEnvelope(ctx, request, reply, 409);
+    return presentProviderLogin(request, reply, completed.settled);
   });
 
   async function sendAccounts(request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
@@ -186,17 +172,17 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     return sendAccounts(request, reply, user);
   });
 
-  // Removing a way to sign in is a change of credentials: it needs a recent proof of identity, as on the pages.
+  // Removing a way to sign in is a change of credentials: the flow asks for a recent proof of identity.
   api.delete('/account/providers', async (request, reply) => {
-    const user = await ctx.sessions.currentUser(request);
-    if (!user) return sendUnauthenticated(ctx, request, reply);
-    if (!(await ctx.sessions.isRecentlyAuthenticated(request))) return sendReauthenticationRequired(ctx, request, reply, user);
+    const requester = await signedInRequester(ctx, request);
+    if (!requester) return sendUnauthenticated(ctx, request, reply);
+    const { user } = requester;
     // allauth names the account by provider and uid; the flow by its id.
     const providerId = textField(request.body, 'provider');
     const uid = textField(request.body, 'account');
     const account = (await listSocialAccounts(deps, user)).find((candidate) => candidate.provider === providerId && candidate.uid === uid);
     try {
-      const removed = await disconnectSocialAccount(deps, user, account?.id ?? 0, clientOf(request));
+      const removed = await disconnectSocialAccount(deps, requester, account?.id ?? 0, clientOf(request));
       logMailFailures(request, [removed.notification], 'account disconnected notice');
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error, { statuses: { last_login_method: 400 } });

@@ -6,9 +6,9 @@ import { claimSignInState, finishProviderLogin, type SignInState } from '../../s
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from './context.js';
 import { loginContextOf } from './login-context.js';
-import { forgetProviderSignup, keepProviderSignup, takeSignIn } from './provider-sign-ins.js';
+import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
 import { clientOf, logMailFailures } from './request-info.js';
-import { settleLogin, type LoginOutcome } from './session-state.js';
+import type { LoginOutcome } from './session-state.js';
 
 /** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
 export function providerCallbackUri(ctx: HttpContext, loginPath: string): string {
@@ -21,8 +21,8 @@ export function providerCallbackUri(ctx: HttpContext, loginPath: string): string
  *   replayed or expired state, a provider error, a bad token: logged for the operator, never shown);
  * - `login`: the login pipeline's outcome, settled in the session like any login;
  * - `signup_closed`, `signup_form` (the pending signup is kept in the session for the form);
- * - `connected` / `updated` for a connect, or `connect_refused` (not the user who started it, or
- *   the provider account belongs to someone else).
+ * - `connected` / `updated` for a connect, or `connect_refused` (not the user who started it, no
+ *   longer a recent proof of identity, or the provider account belongs to someone else).
  */
 export type CallbackResult =
   | { kind: 'failed'; error: 'cancelled' | 'unknown' }
@@ -30,7 +30,7 @@ export type CallbackResult =
   | { kind: 'signup_closed' }
   | { kind: 'signup_form' }
   | { kind: 'connected' | 'updated' }
-  | { kind: 'connect_refused'; error: 'permission_denied' | 'connected_other'; refusal?: LatchkeyError };
+  | { kind: 'connect_refused'; error: 'permission_denied' | 'reauthentication_required' | 'connected_other'; refusal?: LatchkeyError };
 
 /**
  * The provider's callback, for every door: the state must be one this client started, unused and
@@ -51,8 +51,6 @@ async function receiveProviderCallback(
     request.log.warn({ provider: provider.id }, 'social sign-in callback with an unknown, used or expired state');
     return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
   }
-  // A new answer from a provider replaces any signup form left unfinished.
-  await forgetProviderSignup(ctx, request);
   let answer;
   try {
     const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
@@ -65,29 +63,21 @@ async function receiveProviderCallback(
   }
   if (signIn.process === 'connect') return { signIn, result: await connect(ctx, request, configured, signIn, answer) };
   const result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
-  switch (result.status) {
-    case 'login': {
-      const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
-      return { signIn, result: { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, { remember, next: signIn.next }) } };
-    }
-    case 'signup_form':
-      await keepProviderSignup(ctx, request, reply, result.signup);
-      return { signIn, result: { kind: 'signup_form' } };
-    case 'signup_closed':
-      return { signIn, result: { kind: 'signup_closed' } };
-  }
+  const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
+  return { signIn, result: await settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next }) };
 }
 
 async function connect(ctx: HttpContext, request: FastifyRequest, configured: ConfiguredProvider, signIn: SignInState, answer: Parameters<typeof connectSocialAccount>[3]): Promise<CallbackResult> {
   // The connect belongs to the user who started it: signed out (or someone else) since, it is refused.
-  const user = await ctx.sessions.currentUser(request);
-  if (!user || user.id !== signIn.userId) return { kind: 'connect_refused', error: 'permission_denied' };
+  const requester = await signedInRequester(ctx, request);
+  if (!requester || requester.user.id !== signIn.userId) return { kind: 'connect_refused', error: 'permission_denied' };
   try {
-    const connected = await connectSocialAccount(ctx.deps, user, configured, answer, clientOf(request));
+    const connected = await connectSocialAccount(ctx.deps, requester, configured, answer, clientOf(request));
     if (connected.status === 'connected') logMailFailures(request, [connected.notification], 'account connected notice');
     return { kind: connected.status };
   } catch (error) {
     if (isLatchkeyError(error, 'social_account_exists')) return { kind: 'connect_refused', error: 'connected_other', refusal: error };
+    if (isLatchkeyError(error, 'reauthentication_required')) return { kind: 'connect_refused', error: 'reauthentication_required', refusal: error };
     throw error;
   }
 }

@@ -1,8 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { ConfiguredProvider } from '../../socialaccount/directory.js';
+import type { SignedInRequester } from '../../socialaccount/flows/connections.js';
 import type { SignInState } from '../../socialaccount/flows/provider-login.js';
-import type { PendingProviderSignup } from '../../socialaccount/flows/results.js';
+import { completeProviderSignup } from '../../socialaccount/flows/provider-signup.js';
+import type { PendingProviderSignup, ProviderLoginResult } from '../../socialaccount/flows/results.js';
 import type { HttpContext } from './context.js';
-import { forgetPendingLogin } from './session-state.js';
+import { loginContextOf } from './login-context.js';
+import { forgetPendingLogin, settleLogin, type LoginOutcome } from './session-state.js';
 
 /**
  * The provider sign-ins a client has started and not finished, kept in its session by state: the
@@ -51,7 +56,7 @@ const PROVIDER_SIGNUP = '_socialaccount_signup';
  * Keeps the signup for its form. It is now what this client's sign-in waits for: a login stopped
  * earlier at a stage (an MFA code, say) is forgotten, so the client is not asked for both.
  */
-export async function keepProviderSignup(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, signup: PendingProviderSignup): Promise<void> {
+async function keepProviderSignup(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, signup: PendingProviderSignup): Promise<void> {
   await forgetPendingLogin(ctx, request);
   const session = await ctx.sessions.ensureSession(request, reply);
   await ctx.deps.sessions.saveData(session, { ...session.data, [PROVIDER_SIGNUP]: signup });
@@ -62,9 +67,73 @@ export async function pendingProviderSignup(ctx: HttpContext, request: FastifyRe
   return value && value.expiresAt > ctx.deps.clock.now().getTime() ? value : undefined;
 }
 
-export async function forgetProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<void> {
+async function forgetProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<void> {
   const session = await ctx.sessions.session(request);
   if (!session || !Object.hasOwn(session.data, PROVIDER_SIGNUP)) return;
   const { [PROVIDER_SIGNUP]: _forgotten, ...rest } = session.data;
   await ctx.deps.sessions.saveData(session, rest);
+}
+
+/** The signup waiting for its form, with its provider; undefined when none waits, it expired, or its app is gone. */
+export async function waitingProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<{ pending: PendingProviderSignup; configured: ConfiguredProvider } | undefined> {
+  const pending = await pendingProviderSignup(ctx, request);
+  const configured = pending && (await ctx.deps.socialProviders.provider(pending.provider));
+  return pending && configured ? { pending, configured } : undefined;
+}
+
+/** What a provider's answer to a login came to, once settled in the client's session. */
+export type SettledProviderLogin = { kind: 'login'; outcome: LoginOutcome } | { kind: 'signup_form' } | { kind: 'signup_closed' };
+
+/**
+ * A provider's answer to a login (a callback's, a token's, the social signup form's), settled in
+ * the client's session, for every door: a signup still to fill in is kept for its form, replacing
+ * any other; any other answer ends the one left unfinished (the client's latest answer is the one
+ * that counts); a login is settled as every login is.
+ */
+export async function settleProviderLogin(
+  ctx: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: ProviderLoginResult,
+  options: { remember: boolean; next: string },
+): Promise<SettledProviderLogin> {
+  if (result.status === 'signup_form') {
+    await keepProviderSignup(ctx, request, reply, result.signup);
+    return { kind: 'signup_form' };
+  }
+  await forgetProviderSignup(ctx, request);
+  if (result.status === 'signup_closed') return { kind: 'signup_closed' };
+  return { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, options) };
+}
+
+/**
+ * The social signup form's answer, for every door: the signup waiting in this session completed
+ * and settled (settleProviderLogin), with where it was to lead. A field to correct throws the
+ * flow's LatchkeyError and keeps the signup for another try; signup closed meanwhile ends it.
+ * Undefined when no signup waits.
+ */
+export async function completeWaitingProviderSignup(
+  ctx: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fields: { email: string; username: string },
+  options: { remember: boolean },
+): Promise<{ settled: SettledProviderLogin; next: string } | undefined> {
+  const waiting = await waitingProviderSignup(ctx, request);
+  if (!waiting) return undefined;
+  const { pending, configured } = waiting;
+  let result: ProviderLoginResult;
+  try {
+    result = await completeProviderSignup(ctx.deps, configured, pending, fields, loginContextOf(ctx, request));
+  } catch (error) {
+    if (!isLatchkeyError(error, 'signup_closed')) throw error;
+    result = { status: 'signup_closed' };
+  }
+  return { settled: await settleProviderLogin(ctx, request, reply, result, { remember: options.remember, next: pending.next }), next: pending.next };
+}
+
+/** The signed-in user as the connect and disconnect flows take them, or undefined when nobody is signed in. */
+export async function signedInRequester(ctx: HttpContext, request: FastifyRequest): Promise<SignedInRequester | undefined> {
+  const user = await ctx.sessions.currentUser(request);
+  return user && { user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
 }

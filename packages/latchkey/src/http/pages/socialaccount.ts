@@ -3,23 +3,41 @@ import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
-import { startProviderLogin, type SignInProcess } from '../../socialaccount/flows/provider-login.js';
-import { completeProviderSignup, providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
+import { parseSignInProcess, startProviderLogin, type StartProcess } from '../../socialaccount/flows/provider-login.js';
+import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
-import { loginContextOf } from '../kit/login-context.js';
 import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../kit/provider-callback.js';
-import { forgetProviderSignup, keepSignIn, pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { settleLogin } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
 export const LOGIN_CANCELLED_PAGE = '/accounts/3rdparty/login/cancelled/';
 export const LOGIN_ERROR_PAGE = '/accounts/3rdparty/login/error/';
 export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
 export const PROVIDER_SIGNUP_PAGE = '/accounts/3rdparty/signup/';
+
+/**
+ * How the pages present the flows' 'reauthentication_required': the reauthentication page, which
+ * returns to `back` (a path on this site) once the person has proved who they are.
+ */
+function reauthenticateFirst(reply: FastifyReply, back: string): FastifyReply {
+  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+}
+
+/** A provider's answer to a login, as the pages present it once settled: the login's outcome, the signup form, or signup closed. */
+async function presentProviderLogin(page: HttpContext, request: FastifyRequest, reply: FastifyReply, settled: SettledProviderLogin, next: string): Promise<FastifyReply> {
+  switch (settled.kind) {
+    case 'login':
+      return presentLogin(page, request, reply, settled.outcome, next);
+    case 'signup_closed':
+      return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
+    case 'signup_form':
+      return redirect(reply, PROVIDER_SIGNUP_PAGE);
+  }
+}
 
 /** The providers a login or signup page links to (none configured: none). */
 export async function providerLinks(page: HttpContext): Promise<{ name: string; login_url: string }[]> {
@@ -32,8 +50,9 @@ export async function providerLinks(page: HttpContext): Promise<{ name: string; 
  * - a GET only asks, with a button, unless SOCIALACCOUNT_LOGIN_ON_GET: a link or an image on
  *   another site must not start a sign-in (login CSRF);
  * - the POST (with the CSRF token) keeps the sign-in's state in the session and sends the browser
- *   to the provider; `process=connect` adds the provider account to the signed-in user instead,
- *   after a recent sign-in, as any change of how one signs in;
+ *   to the provider; `process=connect` adds the provider account to the signed-in user instead
+ *   (the flows ask for a recent sign-in: the page sends the person to reauthenticate first); an
+ *   unknown `process` is refused, on the error page;
  * - the callback (kit/provider-callback.ts) accepts only a state this browser started, once, and
  *   runs the same login pipeline as every other way in.
  * Every failure ends on the error page (401) or, when the person declined at the provider, the
@@ -49,23 +68,30 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     return redirect(reply, LOGIN_ERROR_PAGE);
   }
 
+  /** An unknown `process`: nothing starts, and the page says the sign-in failed. */
+  function unknownProcess(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): FastifyReply {
+    request.log.warn({ provider: configured.provider.id }, 'social sign-in with an unknown process refused');
+    return redirect(reply, LOGIN_ERROR_PAGE);
+  }
+
   async function start(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, fields: { next: unknown; process: unknown }): Promise<FastifyReply> {
-    const process: SignInProcess = fields.process === 'connect' ? 'connect' : 'login';
-    let userId: number | undefined;
+    const process = parseSignInProcess(fields.process);
+    if (process === undefined) return unknownProcess(request, reply, configured);
+    let asked: StartProcess = { process: 'login' };
     if (process === 'connect') {
       const signedIn = await requireUser(page, request, reply);
       if ('response' in signedIn) return signedIn.response;
-      const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
-      if (stale) return stale.response;
-      userId = signedIn.user.id;
+      asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) } };
     }
     const loginPath = providerLoginPath(configured.provider);
+    const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
     try {
-      const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
-      const started = await startProviderLogin(page.deps, configured.provider, { redirectUri: providerCallbackUri(page, loginPath), next, process, ...(userId === undefined ? {} : { userId }) });
+      const started = await startProviderLogin(page.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(page, loginPath), next });
       await keepSignIn(page, request, reply, started.state, started.record);
       return redirect(reply, started.url.toString());
     } catch (error) {
+      // Back to this provider's connect button once the person has proved who they are.
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, `${loginPath}?${new URLSearchParams({ process, next }).toString()}`);
       return failed(request, reply, configured, error);
     }
   }
@@ -80,7 +106,9 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     } catch (error) {
       return failed(request, reply, configured, error);
     }
-    const connect = query.process === 'connect';
+    const process = parseSignInProcess(query.process);
+    if (process === undefined) return unknownProcess(request, reply, configured);
+    const connect = process === 'connect';
     const context = {
       title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
       provider: { name: provider.name, login_url: providerLoginPath(provider) },
@@ -96,17 +124,17 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       case 'failed':
         return redirect(reply, result.error === 'cancelled' ? LOGIN_CANCELLED_PAGE : LOGIN_ERROR_PAGE);
       case 'login':
-        return presentLogin(page, request, reply, result.outcome, next);
       case 'signup_closed':
-        return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
       case 'signup_form':
-        return redirect(reply, PROVIDER_SIGNUP_PAGE);
+        return presentProviderLogin(page, request, reply, result, next);
       case 'connected':
       case 'updated':
         await flash(page, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
         return redirect(reply, next || CONNECTIONS_PAGE);
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
+        // Too long at the provider since the last proof of identity: prove it again, then connect again.
+        if (result.error === 'reauthentication_required') return reauthenticateFirst(reply, CONNECTIONS_PAGE);
         await flash(page, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
         return redirect(reply, CONNECTIONS_PAGE);
     }
@@ -139,9 +167,9 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
  */
 function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): void {
   async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
-    const pending = await pendingProviderSignup(page, request);
-    const configured = pending && (await page.deps.socialProviders.provider(pending.provider));
-    if (!pending || !configured) return redirect(reply, '/accounts/login/');
+    const waiting = await waitingProviderSignup(page, request);
+    if (!waiting) return redirect(reply, '/accounts/login/');
+    const { pending, configured } = waiting;
     const shown = state ?? { ...emptyForm(), values: await providerSignupInitial(page.deps, pending) };
     const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: page.deps.settings.USERNAME_TYPE === 'username', form: shown };
     return renderPage(page, request, reply, 'socialaccount/signup.html', context, status);
@@ -150,24 +178,15 @@ function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): 
   scope.get(PROVIDER_SIGNUP_PAGE, (request, reply) => form(request, reply, undefined));
 
   scope.post(PROVIDER_SIGNUP_PAGE, async (request, reply) => {
-    const pending = await pendingProviderSignup(page, request);
-    const configured = pending && (await page.deps.socialProviders.provider(pending.provider));
-    if (!pending || !configured) return redirect(reply, '/accounts/login/');
     const fields = formFields(request.body, ['email', 'username']);
-    let result;
+    let completed;
     try {
-      result = await completeProviderSignup(page.deps, configured, pending, fields, loginContextOf(page, request));
+      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false });
     } catch (error) {
-      if (isLatchkeyError(error, 'signup_closed')) {
-        await forgetProviderSignup(page, request);
-        return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
-      }
       return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
     }
-    await forgetProviderSignup(page, request);
-    if (result.status !== 'login') return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
-    const outcome = await settleLogin(page, request, reply, result.login, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false, next: pending.next });
-    return presentLogin(page, request, reply, outcome, pending.next);
+    if (!completed) return redirect(reply, '/accounts/login/');
+    return presentProviderLogin(page, request, reply, completed.settled, completed.next);
   });
 }
 
@@ -187,17 +206,17 @@ function registerConnectionsPage(scope: FastifyInstance, page: HttpContext): voi
     return connections(request, reply, signedIn.user);
   });
 
-  // Removing a way to sign in is a change of credentials: it needs a recent sign-in.
+  // Removing a way to sign in is a change of credentials: the flow asks for a recent sign-in.
   scope.post(CONNECTIONS_PAGE, async (request, reply) => {
     const signedIn = await requireUser(page, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
-    if (stale) return stale.response;
     const { account } = formFields(request.body, ['account']);
     try {
-      const removed = await disconnectSocialAccount(page.deps, signedIn.user, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
+      const requester = { user: signedIn.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
+      const removed = await disconnectSocialAccount(page.deps, requester, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
       logMailFailures(request, [removed.notification], 'account disconnected notice');
     } catch (error) {
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, CONNECTIONS_PAGE);
       return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await flash(page, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });

@@ -1,10 +1,11 @@
 /**
  * Connecting a provider account to the signed-in user (allauth's process=connect): a second way to
- * sign in to the same account. A provider account already connected to another user is refused,
- * never moved; the provider's addresses are not added to the account.
+ * sign in to the same account, so only after a recent proof of identity. A provider account
+ * already connected to another user is refused, never moved; the provider's addresses are not
+ * added to the account.
  */
 import type { MailOutcome } from '../../account/emails.js';
-import type { User } from '../../account/model.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -12,6 +13,7 @@ import type { ConfiguredProvider } from '../directory.js';
 import { notifySocialAccountChange } from '../notifications.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
+import type { SignedInRequester } from './connections.js';
 import { profileForApp } from './provider-login.js';
 
 export const CONNECTED_OTHER = 'The third-party account is already connected to a different account.';
@@ -23,14 +25,22 @@ function connectedOther(): LatchkeyError {
   return new LatchkeyError('social_account_exists', CONNECTED_OTHER, { param: 'account', reason: 'connected_other' });
 }
 
-/** Throws LatchkeyError('social_account_exists', reason 'connected_other') when another user has it. */
+/**
+ * Connects the provider account in `answer` to the requester. Throws 'reauthentication_required'
+ * unless the requester proved who they are within the window, judged when the answer arrives: a
+ * redirect connect was checked when it started too, and one that lingered at the provider past the
+ * window is refused then rather than trusted on the strength of an older proof. Throws
+ * LatchkeyError('social_account_exists', reason 'connected_other') when another user has it.
+ */
 export async function connectSocialAccount(
   deps: LatchkeyDeps,
-  user: User,
+  requester: SignedInRequester,
   configured: ConfiguredProvider,
   answer: { profile: ProviderProfile; tokens?: ProviderTokens },
   client: ClientInfo,
 ): Promise<ConnectResult> {
+  requireRecentAuthentication(deps, requester.lastAuthenticatedAt);
+  const { user } = requester;
   const providerId = configured.provider.id;
   const profile = profileForApp(configured.app, answer.profile);
   const now = deps.clock.now();

@@ -3,6 +3,7 @@
  * which is refused when it would leave the user no way to sign in.
  */
 import type { MailOutcome } from '../../account/emails.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -15,19 +16,39 @@ import { notifySocialAccountChange } from '../notifications.js';
 export const NO_PASSWORD = 'Your account has no password set up.';
 export const NO_VERIFIED_EMAIL = 'Your account has no verified email address.';
 
+/**
+ * Who asks to change how they sign in (connect or disconnect a provider account): the signed-in
+ * user, and when their session last proved who they are (undefined: it never did). Adding or
+ * removing a way in is a change of credentials, so the flows refuse it ('reauthentication_required')
+ * unless that was within the reauthentication window, as an address change is: a session left open
+ * on a shared computer must not be enough. Each door only presents the refusal.
+ */
+export interface SignedInRequester {
+  user: User;
+  lastAuthenticatedAt: Date | undefined;
+}
+
 /** Oldest first. */
 export function listSocialAccounts(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<SocialAccount[]> {
   return deps.store.socialAccounts.listForUser(user.id);
 }
 
 /**
- * Disconnects the user's account `accountId`. Throws 'not_found' for an account that is not the
- * user's (the same answer as for one that does not exist), and 'last_login_method' when it is the
+ * Disconnects the requester's account `accountId`. Throws 'reauthentication_required' without a
+ * recent proof of identity (before anything else is looked at), 'not_found' for an account that is
+ * not the user's (the same answer as for one that does not exist), and 'last_login_method' when it is the
  * user's last one and they have no usable password (reason 'no_password'), or, under mandatory
  * verification, no verified address to reset one with (reason 'no_verified_email'): allauth's rules.
  * The owner is told by mail (someone signed in as them may be removing their way back in).
  */
-export async function disconnectSocialAccount(deps: LatchkeyDeps, user: User, accountId: number, client: ClientInfo): Promise<{ account: SocialAccount; notification: MailOutcome }> {
+export async function disconnectSocialAccount(
+  deps: LatchkeyDeps,
+  requester: SignedInRequester,
+  accountId: number,
+  client: ClientInfo,
+): Promise<{ account: SocialAccount; notification: MailOutcome }> {
+  requireRecentAuthentication(deps, requester.lastAuthenticatedAt);
+  const { user } = requester;
   const account = await deps.store.transaction(async (repositories) => {
     const accounts = await repositories.socialAccounts.listForUserLocked(user.id);
     const found = accounts.find((candidate) => candidate.id === accountId);

@@ -9,7 +9,9 @@
  * address the provider vouches for. A new person signs up automatically only when the address is
  * free; otherwise the social signup form asks.
  */
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import { randomToken, sha256Hex } from '../../core/crypto.js';
+import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
 import type { FirstFactor } from '../../login/proofs.js';
@@ -19,6 +21,7 @@ import type { ConfiguredProvider } from '../directory.js';
 import { emailAuthenticationFor, userByProviderEmail, wipePassword, type EmailMatch } from '../email-authentication.js';
 import type { PendingAuthorization, ProviderProfile, ProviderTokens, RedirectProvider } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
+import type { SignedInRequester } from './connections.js';
 import { signUpFromProvider } from './provider-signup.js';
 import type { ProviderLoginResult } from './results.js';
 
@@ -27,6 +30,25 @@ export const SIGN_IN_STATE_SECONDS = 10 * 60;
 
 /** 'login' signs in (or up); 'connect' adds the provider account to the signed-in user. */
 export type SignInProcess = 'login' | 'connect';
+
+export const INVALID_PROCESS = 'Select a valid choice.';
+
+/**
+ * The `process` a client asks for, as every door reads it: 'login' when it names none, undefined
+ * for anything but 'login' or 'connect'. An unknown process is refused rather than guessed: a
+ * client that meant to connect, misspelt, must not be signed in as whoever the provider names.
+ */
+export function parseSignInProcess(value: unknown): SignInProcess | undefined {
+  if (value === undefined || value === '' || value === 'login') return 'login';
+  return value === 'connect' ? 'connect' : undefined;
+}
+
+/** As parseSignInProcess; an unknown process throws LatchkeyError('invalid_input', reason 'invalid_choice', param 'process'). */
+export function signInProcessOf(value: unknown): SignInProcess {
+  const process = parseSignInProcess(value);
+  if (process === undefined) throw new LatchkeyError('invalid_input', INVALID_PROCESS, { param: 'process', reason: 'invalid_choice' });
+  return process;
+}
 
 /** What a started sign-in keeps, server-side, until its callback. */
 export interface SignInState {
@@ -44,22 +66,30 @@ export interface SignInState {
   expiresAt: number;
 }
 
-export interface StartInput {
+/** What a sign-in is for: a login, or a connect for the signed-in user who asks. */
+export type StartProcess = { process: 'login' } | { process: 'connect'; requester: SignedInRequester };
+
+export type StartInput = StartProcess & {
   redirectUri: string;
   next: string;
-  process: SignInProcess;
-  userId?: number;
   frontendUrl?: string;
-}
+};
 
+/**
+ * Starts a sign-in: where to send the browser, and the state to keep for the callback. A connect
+ * adds a way to sign in to the account: without a recent proof of identity it is refused
+ * ('reauthentication_required') here, before the browser goes anywhere, and connectSocialAccount
+ * holds the callback to the same rule.
+ */
 export async function startProviderLogin(deps: Pick<LatchkeyDeps, 'clock'>, provider: RedirectProvider, input: StartInput): Promise<{ url: URL; state: string; record: SignInState }> {
+  if (input.process === 'connect') requireRecentAuthentication(deps, input.requester.lastAuthenticatedAt);
   const state = randomToken(32);
   const { url, pending } = await provider.authorizationUrl({ redirectUri: input.redirectUri, state });
   const record: SignInState = {
     provider: provider.id,
     process: input.process,
     next: input.next,
-    ...(input.userId === undefined ? {} : { userId: input.userId }),
+    ...(input.process === 'connect' ? { userId: input.requester.user.id } : {}),
     ...(input.frontendUrl === undefined ? {} : { frontendUrl: input.frontendUrl }),
     pending,
     expiresAt: deps.clock.now().getTime() + SIGN_IN_STATE_SECONDS * 1000,

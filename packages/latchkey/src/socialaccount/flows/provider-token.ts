@@ -8,7 +8,7 @@
  * provider, with this client merely among its audiences, is refused. The person it names then goes
  * through the same login (or connect) as a provider's callback.
  */
-import type { User } from '../../account/model.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -16,6 +16,7 @@ import type { LoginContext } from '../../login/stages.js';
 import type { ConfiguredProvider } from '../directory.js';
 import { ProviderError, type ProviderProfile, type ProviderTokens } from '../providers/provider.js';
 import { connectSocialAccount, type ConnectResult } from './connect.js';
+import type { SignedInRequester } from './connections.js';
 import { finishProviderLogin } from './provider-login.js';
 import type { ProviderLoginResult } from './results.js';
 
@@ -104,8 +105,13 @@ export async function loginWithProviderToken(deps: LatchkeyDeps, input: Provider
   return finishProviderLogin(deps, configured, { profile, ...(tokens ? { tokens } : {}) }, '', context);
 }
 
-/** A token connect for the signed-in user: throws as connectSocialAccount (the provider account is someone else's). */
-export async function connectWithProviderToken(deps: LatchkeyDeps, user: User, input: ProviderTokenInput, client: ClientInfo): Promise<ConnectResult> {
+/**
+ * A token connect for the signed-in requester: throws as connectSocialAccount (no recent proof of
+ * identity; the provider account is someone else's), and as verifyProviderToken.
+ */
+export async function connectWithProviderToken(deps: LatchkeyDeps, requester: SignedInRequester, input: ProviderTokenInput, client: ClientInfo): Promise<ConnectResult> {
+  // Refused before the token is looked at: checking it may fetch the provider's keys.
+  requireRecentAuthentication(deps, requester.lastAuthenticatedAt);
   const { configured, profile, tokens } = await verifyProviderToken(deps, input);
-  return connectSocialAccount(deps, user, configured, { profile, ...(tokens ? { tokens } : {}) }, client);
+  return connectSocialAccount(deps, requester, configured, { profile, ...(tokens ? { tokens } : {}) }, client);
 }
