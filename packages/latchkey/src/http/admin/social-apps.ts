@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
-import { STORED_APP_PROVIDER_TYPES } from '../../socialaccount/directory.js';
 import {
   addSocialApp,
   changeSocialApp,
@@ -17,9 +16,6 @@ import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { adminRoot } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
-
-/** How the form names each provider type it offers. */
-const PROVIDER_LABELS: Readonly<Record<string, string>> = { openid_connect: 'OpenID Connect' };
 
 /** The form's fields, the secret and its "clear" box apart: those are never shown again. */
 const SHOWN_FIELDS = ['provider', 'provider_id', 'name', 'client_id', 'key', 'settings'] as const;
@@ -50,7 +46,8 @@ function settingsOf(text: string): unknown {
 export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const root = adminRoot(ctx.deps.settings);
   const listPath = `${root}socialaccount/socialapp/`;
-  const providers = STORED_APP_PROVIDER_TYPES.map((type) => ({ value: type, label: PROVIDER_LABELS[type] ?? type }));
+  // The kinds an operator may store, a project's own included, by the names they declare.
+  const providers = ctx.deps.socialProviders.registry.storableKinds().map((kind) => ({ value: kind.id, label: kind.name }));
 
   /** The app the URL names, or undefined (a 404) for an id that is not an app's. */
   async function appOf(request: FastifyRequest): Promise<SocialAppSummary | undefined> {
