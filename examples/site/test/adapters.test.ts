@@ -49,6 +49,17 @@ describe('the social account adapter', () => {
     expect(closed.isOpenForSignup(login({}))).toBe(false);
   });
 
+  it("applies the domain allowlist to the provider's address; without one, the signup form's address is checked instead", () => {
+    const adapter = new SocialAccountAdapter(testSettings({ env: ALLOWLIST }));
+    expect(adapter.isOpenForSignup(login({ email: 'ada@example.org' }))).toBe(true);
+    expect(adapter.isOpenForSignup(login({ email: ' Ada@EXAMPLE.com ' }))).toBe(true);
+    for (const email of ['ada@example.net', 'ada@mail.example.com', 'ada@example.com.evil.net', 'ada@']) {
+      expect(adapter.isOpenForSignup(login({ email }))).toBe(false);
+    }
+    expect(adapter.isOpenForSignup(login({}))).toBe(true);
+    expect(new SocialAccountAdapter(testSettings()).isOpenForSignup(login({ email: 'ada@anywhere.net' }))).toBe(true);
+  });
+
   it("fills the name from the provider's name, or else from its first and last names", async () => {
     const adapter = new SocialAccountAdapter(testSettings());
     const nameOf = async (data: Record<string, string>) => (await adapter.populateUser(login({ email: 'ada@example.com', ...data }))).name;
@@ -57,6 +68,9 @@ describe('the social account adapter', () => {
     expect(await nameOf({ name: '  ', firstName: 'Ada' })).toBe('Ada');
     expect(await nameOf({ lastName: 'Lovelace' })).toBe('Lovelace');
     expect(await nameOf({})).toBe('');
+    // A null character cannot be stored (PostgreSQL refuses it in text): dropped, never saved.
+    expect(await nameOf({ name: 'Ada\u0000 Lovelace' })).toBe('Ada Lovelace');
+    expect(await nameOf({ name: '\u0000', firstName: 'Ada' })).toBe('');
     // A name longer than the field is cut to fit, not refused: the person did not type it.
     expect([...(await nameOf({ name: 'é'.repeat(NAME_MAX_LENGTH + 10) }))]).toHaveLength(NAME_MAX_LENGTH);
   });

@@ -2,9 +2,8 @@ import { domainToASCII } from 'node:url';
 import {
   AccountAdapter as LatchkeyAccountAdapter,
   LatchkeyError,
-  NAME_MAX_LENGTH,
   SocialAccountAdapter as LatchkeySocialAccountAdapter,
-  type NewSocialUser,
+  type Settings,
   type SocialLogin,
 } from '@latchkey/core';
 
@@ -27,33 +26,41 @@ export class AccountAdapter extends LatchkeyAccountAdapter {
    * domain and then switching the account to another one.
    */
   override cleanEmail(email: string): string {
-    const allowed = this.settings.ACCOUNT_EMAIL_DOMAIN_ALLOWLIST;
-    if (allowed.length === 0) return email;
-    // The address arrives normalized (lower case, punycode domain), so a plain comparison is
-    // exact: "mail.example.com" is not "example.com", and neither is "example.com.evil.net".
-    const domain = email.slice(email.lastIndexOf('@') + 1);
-    // Entries are brought to the same ASCII (punycode) form, so an internationalised domain matches.
-    if (allowed.some((entry) => domainToASCII(entry.toLowerCase()) === domain)) return email;
-    throw new LatchkeyError('invalid_email', `Sign-up is limited to addresses at: ${allowed.join(', ')}.`, { param: 'email' });
+    if (isAllowedByDomainAllowlist(this.settings, email)) return email;
+    throw new LatchkeyError('invalid_email', `Sign-up is limited to addresses at: ${this.settings.ACCOUNT_EMAIL_DOMAIN_ALLOWLIST.join(', ')}.`, { param: 'email' });
   }
 }
 
 /**
- * The project's social account adapter, as allauth's SOCIALACCOUNT_ADAPTER: the same signup switch
- * for people arriving from a provider, and the user's fields filled from what the provider says.
+ * The project's social account adapter, as allauth's SOCIALACCOUNT_ADAPTER: who may sign up
+ * through a provider. Latchkey's populateUser fills the new user from what the provider said (its
+ * address; its full name, or else its first and last names); override it to fill more, starting
+ * from `super.populateUser(login)`.
  */
 export class SocialAccountAdapter extends LatchkeySocialAccountAdapter {
-  override isOpenForSignup(_login: SocialLogin): boolean {
-    return this.settings.ACCOUNT_ALLOW_REGISTRATION;
+  /**
+   * The same signup switch as local accounts, and the same domain allowlist. A provider's sign-up
+   * never passes through cleanEmail when the provider gives an address nobody here has (the
+   * account is made at once, as allauth's automatic signup does), so the allowlist is applied here,
+   * to the address the provider gave, or a provider would be a way around it. A provider that
+   * gives no address sends the person to the signup form, where cleanEmail judges the one typed.
+   */
+  override isOpenForSignup(login: SocialLogin): boolean {
+    if (!this.settings.ACCOUNT_ALLOW_REGISTRATION) return false;
+    const email = login.data.email?.trim() ?? '';
+    return email === '' || isAllowedByDomainAllowlist(this.settings, email);
   }
+}
 
-  /** The new user's name: the provider's full name, or else its first and last names. */
-  override async populateUser(login: SocialLogin): Promise<NewSocialUser> {
-    const user = await super.populateUser(login);
-    if (user.name !== '') return user;
-    const { name, firstName, lastName } = login.data;
-    const fullName = name?.trim() || [firstName?.trim(), lastName?.trim()].filter(Boolean).join(' ');
-    // A provider's name longer than the field allows is cut, not refused: the person did not type it.
-    return { ...user, name: [...fullName].slice(0, NAME_MAX_LENGTH).join('') };
-  }
+/**
+ * Whether an address is at one of ACCOUNT_EMAIL_DOMAIN_ALLOWLIST's domains (always, while the list
+ * is empty). Exactly those domains: "mail.example.com" is not "example.com", and neither is
+ * "example.com.evil.net". Both sides are brought to lower-case ASCII (punycode), so that an
+ * internationalised domain matches however it was written.
+ */
+function isAllowedByDomainAllowlist(settings: Settings, email: string): boolean {
+  const allowed = settings.ACCOUNT_EMAIL_DOMAIN_ALLOWLIST;
+  if (allowed.length === 0) return true;
+  const domain = domainToASCII(email.slice(email.lastIndexOf('@') + 1).toLowerCase());
+  return domain !== '' && allowed.some((entry) => domainToASCII(entry.toLowerCase()) === domain);
 }

@@ -2,7 +2,8 @@
  * The project's SocialAccountAdapter (src/users/adapters.ts) in a real social signup, through the
  * pages: allauth's dummy provider (a stand-in identity provider on the site itself, for tests and
  * development only) sends the person back to the callback, and the adapter decides whether they
- * may sign up and fills their account.
+ * may sign up (the signup switch, and the project's domain allowlist, which Latchkey's own adapter
+ * does not apply) and fills their account.
  */
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -65,6 +66,20 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain('We are sorry, but the sign up is currently closed.');
     expect(await latchkey.deps.store.users.count()).toBe(0);
+  });
+
+  it("applies the domain allowlist (LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST) to the provider's address", async () => {
+    const browser = await setUp({ LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com' });
+    const refused = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@elsewhere.net', name: 'Ada Lovelace' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('We are sorry, but the sign up is currently closed.');
+    expect(await latchkey.deps.store.users.count()).toBe(0);
+
+    const accepted = await signInThroughDummy(new Browser(app), { id: 'grace-1906', email: 'Grace@Example.COM', name: 'Grace Hopper' });
+    expect(accepted.statusCode).toBe(302);
+    const grace = await latchkey.deps.store.users.findByEmail('grace@example.com');
+    expect(grace?.name).toBe('Grace Hopper');
+    expect(await latchkey.deps.store.users.count()).toBe(1);
   });
 });
 
