@@ -52,7 +52,11 @@ describe('the generator command', () => {
     expect(result.out).toContain('@latchkey/core is in its vendor/ directory');
     expect(readdirSync(join(result.cwd, 'site', 'vendor'))).toEqual(['latchkey-core-0.1.0.tgz']);
     expect(dependencies(join(result.cwd, 'site'))).toMatchObject({ '@latchkey/core': 'file:vendor/latchkey-core-0.1.0.tgz' });
-    expect(readFileSync(join(result.cwd, 'site', 'README.md'), 'utf8')).toContain('from `file:vendor/latchkey-core-0.1.0.tgz`');
+    const readme = readFileSync(join(result.cwd, 'site', 'README.md'), 'utf8');
+    expect(readme).toContain('from `file:vendor/latchkey-core-0.1.0.tgz`');
+    // How to leave the copy for the registry's, once published: for this project, and for a new one.
+    expect(readme).toContain('`npm install @latchkey/core@<version>` (which rewrites `package.json`) and delete `vendor/`');
+    expect(readme).toContain('`create-latchkey --latchkey-version <version>`');
   });
 
   it('with --latchkey-version depends on that version from the registry, and vendors nothing', async () => {
