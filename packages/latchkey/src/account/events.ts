@@ -50,6 +50,10 @@ export const ACCOUNT_EVENTS = [
   // with its type): recorded against the staff member, the user in its data. The user's own events
   // are recorded against them as well (api_token_created or _deleted; authenticator_removed, with
   // by: 'admin').
+  //
+  // An admin event names the user it changed as `target` in its data; the audit record keeps that
+  // id in a column of its own (targetOf below), so the trail filtered by a user finds the changes
+  // made to them as well as their own doings.
   'admin_user_changed',
 ] as const;
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
@@ -64,6 +68,15 @@ export interface AccountEvent {
 }
 
 export type AccountEventHandler = (event: AccountEvent) => void | Promise<void>;
+
+/** The largest user id (the ids' column is a 32-bit integer on PostgreSQL). */
+const MAX_USER_ID = 2_147_483_647;
+
+/** The user an admin change was made to: its data's `target`, when that is a user id. */
+function targetOf(data: Record<string, unknown>): number | null {
+  const { target } = data;
+  return typeof target === 'number' && Number.isInteger(target) && target > 0 && target <= MAX_USER_ID ? target : null;
+}
 
 /**
  * Publishes account events to the project's subscribers and writes each as an audit record. A
@@ -95,7 +108,7 @@ export class AccountEvents {
 
   async emit(name: AccountEventName, userId: number | null, client: ClientInfo, data: Record<string, unknown> = {}): Promise<AccountEvent> {
     const event: AccountEvent = { name, userId, at: this.clock.now(), client, data };
-    await this.auditLog.record({ event: name, userId, createdAt: event.at, ipAddress: client.ip, userAgent: client.userAgent, data });
+    await this.auditLog.record({ event: name, userId, targetUserId: targetOf(data), createdAt: event.at, ipAddress: client.ip, userAgent: client.userAgent, data });
     for (const handler of [...(this.handlers.get(name) ?? []), ...(this.handlers.get('*') ?? [])]) {
       try {
         await handler(event);

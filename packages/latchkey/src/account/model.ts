@@ -52,7 +52,10 @@ export interface AuditRecord {
   id: number;
   /** The event's name, e.g. user_logged_in (account/events.ts). */
   event: string;
+  /** Who the event is recorded against: the user, or for an admin change the staff member who made it. */
   userId: number | null;
+  /** For an admin change, the user it was made to (the `target` of its data); null otherwise. */
+  targetUserId: number | null;
   createdAt: Date;
   ipAddress: string;
   userAgent: string;
@@ -60,4 +63,4 @@ export interface AuditRecord {
   data: Record<string, unknown>;
 }
 
-export type NewAuditRecord = Omit<AuditRecord, 'id'>;
+export type NewAuditRecord = Omit<AuditRecord, 'id' | 'targetUserId'> & { targetUserId?: number | null };

@@ -117,13 +117,14 @@ export interface AuditLogRepository {
   listForUser(userId: number, limit?: number): Promise<AuditRecord[]>;
   /**
    * A page of the trail for the admin, newest first (by id), continuing after `afterId` (keyset
-   * paging, no count), each with its user's login names while the user exists (null for none or
-   * a deleted user), all in one query.
+   * paging, no count), each with the login names of its user and of the user it was made to while
+   * they exist (null for none or a deleted user), all in one query.
    */
   search(query: AuditSearch): Promise<ListedAuditRecord[]>;
 }
 
 export interface AuditSearch {
+  /** The records about this user: those recorded against them, and the admin changes made to them. */
   userId?: number;
   /** One event's name (account/events.ts). */
   event?: string;
@@ -133,4 +134,6 @@ export interface AuditSearch {
 
 export interface ListedAuditRecord extends AuditRecord {
   user: UserLabel | null;
+  /** The user an admin change was made to. */
+  targetUser: UserLabel | null;
 }

@@ -64,7 +64,7 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
     await adminLogin('root');
 
     const adas = await browser.get(`${LIST}?user=${ada.id}`);
-    expect(adas.body).toContain(`Showing user #${ada.id} (ada).`);
+    expect(adas.body).toContain(`Showing user #${ada.id} (ada): their own records and the admin changes made to them.`);
     expect(adas.body).not.toContain('index&quot;:0}');
     expect(adas.body).toContain(`<a href="${LIST}?event=password_changed&amp;user=${ada.id}">password_changed</a>`);
     const next = /href="(\/admin\/audit\/auditrecord\/\?user=\d+&amp;after=\d+)"/.exec(adas.body)?.[1];
@@ -84,9 +84,36 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
     expect(both.body.match(/<td>password_changed<\/td>/g)).toHaveLength(1);
     expect(both.body).toContain(`<a href="${LIST}?event=password_changed">All users</a>`);
     expect(both.body).toContain(`<a href="${LIST}?user=${ada.id}">All</a>`);
-    expect((await browser.get(`${LIST}?user=${bob.id}`)).body).toContain(`Showing user #${bob.id} (no such user now).`);
+    expect((await browser.get(`${LIST}?user=${bob.id}`)).body).toContain(`Showing user #${bob.id} (no such user now):`);
     // Unknown filters are no filters.
     expect((await browser.get(`${LIST}?event=%3Cscript%3E&user=x`)).body).toContain('<td>password_changed</td>');
+  });
+
+  it('filtered by a user, shows the admin changes made to them beside their own records, naming both sides', async () => {
+    await setUp();
+    const root = await person('root', { isStaff: true, isSuperuser: true });
+    const ada = await person('ada');
+    const bob = await person('bob');
+    await latchkey.deps.events.emit('user_logged_in', ada.id, ADMIN_CLIENT, { method: 'password' });
+    await adminLogin('root');
+    // Made through the admin's pages, so recorded by its flows: against root, about Ada.
+    expect((await browser.post(`/admin/users/user/${ada.id}/change/`, { name: 'Ada Lovelace', email: ada.email, is_active: 'on' })).statusCode).toBe(302);
+    expect((await browser.post(`/admin/users/user/${bob.id}/sessions/end/`, {})).statusCode).toBe(302);
+
+    const adas = await browser.get(`${LIST}?user=${ada.id}`);
+    const rows = [...adas.body.matchAll(/<td>([a-z_]+)<\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>/g)].map(([, event, by, to]) => ({ event, by, to }));
+    expect(rows).toEqual([
+      { event: 'admin_user_changed', by: `<a href="${LIST}?user=${root.id}">root</a>`, to: `<a href="${LIST}?user=${ada.id}">ada</a>` },
+      { event: 'user_logged_in', by: `<a href="${LIST}?user=${ada.id}">ada</a>`, to: '' },
+    ]);
+    // Root's own filter has both changes and root's sign-in; Bob's has only the change made to him.
+    expect((await browser.get(`${LIST}?user=${root.id}`)).body.match(/<td>admin_user_changed<\/td>/g)).toHaveLength(2);
+    const bobs = await browser.get(`${LIST}?user=${bob.id}&event=admin_user_changed`);
+    expect(bobs.body.match(/<td>admin_user_changed<\/td>/g)).toHaveLength(1);
+    expect(bobs.body).toContain('sessions_ended');
+    // A changed user deleted since is still named by id.
+    await latchkey.deps.store.users.delete(bob.id);
+    expect((await browser.get(`${LIST}?user=${bob.id}`)).body).toContain(`<a href="${LIST}?user=${bob.id}">#${bob.id} (deleted)</a>`);
   });
 
   it('is for staff who may view it only', async () => {

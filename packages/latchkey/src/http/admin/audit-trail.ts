@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ACCOUNT_EVENTS } from '../../account/events.js';
-import type { AuditSearch } from '../../account/ports.js';
+import type { AuditSearch, UserLabel } from '../../account/ports.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
@@ -11,7 +11,9 @@ import { adminRoot } from './paths.js';
  * `<admin>/audit/auditrecord/`: the audit trail (every account and admin event: account/events.ts),
  * read-only, 100 records a page, newest first, filtered by event and by user (a user's id, or a
  * click on a user in the list), paged by id (a keyset, no count). Each record shows its time, its
- * event, its user, where it came from and its data as JSON.
+ * event, its user, the user an admin change was made to, where it came from and its data as JSON.
+ * Filtered by a user, the trail shows what they did and what staff did to them: an admin change is
+ * recorded against the staff member, so a filter on that alone would hide it.
  */
 export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
@@ -37,13 +39,18 @@ export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext
       ...(after === undefined ? {} : { afterId: after }),
     };
     const found = await ctx.deps.store.auditLog.search(search);
+    const labelOf = (user: UserLabel | null) => (user === null ? undefined : ((loginByEmail ? user.email : user.username) ?? user.email));
+    const filterUrl = (id: number | null) => (id === null ? undefined : `${listPath}${withQuery(query, { user: String(id) })}`);
     const records = found.slice(0, PER_PAGE).map((record) => ({
       id: record.id,
       at: record.createdAt.toISOString(),
       event: record.event,
       userId: record.userId,
-      user: record.user === null ? undefined : ((loginByEmail ? record.user.email : record.user.username) ?? record.user.email),
-      userUrl: record.userId === null ? undefined : `${listPath}${withQuery(query, { user: String(record.userId) })}`,
+      user: labelOf(record.user),
+      userUrl: filterUrl(record.userId),
+      targetUserId: record.targetUserId,
+      targetUser: labelOf(record.targetUser),
+      targetUserUrl: filterUrl(record.targetUserId),
       ipAddress: record.ipAddress,
       userAgent: record.userAgent,
       data: JSON.stringify(record.data),
@@ -58,7 +65,7 @@ export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext
       user_filter:
         userId === undefined
           ? undefined
-          : { id: userId, label: filteredUser === undefined ? undefined : ((loginByEmail ? filteredUser.email : filteredUser.username) ?? filteredUser.email), all_url: `${listPath}${withQuery(query, { user: undefined })}` },
+          : { id: userId, label: labelOf(filteredUser ?? null), all_url: `${listPath}${withQuery(query, { user: undefined })}` },
       event_filter: [
         { label: 'All', url: `${listPath}${withQuery(query, { event: undefined })}`, selected: query.event === '' },
         ...ACCOUNT_EVENTS.map((name) => ({ label: name, url: `${listPath}${withQuery(query, { event: name })}`, selected: query.event === name })),

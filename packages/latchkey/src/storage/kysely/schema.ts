@@ -58,6 +58,8 @@ export interface AuditLogTable {
   id: Generated<number>;
   event: string;
   user_id: number | null;
+  /** The user an admin change was made to (migration 0008); null for every other record. */
+  target_user_id: Generated<number | null>;
   created_at: InstantColumn;
   ip_address: string;
   user_agent: string;

@@ -15,6 +15,7 @@ import { apiTokensMigration } from './0004_api_tokens.js';
 import { socialAccountMigration } from './0005_socialaccount.js';
 import { adminPermissionsMigration } from './0006_admin_permissions.js';
 import { adminIndexesMigration } from './0007_admin_indexes.js';
+import { auditTargetUserMigration } from './0008_audit_target_user.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -29,6 +30,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0005_socialaccount': socialAccountMigration(dialect),
     '0006_admin_permissions': adminPermissionsMigration(),
     '0007_admin_indexes': adminIndexesMigration(dialect, usernameType),
+    '0008_audit_target_user': auditTargetUserMigration(dialect),
   };
 }
 

@@ -32,7 +32,7 @@ export function describeAuditLogRepository(target: ConformanceTarget): void {
       const ids = (records: { id: number }[]) => records.map((record) => record.id);
       const all = await store.auditLog.search({ limit: 10 });
       expect(ids(all)).toEqual([johns.id, anonymous.id, loggedIn.id, signedUp.id]);
-      expect(all[2]).toEqual({ ...loggedIn, user: { id: jane.id, username: target.usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' } });
+      expect(all[2]).toEqual({ ...loggedIn, user: { id: jane.id, username: target.usernameType === 'username' ? 'jane' : null, email: 'jane@example.com' }, targetUser: null });
       expect(all[1]?.user).toBeNull();
       expect(ids(await store.auditLog.search({ limit: 2 }))).toEqual([johns.id, anonymous.id]);
       expect(ids(await store.auditLog.search({ afterId: anonymous.id, limit: 2 }))).toEqual([loggedIn.id, signedUp.id]);
@@ -41,7 +41,30 @@ export function describeAuditLogRepository(target: ConformanceTarget): void {
       expect(ids(await store.auditLog.search({ event: 'user_logged_in', userId: jane.id, limit: 10 }))).toEqual([loggedIn.id]);
       // A deleted user's records stay, with no user to show.
       await store.users.delete(john.id);
-      expect(await store.auditLog.search({ userId: john.id, limit: 10 })).toEqual([{ ...johns, user: null }]);
+      expect(await store.auditLog.search({ userId: john.id, limit: 10 })).toEqual([{ ...johns, user: null, targetUser: null }]);
+    });
+
+    it('finds an admin change by the user it was made to as well as by the staff member, naming both', async () => {
+      const { store } = database();
+      const root = await createUser(store, target.usernameType, 'root');
+      const jane = await createUser(store, target.usernameType, 'jane');
+      const base = { ipAddress: '198.51.100.4', userAgent: 'Firefox', createdAt: new Date('2030-01-01T00:00:00.000Z') };
+      const own = await store.auditLog.record({ ...base, event: 'user_logged_in', userId: jane.id, data: {} });
+      const change = await store.auditLog.record({ ...base, event: 'admin_user_changed', userId: root.id, targetUserId: jane.id, data: { target: jane.id } });
+      const other = await store.auditLog.record({ ...base, event: 'user_logged_in', userId: root.id, data: {} });
+      expect(change.targetUserId).toBe(jane.id);
+      expect(own.targetUserId).toBeNull();
+      const ids = (records: { id: number }[]) => records.map((record) => record.id);
+      expect(ids(await store.auditLog.search({ userId: jane.id, limit: 10 }))).toEqual([change.id, own.id]);
+      expect(ids(await store.auditLog.search({ userId: root.id, limit: 10 }))).toEqual([other.id, change.id]);
+      expect(ids(await store.auditLog.search({ userId: jane.id, event: 'admin_user_changed', limit: 10 }))).toEqual([change.id]);
+      expect(ids(await store.auditLog.search({ userId: jane.id, afterId: change.id, limit: 10 }))).toEqual([own.id]);
+      const [found] = await store.auditLog.search({ userId: jane.id, limit: 1 });
+      const labelOf = (user: { id: number; email: string | null }, name: string) => ({ id: user.id, username: target.usernameType === 'username' ? name : null, email: user.email });
+      expect(found).toEqual({ ...change, user: labelOf(root, 'root'), targetUser: labelOf(jane, 'jane') });
+      // The changed user deleted: the record stays, found by their id, with no one to name.
+      await store.users.delete(jane.id);
+      expect(await store.auditLog.search({ userId: jane.id, event: 'admin_user_changed', limit: 10 })).toEqual([{ ...change, user: labelOf(root, 'root'), targetUser: null }]);
     });
   });
 }

@@ -227,6 +227,28 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(await found({ isStaff: true, isSuperuser: true, isActive: false })).toEqual(['Indexed.Staff@example.com']);
     },
   },
+  '0008_audit_target_user': {
+    // An admin change as the flows now record it: against the staff member (deleted since), about the user.
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      const userId = user.rows[0]?.id;
+      await insertRow(db, 'latchkey_audit_log', {
+        event: 'admin_user_changed',
+        user_id: null,
+        target_user_id: userId,
+        created_at: '2025-06-02T03:04:05.678Z',
+        ip_address: '192.0.2.1',
+        user_agent: 'legacy',
+        data: JSON.stringify({ target: userId, change: 'changed', fields: ['name'] }),
+      });
+    },
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const found = await store.auditLog.search({ userId: user!.id, event: 'admin_user_changed', limit: 10 });
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({ userId: null, targetUserId: user!.id, data: { target: user!.id, change: 'changed', fields: ['name'] }, user: null, targetUser: { id: user!.id } });
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {
