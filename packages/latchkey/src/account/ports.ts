@@ -40,19 +40,33 @@ export interface UserRepository {
   delete(id: number): Promise<boolean>;
   count(): Promise<number>;
   /**
-   * A page of users for the admin's list, by id, newest or oldest first, continuing after
-   * `afterId` (keyset paging: each page costs the same however deep it is, with no count).
+   * A page of users for the admin's list in `order`, continuing after `afterId` (keyset paging on
+   * the sort value and the id: each page costs the same however deep it is, with no count).
+   * Throws 'invalid_input' for the username order where users have no username.
    */
   search(query: UserSearch): Promise<User[]>;
 }
 
+/** What the admin's users list sorts by. Text sorts in lower case, by code point. */
+export type UserSortField = 'username' | 'email' | 'name' | 'date_joined' | 'id';
+
+/** A field ascending, or descending after a '-' (Django admin's spelling); equal values in id order, reversed too. */
+export type UserOrder = UserSortField | `-${UserSortField}`;
+
 export interface UserSearch {
-  /** The start of a username (folded as usernames are compared) or of an email address. */
+  /**
+   * The start, in any case, of a username (folded as usernames are compared), of an email
+   * address, of the name, or of the name after its first space ("love" finds "Ada Lovelace").
+   */
   text?: string;
   isStaff?: boolean;
   isSuperuser?: boolean;
   isActive?: boolean;
-  order: 'id' | '-id';
+  order: UserOrder;
+  /**
+   * The previous page's last user: the page starts after it in `order`. If that user has since
+   * been deleted, its place is gone and the page is empty (unless the order is by id).
+   */
   afterId?: number;
   limit: number;
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { normalizeEmail, normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { NewUser, User, UserChanges } from '../../account/model.js';
@@ -6,6 +6,7 @@ import type { UserRepository, UserSearch } from '../../account/ports.js';
 import type { UsernameType } from '../../config/settings.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UsersTable } from './schema.js';
+import { searchUsers } from './user-search.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -145,21 +146,7 @@ export function createUserRepository({ db, dialect, usernameType }: RepositoryCo
     },
 
     async search(query: UserSearch): Promise<User[]> {
-      let select = db.selectFrom('latchkey_users').selectAll();
-      const text = query.text?.trim() ?? '';
-      if (text !== '') {
-        // A prefix match, its LIKE wildcards escaped: a search for "a_b" finds "a_b…" only.
-        const prefix = (value: string) => `${value.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-        const byEmail = sql<boolean>`lower(email) like ${prefix(text.toLowerCase())} escape '\\'`;
-        const byUsername = sql<boolean>`username_key like ${prefix(normalizeUsernameKey(text))} escape '\\'`;
-        select = select.where((eb) => (usernameType === 'username' ? eb.or([byEmail, byUsername]) : byEmail));
-      }
-      if (query.isStaff !== undefined) select = select.where('is_staff', '=', toBooleanColumn(query.isStaff));
-      if (query.isSuperuser !== undefined) select = select.where('is_superuser', '=', toBooleanColumn(query.isSuperuser));
-      if (query.isActive !== undefined) select = select.where('is_active', '=', toBooleanColumn(query.isActive));
-      if (query.afterId !== undefined) select = select.where('id', query.order === 'id' ? '>' : '<', query.afterId);
-      const rows = await select.orderBy('id', query.order === 'id' ? 'asc' : 'desc').limit(query.limit).execute();
-      return rows.map(toUser);
+      return (await searchUsers({ db, dialect, usernameType }, query)).map(toUser);
     },
 
     async count(): Promise<number> {

@@ -1,14 +1,21 @@
 /**
  * The indexes the admin's users list needs to stay fast at a million users (bench/admin-users.ts;
- * docs/performance.md, "The admin's users list"):
+ * docs/performance.md, "The admin's users list"). storage/kysely/user-search.ts writes its search
+ * and its orders on exactly these expressions: a database uses an index on an expression only for
+ * that same expression, collation included (user-search.test.ts asks each planner).
  *
- * - A search is a prefix match on `lower(email)` and on `username_key` (LIKE 'abc%'). On PostgreSQL
- *   a b-tree serves LIKE only with the `text_pattern_ops` operator class (or under the C
- *   collation), so each gets one: a search then reads the few matching rows instead of scanning the
- *   table. SQLite cannot use an index for a LIKE on an expression, so it gets none.
+ * - Text is indexed under a collation that compares by code point: "C" on PostgreSQL, NOCASE on
+ *   SQLite (over text already lower-cased, the same order). So one index serves both the order
+ *   and a prefix search (LIKE 'abc%' is one range of it): PostgreSQL uses a b-tree for LIKE only
+ *   under "C" (or with text_pattern_ops, which cannot sort), SQLite only under NOCASE.
+ * - One index per sort order, (key, id), read forwards or backwards, which a keyset page (key >= v
+ *   and (key > v or id > n)) enters in the middle: the username key (where there are usernames),
+ *   the address, the name, the join date. The id order is the primary key's.
+ * - The name after its first space, for the search only: "love" finds "Ada Lovelace".
  * - The staff, superuser and inactive filters pick out few users among many: a partial index of
- *   the ids of each (small, and cheap to keep up) lets the newest-first page read them in order.
- *   The other side of each filter (not staff, active) is most users, which the id order finds at once.
+ *   the ids of each (small, and cheap to keep up) lets a page read them in order, or read them all
+ *   and sort them. The other side of each filter (not staff, active) is most users, which any
+ *   order's index finds at once.
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { UsernameType } from '../../config/settings.js';
@@ -20,21 +27,32 @@ const PARTIAL = [
   { name: 'latchkey_users_inactive_ids', column: 'is_active', value: false },
 ] as const;
 
+/** Each index's name and its columns, in this dialect's SQL. */
+function orderIndexes(dialect: DatabaseDialect, usernameType: UsernameType): { name: string; columns: string }[] {
+  const collation = dialect === 'postgres' ? 'collate "C"' : 'collate nocase';
+  const firstSpace = dialect === 'postgres' ? "strpos(name, ' ')" : "instr(name, ' ')";
+  return [
+    ...(usernameType === 'username' ? [{ name: 'latchkey_users_username_order', columns: `username_key ${collation}, id` }] : []),
+    { name: 'latchkey_users_email_order', columns: `(lower(email)) ${collation}, id` },
+    { name: 'latchkey_users_name_order', columns: `(lower(name)) ${collation}, id` },
+    { name: 'latchkey_users_name_tail_prefix', columns: `(lower(ltrim(substr(name, ${firstSpace} + 1)))) ${collation}` },
+    { name: 'latchkey_users_date_joined_order', columns: 'date_joined, id' },
+  ];
+}
+
 export function adminIndexesMigration(dialect: DatabaseDialect, usernameType: UsernameType): Migration {
-  const prefixIndexes = dialect === 'postgres' ? ['latchkey_users_email_prefix', ...(usernameType === 'username' ? ['latchkey_users_username_key_prefix'] : [])] : [];
+  const ordered = orderIndexes(dialect, usernameType);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      if (dialect === 'postgres') {
-        await sql`create index latchkey_users_email_prefix on latchkey_users (lower(email) text_pattern_ops)`.execute(db);
-        if (usernameType === 'username') await sql`create index latchkey_users_username_key_prefix on latchkey_users (username_key text_pattern_ops)`.execute(db);
-      }
+      // Names and columns are this file's constants, never input.
+      for (const index of ordered) await sql`create index ${sql.raw(index.name)} on latchkey_users (${sql.raw(index.columns)})`.execute(db);
       for (const index of PARTIAL) {
         await db.schema.createIndex(index.name).on('latchkey_users').column('id').where(sql.ref(index.column), '=', sql.lit(index.value)).execute();
       }
     },
 
     async down(db: Kysely<unknown>): Promise<void> {
-      for (const name of [...PARTIAL.map((index) => index.name), ...prefixIndexes]) await db.schema.dropIndex(name).execute();
+      for (const name of [...PARTIAL.map((index) => index.name), ...ordered.map((index) => index.name)]) await db.schema.dropIndex(name).execute();
     },
   };
 }

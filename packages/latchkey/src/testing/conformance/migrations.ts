@@ -213,7 +213,7 @@ const FIXTURES: Record<string, MigrationFixture> = {
       await insertRow(db, 'latchkey_users', {
         ...(usernameType === 'username' ? { username: 'Indexed', username_key: 'indexed' } : {}),
         email: 'Indexed.Staff@example.com',
-        name: '',
+        name: 'Ina Dexter',
         password: '!unusable',
         is_active: 0,
         is_staff: 1,
@@ -225,6 +225,7 @@ const FIXTURES: Record<string, MigrationFixture> = {
       const found = async (search: Partial<UserSearch>) => (await store.users.search({ order: '-id', limit: 10, ...search })).map((user) => user.email);
       expect(await found({ text: 'indexed.s' })).toEqual(['Indexed.Staff@example.com']);
       expect(await found({ isStaff: true, isSuperuser: true, isActive: false })).toEqual(['Indexed.Staff@example.com']);
+      expect(await found({ text: 'dext', order: 'name' })).toEqual(['Indexed.Staff@example.com']);
     },
   },
   '0008_audit_target_user': {

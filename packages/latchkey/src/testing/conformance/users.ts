@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createUser, expectLatchkeyError, JOINED, newUser, settleAll, useFreshDatabase, type ConformanceTarget } from './harness.js';
+import { describeUserSearch } from './user-search.js';
 
 export function describeUserRepository(target: ConformanceTarget): void {
   const { usernameType } = target;
@@ -193,4 +194,6 @@ export function describeUserRepository(target: ConformanceTarget): void {
       expect(second.id).toBeGreaterThan(first.id);
     });
   });
+
+  describeUserSearch(target);
 }
