@@ -1,6 +1,6 @@
 /**
- * What the admin's lists of things users own (sessions, API tokens, authenticators) share: their
- * query strings, read and written back into their links, and how they show an instant.
+ * What the admin's lists share: their query strings, read and written back into their links, their
+ * filters and sortable headers, and how they show an instant.
  */
 
 /** Django admin's page size. */
@@ -39,4 +39,28 @@ export function flag(value: string): boolean | undefined {
 export function yesNoFilter(listPath: string, query: Record<string, string>, name: string, label: string) {
   const choice = (choiceLabel: string, value: string | undefined) => ({ label: choiceLabel, url: `${listPath}${withQuery(query, { [name]: value })}`, selected: query[name] === (value ?? '') });
   return { name, label, choices: [choice('All', undefined), choice('Yes', '1'), choice('No', '0')] };
+}
+
+/** A column header that sorts the list, as Django admin's: how it sorts the list now, and its link. */
+export interface SortHeader {
+  label: string;
+  /** For aria-sort: how the list is sorted by this column, if it is. */
+  sorted: 'ascending' | 'descending' | undefined;
+  url: string;
+}
+
+/**
+ * The headers of the sortable columns, by field. A header's link sorts by its column ascending, or
+ * descending when the list is already sorted that way by it; the search and the filters stay, and
+ * paging starts again. `order` is a field with a leading '-' for descending; the default order is
+ * left out of the links (the list's `o` is '' for it).
+ */
+export function sortHeaders(listPath: string, query: Record<string, string>, labels: Record<string, string>, order: string, defaultOrder: string): Record<string, SortHeader> {
+  const headers: Record<string, SortHeader> = {};
+  for (const [field, label] of Object.entries(labels)) {
+    const sorted = order === field ? 'ascending' : order === `-${field}` ? 'descending' : undefined;
+    const next = sorted === 'ascending' ? `-${field}` : field;
+    headers[field] = { label, sorted, url: `${listPath}${withQuery(query, { o: next === defaultOrder ? undefined : next })}` };
+  }
+  return headers;
 }

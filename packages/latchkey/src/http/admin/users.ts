@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
-import type { UserSearch } from '../../account/ports.js';
+import type { UserOrder, UserSearch, UserSortField } from '../../account/ports.js';
 import { deactivateUserByAdmin, deleteUserByAdmin } from '../../admin/flows/manage-users.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
@@ -8,7 +8,7 @@ import { flash, redirect, renderPage, type FlashMessage } from '../kit/html-page
 import { clientOf } from '../kit/request-info.js';
 import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
-import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
+import { flag, idParam, instant, PER_PAGE, queryText, sortHeaders, withQuery, yesNoFilter } from './list-query.js';
 import { adminRoot } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
@@ -19,19 +19,44 @@ const ACTIONS = {
 } as const;
 type ActionName = keyof typeof ACTIONS;
 
-/** The list's filters and order as its query string carries them (its links, and the action form that posts back to it). */
-function listQuery(request: FastifyRequest): Record<string, string> {
+/** Newest first, unless a column header asks otherwise. */
+const DEFAULT_ORDER: UserOrder = '-id';
+
+/** The sortable columns' headers, by the field `o` names (the username only where users have one). */
+function sortLabels(loginByEmail: boolean): Partial<Record<UserSortField, string>> {
+  return { ...(loginByEmail ? {} : { username: 'Username' }), email: 'Email address', name: 'Name', date_joined: 'Date joined', id: 'ID' };
+}
+
+/** `o` when it names a sortable column of this project, with '-' before it for descending; otherwise nothing (the default order). */
+function orderParam(text: string, loginByEmail: boolean): UserOrder | undefined {
+  const descending = text.startsWith('-');
+  const field = (Object.keys(sortLabels(loginByEmail)) as UserSortField[]).find((candidate) => candidate === (descending ? text.slice(1) : text));
+  if (field === undefined) return undefined;
+  return descending ? `-${field}` : field;
+}
+
+/** The list's search, filters and order as its query string carries them (its links, and the action form that posts back to it). */
+function listQuery(request: FastifyRequest, loginByEmail: boolean): Record<string, string> {
   const text = queryText(request.query);
   const shown = (name: string) => (flag(text(name)) === undefined ? '' : text(name));
-  return { q: text('q').slice(0, 254), is_staff: shown('is_staff'), is_superuser: shown('is_superuser'), is_active: shown('is_active'), o: text('o') === 'id' ? 'id' : '' };
+  const order = orderParam(text('o'), loginByEmail);
+  return {
+    q: text('q').slice(0, 254),
+    is_staff: shown('is_staff'),
+    is_superuser: shown('is_superuser'),
+    is_active: shown('is_active'),
+    o: order === undefined || order === DEFAULT_ORDER ? '' : order,
+  };
 }
 
 const userCount = (count: number) => `${count} user${count === 1 ? '' : 's'}`;
 
 /**
- * `<admin>/users/user/`: the users, 100 a page, newest first unless asked otherwise, searched by
- * the start of a username or an address, filtered by staff, superuser and active. Paging goes by
- * id (a keyset), so a page deep in a million users costs what the first one does, and no count of
+ * `<admin>/users/user/`: the users, 100 a page, newest first or sorted by a column header (username
+ * or address, name, date joined, id; both ways), searched by the start of a username, an address,
+ * a name or its second word, filtered by staff, superuser and active; the order, search and
+ * filters survive paging, and a bad `o` is the default order. Paging is a keyset on the sort value
+ * and the id, so a page deep in a million users costs what the first one does, and no count of
  * the whole table is ever made (bench/admin-users.ts measures it).
  *
  * Staff who may change or delete users get the bulk actions "Deactivate selected users" and
@@ -49,12 +74,13 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
   scope.get(listPath, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
-    const query = listQuery(request);
+    const query = listQuery(request, loginByEmail);
     const [isStaff, isSuperuser, isActive] = [flag(query.is_staff!), flag(query.is_superuser!), flag(query.is_active!)];
     const after = idParam(queryText(request.query)('after'));
+    const order = orderParam(query.o!, loginByEmail) ?? DEFAULT_ORDER;
     const search: UserSearch = {
       text: query.q!,
-      order: query.o === 'id' ? 'id' : '-id',
+      order,
       limit: PER_PAGE + 1,
       ...(isStaff === undefined ? {} : { isStaff }),
       ...(isSuperuser === undefined ? {} : { isSuperuser }),
@@ -62,7 +88,13 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       ...(after === undefined ? {} : { afterId: after }),
     };
     const found = await ctx.deps.store.users.search(search);
-    const users = found.slice(0, PER_PAGE);
+    // A page continues after its predecessor's last user; if that user has been deleted since, the
+    // page's place in a sort by anything but the id is gone, and the list starts again.
+    if (found.length === 0 && after !== undefined && order !== 'id' && order !== '-id' && (await ctx.deps.store.users.findById(after)) === undefined) {
+      await flash(ctx, request, reply, { level: 'info', text: 'The user that page came after no longer exists: here is the first page.' });
+      return redirect(reply, `${listPath}${withQuery(query, {})}`);
+    }
+    const users = found.slice(0, PER_PAGE).map((user) => ({ ...user, joined: instant(user.dateJoined) }));
     const actions = actionChoices(ACTIONS, (action) => staff.grants.may('users.user', ACTIONS[action].permission));
     const context = {
       title: 'Select user to change',
@@ -77,7 +109,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       actions,
       may_act: actions.length > 0,
       filters: [yesNoFilter(listPath, query, 'is_staff', 'Staff status'), yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'), yesNoFilter(listPath, query, 'is_active', 'Active')],
-      order_url: `${listPath}${withQuery(query, { o: query.o === 'id' ? undefined : 'id' })}`,
+      columns: sortHeaders(listPath, query, sortLabels(loginByEmail), order, DEFAULT_ORDER),
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(users.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
     };
@@ -89,7 +121,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     if ('response' in staff) return staff.response;
     // Staff who may take no action at all (view only) are refused whatever they sent.
     if (!Object.values(ACTIONS).some((action) => staff.grants.may('users.user', action.permission))) return forbidden(ctx, request, reply);
-    const query = listQuery(request);
+    const query = listQuery(request, loginByEmail);
     const after = idParam(queryText(request.query)('after'));
     const back = `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`;
     const bulk = await readBulkRequest(ctx, request, reply, ACTIONS, back);
