@@ -98,9 +98,29 @@ describe.each(testDatabaseKinds())('provider accounts and local accounts on the 
     expect(latchkey.mailer.outbox.map((mail) => mail.subject)).toContain('[Test Site] A Corp SSO account was connected to your account');
     expect(await latchkey.deps.store.users.count()).toBe(1);
 
-    // Later, with a stale sign-in, connecting again first asks who they are.
+    // Later, with a stale sign-in, connecting again first asks who they are, then returns to the connect button.
     latchkey.clock.advance(10 * 60 * 1000);
-    expect((await browser.post(LOGIN, { process: 'connect' })).headers.location).toMatch(/^\/accounts\/reauthenticate\//);
+    const stale = await browser.post(LOGIN, { process: 'connect' });
+    const back = `${LOGIN}?process=connect`;
+    expect(stale.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+    const reauthenticated = await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: back });
+    expect(reauthenticated.headers.location).toBe(back);
+    expect((await browser.get(back)).body).toContain('<input type="hidden" name="process" value="connect">');
+    expect((await throughProvider('grace-at-corp', { process: 'connect' })).headers.location).toBe('/accounts/3rdparty/');
+  });
+
+  it('sends a connect whose provider answers after the sign-in went stale to reauthenticate, connecting nothing', async () => {
+    await setUp();
+    const grace = await createUser(latchkey.deps, { username: 'gracelocal', email: 'grace@example.com', password: PASSWORD, emailVerified: true });
+    await signInWithPassword('gracelocal');
+    // Started within the window; the person lingers at the provider past it.
+    const started = await browser.post(LOGIN, { process: 'connect' });
+    const callback = await provider.followAuthorization(started.headers.location!, { as: { login: 'grace-at-corp' } });
+    latchkey.clock.advance(10 * 60 * 1000 - 1000);
+    const answered = await browser.get(callback.pathname + callback.search);
+    expect(answered.headers.location).toBe('/accounts/reauthenticate/?next=%2Faccounts%2F3rdparty%2F');
+    expect(await latchkey.deps.store.socialAccounts.listForUser(grace.id)).toEqual([]);
+    expect(await sessionUser()).toBe(grace.id);
   });
 
   it('refuses to connect a provider account another user has, and moves nothing', async () => {

@@ -90,8 +90,9 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       await keepSignIn(page, request, reply, started.state, started.record);
       return redirect(reply, started.url.toString());
     } catch (error) {
-      // Back to this provider's connect button once the person has proved who they are.
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, `${loginPath}?${new URLSearchParams({ process, next }).toString()}`);
+      // Back to this provider's connect button once the person has proved who they are. (Not with
+      // its `next`: a path in a query is percent-encoded, which a `next` may not be.)
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, `${loginPath}?process=connect`);
       return failed(request, reply, configured, error);
     }
   }
