@@ -3,7 +3,9 @@ import { isLatchkeyError } from '../core/errors.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { verifyCredentials } from './credentials.js';
-import { createUser, setUserPassword } from './users.js';
+import type { Store } from '../store.js';
+import { issueApiToken, userForApiToken } from '../tokens/api-tokens.js';
+import { createUser, deactivateUser, setUserPassword } from './users.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -92,5 +94,43 @@ describe.each(testDatabaseKinds())('creating users on %s', (kind) => {
     expect(await latchkey.deps.sessions.load(session.id)).toBeUndefined();
     expect(await verifyCredentials(latchkey.deps, { login: 'ada', password: PASSWORD })).toBeUndefined();
     expect(await verifyCredentials(latchkey.deps, { login: 'ada', password: 'another long passphrase' })).toBeDefined();
+  });
+
+  it('deactivating signs the user out everywhere and deletes their API token, and reactivating brings neither back', async () => {
+    latchkey = await createTestLatchkey({ kind });
+    const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: PASSWORD, emailVerified: true });
+    const sessions = [await latchkey.deps.sessions.create({ userId: ada.id }), await latchkey.deps.sessions.create({ userId: ada.id })];
+    const key = await issueApiToken(latchkey.deps, ada);
+    const gracesSession = await latchkey.deps.sessions.create({ userId: grace.id });
+    const gracesKey = await issueApiToken(latchkey.deps, grace);
+
+    await deactivateUser(latchkey.deps, ada);
+    expect((await latchkey.deps.store.users.findById(ada.id))?.isActive).toBe(false);
+    for (const session of sessions) expect(await latchkey.deps.sessions.load(session.id)).toBeUndefined();
+    expect(await latchkey.deps.store.apiTokens.findForUser(ada.id)).toBeUndefined();
+    await latchkey.deps.store.users.update(ada.id, { isActive: true });
+    expect(await userForApiToken(latchkey.deps, key)).toBeUndefined();
+    // Nobody else's.
+    expect(await latchkey.deps.sessions.load(gracesSession.id)).toBeDefined();
+    expect(await userForApiToken(latchkey.deps, gracesKey)).toMatchObject({ id: grace.id });
+  });
+
+  it('deactivates all at once or not at all: a failure on the way leaves the account as it was', async () => {
+    latchkey = await createTestLatchkey({ kind });
+    const ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    const session = await latchkey.deps.sessions.create({ userId: ada.id });
+    const key = await issueApiToken(latchkey.deps, ada);
+    const { store } = latchkey.deps;
+    // The last step (the token) fails, after the flag and the sessions were written in the transaction.
+    const failing: Store = {
+      ...store,
+      transaction: (work) =>
+        store.transaction((repositories) => work({ ...repositories, apiTokens: { ...repositories.apiTokens, deleteForUser: () => Promise.reject(new Error('connection lost')) } })),
+    };
+    await expect(deactivateUser({ store: failing }, ada)).rejects.toThrow('connection lost');
+    expect((await store.users.findById(ada.id))?.isActive).toBe(true);
+    expect(await latchkey.deps.sessions.load(session.id)).toBeDefined();
+    expect(await userForApiToken(latchkey.deps, key)).toMatchObject({ id: ada.id });
   });
 });

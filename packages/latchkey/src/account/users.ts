@@ -104,14 +104,21 @@ export async function setUserPassword(deps: Pick<LatchkeyDeps, 'settings' | 'sto
 }
 
 /**
- * Deactivates an account and ends all its sessions in one transaction: a deactivated user is
- * locked out at once, and reactivating the account later does not bring old sessions back.
+ * What deactivating an account is, wherever it is done (the admin's change page and bulk action,
+ * a project's own code): the flag, every session ended and the API token deleted, inside the
+ * caller's transaction. The user is locked out at once, by browser and by token alike, and
+ * reactivating the account later brings back neither an old session nor the old key: a new token
+ * has to be made, as after any deletion.
  */
+export async function deactivateUserIn(repositories: Repositories, userId: number): Promise<void> {
+  await repositories.users.update(userId, { isActive: false });
+  await repositories.sessions.deleteForUser(userId);
+  await repositories.apiTokens.deleteForUser(userId);
+}
+
+/** Deactivates an account in one transaction of its own (deactivateUserIn): all of it, or nothing. */
 export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store'>, user: Pick<User, 'id'>): Promise<void> {
-  await deps.store.transaction(async (repositories) => {
-    await repositories.users.update(user.id, { isActive: false });
-    await repositories.sessions.deleteForUser(user.id);
-  });
+  await deps.store.transaction((repositories) => deactivateUserIn(repositories, user.id));
 }
 
 /** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */

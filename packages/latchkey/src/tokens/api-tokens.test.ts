@@ -142,9 +142,16 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
     const key = await issueApiToken(latchkey.deps, ada);
     await deactivateUser(latchkey.deps, ada);
     expect(await userForApiToken(latchkey.deps, key)).toBeUndefined();
-    // The token is kept (a token lasts until it is deleted), and serves again once the account is active.
+    // Deactivation deletes the token (account/users.ts): reactivating the account does not revive the key.
     await latchkey.deps.store.users.update(ada.id, { isActive: true });
-    expect(await userForApiToken(latchkey.deps, key)).toMatchObject({ id: ada.id, isActive: true });
+    expect(await userForApiToken(latchkey.deps, key)).toBeUndefined();
+    // A token kept while the account is inactive (deactivated by a direct database change) serves
+    // no one until the account is active again.
+    const kept = await issueApiToken(latchkey.deps, ada);
+    await latchkey.deps.store.users.update(ada.id, { isActive: false });
+    expect(await userForApiToken(latchkey.deps, kept)).toBeUndefined();
+    await latchkey.deps.store.users.update(ada.id, { isActive: true });
+    expect(await userForApiToken(latchkey.deps, kept)).toMatchObject({ id: ada.id, isActive: true });
     await latchkey.deps.store.users.delete(ada.id);
     expect(await userForApiToken(latchkey.deps, key)).toBeUndefined();
     expect(await latchkey.database.kysely.selectFrom('latchkey_api_tokens').selectAll().execute()).toEqual([]);

@@ -9,7 +9,7 @@
  */
 import { cleanName } from '../../account/names.js';
 import type { User } from '../../account/model.js';
-import { createUser, setUserPassword } from '../../account/users.js';
+import { createUser, deactivateUser, deactivateUserIn, setUserPassword } from '../../account/users.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
@@ -94,8 +94,9 @@ async function setPrimaryEmail(repositories: Repositories, userId: number, email
 }
 
 /**
- * The change page's save. Deactivating ends the user's sessions and deletes their API token at
- * once, in one transaction with the flag, so a deactivated account is locked out everywhere.
+ * The change page's save, in one transaction. Deactivating is account/users.ts's
+ * deactivateUserIn (sessions ended, API token deleted) in that same transaction, so a
+ * deactivated account is locked out everywhere at once.
  */
 export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, changes: UserChangesByAdmin, client: ClientInfo): Promise<User> {
   const granted = await requireGrant(deps, actor, 'change');
@@ -118,10 +119,7 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
         throw error;
       }
     }
-    if (deactivating) {
-      await repositories.sessions.deleteForUser(target.id);
-      await repositories.apiTokens.deleteForUser(target.id);
-    }
+    if (deactivating) await deactivateUserIn(repositories, target.id);
   });
   if (changes.permissions !== undefined) await setAdminPermissions(deps, actor, target, changes.permissions, client);
   const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
@@ -177,10 +175,6 @@ export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target:
 export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
   requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   if (target.id === actor.id) throw refuse('You cannot take away your own access to the admin: ask another superuser.');
-  await deps.store.transaction(async (repositories) => {
-    await repositories.users.update(target.id, { isActive: false });
-    await repositories.sessions.deleteForUser(target.id);
-    await repositories.apiTokens.deleteForUser(target.id);
-  });
+  await deactivateUser(deps, target);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });
 }
