@@ -13,7 +13,7 @@ export {
   type TestSmtpServerOptions,
   type UsernameType,
 } from './harness/site.js';
-export { siteDatabases, type SiteDatabase } from './harness/postgres.js';
+export { deployedDatabase, siteDatabases, type SiteDatabase } from './harness/postgres.js';
 export {
   browserTestsEnabled,
   chromiumAvailable,

@@ -23,6 +23,14 @@ export function siteDatabases(): SiteDatabase[] {
   return testPostgresUrl() === undefined ? ['sqlite'] : ['sqlite', 'postgres'];
 }
 
+/**
+ * The one database for journeys that run once: PostgreSQL when there is one (what a deployed site
+ * runs on), else SQLite.
+ */
+export function deployedDatabase(): SiteDatabase {
+  return testPostgresUrl() === undefined ? 'sqlite' : 'postgres';
+}
+
 export interface SitePostgresDatabase {
   /** The site's DATABASE_URL: the server's URL with this database's name as its path. */
   url: string;
