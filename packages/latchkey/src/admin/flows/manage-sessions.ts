@@ -27,7 +27,12 @@ export async function endSessionByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sess
   return target;
 }
 
-/** Ends every session of the user ("sign out everywhere", from the sessions list); returns how many. */
+/**
+ * "Sign out everywhere": ends every session of the user; returns how many. The one flow behind
+ * both buttons, the sessions list's and the user's change page's, with one permission: ending a
+ * session is deleting it, so it takes the 'delete' permission of sessions (Django's admin asks
+ * `sessions.delete_session` to delete Session rows), not the right to change the user's fields.
+ */
 export async function endUserSessionsByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sessions' | 'events'>, actor: User, target: User, client: ClientInfo): Promise<number> {
   requireSuperuserFor(await requireAdminPermission(deps, actor, 'sessions.session', 'delete'), target);
   const ended = await deps.sessions.endAll(target.id);

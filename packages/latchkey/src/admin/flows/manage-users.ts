@@ -144,14 +144,6 @@ export async function setPasswordByAdmin(deps: LatchkeyDeps, actor: User, target
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: input.usable ? 'password_set' : 'password_unusable' });
 }
 
-/** "Sign out everywhere": every session of the user ends. */
-export async function endSessionsByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<number> {
-  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
-  const ended = await deps.store.sessions.deleteForUser(target.id);
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'sessions_ended', count: ended });
-  return ended;
-}
-
 /** What goes with a user when it is deleted, for the confirmation page. */
 export async function deletionSummary(deps: Pick<LatchkeyDeps, 'store'>, target: User): Promise<{ addresses: number; socialAccounts: number; authenticators: number; sessions: number; apiToken: boolean }> {
   const [addresses, socialAccounts, authenticators, sessions, apiToken] = await Promise.all([

@@ -133,6 +133,35 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     expect(isUsablePassword((await reload(ada)).password)).toBe(false);
   });
 
+  it('signs a user out everywhere with the sessions’ delete permission, on the user’s page as on the sessions list', async () => {
+    await setUp();
+    const ada = await person('ada');
+    const adaBrowser = browser.another();
+    expect((await adaBrowser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
+    // May change users, not end sessions: no button, and the POST is refused.
+    const clerk = await person('clerk', { isStaff: true });
+    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'users.user', action: 'change' }], ADMIN_CLIENT);
+    await signIn('clerk');
+    expect((await browser.get(`${USERS}${ada.id}/change/`)).body).not.toContain('Sign out everywhere');
+    expect((await browser.post(`${USERS}${ada.id}/sessions/end/`, {})).statusCode).toBe(403);
+    expect(await latchkey.deps.store.sessions.listForUser(ada.id)).toHaveLength(1);
+
+    // May view users and end sessions: the button, and the sessions end.
+    const ender = await person('ender', { isStaff: true });
+    await setAdminPermissions(latchkey.deps, root, ender, [{ model: 'users.user', action: 'view' }, { model: 'sessions.session', action: 'delete' }], ADMIN_CLIENT);
+    const enderBrowser = browser.another();
+    await signIn('ender', enderBrowser);
+    expect((await enderBrowser.get(`${USERS}${ada.id}/change/`)).body).toContain('Sign out everywhere');
+    expect((await enderBrowser.post(`${USERS}${ada.id}/sessions/end/`, {})).headers.location).toBe(`${USERS}${ada.id}/change/`);
+    expect(await latchkey.deps.store.sessions.listForUser(ada.id)).toEqual([]);
+    expect((await adaBrowser.get('/accounts/email/')).headers.location).toMatch(/^\/accounts\/login\//);
+    const [record] = await latchkey.deps.store.auditLog.search({ userId: ada.id, event: 'admin_user_changed', limit: 1 });
+    expect(record).toMatchObject({ userId: ender.id, targetUserId: ada.id, data: { change: 'sessions_ended', count: 1 } });
+    // Their own: signed out, on to the admin's login.
+    expect((await enderBrowser.post(`${USERS}${ender.id}/sessions/end/`, {})).headers.location).toBe('/admin/login/');
+    expect((await enderBrowser.get('/admin/')).headers.location).toBe('/admin/login/?next=%2Fadmin%2F');
+  });
+
   it('deactivates a user, ending their sessions and API token at once', async () => {
     await setUp();
     const ada = await person('ada');

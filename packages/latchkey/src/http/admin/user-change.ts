@@ -6,11 +6,11 @@ import {
   changeUserByAdmin,
   deleteUserByAdmin,
   deletionSummary,
-  endSessionsByAdmin,
   sensitiveChanges,
   setPasswordByAdmin,
   type UserChangesByAdmin,
 } from '../../admin/flows/manage-users.js';
+import { endUserSessionsByAdmin } from '../../admin/flows/manage-sessions.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS } from '../../admin/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { bodyObject } from '../kit/input.js';
@@ -65,6 +65,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       with_username: withUsername,
       may_change: staff.grants.may('users.user', 'change'),
       may_delete: staff.grants.may('users.user', 'delete'),
+      may_end_sessions: staff.grants.may('sessions.session', 'delete'),
       superuser: staff.grants.superuser,
       permissions: PERMISSION_CHOICES.map((value) => ({ value, checked: granted.has(value) })),
       authenticators: await ctx.deps.store.authenticators.listForUser(target.id),
@@ -150,13 +151,16 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return redirect(reply, `${listPath}${target.id}/change/`);
   });
 
+  // "Sign out everywhere" from the user's page: the sessions list's flow and permission.
   scope.post(`${listPath}:id/sessions/end/`, async (request, reply) => {
-    const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
+    const staff = await requireStaff(ctx, request, reply, { model: 'sessions.session', action: 'delete' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
     try {
-      const ended = await endSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
+      const ended = await endUserSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
+      // Their own sessions, this one among them: signed out, the admin's login comes next.
+      if (target.id === staff.user.id) return redirect(reply, `${root}login/`);
       await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} ended.` });
     } catch (error) {
       const answer = refused(request, reply, error);
