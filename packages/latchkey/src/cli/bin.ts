@@ -34,5 +34,5 @@ export async function runFromCommandLine(argv: string[]): Promise<never> {
     process.stderr.write(`Error: ${settingsModule} exports no projectSettings (an object with USERNAME_TYPE and SITE_NAME).\n`);
     process.exit(1);
   }
-  return runManagementCli(project, rest);
+  return runManagementCli(project, {}, rest);
 }

@@ -7,17 +7,25 @@ import type { Settings } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import type { ClientInfo } from '../core/client.js';
 import type { User } from '../account/model.js';
-import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { createLatchkey, type CreateLatchkeyOptions, type Latchkey } from '../latchkey.js';
 import { CommandError, type Prompter, type CommandIO } from './io.js';
+
+/**
+ * What a project passes to its commands besides its settings: the code it gives createLatchkey in
+ * its app (its own provider kinds), so that a command starts Latchkey as the site does and knows
+ * every app the settings name.
+ */
+export type ManagementOptions = Pick<CreateLatchkeyOptions, 'socialProviderKinds'>;
 
 export interface CommandContext {
   settings: Settings;
+  options: ManagementOptions;
   io: CommandIO;
   args: string[];
 }
 
-export async function withLatchkey<T>(settings: Settings, work: (latchkey: Latchkey) => Promise<T>): Promise<T> {
-  const latchkey = await createLatchkey({ settings, migrations: 'require' });
+export async function withLatchkey<T>(context: CommandContext, work: (latchkey: Latchkey) => Promise<T>): Promise<T> {
+  const latchkey = await createLatchkey({ ...context.options, settings: context.settings, migrations: 'require' });
   try {
     return await work(latchkey);
   } finally {

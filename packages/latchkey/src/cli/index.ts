@@ -1,9 +1,11 @@
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { isLatchkeyError } from '../core/errors.js';
+import type { ManagementOptions } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { CommandError, type CommandIO } from './io.js';
 
 export { CommandError, type CommandIO } from './io.js';
+export type { ManagementOptions } from './command.js';
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(16)} ${command.help}`);
@@ -15,7 +17,12 @@ function usage(): string {
  * person can cause (bad settings, unreachable database, duplicate user, weak password) ends with
  * one "Error: ..." line and status 1, never a stack trace.
  */
-export async function runManagementCommand(argv: string[], project: ProjectSettings, io: CommandIO): Promise<number> {
+export async function runManagementCommand(
+  argv: string[],
+  project: ProjectSettings,
+  io: CommandIO,
+  options: ManagementOptions = {},
+): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.stdout.write(usage());
@@ -28,7 +35,7 @@ export async function runManagementCommand(argv: string[], project: ProjectSetti
   }
   try {
     const settings = loadSettings(project, { env: io.env, cwd: io.cwd });
-    return await command.run({ settings, io, args });
+    return await command.run({ settings, options, io, args });
   } catch (error) {
     // parseArgs reports an unknown or malformed option as a TypeError with an ERR_PARSE_ARGS code.
     const badOption = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
@@ -40,14 +47,21 @@ export async function runManagementCommand(argv: string[], project: ProjectSetti
   }
 }
 
-/** For a project's manage script: runs the command against the real process and exits. */
-export async function runManagementCli(project: ProjectSettings, argv = process.argv.slice(2)): Promise<never> {
+/**
+ * For a project's manage script: runs the command against the real process and exits. A project
+ * that gives createLatchkey provider kinds of its own passes the same ones here.
+ */
+export async function runManagementCli(
+  project: ProjectSettings,
+  options: ManagementOptions = {},
+  argv = process.argv.slice(2),
+): Promise<never> {
   const code = await runManagementCommand(argv, project, {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
-  });
+  }, options);
   process.exit(code);
 }

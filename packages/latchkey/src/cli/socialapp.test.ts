@@ -3,13 +3,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
+import type { ManagementOptions } from './index.js';
 import { decryptSecret } from '../core/encryption.js';
+import { oauth2ProviderKind } from '../socialaccount/providers/oauth2.js';
 import { createTestDatabase, testDatabaseKinds, testPostgresUrl, type TestDatabase } from '../testing/database.js';
 import { runAsPerson } from '../testing/terminal.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
 const SECRET = 'sup3r-s3cret-client-value';
 const SETTINGS_SECRET = 'settings-app-s3cret-value';
+/** A provider kind of the project's own, as its app gives createLatchkey and its manage script gives the commands. */
+const hubKind = oauth2ProviderKind({
+  type: 'hub',
+  name: 'Hub',
+  authorizeUrl: 'https://hub.example/login/oauth/authorize',
+  accessTokenUrl: 'https://hub.example/login/oauth/access_token',
+  profileUrl: 'https://api.hub.example/user',
+  defaultScope: ['read:user'],
+  profile: (json) => ({ uid: json.id, emails: [], data: {} }),
+});
 const corp = ['--provider', 'openid_connect', '--provider-id', 'corp', '--name', 'Corp SSO', '--client-id', 'abc', '--server-url', 'https://id.corp.example'];
 
 describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
@@ -36,7 +48,7 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
   });
 
   /** Runs a command as a person would, typing `answers` at its prompts (on a terminal when `tty`). */
-  async function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean } = {}) {
+  async function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; options?: ManagementOptions } = {}) {
     const { code, out, err } = await runAsPerson(argv, project, {
       ...options,
       cwd,
@@ -191,5 +203,19 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
     expect(await manage(['socialapp', 'remove', 'corp'])).toEqual({ code: 1, out: '', err: 'Error: Social app id must be a number, as `socialapp list` shows it; got "corp".\n' });
     expect(await manage(['socialapp', 'remove'])).toEqual({ code: 1, out: '', err: 'Error: Usage: socialapp remove <id>\n' });
     expect((await manage(['socialapp', 'frobnicate'])).err).toMatch(/^Error: Usage: socialapp list \| socialapp add/);
+  });
+
+  it("knows the provider kinds of the project's own that its manage script passes, as the site does", async () => {
+    const env = { LATCHKEY_SOCIALACCOUNT_PROVIDERS: JSON.stringify({ hub: { APPS: [{ name: 'Hub', client_id: 'hub-client', secret: SETTINGS_SECRET }] } }) };
+    const unaware = await manage(['check'], { env });
+    expect(unaware.code).toBe(1);
+    expect(unaware.err).toMatch(/hub/);
+
+    const options = { socialProviderKinds: [hubKind] };
+    expect(await manage(['check'], { env, options })).toMatchObject({ code: 0, err: '' });
+    const added = await manage(['socialapp', 'add', '--provider', 'hub', '--provider-id', 'hub-two', '--name', 'Hub Two', '--client-id', 'two', '--no-secret'], { env, options });
+    expect(added).toMatchObject({ code: 0, err: '' });
+    const listed = await manage(['socialapp', 'list'], { env, options });
+    expect(listed.out).toMatch(/^id \d+: provider hub, provider_id hub-two, name "Hub Two", client_id "two", secret: none\nfrom the settings \(SOCIALACCOUNT_PROVIDERS\): provider hub, .*client_id "hub-client", secret: set\n$/);
   });
 });

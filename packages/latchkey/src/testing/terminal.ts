@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { ProjectSettings } from '../config/load.js';
-import { runManagementCommand } from '../cli/index.js';
+import { runManagementCommand, type ManagementOptions } from '../cli/index.js';
 
 export interface TerminalSession {
   /** The project directory the command runs in. */
@@ -10,6 +10,8 @@ export interface TerminalSession {
   answers?: string[];
   /** Whether standard input is a terminal (secrets are then asked for without echo). */
   tty?: boolean;
+  /** What the project's manage script passes besides its settings (its own provider kinds). */
+  options?: ManagementOptions;
 }
 
 /**
@@ -32,6 +34,6 @@ export async function runAsPerson(argv: string[], project: ProjectSettings, sess
     }
   });
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runManagementCommand(argv, project, { stdin, stdout, stderr, cwd: session.cwd, env: session.env });
+  const code = await runManagementCommand(argv, project, { stdin, stdout, stderr, cwd: session.cwd, env: session.env }, session.options);
   return { code, out, err };
 }

@@ -5,10 +5,11 @@ import { findUserByLogin } from '../../account/credentials.js';
 import { askNewPassword, withLatchkey, type CommandContext } from '../command.js';
 import { CommandError, Prompter } from '../io.js';
 
-export async function changepassword({ settings, io, args }: CommandContext): Promise<number> {
+export async function changepassword(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const login = args[0];
   if (!login) throw new CommandError('Usage: changepassword <login>');
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     const user = await findUserByLogin(latchkey.deps, login);
     if (!user) throw new CommandError(`User "${login}" does not exist.`);
     io.stdout.write(`Changing password for user "${user.username ?? user.email}"\n`);

@@ -4,8 +4,9 @@ import { createDatabaseOneTimeClaimStore } from '../../storage/kysely/one-time-c
 import { createDatabaseCounterStore } from '../../storage/kysely/counter-store.js';
 import { withLatchkey, type CommandContext } from '../command.js';
 
-export async function clearsessions({ settings, io }: CommandContext): Promise<number> {
-  const [removed, counters, claims] = await withLatchkey(settings, async (latchkey) => [
+export async function clearsessions(context: CommandContext): Promise<number> {
+  const { settings, io } = context;
+  const [removed, counters, claims] = await withLatchkey(context, async (latchkey) => [
     await latchkey.deps.sessions.deleteExpired(),
     // Rate-limit counters and one-time claims kept in the database expire in place, and stay until
     // removed here; Redis drops its own.

@@ -9,9 +9,10 @@ import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type Command
  * standard output, so that `KEY=$(manage create-token alice)` captures exactly it. `--reset`
  * deletes the token first, for a key that has leaked: the old key stops working at once.
  */
-export async function createToken({ settings, io, args }: CommandContext): Promise<number> {
+export async function createToken(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     const user = await userNamed(latchkey, login);
     if (reset) await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
     const key = await issueApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);

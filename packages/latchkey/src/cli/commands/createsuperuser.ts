@@ -7,7 +7,8 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { askNewPassword, withLatchkey, type CommandContext } from '../command.js';
 import { CommandError, Prompter, type CommandIO } from '../io.js';
 
-export async function createsuperuser({ settings, io, args }: CommandContext): Promise<number> {
+export async function createsuperuser(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const { values } = parseArgs({ args, options: { username: { type: 'string' }, email: { type: 'string' }, noinput: { type: 'boolean' } } });
   const byEmail = settings.USERNAME_TYPE === 'email';
   if (byEmail && values.username !== undefined) throw new CommandError('This project has no usernames: give --email only.');
@@ -15,7 +16,7 @@ export async function createsuperuser({ settings, io, args }: CommandContext): P
   if (interactive && io.stdin.isTTY !== true) {
     throw new CommandError('createsuperuser needs a terminal; without one, use --noinput with LATCHKEY_SUPERUSER_PASSWORD.');
   }
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     let username = values.username;
     let email = values.email ?? '';
     let password: string;

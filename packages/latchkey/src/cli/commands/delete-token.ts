@@ -5,9 +5,10 @@ import { deleteApiToken } from '../../tokens/api-tokens.js';
 import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type CommandContext } from '../command.js';
 
 /** Deletes the user's API token: every copy of its key stops working at once, on every instance. */
-export async function deleteToken({ settings, io, args }: CommandContext): Promise<number> {
+export async function deleteToken(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const { login } = loginArgument(args, 'delete-token <login>');
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     const user = await userNamed(latchkey, login);
     const deleted = await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
     io.stdout.write(deleted ? 'Token deleted.\n' : `User "${user.username ?? user.email}" has no token.\n`);

@@ -34,20 +34,21 @@ const OPTION_OF_FIELD: Readonly<Record<string, string>> = {
   settings: '--settings',
 };
 
-export async function socialapp({ settings, io, args }: CommandContext): Promise<number> {
+export async function socialapp(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   refuseSecretOnCommandLine(args);
   const [action, ...rest] = args;
   switch (action) {
     case 'list':
       if (rest.length > 0) throw new CommandError('Usage: socialapp list');
-      return withLatchkey(settings, async (latchkey) => {
+      return withLatchkey(context, async (latchkey) => {
         listApps(io, await latchkey.deps.store.socialApps.list(), appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS));
         return 0;
       });
     case 'add':
-      return addApp({ settings, io, args: rest });
+      return addApp({ ...context, args: rest });
     case 'remove':
-      return removeApp({ settings, io, args: rest });
+      return removeApp({ ...context, args: rest });
     default:
       throw new CommandError(USAGE);
   }
@@ -82,7 +83,8 @@ function listApps(io: CommandIO, rows: readonly SocialApp[], fromSettings: reado
   for (const app of fromSettings) io.stdout.write(`from the settings (SOCIALACCOUNT_PROVIDERS): ${describe(app, app.secret !== '')}\n`);
 }
 
-async function addApp({ settings, io, args }: CommandContext): Promise<number> {
+async function addApp(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const { values } = parseArgs({
     args,
     options: {
@@ -105,7 +107,7 @@ async function addApp({ settings, io, args }: CommandContext): Promise<number> {
     key: values.key ?? '',
     settings: appSettingsFrom(values.settings, values['server-url']),
   };
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     try {
       // Everything is checked before the secret is asked for, so that a mistake is not found after typing it.
       await checkNewSocialApp(latchkey.deps, MANAGEMENT_COMMAND, fields);
@@ -191,13 +193,14 @@ async function clientSecret(io: CommandIO, options: { noinput: boolean; noSecret
   return secret;
 }
 
-async function removeApp({ settings, io, args }: CommandContext): Promise<number> {
+async function removeApp(context: CommandContext): Promise<number> {
+  const { settings, io, args } = context;
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true });
   const [raw, ...extra] = positionals;
   if (raw === undefined || extra.length > 0) throw new CommandError('Usage: socialapp remove <id>');
   const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
   if (id === undefined) throw new CommandError(`Social app id must be a number, as \`socialapp list\` shows it; got ${JSON.stringify(raw)}.`);
-  return withLatchkey(settings, async (latchkey) => {
+  return withLatchkey(context, async (latchkey) => {
     let app: SocialAppSummary;
     try {
       app = await removeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, id, MANAGEMENT_CLIENT);
