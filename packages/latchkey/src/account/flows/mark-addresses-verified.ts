@@ -2,9 +2,9 @@
  * allauth's admin action "Mark selected email addresses as verified", for the admin's email
  * address list (and any later admin API): the permission is checked here, not only by the page.
  */
-import { adminGrantsOf } from '../../admin/access.js';
+import { requireAdminPermission } from '../../admin/access.js';
 import type { ClientInfo } from '../../core/client.js';
-import { LatchkeyError, isLatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { voidOtherClaims } from '../email-confirmation.js';
 import type { EmailAddress, User } from '../model.js';
@@ -37,8 +37,7 @@ export async function markAddressesVerified(
   ids: readonly number[],
   client: ClientInfo,
 ): Promise<AddressesVerified> {
-  const grants = await adminGrantsOf(deps, actor);
-  if (!grants.may('account.emailaddress', 'change')) throw new LatchkeyError('permission_denied', 'You do not have permission to do this.');
+  await requireAdminPermission(deps, actor, 'account.emailaddress', 'change');
   const result: AddressesVerified = { verified: [], alreadyVerified: [], taken: [], missing: [] };
   for (const id of new Set(ids)) {
     const address = await deps.store.emailAddresses.findById(id);

@@ -14,6 +14,7 @@ import type { HttpContext } from '../kit/context.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
+import { idParam } from './list-query.js';
 import { adminRoot } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
@@ -51,8 +52,8 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
 
   /** The app the URL names, or undefined (a 404) for an id that is not an app's. */
   async function appOf(request: FastifyRequest): Promise<SocialAppSummary | undefined> {
-    const { id } = request.params as { id: string };
-    return /^\d{1,15}$/.test(id) ? findSocialApp(ctx.deps, Number(id)) : undefined;
+    const id = idParam((request.params as { id: string }).id);
+    return id === undefined ? undefined : findSocialApp(ctx.deps, id);
   }
 
   function readForm(body: unknown): { fields: Record<(typeof SHOWN_FIELDS)[number] | 'secret' | 'clear_secret', string>; shown: Record<string, string> } {

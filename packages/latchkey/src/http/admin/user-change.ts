@@ -18,6 +18,7 @@ import type { HttpContext } from '../kit/context.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
+import { idParam } from './list-query.js';
 import { adminRoot } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
@@ -45,8 +46,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
 
   /** The user the URL names, or undefined (a 404) for an id that is not a user's. */
   async function targetOf(request: FastifyRequest): Promise<User | undefined> {
-    const { id } = request.params as { id: string };
-    return /^\d{1,15}$/.test(id) ? ctx.deps.store.users.findById(Number(id)) : undefined;
+    const id = idParam((request.params as { id: string }).id);
+    return id === undefined ? undefined : ctx.deps.store.users.findById(id);
   }
 
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | undefined {
