@@ -3,7 +3,7 @@
  * generator are packed with `npm pack`, the packed generator writes a project into a directory
  * outside this repository, the project is moved elsewhere, installed there with plain
  * `npm install` (no workspace, no link to this checkout), and then passes its own `npm test`,
- * starts, and serves its login page.
+ * starts, and serves its login page; moved once more, installed, it installs and starts again.
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -60,6 +60,18 @@ function expectPublishable({ manifest, files }: Packed): void {
   const own = files.filter((file) => !file.startsWith('template/'));
   expect(own.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
   expect(own.filter((file) => /\.test\.|(^|\/)test\/|^src\//.test(file))).toEqual([]);
+}
+
+/** `npm run dev` in the project, and its login page: the email login field of a username_type=email project. */
+async function expectLoginPageServed(project: string): Promise<void> {
+  const server = await startDev(project);
+  try {
+    const login = await fetch(`${server.url}/accounts/login/`, { headers: { host: 'localhost:8000' } });
+    expect(login.status).toBe(200);
+    expect(await login.text()).toMatch(/<input[^>]*name="login"[^>]*type="email"/);
+  } finally {
+    await server.stop();
+  }
 }
 
 describe('the packed packages, used outside this repository', () => {
@@ -119,13 +131,18 @@ describe('the packed packages, used outside this repository', () => {
     expect(readFileSync(join(project, 'package-lock.json'), 'utf8')).not.toContain(REPOSITORY);
 
     await expectOwnTestsPass(project);
-    const server = await startDev(project);
-    try {
-      const login = await fetch(`${server.url}/accounts/login/`, { headers: { host: 'localhost:8000' } });
-      expect(login.status).toBe(200);
-      expect(await login.text()).toMatch(/<input[^>]*name="login"[^>]*type="email"/);
-    } finally {
-      await server.stop();
-    }
+    await expectLoginPageServed(project);
+
+    // Moved again once installed, node_modules and package-lock.json with it (a directory renamed,
+    // a checkout copied whole): npm install there succeeds (quickly: nothing is fetched or built
+    // again), nothing in the lock file points to where the project was, and it still starts.
+    const movedAgain = join(workspace, 'renamed', 'shop');
+    mkdirSync(join(workspace, 'renamed'));
+    renameSync(project, movedAgain);
+    const reinstalled = await run('npm', ['install', '--no-audit', '--no-fund'], movedAgain);
+    expect(reinstalled.code, reinstalled.output).toBe(0);
+    const lock = readFileSync(join(movedAgain, 'package-lock.json'), 'utf8');
+    for (const absolute of [project, generatedIn, movedAgain]) expect(lock).not.toContain(absolute);
+    await expectLoginPageServed(movedAgain);
   });
 });
