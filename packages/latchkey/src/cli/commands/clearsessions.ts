@@ -5,7 +5,7 @@ import { createDatabaseCounterStore } from '../../storage/kysely/counter-store.j
 import { withLatchkey, type CommandContext } from '../command.js';
 
 export async function clearsessions(context: CommandContext): Promise<number> {
-  const { settings, io } = context;
+  const { io } = context;
   const [removed, counters, claims] = await withLatchkey(context, async (latchkey) => [
     await latchkey.deps.sessions.deleteExpired(),
     // Rate-limit counters and one-time claims kept in the database expire in place, and stay until

@@ -10,7 +10,7 @@ import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type Command
  * deletes the token first, for a key that has leaked: the old key stops working at once.
  */
 export async function createToken(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
+  const { io, args } = context;
   const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
   return withLatchkey(context, async (latchkey) => {
     const user = await userNamed(latchkey, login);

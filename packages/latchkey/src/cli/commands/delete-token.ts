@@ -6,7 +6,7 @@ import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type Command
 
 /** Deletes the user's API token: every copy of its key stops working at once, on every instance. */
 export async function deleteToken(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
+  const { io, args } = context;
   const { login } = loginArgument(args, 'delete-token <login>');
   return withLatchkey(context, async (latchkey) => {
     const user = await userNamed(latchkey, login);

@@ -84,7 +84,7 @@ function listApps(io: CommandIO, rows: readonly SocialApp[], fromSettings: reado
 }
 
 async function addApp(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
+  const { io, args } = context;
   const { values } = parseArgs({
     args,
     options: {
@@ -194,7 +194,7 @@ async function clientSecret(io: CommandIO, options: { noinput: boolean; noSecret
 }
 
 async function removeApp(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
+  const { io, args } = context;
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true });
   const [raw, ...extra] = positionals;
   if (raw === undefined || extra.length > 0) throw new CommandError('Usage: socialapp remove <id>');
