@@ -1,10 +1,12 @@
 /**
- * Social sign-in on the pages under attack or failure: a callback with no state, an open redirect
- * through `next`, and a provider that hangs or answers garbage. Each ends on a page that says the
- * sign-in failed (never a 500, never a stack trace), with nobody signed in.
+ * Social sign-in on the pages under attack or failure, on every database: a cross-site POST to
+ * start one, an unknown `process`, a callback with no state, an open redirect through `next`, and
+ * a provider that hangs or answers garbage. Each is refused with 403 or ends on a page that says
+ * the sign-in failed (never a 500, never a stack trace), with nobody signed in.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingValues } from '../../config/settings.js';
+import { testDatabaseKinds } from '../../testing/database.js';
 import { startHostileOidcServer, type HostileBehaviour, type HostileOidcServer } from '../../testing/hostile-oidc-server.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { PageClient } from '../../testing/pages.js';
@@ -18,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => hostile.close());
 
-describe('social sign-in on the pages, attacked or failing', () => {
+describe.each(testDatabaseKinds())('social sign-in on the pages, attacked or failing, on %s', (kind) => {
   let latchkey: TestLatchkey;
   let browser: PageClient;
   afterEach(async () => {
@@ -29,7 +31,7 @@ describe('social sign-in on the pages, attacked or failing', () => {
   async function setUp(behaviour: HostileBehaviour = {}, settings: Partial<SettingValues> = {}): Promise<void> {
     hostile.behaviour = behaviour;
     const app = { provider_id: 'hostile', name: 'Hostile', client_id: hostile.clientId, secret: hostile.clientSecret, settings: { server_url: hostile.issuer } };
-    latchkey = await createTestLatchkey({ settings: { SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [app] } }, ...settings } });
+    latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [app] } }, ...settings } });
     browser = await PageClient.create(latchkey);
   }
 
@@ -43,6 +45,44 @@ describe('social sign-in on the pages, attacked or failing', () => {
   async function expectSignedOut(): Promise<void> {
     expect((await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.userId ?? null).toBeNull();
   }
+
+  /** What the browser's session holds (nothing without one): a sign-in started would be kept there. */
+  async function sessionData(): Promise<unknown> {
+    return (await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.data ?? {};
+  }
+
+  it('refuses a cross-site POST to start a sign-in with 403, and starts nothing', async () => {
+    await setUp();
+    await browser.get(LOGIN);
+    const before = await sessionData();
+    const crossSite: [Record<string, string>, boolean][] = [
+      [{ origin: 'https://evil.example' }, true],
+      [{ origin: 'null' }, true],
+      [{ 'sec-fetch-site': 'cross-site' }, true],
+      [{ origin: 'https://evil.example' }, false],
+      [{}, false],
+    ];
+    for (const [headers, csrf] of crossSite) {
+      const refused = await browser.post(LOGIN, { next: '/accounts/email/' }, { csrf, headers });
+      expect(refused.statusCode, JSON.stringify({ headers, csrf })).toBe(403);
+      expect(refused.headers.location).toBeUndefined();
+    }
+    expect(await sessionData()).toEqual(before);
+    await expectSignedOut();
+    // The same button, from this site, does start one.
+    expect(new URL((await browser.post(LOGIN, {}, { headers: { origin: 'http://testserver' } })).headers.location!).origin).toBe(new URL(hostile.issuer).origin);
+  });
+
+  it('refuses an unknown process on the error page, starting nothing, rather than signing in', async () => {
+    await setUp();
+    await browser.get(LOGIN);
+    const before = await sessionData();
+    for (const process of ['steal', 'Connect', 'redirect']) {
+      expect((await browser.post(LOGIN, { process })).headers.location, process).toBe(ERROR_PAGE);
+      expect((await browser.get(`${LOGIN}?process=${process}`)).headers.location, process).toBe(ERROR_PAGE);
+    }
+    expect(await sessionData()).toEqual(before);
+  });
 
   it('refuses a callback without a state, or with only an error', async () => {
     await setUp();
