@@ -54,8 +54,14 @@ export async function createSitePostgresDatabase(): Promise<SitePostgresDatabase
     throw new Error('A site on PostgreSQL needs TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres (check siteDatabases() first).');
   }
   const name = `lk_e2e_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);
+  try {
+    await onServer(serverUrl, `create database ${name}`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const why = `${reason} (a site on PostgreSQL gets a database of its own: TEST_DATABASE_URL's user needs the right to create databases)`;
+    throw new Error(`Cannot create a database for the site on TEST_DATABASE_URL's server at ${url.host}: ${why}.`, { cause: error });
+  }
   url.pathname = `/${name}`;
   let dropping: Promise<void> | undefined;
   // WITH (FORCE): a site killed mid-request may leave a connection behind; it must not keep the database.
