@@ -1,7 +1,8 @@
 /**
  * The admin's users search is written on the very expressions migration 0007 indexes, and each
  * database's planner says so: every order reads its index (no sort step, and a later page enters
- * it in the middle), and a search by text reads one index range per field it looks in. An edit
+ * it in the middle), inactive users theirs, and a search by text reads one index range per field
+ * it looks in. An edit
  * to either side that lost the match would pass every other test and scan a million rows.
  */
 import { CompiledQuery, sql } from 'kysely';
@@ -69,15 +70,17 @@ describe.each(testDatabaseKinds())('the users search’s plans on %s', (dialect)
   let database: TestDatabase;
   afterEach(() => database.destroy());
 
-  it('reads every order from its index, both ways, a later page entering it in the middle', async () => {
+  it('reads every order from its index, both ways, a later page entering it in the middle; for inactive users, from its inactive twin', async () => {
     database = await createTestDatabase(dialect, 'username');
     for (const [field, index] of Object.entries(ORDER_INDEX)) {
       for (const order of [field, `-${field}`] as UserOrder[]) {
-        for (const afterId of [undefined, 42]) {
-          const plan = await planOf(database, dialect, { order, limit: 101, ...(afterId === undefined ? {} : { afterId }) }, { sorted: true });
-          const context = `${order} after ${String(afterId)}: ${plan.steps.join('; ')}`;
+        for (const [afterId, inactive] of [[undefined, false], [42, false], [undefined, true], [42, true]] as const) {
+          const search: UserSearch = { order, limit: 101, ...(afterId === undefined ? {} : { afterId }), ...(inactive ? { isActive: false } : {}) };
+          const plan = await planOf(database, dialect, search, { sorted: true });
+          const context = `${order} after ${String(afterId)}${inactive ? ', inactive' : ''}: ${plan.steps.join('; ')}`;
           const scan = dialect === 'sqlite' ? plan.steps[0]! : plan.steps.find((step) => step.startsWith('Index'))!;
-          if (index === undefined) expect(scan, context).toMatch(dialect === 'sqlite' ? /latchkey_users/ : /^Index Scan/);
+          if (inactive) expect(plan.indexes[0], context).toBe((index ?? 'latchkey_users_ids').replace('latchkey_users_', 'latchkey_users_inactive_'));
+          else if (index === undefined) expect(scan, context).toMatch(dialect === 'sqlite' ? /latchkey_users/ : /^Index Scan/);
           else expect(plan.indexes[0], context).toBe(index);
           expect(plan.steps.join('; '), context).not.toMatch(/TEMP B-TREE|^Sort|; Sort|Seq Scan/);
           // A later page starts in the middle of the index rather than reading it from its start.
