@@ -6,9 +6,11 @@ import type { User } from '../account/model.js';
 import type { ClientInfo } from '../core/client.js';
 import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
+import type { Repositories } from '../store.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel, type AdminPermission } from './model.js';
 
 const INVALID_PERMISSION = 'Select a valid choice: that permission is not one of the available choices.';
+const ONLY_SUPERUSERS_GRANT = 'Only a superuser may change admin permissions.';
 
 /** Whether a user may enter the admin at all: active and staff (Django's AdminSite.has_permission). */
 export function mayEnterAdmin(user: Pick<User, 'isActive' | 'isStaff'> | undefined): boolean {
@@ -105,10 +107,44 @@ function inOrder(permissions: AdminPermission[]): AdminPermission[] {
 }
 
 /**
+ * The permissions as they are stored: each once, in the order of the models and actions. The
+ * type says they are valid, but a door may have cast values it read from a form: one this
+ * version does not know is refused ('invalid_input').
+ */
+export function normalizeAdminPermissions(permissions: readonly AdminPermission[]): AdminPermission[] {
+  if (!permissions.every(({ model, action }) => isAdminModel(model) && isAdminAction(action))) {
+    throw new LatchkeyError('invalid_input', INVALID_PERMISSION, { param: 'permissions' });
+  }
+  return inOrder([...new Map(permissions.map((permission) => [permissionKey(permission), permission])).values()]);
+}
+
+/** Whether two normalized sets of permissions are the same. */
+export function samePermissions(a: readonly AdminPermission[], b: readonly AdminPermission[]): boolean {
+  return a.map(permissionKey).join(' ') === b.map(permissionKey).join(' ');
+}
+
+/**
+ * Replaces the user's permissions with these (normalized), inside the caller's transaction, so a
+ * form that changes the user too saves all of it or nothing. Returns whether the set changed.
+ */
+export async function replaceAdminPermissionsIn(repositories: Repositories, targetId: number, wanted: readonly AdminPermission[]): Promise<boolean> {
+  const before = await repositories.adminPermissions.listForUser(targetId);
+  // Written even when unchanged, so that a user deleted meanwhile is reported ('not_found').
+  await repositories.adminPermissions.replaceForUser(targetId, wanted);
+  return !samePermissions(before, wanted);
+}
+
+/** The audit trail's record of a change of permissions, made only when the set changed (saving a form untouched leaves none). */
+export async function recordPermissionsChanged(deps: Pick<LatchkeyDeps, 'events'>, actor: User, target: User, granted: readonly AdminPermission[], client: ClientInfo): Promise<void> {
+  await deps.events.emit('admin_permissions_changed', actor.id, client, { target: target.id, permissions: granted.map(permissionKey) });
+}
+
+/**
  * A superuser sets another user's admin permissions, replacing those they had. Only an active
  * staff superuser may ('permission_denied' otherwise); an unknown model or action is refused
  * ('invalid_input') before anything changes. The permissions take effect while the target is
- * active staff, so a door may set them in the same form that makes the user staff.
+ * active staff, so a door may set them in the same form that makes the user staff: the admin's
+ * change page does, through admin/flows/manage-users.ts, which also asks for a recent sign-in.
  */
 export async function setAdminPermissions(
   deps: LatchkeyDeps,
@@ -117,20 +153,8 @@ export async function setAdminPermissions(
   permissions: readonly AdminPermission[],
   client: ClientInfo,
 ): Promise<void> {
-  if (!isAdminSuperuser(actor)) throw new LatchkeyError('permission_denied', 'Only a superuser may change admin permissions.');
-  // The type says they are valid, but a door may have cast values it read from a form.
-  if (!permissions.every(({ model, action }) => isAdminModel(model) && isAdminAction(action))) {
-    throw new LatchkeyError('invalid_input', INVALID_PERMISSION, { param: 'permissions' });
-  }
-  const wanted = inOrder([...new Map(permissions.map((permission) => [permissionKey(permission), permission])).values()]);
-  const changed = await deps.store.transaction(async (repositories) => {
-    const before = await repositories.adminPermissions.listForUser(target.id);
-    // Written even when unchanged, so that a user deleted meanwhile is reported ('not_found').
-    await repositories.adminPermissions.replaceForUser(target.id, wanted);
-    return before.map(permissionKey).join(' ') !== wanted.map(permissionKey).join(' ');
-  });
-  // Recorded only when the set changed, so that saving a user's form untouched leaves no entry.
-  if (changed) {
-    await deps.events.emit('admin_permissions_changed', actor.id, client, { target: target.id, permissions: wanted.map(permissionKey) });
-  }
+  if (!isAdminSuperuser(actor)) throw new LatchkeyError('permission_denied', ONLY_SUPERUSERS_GRANT);
+  const wanted = normalizeAdminPermissions(permissions);
+  const changed = await deps.store.transaction((repositories) => replaceAdminPermissionsIn(repositories, target.id, wanted));
+  if (changed) await recordPermissionsChanged(deps, actor, target, wanted, client);
 }

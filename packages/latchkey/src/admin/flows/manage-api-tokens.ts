@@ -8,6 +8,7 @@
  * api_token_deleted) are recorded against its user by the token flows; the admin's change joins the
  * audit trail against the staff member, with the user in its data.
  */
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.js';
@@ -52,13 +53,21 @@ export async function findUserTypedByStaff(deps: Pick<LatchkeyDeps, 'settings' |
 
 /**
  * Makes a token for the user the staff member typed and returns its key, for the admin to show
- * this once: it is never shown again (only a hash and a sealed copy are stored). Refused
+ * this once: it is never shown again (only a hash and a sealed copy are stored). A key signs in
+ * as its user, so making one needs a recent sign-in ('reauthentication_required'). Refused
  * ('invalid_input' on `user`) when the user already has one. A token made by a parallel request
  * between the check and the creation is the one case where the key handed back is that token's
  * (issueApiToken's rule: one token per user, the same key to everyone who asked).
  */
-export async function createApiTokenByAdmin(deps: LatchkeyDeps, actor: User, typedUser: string, client: ClientInfo): Promise<{ user: User; key: string }> {
+export async function createApiTokenByAdmin(
+  deps: LatchkeyDeps,
+  actor: User,
+  typedUser: string,
+  client: ClientInfo,
+  lastAuthenticatedAt: Date | undefined,
+): Promise<{ user: User; key: string }> {
   const granted = await requireAdminPermission(deps, actor, 'authtoken.tokenproxy', 'add');
+  requireRecentAuthentication(deps, lastAuthenticatedAt);
   const user = await findUserTypedByStaff(deps, typedUser);
   requireSuperuserFor(granted, user);
   if (await deps.store.apiTokens.findForUser(user.id)) throw new LatchkeyError('invalid_input', TOKEN_EXISTS, { param: 'user' });

@@ -7,6 +7,7 @@
  * they are told by email; the admin's change joins the audit trail against the staff member.
  */
 import type { MailOutcome } from '../../account/emails.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
@@ -31,13 +32,23 @@ export async function recoveryCodesGoWith(deps: Pick<LatchkeyDeps, 'store'>, aut
   return removedWith(authenticator, await deps.store.authenticators.listForUser(authenticator.userId)).length > 0;
 }
 
-/** Removes the authenticator with this id; 'not_found' when there is none. */
-export async function removeAuthenticatorByAdmin(deps: LatchkeyDeps, actor: User, authenticatorId: number, client: ClientInfo): Promise<AuthenticatorRemoval> {
+/**
+ * Removes the authenticator with this id, after a recent sign-in ('reauthentication_required'):
+ * it weakens how the user signs in. 'not_found' when there is none.
+ */
+export async function removeAuthenticatorByAdmin(
+  deps: LatchkeyDeps,
+  actor: User,
+  authenticatorId: number,
+  client: ClientInfo,
+  lastAuthenticatedAt: Date | undefined,
+): Promise<AuthenticatorRemoval> {
   const granted = await requireAdminPermission(deps, actor, 'mfa.authenticator', 'delete');
   const authenticator = await deps.store.authenticators.findById(authenticatorId);
   const user = authenticator && (await deps.store.users.findById(authenticator.userId));
   if (!authenticator || !user) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
   requireSuperuserFor(granted, user);
+  requireRecentAuthentication(deps, lastAuthenticatedAt);
   const removed = await deps.store.transaction((repositories) => removeAuthenticator(repositories, authenticator));
   if (!removed) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
   const { type } = authenticator;

@@ -8,6 +8,7 @@
  * email; the admin's change joins the audit trail against the staff member.
  */
 import type { MailOutcome } from '../../account/emails.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -41,13 +42,23 @@ export async function leavesNoWayIn(deps: Pick<LatchkeyDeps, 'store'>, account: 
   return !accounts.some((other) => other.id !== account.id) && !isUsablePassword(user.password);
 }
 
-/** Removes the social account with this id, with its tokens; 'not_found' when there is none. */
-export async function removeSocialAccountByAdmin(deps: LatchkeyDeps, actor: User, accountId: number, client: ClientInfo): Promise<SocialAccountRemoval> {
+/**
+ * Removes the social account with this id, with its tokens, after a recent sign-in
+ * ('reauthentication_required'): it may take away the user's way in. 'not_found' when there is none.
+ */
+export async function removeSocialAccountByAdmin(
+  deps: LatchkeyDeps,
+  actor: User,
+  accountId: number,
+  client: ClientInfo,
+  lastAuthenticatedAt: Date | undefined,
+): Promise<SocialAccountRemoval> {
   const granted = await requireAdminPermission(deps, actor, 'socialaccount.socialaccount', 'delete');
   const account = await deps.store.socialAccounts.findById(accountId);
   const user = account && (await deps.store.users.findById(account.userId));
   if (!account || !user) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
   requireSuperuserFor(granted, user);
+  requireRecentAuthentication(deps, lastAuthenticatedAt);
   // Of two parallel removals one deletes the row; the other is told it is gone.
   if (!(await deps.store.socialAccounts.delete(account.id))) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
   const { provider } = account;

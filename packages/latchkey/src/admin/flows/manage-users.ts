@@ -6,6 +6,13 @@
  * staff member with "change user" make themself superuser: only a superuser may grant or remove
  * staff or superuser status or admin permissions, and only a superuser may change, set the
  * password of, or delete a superuser.
+ *
+ * The sensitive changes (granting or removing power, a new address, a password, a deletion) need
+ * the staff member to have signed in or reauthenticated in the last few minutes, as allauth asks
+ * before a user's own sensitive change: the door passes when that was (`lastAuthenticatedAt`, from
+ * the session), and a stale one is refused with 'reauthentication_required', which the pages
+ * present as the account pages' reauthentication. It is asked only once the actor is known to
+ * have the right, so that a refusal never turns into a prompt for a password.
  */
 import { cleanName } from '../../account/names.js';
 import type { User } from '../../account/model.js';
@@ -16,8 +23,17 @@ import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail } from '../../core/identifiers.js';
 import type { Repositories } from '../../store.js';
 import { voidOtherClaims } from '../../account/email-confirmation.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import { requireAdminPermission, requireSuperuserFor, setAdminPermissions, type AdminGrants } from '../access.js';
+import {
+  normalizeAdminPermissions,
+  recordPermissionsChanged,
+  replaceAdminPermissionsIn,
+  requireAdminPermission,
+  requireSuperuserFor,
+  samePermissions,
+  type AdminGrants,
+} from '../access.js';
 import type { AdminPermission } from '../model.js';
 
 export const PASSWORDS_DIFFER = 'The two password fields didn’t match.';
@@ -58,12 +74,19 @@ export interface UserChangesByAdmin {
   permissions?: readonly AdminPermission[];
 }
 
-/** The fields a change would alter that need a recent sign-in (granting or removing power). */
-export function sensitiveChanges(target: User, changes: UserChangesByAdmin): string[] {
+/**
+ * The fields a change would alter that need a recent sign-in: granting or removing power, and the
+ * address. Only what actually changes counts: a superuser's form always sends the permissions,
+ * and saving them as they were (with a new name, say) grants nothing.
+ */
+export async function sensitiveChanges(deps: Pick<LatchkeyDeps, 'store'>, target: User, changes: UserChangesByAdmin): Promise<string[]> {
   const fields: string[] = [];
   if (changes.isStaff !== target.isStaff) fields.push('staff status');
   if (changes.isSuperuser !== target.isSuperuser) fields.push('superuser status');
-  if (changes.permissions !== undefined) fields.push('permissions');
+  if (changes.permissions !== undefined) {
+    const current = await deps.store.adminPermissions.listForUser(target.id);
+    if (!samePermissions(current, normalizeAdminPermissions(changes.permissions))) fields.push('permissions');
+  }
   // Whoever holds the address can reset the password: changing it hands over the account.
   if (newEmail(target, changes) !== undefined) fields.push('email');
   return fields;
@@ -94,11 +117,19 @@ async function setPrimaryEmail(repositories: Repositories, userId: number, email
 }
 
 /**
- * The change page's save, in one transaction. Deactivating is account/users.ts's
- * deactivateUserIn (sessions ended, API token deleted) in that same transaction, so a
- * deactivated account is locked out everywhere at once.
+ * The change page's save, all of it in one transaction: the fields, the address, the
+ * permissions, and deactivation (account/users.ts's deactivateUserIn: sessions ended, API token
+ * deleted), so a deactivated account is locked out everywhere at once. A sensitive change
+ * (sensitiveChanges) needs a recent sign-in; a name alone does not.
  */
-export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, changes: UserChangesByAdmin, client: ClientInfo): Promise<User> {
+export async function changeUserByAdmin(
+  deps: LatchkeyDeps,
+  actor: User,
+  target: User,
+  changes: UserChangesByAdmin,
+  client: ClientInfo,
+  lastAuthenticatedAt: Date | undefined,
+): Promise<User> {
   const granted = await requireGrant(deps, actor, 'change');
   requireSuperuserFor(granted, target);
   const granting = changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined;
@@ -108,8 +139,10 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
   }
   const name = cleanName(changes.name);
   const email = newEmail(target, changes);
+  const permissions = changes.permissions === undefined ? undefined : normalizeAdminPermissions(changes.permissions);
+  if ((await sensitiveChanges(deps, target, changes)).length > 0) requireRecentAuthentication(deps, lastAuthenticatedAt);
   const deactivating = target.isActive && !changes.isActive;
-  await deps.store.transaction(async (repositories) => {
+  const permissionsChanged = await deps.store.transaction(async (repositories) => {
     await repositories.users.update(target.id, { name, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
     if (email !== undefined) {
       try {
@@ -120,8 +153,9 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
       }
     }
     if (deactivating) await deactivateUserIn(repositories, target.id);
+    return permissions !== undefined && (await replaceAdminPermissionsIn(repositories, target.id, permissions));
   });
-  if (changes.permissions !== undefined) await setAdminPermissions(deps, actor, target, changes.permissions, client);
+  if (permissions !== undefined && permissionsChanged) await recordPermissionsChanged(deps, actor, target, permissions, client);
   const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
     .filter(([, differs]) => differs)
     .map(([field]) => field);
@@ -129,9 +163,17 @@ export async function changeUserByAdmin(deps: LatchkeyDeps, actor: User, target:
   return (await deps.store.users.findById(target.id)) ?? target;
 }
 
-/** Django's password page: a new password typed twice, or none (an unusable password). Every session of the user ends. */
-export async function setPasswordByAdmin(deps: LatchkeyDeps, actor: User, target: User, input: { usable: boolean; password1: string; password2: string }, client: ClientInfo): Promise<void> {
+/** Django's password page: a new password typed twice, or none (an unusable password), after a recent sign-in. Every session of the user ends. */
+export async function setPasswordByAdmin(
+  deps: LatchkeyDeps,
+  actor: User,
+  target: User,
+  input: { usable: boolean; password1: string; password2: string },
+  client: ClientInfo,
+  lastAuthenticatedAt: Date | undefined,
+): Promise<void> {
   requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
+  requireRecentAuthentication(deps, lastAuthenticatedAt);
   if (input.usable) {
     if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
     await setUserPassword(deps, target, input.password1);
@@ -156,9 +198,11 @@ export async function deletionSummary(deps: Pick<LatchkeyDeps, 'store'>, target:
   return { addresses: addresses.length, socialAccounts: socialAccounts.length, authenticators: authenticators.length, sessions: sessions.length, apiToken: apiToken !== undefined };
 }
 
-export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
+/** Deletes the user and everything that goes with them (deletionSummary), after a recent sign-in. */
+export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo, lastAuthenticatedAt: Date | undefined): Promise<void> {
   requireSuperuserFor(await requireGrant(deps, actor, 'delete'), target);
   if (target.id === actor.id) throw refuse('You cannot delete your own account here.');
+  requireRecentAuthentication(deps, lastAuthenticatedAt);
   await deps.store.users.delete(target.id);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
 }

@@ -9,7 +9,7 @@ import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { adminRoot } from './paths.js';
-import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { reauthenticateFirst, redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
 /**
  * `<admin>/authtoken/tokenproxy/`: the API tokens (Django REST framework's TokenProxy admin, titled
@@ -73,17 +73,16 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
   scope.post(`${listPath}add/`, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'add' });
     if ('response' in staff) return staff.response;
-    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-    if (stale) return stale.response;
     const fields = formFields(request.body, ['user']);
     try {
-      const { user, key } = await createApiTokenByAdmin(ctx.deps, staff.user, fields.user, clientOf(request));
+      const { user, key } = await createApiTokenByAdmin(ctx.deps, staff.user, fields.user, clientOf(request), staff.lastAuthenticatedAt);
       // Answered here, not after a redirect: the key is in this one response (never cached) and
       // nowhere else; reloading the page would only be refused, the user having a token now.
       const context = { title: 'Token added', admin_root: root, list_path: listPath, target: user, key };
       return renderPage(ctx, request, reply, 'admin/tokenproxy_created.html', context);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       return addForm(request, reply, formWithError({ user: fields.user }, error), refusalStatus(reply, error));
     }
   });

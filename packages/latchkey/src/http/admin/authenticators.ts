@@ -10,7 +10,7 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { adminRoot } from './paths.js';
-import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { reauthenticateFirst } from './recent-authentication.js';
 
 /** What each type is called where people see it (the 2FA pages' names). */
 const TYPE_LABELS: Record<AuthenticatorType, string> = { totp: 'Authenticator app', recovery_codes: 'Recovery codes' };
@@ -110,15 +110,14 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     if ('response' in staff) return staff.response;
     const found = await authenticatorOf(request);
     if (!found) return reply.callNotFound();
-    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-    if (stale) return stale.response;
     try {
-      const removed = await removeAuthenticatorByAdmin(ctx.deps, staff.user, found.authenticator.id, clientOf(request));
+      const removed = await removeAuthenticatorByAdmin(ctx.deps, staff.user, found.authenticator.id, clientOf(request), staff.lastAuthenticatedAt);
       logMailFailures(request, [removed.notification], 'authenticator removed by an administrator');
       const what = removed.codesRemoved ? `${TYPE_LABELS[removed.type]} and recovery codes` : TYPE_LABELS[removed.type];
       await flash(ctx, request, reply, { level: 'success', text: `${what} of “${removed.user.username ?? removed.user.email}” removed; they were told by email.` });
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }

@@ -9,6 +9,8 @@ import { adminRoot } from './paths.js';
 export interface StaffMember {
   user: User;
   grants: AdminGrants;
+  /** When they last signed in or reauthenticated in this session: the admin flows ask it of sensitive changes. */
+  lastAuthenticatedAt: Date | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function requireStaff(
   if (!mayEnterAdmin(user)) return { response: await forbidden(ctx, request, reply) };
   const grants = await adminGrantsOf(ctx.deps, user);
   if (needs && !grants.may(needs.model, needs.action)) return { response: await forbidden(ctx, request, reply) };
-  return { user, grants };
+  return { user, grants, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
 }
 
 export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

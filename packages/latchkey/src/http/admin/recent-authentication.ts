@@ -3,13 +3,22 @@ import type { HttpContext } from '../kit/context.js';
 import { redirect } from '../kit/html-page.js';
 
 /**
- * For the admin's sensitive changes (granting power, a password, a secret, a deletion): unless
- * the staff member signed in or reauthenticated in the last few minutes, the account pages'
- * reauthentication (with MFA for those who have it) comes first and returns here. Returns
- * `{ response }` to send, or undefined when the change may go on. (Wrapped because a Fastify reply
- * is thenable: awaited bare, it would resolve to undefined and the change would carry on.)
+ * How the admin's pages present an admin flow's 'reauthentication_required' (a sensitive change
+ * after a stale sign-in: admin/flows/): the account pages' reauthentication, with MFA for those
+ * who have it, which returns here. The rule is the flows'; a page only shows the way through it.
+ */
+export function reauthenticateFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`);
+}
+
+/**
+ * For a page that leads to a sensitive change (a form where a key will be made, a confirmation
+ * before a bulk deletion): the same reauthentication asked before the page rather than after it,
+ * so nothing typed is lost on the way. The flow asks again when the change is made. Returns
+ * `{ response }` to send, or undefined when the page may go on. (Wrapped because a Fastify reply
+ * is thenable: awaited bare, it would resolve to undefined and the page would carry on.)
  */
 export async function redirectUnlessRecentlyAuthenticated(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ response: FastifyReply } | undefined> {
   if (await ctx.sessions.isRecentlyAuthenticated(request)) return undefined;
-  return { response: redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`) };
+  return { response: reauthenticateFirst(request, reply) };
 }

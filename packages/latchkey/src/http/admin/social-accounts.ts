@@ -9,7 +9,7 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { adminRoot } from './paths.js';
-import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { reauthenticateFirst } from './recent-authentication.js';
 
 /** The providers of the offered apps, for the filter's links: id and name, each once. */
 export async function providerChoices(ctx: HttpContext): Promise<{ id: string; name: string }[]> {
@@ -133,10 +133,8 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     if ('response' in staff) return staff.response;
     const found = await accountOf(request);
     if (!found) return reply.callNotFound();
-    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-    if (stale) return stale.response;
     try {
-      const removed = await removeSocialAccountByAdmin(ctx.deps, staff.user, found.account.id, clientOf(request));
+      const removed = await removeSocialAccountByAdmin(ctx.deps, staff.user, found.account.id, clientOf(request), staff.lastAuthenticatedAt);
       logMailFailures(request, [removed.notification], 'social account removed by an administrator');
       await flash(ctx, request, reply, {
         level: 'success',
@@ -144,6 +142,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
       });
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }

@@ -70,6 +70,13 @@ describe.each(testDatabaseKinds())('a user’s admin pages on %s', (kind) => {
     const stale = await change(clerk, { name: 'The Clerk', is_active: 'on', is_staff: 'on', is_superuser: 'on', permissions_sent: '1', permissions: 'users.user:view' });
     expect(stale.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${USERS}${clerk.id}/change/`)}`);
     expect((await reload(clerk)).isSuperuser).toBe(false);
+    const regranted = await change(clerk, { name: 'The Clerk', is_active: 'on', is_staff: 'on', permissions_sent: '1', permissions: 'users.user:change' });
+    expect(regranted.headers.location).toMatch(/^\/accounts\/reauthenticate\//);
+    expect(await latchkey.deps.store.adminPermissions.listForUser(clerk.id)).toEqual([{ model: 'users.user', action: 'view' }]);
+    // The superuser's form sends the permissions every time: saved as they were, with a new name, they grant nothing.
+    const renamed = await change(clerk, { name: 'Chief Clerk', is_active: 'on', is_staff: 'on', permissions_sent: '1', permissions: 'users.user:view' });
+    expect(renamed.headers.location).toBe(USERS);
+    expect((await reload(clerk)).name).toBe('Chief Clerk');
   });
 
   it('never lets staff who are not superusers grant power, themselves included, nor touch a superuser', async () => {

@@ -6,7 +6,6 @@ import {
   changeUserByAdmin,
   deleteUserByAdmin,
   deletionSummary,
-  sensitiveChanges,
   setPasswordByAdmin,
   type UserChangesByAdmin,
 } from '../../admin/flows/manage-users.js';
@@ -20,7 +19,7 @@ import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { idParam } from './list-query.js';
 import { adminRoot } from './paths.js';
-import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { reauthenticateFirst } from './recent-authentication.js';
 
 /** Every permission a superuser can grant, as the change form's checkboxes name them ("users.user:view"). */
 const PERMISSION_CHOICES = ADMIN_MODELS.flatMap((model) => ADMIN_ACTIONS.map((action) => `${model}:${action}`));
@@ -35,8 +34,8 @@ function valuesOf(body: unknown, name: string): string[] {
 /**
  * A user's pages in the admin (Django's UserAdmin): add, change, the password page, "sign out
  * everywhere" and delete with a confirmation listing what goes with the user. The rules (who may
- * change whom, what needs a superuser) are the flows' (admin/flows/manage-users.ts); the pages
- * add the recent sign-in that granting power, a password and a deletion need.
+ * change whom, what needs a superuser, what needs a recent sign-in) are the flows'
+ * (admin/flows/manage-users.ts); the pages present their refusals.
  */
 export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
@@ -50,8 +49,11 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return id === undefined ? undefined : ctx.deps.store.users.findById(id);
   }
 
-  function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | undefined {
-    return isLatchkeyError(error, 'permission_denied') ? forbidden(ctx, request, reply) : undefined;
+  /** A flow's refusal that is not about the form: 403 for a right the staff member lacks, the reauthentication for a stale sign-in. */
+  function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | FastifyReply | undefined {
+    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+    if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+    return undefined;
   }
 
   async function changeForm(request: FastifyRequest, reply: FastifyReply, staff: StaffMember, target: User, state?: FormState, status = 200): Promise<FastifyReply> {
@@ -114,11 +116,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     try {
       // Only a superuser's form carries the permissions; another's leaves them as they are.
       if (fields.permissions_sent === '1') changes.permissions = parseAdminPermissions(valuesOf(request.body, 'permissions'));
-      if (sensitiveChanges(target, changes).length > 0) {
-        const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-        if (stale) return stale.response;
-      }
-      await changeUserByAdmin(ctx.deps, staff.user, target, changes, clientOf(request));
+      await changeUserByAdmin(ctx.deps, staff.user, target, changes, clientOf(request), staff.lastAuthenticatedAt);
     } catch (error) {
       return refused(request, reply, error) ?? changeForm(request, reply, staff, target, formWithError(fields, error), refusalStatus(reply, error));
     }
@@ -139,11 +137,10 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
-    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-    if (stale) return stale.response;
     const fields = formFields(request.body, ['usable', 'password1', 'password2']);
     try {
-      await setPasswordByAdmin(ctx.deps, staff.user, target, { usable: fields.usable === 'on', password1: fields.password1, password2: fields.password2 }, clientOf(request));
+      const input = { usable: fields.usable === 'on', password1: fields.password1, password2: fields.password2 };
+      await setPasswordByAdmin(ctx.deps, staff.user, target, input, clientOf(request), staff.lastAuthenticatedAt);
     } catch (error) {
       const title = `Change password: ${target.username ?? target.email}`;
       return refused(request, reply, error) ?? renderPage(ctx, request, reply, 'admin/user_password.html', { title, admin_root: root, list_path: listPath, target, form: formWithError({ usable: fields.usable }, error) }, refusalStatus(reply, error));
@@ -185,10 +182,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
-    const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-    if (stale) return stale.response;
     try {
-      await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
+      await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request), staff.lastAuthenticatedAt);
     } catch (error) {
       const answer = refused(request, reply, error);
       if (answer) return answer;

@@ -161,7 +161,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       }
       try {
         if (action === 'deactivate') await deactivateUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
-        else await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request));
+        else await deleteUserByAdmin(ctx.deps, staff.user, target, clientOf(request), staff.lastAuthenticatedAt);
         done.push(target);
       } catch (error) {
         if (!isLatchkeyError(error, 'permission_denied')) throw error;
