@@ -12,23 +12,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { freshCode } from './authenticator-app.js';
-import { logInToAdmin, openFromIndex, rows, rowTexts, search, useSuperuser } from './admin-journey.js';
+import { logInToAdmin, openFromIndex, rows, rowTexts, search, signedUp, useSuperuser } from './admin-journey.js';
 import { browserTestsEnabled, deployedDatabase, linkFromEmail } from './harness.js';
-import { JOURNEY_TIMEOUT_MS, PASSWORD, Person, expectMessage, newAccount, useSiteAndBrowser, waitForEmail, type Account } from './journey.js';
+import { JOURNEY_TIMEOUT_MS, PASSWORD, Person, expectMessage, newAccount, useSiteAndBrowser, waitForEmail } from './journey.js';
 
 const PHONE_USER_AGENT = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
 describe.runIf(browserTestsEnabled())(`the admin's tokens, authenticators and sessions, on ${deployedDatabase()}`, () => {
   const journey = useSiteAndBrowser({ database: deployedDatabase() });
   const keeper = useSuperuser(journey);
-
-  /** A person who signed up on the site's own page, in their own browser, and is signed in there. */
-  async function signedUp(account: Account, label: string): Promise<Person> {
-    const person = await Person.open(journey.browser, journey.site, label);
-    await person.signUp(account);
-    expect(person.pathname()).toBe(`/users/${account.username}/`);
-    return person;
-  }
 
   /** What the API answers a program that sends this key: the username it is signed in as, or the status. */
   async function apiAnswer(key: string): Promise<string | number> {
@@ -39,7 +31,7 @@ describe.runIf(browserTestsEnabled())(`the admin's tokens, authenticators and se
 
   it('adds an API token for a person, shows its key once, and deletes it after the confirmation', async () => {
     const ada = newAccount('ada');
-    const person = await signedUp(ada, 'ada');
+    const person = await signedUp(journey, ada, 'ada');
     await person.close();
     const admin = await Person.open(journey.browser, journey.site, 'staff');
     await logInToAdmin(admin, keeper, PASSWORD);
@@ -72,7 +64,7 @@ describe.runIf(browserTestsEnabled())(`the admin's tokens, authenticators and se
 
   it("removes a person's authenticator app, ends one of their sessions and then all, and signs them out everywhere from their page", async () => {
     const bea = newAccount('bea');
-    const laptop = await signedUp(bea, 'laptop');
+    const laptop = await signedUp(journey, bea, 'laptop');
     const phone = await Person.open(journey.browser, journey.site, 'phone', { userAgent: PHONE_USER_AGENT });
     await phone.signIn(bea.username, bea.password);
     expect(phone.pathname()).toBe(`/users/${bea.username}/`);

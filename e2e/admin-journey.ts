@@ -1,13 +1,14 @@
 /**
- * What the admin journeys share on top of journey.ts: a staff member signing in at the admin's own
- * login, and the admin's pages as a person uses them: back to the index by the header's link and on
- * by the index's links, the search box, a filter's links, ticking rows and running an action, and
- * reading a list's rows.
+ * What the admin journeys share on top of journey.ts: a superuser made with the management
+ * command, a person signed up on the site, a staff member signing in at the admin's own login, and
+ * the admin's pages as a person uses them: back to the index by the header's link and on by the
+ * index's links, the search box, a filter's links, ticking rows and running an action, reading a
+ * list's rows, and a POST sent by a script on the page.
  */
-import type { Locator } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { beforeAll, expect } from 'vitest';
 import type { RunningSite } from './harness.js';
-import { PASSWORD, SETUP_TIMEOUT_MS, uniqueName, type Person } from './journey.js';
+import { PASSWORD, Person, SETUP_TIMEOUT_MS, uniqueName, type Account } from './journey.js';
 
 /**
  * Registers, for the surrounding describe, a superuser without an authenticator app (password
@@ -20,6 +21,14 @@ export function useSuperuser(journey: { readonly site: RunningSite }): string {
     await journey.site.manage(['createsuperuser', '--username', username, '--email', `${username}@example.com`, '--noinput'], { LATCHKEY_SUPERUSER_PASSWORD: PASSWORD });
   }, SETUP_TIMEOUT_MS);
   return username;
+}
+
+/** A person who signed up on the site's own page, in their own browser (labelled `label` in the screenshots), and is signed in there. */
+export async function signedUp(journey: { readonly site: RunningSite; readonly browser: Browser }, account: Account, label: string): Promise<Person> {
+  const person = await Person.open(journey.browser, journey.site, label);
+  await person.signUp(account);
+  expect(person.pathname()).toBe(`/users/${account.username}/`);
+  return person;
 }
 
 /** The admin's login with a username and a password, for a staff member without an authenticator app. */

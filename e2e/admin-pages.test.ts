@@ -16,13 +16,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestOidcProvider } from '../packages/latchkey/src/testing/oidc-provider.js';
-import { expectRowsNaming, filterBy, logInToAdmin, openFromIndex, rowTexts, runAction, search, useSuperuser } from './admin-journey.js';
+import { expectRowsNaming, filterBy, logInToAdmin, openFromIndex, rowTexts, runAction, search, signedUp, useSuperuser } from './admin-journey.js';
 import { browserTestsEnabled, deployedDatabase } from './harness.js';
 import { JOURNEY_TIMEOUT_MS, NEW_PASSWORD, PASSWORD, Person, SETUP_TIMEOUT_MS, expectMessage, newAccount, uniqueName, useSiteAndBrowser, waitForEmail, type Account } from './journey.js';
 
 const CLIENT = { client_id: 'admin-pages-app', client_secret: uniqueName('provider-secret-') };
 
-describe.runIf(browserTestsEnabled())(`every admin page, on ${deployedDatabase()}`, () => {
+describe.runIf(browserTestsEnabled())(`the admin's user, address and social pages, on ${deployedDatabase()}`, () => {
   const journey = useSiteAndBrowser({ database: deployedDatabase() });
   const keeper = useSuperuser(journey);
   const lab = { sub: uniqueName('lee-at-lab'), username: uniqueName('lee'), email: `${uniqueName('lee')}@lab.example` };
@@ -38,14 +38,6 @@ describe.runIf(browserTestsEnabled())(`every admin page, on ${deployedDatabase()
   afterAll(async () => {
     await provider?.close();
   }, SETUP_TIMEOUT_MS);
-
-  /** A person who signed up on the site's own page, in their own browser, and is signed in there. */
-  async function signedUp(account: Account, label: string): Promise<Person> {
-    const person = await Person.open(journey.browser, journey.site, label);
-    await person.signUp(account);
-    expect(person.pathname()).toBe(`/users/${account.username}/`);
-    return person;
-  }
 
   it('adds a user, sets their password, deletes them after the confirmation, and shows it all in the audit trail', async () => {
     const admin = await Person.open(journey.browser, journey.site, 'staff');
@@ -106,7 +98,7 @@ describe.runIf(browserTestsEnabled())(`every admin page, on ${deployedDatabase()
   it('marks an address verified, then deactivates and deletes users in bulk, each after its confirmation page', async () => {
     const base = uniqueName('bulk');
     const [bea, cal] = ['a', 'b'].map((suffix): Account => ({ username: `${base}${suffix}`, email: `${base}${suffix}@example.com`, password: PASSWORD })) as [Account, Account];
-    const people = [await signedUp(bea, 'bea'), await signedUp(cal, 'cal')];
+    const people = [await signedUp(journey, bea, 'bea'), await signedUp(journey, cal, 'cal')];
     const admin = await Person.open(journey.browser, journey.site, 'staff');
     await logInToAdmin(admin, keeper, PASSWORD);
 
