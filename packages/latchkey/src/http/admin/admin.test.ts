@@ -99,16 +99,39 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     expect((await browser.get('/admin/')).statusCode).toBe(200);
   });
 
-  it('with ADMIN_FORCE_ALLAUTH sends the admin login to the account login and back', async () => {
+  it('with ADMIN_FORCE_ALLAUTH sends the admin login to the account login with its own path as next, and back', async () => {
     await setUp({ ADMIN_FORCE_ALLAUTH: true });
     await person('root', { isStaff: true, isSuperuser: true });
-    expect((await browser.get('/admin/login/?next=%2Fadmin%2Fusers%2Fuser%2F')).headers.location).toBe('/accounts/login/?next=%2Fadmin%2Fusers%2Fuser%2F');
+    // As cookiecutter-django's test_admin.py asserts: LOGIN_URL + "?next=" + the admin login's path.
+    expect((await browser.get('/admin/login/')).headers.location).toBe('/accounts/login/?next=/admin/login/');
+    expect((await browser.get('/admin/login/?next=%2Fadmin%2Fusers%2Fuser%2F')).headers.location).toBe('/accounts/login/?next=/admin/login/%3Fnext%3D/admin/users/user/');
+    // Only a same-site next is carried along.
+    for (const next of ['https://evil.example/', '//evil.example/', '/\\evil.example/', 'javascript:alert(1)']) {
+      expect((await browser.get(`/admin/login/?next=${encodeURIComponent(next)}`)).headers.location, next).toBe('/accounts/login/?next=/admin/login/');
+    }
     // The admin's own form does not exist then.
     expect((await adminLogin('root')).headers.location).toBe('/admin/login/');
     expect(await sessionUser()).toBeFalsy();
-    const signedIn = await browser.post('/accounts/login/', { login: 'root', password: ADMIN_PASSWORD, next: '/admin/users/user/' });
-    expect(signedIn.headers.location).toBe('/admin/users/user/');
-    expect((await browser.get('/admin/users/user/')).statusCode).toBe(200);
+
+    // A visit to a page goes the whole way round: the admin login, the account login, the admin login again, the page.
+    const toLogin = (await browser.get('/admin/users/user/?is_staff=1')).headers.location as string;
+    const toAccounts = (await browser.get(toLogin)).headers.location as string;
+    expect(toAccounts).toBe('/accounts/login/?next=/admin/login/%3Fnext%3D/admin/users/user/%253Fis_staff%253D1');
+    const form = await browser.get(toAccounts);
+    const next = /name="next" value="([^"]+)"/.exec(form.body)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toBe('/admin/login/?next=/admin/users/user/%3Fis_staff%3D1');
+    const signedIn = await browser.post('/accounts/login/', { login: 'root', password: ADMIN_PASSWORD, next: next! });
+    expect(signedIn.headers.location).toBe(next);
+    expect((await browser.get(next!)).headers.location).toBe('/admin/users/user/?is_staff=1');
+    expect((await browser.get('/admin/users/user/?is_staff=1')).statusCode).toBe(200);
+  });
+
+  it('with ADMIN_FORCE_ALLAUTH refuses a signed-in user who is not staff at the admin login, with 403', async () => {
+    await setUp({ ADMIN_FORCE_ALLAUTH: true });
+    await person('ada');
+    expect((await browser.post('/accounts/login/', { login: 'ada', password: ADMIN_PASSWORD })).statusCode).toBe(302);
+    expect((await browser.get('/admin/login/')).statusCode).toBe(403);
+    expect((await browser.get('/admin/')).statusCode).toBe(403);
   });
 
   it('lists users newest first, searches by the start of a username or address, filters, and pages by id', async () => {

@@ -5,7 +5,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { isSafeRedirect, safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { forbidden } from './guard.js';
@@ -14,10 +14,24 @@ import { adminRoot } from './paths.js';
 /** The account pages' code page, where a login stopped at MFA is finished (it then goes on to `next`). */
 const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
 
+/** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
+const ACCOUNT_LOGIN_PAGE = '/accounts/login/';
+
+/**
+ * A value for a query string as Django writes `next` (QueryDict.urlencode(safe='/')): slashes
+ * stay. A path nested in another's `next` then carries no `%2F`, which the same-site check
+ * refuses (kit/safe-redirect.ts) because a later decode could turn it into `//`.
+ */
+function queryValue(text: string): string {
+  return encodeURIComponent(text).replaceAll('%2F', '/');
+}
+
 /**
  * `<admin>/login/` and `<admin>/logout/`. With ADMIN_FORCE_ALLAUTH (cookiecutter-django's
- * secure_admin_login) a visitor is sent to the account login instead, social sign-in and all, and
- * comes back; otherwise the admin's own form, which still goes through the login pipeline.
+ * secure_admin_login) a visitor is sent to the account login instead, social sign-in and all,
+ * with `next` the admin login's own path (`/accounts/login/?next=/admin/login/%3Fnext%3D/admin/`),
+ * and comes back through it; a signed-in user who is not active staff gets 403 there. Otherwise
+ * the admin's own form, which still goes through the login pipeline.
  */
 export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
@@ -36,7 +50,12 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
     if (user && mayEnterAdmin(user)) return redirect(reply, next);
     if (settings.ADMIN_FORCE_ALLAUTH) {
       if (user) return forbidden(ctx, request, reply);
-      return redirect(reply, `/accounts/login/?next=${encodeURIComponent(next)}`);
+      // secure_admin_login: the account login comes back to this very request (Django's
+      // get_full_path()), which sends staff on to `next`. Only a same-site `next` is carried
+      // along: any other is dropped here, as this page would drop it on the way back.
+      const given = (request.query as Record<string, unknown>).next;
+      const ownPath = isSafeRedirect(given) ? `${loginPath}?next=${queryValue(given)}` : loginPath;
+      return redirect(reply, `${ACCOUNT_LOGIN_PAGE}?next=${queryValue(ownPath)}`);
     }
     const notStaff = `You are signed in as ${user?.username ?? user?.email}, but are not authorized to access this page. Would you like to sign in to a different account?`;
     return form(request, reply, next, { values: {}, errors: user ? { __all__: [notStaff] } : {} });
