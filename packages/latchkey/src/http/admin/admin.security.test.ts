@@ -1,13 +1,17 @@
 /**
- * Every form of the admin under a cross-site request: a POST without the CSRF token is refused
- * (403) on each of them, for a signed-in superuser, and nothing changes.
+ * The admin under attack, on each database: every form under a cross-site request (a POST
+ * without the CSRF token is refused with 403 on each of them, and nothing changes); the admin's
+ * path guessed under production settings that hide it; and guessing passwords at the admin's
+ * login, which shares the account login's limits. (Swapped ids in URLs: admin.idor.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
+import { STAFF_ONLY } from '../../admin/flows/admin-login.js';
 import { ADMIN_PASSWORD, addPerson, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import type { TestLatchkey } from '../../testing/latchkey.js';
+import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
-import type { PageClient } from '../../testing/pages.js';
+import { PageClient } from '../../testing/pages.js';
 import { issueApiToken } from '../../tokens/api-tokens.js';
 
 
@@ -77,5 +81,89 @@ describe.each(testDatabaseKinds())('the admin’s forms against CSRF on %s', (ki
         socialApps: await store.socialApps.list(),
       };
     }
+  });
+});
+
+describe.each(testDatabaseKinds())('the admin’s path under production settings on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  it('is not at /admin/ when LATCHKEY_ADMIN_URL hides it: a guess answers 404 and names nothing', async () => {
+    latchkey = await createTestLatchkey({
+      kind,
+      env: {
+        NODE_ENV: 'production',
+        LATCHKEY_SECRET_KEY: 'k'.repeat(50),
+        LATCHKEY_ALLOWED_HOSTS: 'testserver',
+        LATCHKEY_ADMIN_URL: 'staff-xyz/',
+        DATABASE_URL: 'sqlite::memory:',
+        EMAIL_URL: 'console://',
+      },
+    });
+    browser = await PageClient.create(latchkey);
+    expect(latchkey.settings.ADMIN_URL).toBe('staff-xyz/');
+    await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    for (const guess of ['/admin/', '/admin/login/', '/admin/users/user/', '/admin/logout/']) {
+      const answer = await browser.get(guess);
+      expect(answer.statusCode, guess).toBe(404);
+      expect(answer.headers.location, guess).toBeUndefined();
+      expect(answer.body, guess).not.toContain('staff-xyz');
+    }
+    expect((await browser.post('/admin/login/', { username: 'root', password: ADMIN_PASSWORD, next: '/admin/' })).statusCode).toBe(404);
+    expect(await latchkey.deps.store.sessions.listForUser((await latchkey.deps.store.users.findByUsername('root'))!.id)).toEqual([]);
+
+    // The real path works, and sends a visitor to its own login, not to a guessable one.
+    expect((await browser.get('/staff-xyz/')).headers.location).toBe('/staff-xyz/login/?next=%2Fstaff-xyz%2F');
+    const signedIn = await browser.post('/staff-xyz/login/', { username: 'root', password: ADMIN_PASSWORD, next: '/staff-xyz/' });
+    expect(signedIn.headers.location).toBe('/staff-xyz/');
+    const index = await browser.get('/staff-xyz/');
+    expect(index.statusCode).toBe(200);
+    expect(index.body).toContain('href="/staff-xyz/users/user/"');
+    // Signed in, the old path is still nothing.
+    expect((await browser.get('/admin/users/user/')).statusCode).toBe(404);
+  });
+});
+
+describe.each(testDatabaseKinds())('the admin login against guessing on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  it('refuses too many wrong passwords as the account login does, on counters the two share', async () => {
+    ({ latchkey, browser } = await openAdmin(kind));
+    const root = await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    // Three guesses at the account login and two at the admin's: five on one account, its limit.
+    for (let i = 0; i < 3; i++) expect((await browser.post('/accounts/login/', { login: 'root', password: `wrong ${i}` })).statusCode).toBe(400);
+    for (let i = 3; i < 5; i++) {
+      const refused = await browser.post('/admin/login/', { username: 'root', password: `wrong ${i}`, next: '/admin/' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain(STAFF_ONLY);
+    }
+    // Now even the right password is refused, at either door, with too-many-attempts and when to come back.
+    const locked = await browser.post('/admin/login/', { username: 'root', password: ADMIN_PASSWORD, next: '/admin/' });
+    expect(locked.statusCode).toBe(429);
+    expect(locked.body).toContain(TOO_MANY_ATTEMPTS);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await browser.post('/accounts/login/', { login: 'root', password: ADMIN_PASSWORD })).statusCode).toBe(429);
+    expect(await latchkey.deps.store.sessions.listForUser(root.id)).toEqual([]);
+    // Once the window has passed, the admin login lets the right password in.
+    latchkey.clock.advance(5 * 60 * 1000 + 1000);
+    expect((await signInToAdmin(browser, 'root')).headers.location).toBe('/admin/');
+  });
+
+  it('counts the admin login’s wrong passwords against the account login too', async () => {
+    ({ latchkey, browser } = await openAdmin(kind));
+    await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    for (let i = 0; i < 5; i++) expect((await browser.post('/admin/login/', { username: 'ROOT', password: `wrong ${i}`, next: '/admin/' })).statusCode).toBe(400);
+    const locked = await browser.post('/accounts/login/', { login: 'root', password: ADMIN_PASSWORD });
+    expect(locked.statusCode).toBe(429);
+    expect(locked.body).toContain(TOO_MANY_ATTEMPTS);
   });
 });
