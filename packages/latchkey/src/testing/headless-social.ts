@@ -82,6 +82,8 @@ export class HeadlessSocialSite {
       kind,
       settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', CORS_ALLOWED_ORIGINS: [FRONT_END], SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: apps } }, ...settings },
     });
+    // ID tokens are checked on the site's clock: it starts at the provider's time.
+    latchkey.clock.set(provider.now());
     return new HeadlessSocialSite(latchkey, await HeadlessTestClient.createApp(latchkey), provider);
   }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface HostileBehaviour {
   /** Reshapes the discovery document; a string is sent as the raw body. */
@@ -27,6 +28,11 @@ export interface HostileOidcServer {
   readonly clientId: string;
   readonly clientSecret: string;
   behaviour: HostileBehaviour;
+  /**
+   * The time its ID tokens are issued at (iat, and exp ten minutes later): the wall clock until a
+   * test gives the site's, so that the site, which checks them on its own clock, agrees with it.
+   */
+  clock: Clock;
   /** Plays the browser: the authorization endpoint redirects straight back with a code. */
   followAuthorization(authorizationUrl: URL): Promise<URL>;
   /** An ID token as `behaviour` shapes it, for headless token login (verifyIdToken). */
@@ -112,7 +118,7 @@ export async function startHostileOidcServer(): Promise<HostileOidcServer> {
   }
 
   function idTokenClaims(behaviour: HostileBehaviour, nonce: string | undefined): JWTPayload {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(handle.clock.now().getTime() / 1000);
     const good: JWTPayload = { iss: issuer, aud: clientId, sub: 'hostile-user', nonce, iat: now, exp: now + 600, email: 'mallory@example.com', email_verified: true };
     return (behaviour.idTokenClaims ?? ((c) => c))(good);
   }
@@ -148,6 +154,7 @@ export async function startHostileOidcServer(): Promise<HostileOidcServer> {
     clientId,
     clientSecret,
     behaviour: {},
+    clock: systemClock,
     async followAuthorization(authorizationUrl) {
       const response = await fetch(authorizationUrl, { redirect: 'manual' });
       await response.body?.cancel();

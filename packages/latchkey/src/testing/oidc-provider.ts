@@ -49,6 +49,13 @@ export interface TestOidcProvider {
   readonly issuer: string;
   /** The account that signs in when followAuthorization is given no `as`. */
   nextLogin: string | undefined;
+  /**
+   * The provider's time, which its tokens are issued at: the wall clock, which oidc-provider has no
+   * way to move. Latchkey checks ID tokens on its own clock (deps.clock), so a test site that signs
+   * in here starts its clock at this time, as a deployment's clock agrees with its identity
+   * provider's; the test moves it from there.
+   */
+  now(): Date;
   /** Plays the browser from the authorization URL to the redirect back to the client (code, state, iss or error). */
   followAuthorization(authorizationUrl: URL | string, options?: { as?: TestLogin }): Promise<URL>;
   /**
@@ -195,8 +202,9 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     issuer,
     nextLogin: undefined,
     followAuthorization,
+    now: () => new Date(),
     signIdToken: ({ clientId, sub, claims = {} }) => {
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(handle.now().getTime() / 1000);
       const payload = { iss: issuer, aud: clientId, sub, iat: now, exp: now + 600, ...accounts.get(sub)?.claims, ...claims };
       return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'test-signing-key', typ: 'JWT' }).sign(privateKey);
     },

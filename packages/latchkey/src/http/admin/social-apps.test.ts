@@ -48,6 +48,8 @@ describe.each(testDatabaseKinds())('the social applications in the admin on %s',
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
     ({ latchkey, browser } = await openAdmin(kind, { settings }));
+    // ID tokens are checked on the site's clock: it starts at the provider's time.
+    latchkey.clock.set(provider.now());
     pages = [];
   }
 

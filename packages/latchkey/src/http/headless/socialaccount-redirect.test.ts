@@ -180,6 +180,8 @@ describe.each(testDatabaseKinds())('headless social sign-in with HEADLESS_ONLY o
       kind,
       settings: { HEADLESS_ONLY: true, HEADLESS_FRONTEND_URLS: frontEndUrls, CORS_ALLOWED_ORIGINS: [FRONT_END], SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [corp] } } },
     });
+    // ID tokens are checked on the site's clock: it starts at the provider's time.
+    latchkey.clock.set(provider.now());
     browser = new HeadlessTestClient(await HeadlessTestClient.createApp(latchkey), 'browser', latchkey);
   }
 

@@ -32,6 +32,8 @@ describe.each(testDatabaseKinds())('social sign-in on the pages, attacked or fai
     hostile.behaviour = behaviour;
     const app = { provider_id: 'hostile', name: 'Hostile', client_id: hostile.clientId, secret: hostile.clientSecret, settings: { server_url: hostile.issuer } };
     latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [app] } }, ...settings } });
+    // The provider issues its ID tokens on the site's clock, which checks them.
+    hostile.clock = latchkey.clock;
     browser = await PageClient.create(latchkey);
   }
 

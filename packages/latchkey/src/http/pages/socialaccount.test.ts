@@ -36,6 +36,8 @@ describe.each(testDatabaseKinds())('signing in with an OpenID Connect provider o
 
   async function setUp(settings: Partial<SettingValues> = {}): Promise<void> {
     latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: corpProviders(provider), ...settings } });
+    // ID tokens are checked on the site's clock: it starts at the provider's time.
+    latchkey.clock.set(provider.now());
     browser = await PageClient.create(latchkey);
   }
 

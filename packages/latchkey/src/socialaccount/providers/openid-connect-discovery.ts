@@ -5,6 +5,7 @@
  * ID token algorithms Latchkey accepts, and kept for a while. Its keys (JWKS) verify ID tokens.
  */
 import type * as oauth from 'oauth4webapi';
+import type { Clock } from '../../core/clock.js';
 import { createRemoteJWKSet, customFetch as joseCustomFetch, type RemoteJWKSetOptions } from 'jose';
 import { describeNetworkFailure } from './network-errors.js';
 import { ProviderError, type ProviderHttp } from './provider.js';
@@ -26,15 +27,17 @@ export interface Discovery {
 }
 
 /**
- * The app's discovery, read on first use and again once DISCOVERY_TTL_MS has passed; a failed read
- * is not kept, so the next sign-in tries again. Throws (rejects with) ProviderError('failed').
+ * The app's discovery, read on first use and again once DISCOVERY_TTL_MS has passed on `clock`; a
+ * failed read is not kept, so the next sign-in tries again. Throws (rejects with) ProviderError('failed').
  */
-export function cachedDiscovery(id: string, serverUrl: URL, options: { fetchUserinfo: boolean }, http: ProviderHttp): () => Promise<Discovery> {
+export function cachedDiscovery(id: string, serverUrl: URL, options: { fetchUserinfo: boolean }, http: ProviderHttp, clock: Clock): () => Promise<Discovery> {
   let cached: { at: number; discovery: Promise<Discovery> } | undefined;
   return () => {
-    if (cached === undefined || Date.now() - cached.at > DISCOVERY_TTL_MS) {
+    const now = clock.now().getTime();
+    // A clock moved back (a test's) counts as time passed too: the document is read again.
+    if (cached === undefined || Math.abs(now - cached.at) > DISCOVERY_TTL_MS) {
       const discovery = readDiscovery(id, serverUrl, options.fetchUserinfo, http);
-      cached = { at: Date.now(), discovery };
+      cached = { at: now, discovery };
       discovery.catch(() => {
         if (cached?.discovery === discovery) cached = undefined;
       });

@@ -4,6 +4,7 @@
  * someone else, mistaken server URLs. Each is refused as a failed sign-in, never accepted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../core/clock.js';
 import { startHostileOidcServer, type HostileBehaviour, type HostileOidcServer } from '../../testing/hostile-oidc-server.js';
 import { configurationError, pathOf, providerError, signInThrough } from '../../testing/provider-outcomes.js';
 import { UID_MAX_LENGTH } from '../model.js';
@@ -13,11 +14,15 @@ import type { ProviderHttp, RedirectProvider } from './provider.js';
 const redirectUri = 'http://127.0.0.1:9/accounts/oidc/test/login/callback/';
 const http: ProviderHttp = { timeoutSeconds: 5 };
 const signIn = (provider: RedirectProvider, follow: (url: URL) => Promise<URL>) => signInThrough(provider, redirectUri, follow);
+const HOUR = 60 * 60 * 1000;
 
 describe('openIdConnectProvider against a hostile provider', () => {
   let hostile: HostileOidcServer;
+  /** The site's clock, which the provider issues its tokens on too: only the test moves it. */
+  const clock = new ManualClock();
   beforeAll(async () => {
     hostile = await startHostileOidcServer();
+    hostile.clock = clock;
   });
   afterAll(async () => {
     await hostile?.close();
@@ -29,6 +34,7 @@ describe('openIdConnectProvider against a hostile provider', () => {
     return openIdConnectProvider(
       { providerId: 'hostile', name: 'Hostile', clientId: hostile.clientId, secret: hostile.clientSecret, settings: { server_url: hostile.issuer, ...settings } },
       providerHttp,
+      clock,
     );
   }
   const follow = (url: URL) => hostile.followAuthorization(url);
@@ -39,17 +45,17 @@ describe('openIdConnectProvider against a hostile provider', () => {
       seen.push(pathOf(input));
       return fetch(input, init);
     };
-    const { profile } = await signIn(against({}, {}, { fetch: countingFetch, timeoutSeconds: 5 }), follow);
+    const { profile, tokens } = await signIn(against({}, {}, { fetch: countingFetch, timeoutSeconds: 5 }), follow);
     expect(profile.uid).toBe('hostile-user');
+    // The access token's expiry (expires_in: 300) is kept on the site's clock.
+    expect(tokens.expiresAt).toEqual(new Date(clock.now().getTime() + 300 * 1000));
     expect(profile.emails).toEqual([{ email: 'mallory@example.com', verified: true, primary: true }]);
     expect(seen).toEqual(['/.well-known/openid-configuration', '/token', '/jwks', '/userinfo']);
   });
 
-  const now = () => Math.floor(Date.now() / 1000);
   const badIdTokens: [string, HostileBehaviour][] = [
     ['another issuer', { idTokenClaims: (claims) => ({ ...claims, iss: 'https://evil.example' }) }],
     ['another audience', { idTokenClaims: (claims) => ({ ...claims, aud: 'someone-else' }) }],
-    ['an expired token', { idTokenClaims: (claims) => ({ ...claims, iat: now() - 7200, exp: now() - 3600 }) }],
     ['another nonce', { idTokenClaims: (claims) => ({ ...claims, nonce: 'not-the-one-sent' }) }],
     ['no nonce', { idTokenClaims: ({ nonce: _nonce, ...claims }) => claims }],
     ['alg none', { idTokenSigning: 'none' }],
@@ -67,6 +73,25 @@ describe('openIdConnectProvider against a hostile provider', () => {
   it('accepts a good ID token in headless token login', async () => {
     const provider = against({});
     expect((await provider.verifyIdToken!(await hostile.mintIdToken())).uid).toBe('hostile-user');
+  });
+
+  it("refuses an ID token past its expiry on the site's clock, however the wall clock reads it", async () => {
+    // The provider answers at the token endpoint; the site's clock moves an hour on before the
+    // answer is checked, past the token's exp (ten minutes after it was issued).
+    const late: HostileBehaviour = {
+      idTokenClaims: (claims) => {
+        clock.advance(HOUR);
+        return claims;
+      },
+    };
+    expect((await providerError(signIn(against(late), follow))).message).toMatch(/"exp"/);
+
+    // Headless token login: good when issued, refused once the clock has moved past exp.
+    const provider = against({});
+    const token = await hostile.mintIdToken();
+    expect((await provider.verifyIdToken!(token)).uid).toBe('hostile-user');
+    clock.advance(HOUR);
+    expect((await providerError(provider.verifyIdToken!(token))).message).toMatch(/"exp"/);
   });
 
   it('gives up on a token endpoint that never answers, within the timeout', async () => {

@@ -7,6 +7,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { jwtVerify } from 'jose';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { UID_MAX_LENGTH } from '../model.js';
 import type { ProviderUserData } from '../adapter.js';
 import { checkSettings } from './app-settings.js';
@@ -45,15 +46,29 @@ export const openIdConnectProviderKind: ProviderKind = {
   id: 'openid_connect',
   name: 'OpenID Connect',
   checkSettings: (settings) => checkSettings('openid_connect', settings, OPENID_CONNECT_SETTINGS),
-  build: (app, { http }) => openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings }, http),
+  build: (app, { http, clock }) =>
+    openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings }, http, clock),
 };
 
-/** Throws LatchkeyError('configuration_invalid'), naming the app and the key, for settings it cannot use. */
-export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp): RedirectProvider {
+/**
+ * Throws LatchkeyError('configuration_invalid'), naming the app and the key, for settings it
+ * cannot use. `clock` is the site's (deps.clock): an ID token's expiry and a stored token's are
+ * read on it, as every other expiry in Latchkey is.
+ */
+export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp, clock: Clock = systemClock): RedirectProvider {
   const id = app.providerId;
   const options = openIdConnectOptions({ id, settings: app.settings });
-  const client: oauth.Client = { client_id: app.clientId };
-  const discover = cachedDiscovery(id, options.serverUrl, { fetchUserinfo: options.fetchUserinfo }, http);
+  const discover = cachedDiscovery(id, options.serverUrl, { fetchUserinfo: options.fetchUserinfo }, http, clock);
+
+  /**
+   * The client as oauth4webapi takes it, set to the site's time. oauth4webapi reads the wall clock
+   * and can only be told how far the time it should use is from it (clockSkew, in seconds), so the
+   * offset is taken afresh for each use: the ID token's exp and iat are then checked on `clock`.
+   */
+  function client(): oauth.Client {
+    const skew = Math.floor(clock.now().getTime() / 1000) - Math.floor(Date.now() / 1000);
+    return { client_id: app.clientId, [oauth.clockSkew]: skew };
+  }
 
   /** oauth4webapi's request options: the injected fetch, the timeout, and plain http only on loopback. */
   function requestOptions(endpoint: string | undefined) {
@@ -122,26 +137,26 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp)
 
     async completeAuthorization({ callbackUrl, redirectUri, expectedState, pending }) {
       const { server } = await discover();
-      const callback = checkCallback(id, server, client, callbackUrl, expectedState);
+      const callback = checkCallback(id, server, client(), callbackUrl, expectedState);
       if (pending.nonce === undefined || (options.pkce && pending.codeVerifier === undefined)) {
         throw new ProviderError('failed', `${id}: the sign-in's saved nonce or PKCE verifier is missing`);
       }
       const nonce = pending.nonce;
       return withNetworkErrors(id, 'token exchange', http, async () => {
         const response = await oauth.authorizationCodeGrantRequest(
-          server, client, clientAuthentication(server), callback, redirectUri,
+          server, client(), clientAuthentication(server), callback, redirectUri,
           pending.codeVerifier ?? oauth.nopkce, requestOptions(server.token_endpoint),
         );
-        const result = await oauth.processAuthorizationCodeResponse(server, client, response, { expectedNonce: nonce, requireIdToken: true });
+        const result = await oauth.processAuthorizationCodeResponse(server, client(), response, { expectedNonce: nonce, requireIdToken: true });
         // The ID token came straight from the provider over TLS, which the spec deems enough; its
         // signature is checked all the same, so a token endpoint that is not the issuer's cannot vouch.
         await oauth.validateApplicationLevelSignature(server, response, requestOptions(server.jwks_uri));
         const idTokenClaims = oauth.getValidatedIdTokenClaims(result)!;
         let userinfo: Record<string, unknown> | undefined;
         if (options.fetchUserinfo) {
-          const userinfoResponse = await oauth.userInfoRequest(server, client, result.access_token, requestOptions(server.userinfo_endpoint));
+          const userinfoResponse = await oauth.userInfoRequest(server, client(), result.access_token, requestOptions(server.userinfo_endpoint));
           // oauth4webapi refuses a userinfo whose `sub` differs from the ID token's.
-          userinfo = { ...(await oauth.processUserInfoResponse(server, client, idTokenClaims.sub, userinfoResponse)) };
+          userinfo = { ...(await oauth.processUserInfoResponse(server, client(), idTokenClaims.sub, userinfoResponse)) };
         }
         const idToken: Record<string, unknown> = { ...idTokenClaims };
         // As allauth: the profile is userinfo when fetched, else the ID token; never a mix, so an
@@ -150,7 +165,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp)
         const tokens: ProviderTokens = {
           accessToken: result.access_token,
           refreshToken: result.refresh_token,
-          expiresAt: result.expires_in === undefined ? undefined : new Date(Date.now() + result.expires_in * 1000),
+          expiresAt: result.expires_in === undefined ? undefined : new Date(clock.now().getTime() + result.expires_in * 1000),
           idToken: result.id_token,
         };
         return { profile, tokens };
@@ -165,6 +180,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp)
           audience: app.clientId,
           algorithms: allowedAlgorithms(server),
           requiredClaims: ['exp', 'iat', 'sub'],
+          currentDate: clock.now(),
         });
         return verified.payload;
       });
