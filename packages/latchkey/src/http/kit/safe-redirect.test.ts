@@ -16,6 +16,14 @@ describe('next is followed only for same-site relative paths', () => {
       '%2F%2Fevil.com',
       '/%2F%2Fevil.com',
       '/%5cevil.com',
+      '/%5C%5Cevil.com',
+      '/%252F%252Fevil.com',
+      '/%25252F%25252Fevil.com',
+      '/%09/evil.com',
+      '/%0a/evil.com',
+      '/x/%2F%2Fevil.com?next=%2F',
+      '/?next=/\\evil.com',
+      '/?next=\t//evil.com',
       'jav\tascript:alert(1)',
       '/\t/evil.com',
       '/\n/evil.com',
@@ -29,6 +37,23 @@ describe('next is followed only for same-site relative paths', () => {
 
   it('accepts legitimate relative paths', () => {
     for (const next of ['/', '/accounts/email/', '/shop?page=2&q=a%20b', '/users/ada/#profile']) expect(isSafeRedirect(next), next).toBe(true);
+  });
+
+  it('accepts a same-site path whose query or fragment holds encoded characters, such as another next', () => {
+    const accepted = [
+      // Where the reauthentication page returns to before a connect: the connect button, with its own next.
+      '/accounts/oidc/corp/login/?process=connect&next=%2Fdashboard%2F',
+      '/accounts/login/?next=%2Faccounts%2Freauthenticate%2F%3Fnext%3D%252Fx%252F',
+      '/search?q=a%2Fb%5Cc%25d%0A',
+      '/docs/#%2F%2Fsection',
+    ];
+    for (const next of accepted) expect(isSafeRedirect(next), next).toBe(true);
+  });
+
+  it("leaves an open redirect inside a query to the page that reads it: decoded, it is refused there", () => {
+    const outer = `/accounts/login/?next=${encodeURIComponent('//evil.com')}`;
+    expect(isSafeRedirect(outer)).toBe(true);
+    expect(isSafeRedirect(new URL(outer, 'http://testserver').searchParams.get('next'))).toBe(false);
   });
 });
 

@@ -2,15 +2,22 @@
  * Whether `next` may be followed: only a same-site, path-absolute URL such as `/accounts/email/`
  * or `/shop?page=2`. Everything a browser could read as another origin is refused: `//evil.com`
  * and `/\evil.com` (protocol-relative), any scheme (`https:`, `javascript:`), backslashes,
- * control characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`),
- * and percent-encoded slashes or backslashes that a later decode could turn into either.
+ * control characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`).
+ *
+ * In the path, percent-encoded slashes, backslashes and control characters are refused too, and
+ * so is an encoded `%` (which hides them under a second encoding, `%252F`): a server or proxy
+ * that decodes the path before redirecting could turn `/%2F%2Fevil.com` into `//evil.com`. The
+ * query and fragment may hold any encoded character: they never decide the origin, and a `next`
+ * inside a query (`/accounts/oidc/corp/login/?process=connect&next=%2Fdashboard%2F`, where the
+ * reauthentication page returns to) is checked again, decoded, by the page that reads it.
  */
 export function isSafeRedirect(next: unknown): next is string {
   if (typeof next !== 'string' || next.length === 0 || next.length > 2048) return false;
   if (!next.startsWith('/') || next.startsWith('//')) return false;
   // eslint-disable-next-line no-control-regex
   if (/[\\\u0000-\u001f\u007f]/.test(next)) return false;
-  if (/%(2f|5c)/i.test(next)) return false;
+  const path = next.split(/[?#]/, 1)[0]!;
+  if (/%(2f|5c|25|[01][0-9a-f]|7f)/i.test(path)) return false;
   try {
     // A base URL of our own: the result must stay on it.
     const url = new URL(next, 'http://same-site.invalid');

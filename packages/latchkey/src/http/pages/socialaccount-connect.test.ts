@@ -120,9 +120,57 @@ describe.each(testDatabaseKinds())('provider accounts and local accounts on the 
     const callback = await provider.followAuthorization(started.headers.location!, { as: { login: 'grace-at-corp' } });
     latchkey.clock.advance(10 * 60 * 1000 - 1000);
     const answered = await browser.get(callback.pathname + callback.search);
-    expect(answered.headers.location).toBe('/accounts/reauthenticate/?next=%2Faccounts%2F3rdparty%2F');
+    // Back to the connect button once the person has proved who they are.
+    expect(answered.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${LOGIN}?process=connect`)}`);
     expect(await latchkey.deps.store.socialAccounts.listForUser(grace.id)).toEqual([]);
     expect(await sessionUser()).toBe(grace.id);
+  });
+
+  it('keeps the next a connect was asked to lead to through reauthentication, and follows it once connected', async () => {
+    await setUp();
+    const grace = await createUser(latchkey.deps, { username: 'gracelocal', email: 'grace@example.com', password: PASSWORD, emailVerified: true });
+    await signInWithPassword('gracelocal');
+    latchkey.clock.advance(10 * 60 * 1000);
+
+    // The connect button, asked from a page of the site's own that wants the person back.
+    expect((await browser.get(`${LOGIN}?process=connect&next=%2Fdashboard%2F`)).body).toContain('<input type="hidden" name="next" value="/dashboard/">');
+    const stale = await browser.post(LOGIN, { process: 'connect', next: '/dashboard/' });
+    const back = `${LOGIN}?process=connect&next=%2Fdashboard%2F`;
+    expect(stale.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+
+    // The reauthentication page keeps that way back (a path whose query holds an encoded next) and follows it.
+    const reauthenticate = await browser.get(stale.headers.location!);
+    expect(reauthenticate.body).toContain(`name="next" value="${back.replaceAll('&', '&amp;')}"`);
+    const reauthenticated = await browser.post('/accounts/reauthenticate/', { password: PASSWORD, next: back });
+    expect(reauthenticated.headers.location).toBe(back);
+
+    const button = await browser.get(back);
+    expect(button.body).toContain('<input type="hidden" name="process" value="connect">');
+    expect(button.body).toContain('<input type="hidden" name="next" value="/dashboard/">');
+    const connected = await throughProvider('grace-at-corp', { process: 'connect', next: '/dashboard/' });
+    expect(connected.headers.location).toBe('/dashboard/');
+    expect(await latchkey.deps.store.socialAccounts.listForUser(grace.id)).toMatchObject([{ provider: 'corp', uid: 'grace-at-corp' }]);
+  });
+
+  it('keeps a connect’s next when the provider answers after the sign-in went stale, and never an unsafe one', async () => {
+    await setUp();
+    await createUser(latchkey.deps, { username: 'gracelocal', email: 'grace@example.com', password: PASSWORD, emailVerified: true });
+    await signInWithPassword('gracelocal');
+    const started = await browser.post(LOGIN, { process: 'connect', next: '/dashboard/?tab=sso' });
+    const callback = await provider.followAuthorization(started.headers.location!, { as: { login: 'grace-at-corp' } });
+    latchkey.clock.advance(10 * 60 * 1000 - 1000);
+    const answered = await browser.get(callback.pathname + callback.search);
+    const back = `${LOGIN}?process=connect&next=${encodeURIComponent('/dashboard/?tab=sso')}`;
+    expect(answered.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+
+    // A next that is not a same-site path is dropped when the connect starts: the way back has none.
+    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example/', '/%2F%2Fevil.example/']) {
+      const refused = await browser.post(LOGIN, { process: 'connect', next });
+      expect(refused.headers.location, next).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(`${LOGIN}?process=connect`)}`);
+    }
+    // And one smuggled into the way back is refused by the button's page, which reads it decoded.
+    const smuggled = await browser.get(`${LOGIN}?process=connect&next=${encodeURIComponent('//evil.example/')}`);
+    expect(smuggled.body).not.toContain('name="next"');
   });
 
   it('refuses to connect a provider account another user has, and moves nothing', async () => {

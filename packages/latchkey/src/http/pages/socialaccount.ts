@@ -3,7 +3,7 @@ import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
-import { parseSignInProcess, startProviderLogin, type StartProcess } from '../../socialaccount/flows/provider-login.js';
+import { parseSignInProcess, startProviderLogin, type SignInState, type StartProcess } from '../../socialaccount/flows/provider-login.js';
 import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
@@ -25,6 +25,16 @@ export const PROVIDER_SIGNUP_PAGE = '/accounts/3rdparty/signup/';
  */
 function reauthenticateFirst(reply: FastifyReply, back: string): FastifyReply {
   return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+}
+
+/**
+ * Where a connect resumes once the person has reauthenticated: the provider's connect button,
+ * with the `next` the connect was asked to lead to (the connections page, its default, left out).
+ * The reauthentication page follows it as a safe `next`: a same-site path whose query holds
+ * another, percent-encoded, which the button's page checks again when it reads it.
+ */
+function connectButtonPath(loginPath: string, next: string): string {
+  return `${loginPath}?process=connect${next === '' || next === CONNECTIONS_PAGE ? '' : `&next=${encodeURIComponent(next)}`}`;
 }
 
 /** A provider's answer to a login, as the pages present it once settled: the login's outcome, the signup form, or signup closed. */
@@ -90,9 +100,8 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       await keepSignIn(page, request, reply, started.state, started.record);
       return redirect(reply, started.url.toString());
     } catch (error) {
-      // Back to this provider's connect button once the person has proved who they are. (Not with
-      // its `next`: a path in a query is percent-encoded, which a `next` may not be.)
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, `${loginPath}?process=connect`);
+      // Back to this provider's connect button once the person has proved who they are.
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, connectButtonPath(loginPath, next));
       return failed(request, reply, configured, error);
     }
   }
@@ -120,7 +129,8 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     return renderPage(page, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
   }
 
-  async function presentCallback(request: FastifyRequest, reply: FastifyReply, result: CallbackResult, next: string): Promise<FastifyReply> {
+  async function presentCallback(request: FastifyRequest, reply: FastifyReply, result: CallbackResult, signIn: SignInState | undefined): Promise<FastifyReply> {
+    const next = signIn?.next ?? '';
     switch (result.kind) {
       case 'failed':
         return redirect(reply, result.error === 'cancelled' ? LOGIN_CANCELLED_PAGE : LOGIN_ERROR_PAGE);
@@ -135,7 +145,10 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
-        if (result.error === 'reauthentication_required') return reauthenticateFirst(reply, CONNECTIONS_PAGE);
+        if (result.error === 'reauthentication_required') {
+          const configured = signIn && (await page.deps.socialProviders.provider(signIn.provider));
+          return reauthenticateFirst(reply, configured ? connectButtonPath(providerLoginPath(configured.provider), next) : CONNECTIONS_PAGE);
+        }
         await flash(page, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
         return redirect(reply, CONNECTIONS_PAGE);
     }
@@ -153,7 +166,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     });
   }
   // The callback: a sign-in a single-page app started (headless) returns to it, whatever came of it.
-  registerProviderCallbacks(scope, page, (request, reply, result, signIn) => presentCallback(request, reply, result, signIn?.next ?? ''));
+  registerProviderCallbacks(scope, page, presentCallback);
 
   registerProviderSignupPage(scope, page);
   registerConnectionsPage(scope, page);
