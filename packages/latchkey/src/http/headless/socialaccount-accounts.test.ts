@@ -9,7 +9,9 @@
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REAUTHENTICATION_WINDOW_SECONDS } from '../../account/flows/reauthenticate.js';
+import { AccountAdapter } from '../../account/adapter.js';
 import { createUser } from '../../account/users.js';
+import { LatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessSocialSite, startHeadlessCorpProvider } from '../../testing/headless-social.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
@@ -76,6 +78,35 @@ describe.each(testDatabaseKinds())('headless provider accounts on %s', (kind) =>
       expect(await latchkey.deps.store.socialAccounts.find('corp', 'grace-at-corp')).toMatchObject({ userId: created.id });
       expect((await api.get('/auth/provider/signup')).status).toBe(409);
       expect((await api.post('/auth/provider/signup', { email: 'x@corp.example', username: 'x' })).status).toBe(409);
+    });
+
+    it("keeps a new person whose address the project's cleanEmail refuses for the signup form, which takes an address it accepts", async () => {
+      await setUp();
+      const { latchkey } = site;
+      // The project's rule (a domain allowlist, in the generated project): example.com only.
+      latchkey.deps.adapter = new (class extends AccountAdapter {
+        override cleanEmail(email: string): string {
+          if (email.endsWith('@example.com')) return email;
+          throw new LatchkeyError('invalid_email', 'Sign-up is limited to addresses at: example.com.', { param: 'email' });
+        }
+      })(latchkey.settings);
+      const api = site.client(which);
+      const pending = await site.tokenLogin(api, 'ada-at-corp');
+      expect(pending.status).toBe(401);
+      expect(pending.body.data.flows).toContainEqual(expect.objectContaining({ id: 'provider_signup', is_pending: true }));
+      expect(await latchkey.deps.store.users.count()).toBe(0);
+      expect((await api.get('/auth/provider/signup')).body.data.user).toMatchObject({ email: 'ada@corp.example' });
+
+      const refused = await api.post('/auth/provider/signup', { email: 'ada@corp.example', username: 'ada' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ message: 'Sign-up is limited to addresses at: example.com.', code: 'invalid', param: 'email' }]);
+      expect(await latchkey.deps.store.users.count()).toBe(0);
+
+      const done = await api.post('/auth/provider/signup', { email: 'ada@example.com', username: 'ada' });
+      expect(done.status).toBe(401);
+      expect(done.body.data.flows).toContainEqual({ id: 'verify_email', is_pending: true });
+      const ada = (await latchkey.deps.store.users.findByEmail('ada@example.com'))!;
+      expect(await latchkey.deps.store.socialAccounts.find('corp', 'ada-at-corp')).toMatchObject({ userId: ada.id });
     });
 
     it('ends a waiting signup form when the next provider answer signs the client in', async () => {

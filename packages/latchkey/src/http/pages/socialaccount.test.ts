@@ -2,10 +2,12 @@
  * Signing in through an OpenID Connect provider on the pages, against a real provider
  * (oidc-provider on loopback): signup, a later sign-in, MFA after it, and the attacks the sign-in
  * must withstand (login CSRF, forged, replayed and other browsers' states, an unverified address
- * that belongs to someone else, closed signup).
+ * that belongs to someone else, closed signup, an address the project's rules refuse).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AccountAdapter } from '../../account/adapter.js';
 import { createUser } from '../../account/users.js';
+import { LatchkeyError } from '../../core/errors.js';
 import type { SettingValues } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
@@ -142,6 +144,38 @@ describe.each(testDatabaseKinds())('signing in with an OpenID Connect provider o
     const { response } = await signInAs('mallory-at-corp');
     expect(response.headers.location).toBe('/');
     expect(await sessionUser()).toBe(grace.id);
+  });
+
+  it("sends a new person whose address the project's cleanEmail refuses to the signup form, which says why and takes another", async () => {
+    await setUp();
+    // The project's rule (a domain allowlist, in the generated project): example.com only.
+    latchkey.deps.adapter = new (class extends AccountAdapter {
+      override cleanEmail(email: string): string {
+        if (email.endsWith('@example.com')) return email;
+        throw new LatchkeyError('invalid_email', 'Sign-up is limited to addresses at: example.com.', { param: 'email' });
+      }
+    })(latchkey.settings);
+    const { response } = await signInAs('ada-at-corp');
+    expect(response.headers.location).toBe('/accounts/3rdparty/signup/');
+    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await sessionUser()).toBeFalsy();
+
+    const form = await browser.get('/accounts/3rdparty/signup/');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('value="ada@corp.example"');
+    expect(form.body).toContain('Sign-up is limited to addresses at: example.com.');
+    const again = await browser.post('/accounts/3rdparty/signup/', { email: 'ada@corp.example', username: 'ada' });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toContain('Sign-up is limited to addresses at: example.com.');
+    expect(await latchkey.deps.store.users.count()).toBe(0);
+
+    // An address the rule accepts; the provider did not vouch for it, so it is confirmed by mail first.
+    const done = await browser.post('/accounts/3rdparty/signup/', { email: 'ada@example.com', username: 'ada' });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('We have sent an email to verify your address.');
+    const ada = (await latchkey.deps.store.users.findByEmail('ada@example.com'))!;
+    expect(await latchkey.deps.store.socialAccounts.listForUser(ada.id)).toMatchObject([{ provider: 'corp', uid: 'ada-at-corp' }]);
+    expect(latchkey.mailer.lastTo('ada@example.com')).toBeDefined();
   });
 
   it('takes a person who declines at the provider to the cancelled page', async () => {

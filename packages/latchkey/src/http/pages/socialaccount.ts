@@ -176,15 +176,21 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
 
 /**
  * The social signup form (allauth's /accounts/3rdparty/signup/): shown when a provider's answer
- * could not sign a new person up alone (the address it gave has an account here, it gave none,
- * or SOCIALACCOUNT_AUTO_SIGNUP is off). Without a pending signup it sends the person to sign in.
+ * could not sign a new person up alone (the address it gave has an account here, the project's
+ * cleanEmail refuses it, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off). Without a pending
+ * signup it sends the person to sign in.
  */
 function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): void {
   async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
     const waiting = await waitingProviderSignup(page, request);
     if (!waiting) return redirect(reply, '/accounts/login/');
     const { pending, configured } = waiting;
-    const shown = state ?? { ...emptyForm(), values: await providerSignupInitial(page.deps, pending) };
+    let shown = state;
+    if (!shown) {
+      // The provider's address, with the project's refusal of it (cleanEmail) under its field: the person types another.
+      const { emailRefusal, ...values } = await providerSignupInitial(page.deps, pending);
+      shown = { values, errors: emailRefusal === undefined ? {} : { email: [emailRefusal] } };
+    }
     const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: page.deps.settings.USERNAME_TYPE === 'username', form: shown };
     return renderPage(page, request, reply, 'socialaccount/signup.html', context, status);
   }

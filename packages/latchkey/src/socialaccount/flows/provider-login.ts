@@ -7,7 +7,7 @@
  * proof that the person owns the local account that has it. The one exception is the project's to
  * make (SOCIALACCOUNT_EMAIL_AUTHENTICATION, for providers it trusts), and then only for an
  * address the provider vouches for. A new person signs up automatically only when the address is
- * free; otherwise the social signup form asks.
+ * free and the project's cleanEmail accepts it; otherwise the social signup form asks.
  */
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import { randomToken, sha256Hex } from '../../core/crypto.js';

@@ -1,9 +1,12 @@
 /**
  * Creating an account from a provider's answer: automatically when the provider gave a free
- * address, or through the social signup form (/accounts/3rdparty/signup/, headless
- * auth/provider/signup) when it did not. Either way the new account and its social account are
- * one transaction, and the login pipeline follows (email verification for an address the provider
- * did not vouch for, as SOCIALACCOUNT_EMAIL_VERIFICATION says).
+ * address that the project's rules accept, or through the social signup form
+ * (/accounts/3rdparty/signup/, headless auth/provider/signup) when it did not. Either way the
+ * address stored passed AccountAdapter.cleanEmail, as every address a person signs up with or
+ * adds does, so a provider is no way around the project's rules (a domain allowlist, say); the new
+ * account and its social account are one transaction, and the login pipeline follows (email
+ * verification for an address the provider did not vouch for, as SOCIALACCOUNT_EMAIL_VERIFICATION
+ * says).
  */
 import { sendEmailConfirmation } from '../../account/email-confirmation.js';
 import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
@@ -16,7 +19,7 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin } from '../../login/pipeline.js';
 import type { FirstFactor } from '../../login/proofs.js';
 import { emailVerificationFor, type LoginContext } from '../../login/stages.js';
-import type { SocialLogin } from '../adapter.js';
+import type { NewSocialUser, SocialLogin } from '../adapter.js';
 import type { ConfiguredProvider } from '../directory.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
@@ -38,17 +41,42 @@ function firstFactorOf(providerId: string, profile: ProviderProfile): FirstFacto
   return { kind: 'socialaccount', provider: providerId, uid: profile.uid };
 }
 
+/** The address a signup from the provider starts with: its primary one, else its first, else what populateUser gave. */
+function providerEmailOf(profile: ProviderProfile, fields: NewSocialUser): string {
+  return (profile.emails.find((address) => address.primary) ?? profile.emails[0])?.email ?? fields.email;
+}
+
+/**
+ * An address judged as the signup form judges a typed one: Latchkey's validation, then the
+ * project's AccountAdapter.cleanEmail. The address to store, or the refusal to show the person
+ * (any LatchkeyError: cleanEmail's contract is 'invalid_email', but its message is the project's).
+ */
+async function cleanAddress(deps: Pick<LatchkeyDeps, 'adapter'>, email: string): Promise<{ email: string } | { refusal: LatchkeyError }> {
+  try {
+    return { email: validateEmail(await deps.adapter.cleanEmail(validateEmail(email))) };
+  } catch (error) {
+    if (isLatchkeyError(error)) return { refusal: error };
+    throw error;
+  }
+}
+
 /**
  * A new person at a provider: signed up at once when the settings allow it and the provider gave
- * an address nobody here has; otherwise the signup form, with what the provider said kept for it.
+ * an address that the project's cleanEmail accepts and nobody here has; otherwise the signup form,
+ * with what the provider said kept for it. An address cleanEmail refuses is not signed up with:
+ * the form shows the refusal (providerSignupInitial) and asks for another, as allauth's signup
+ * form does when an automatic signup is not possible.
  */
 export async function signUpFromProvider(deps: LatchkeyDeps, configured: ConfiguredProvider, profile: ProviderProfile, tokens: ProviderTokens | undefined, next: string, context: LoginContext): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
   if (!(await deps.socialAdapter.isOpenForSignup(socialLoginOf(providerId, profile)))) return { status: 'signup_closed' };
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(providerId, profile));
-  const email = (profile.emails.find((address) => address.primary) ?? profile.emails[0])?.email ?? fields.email;
+  const given = providerEmailOf(profile, fields);
   const form: ProviderLoginResult = { status: 'signup_form', signup: { provider: providerId, profile, next, expiresAt: deps.clock.now().getTime() + PROVIDER_SIGNUP_SECONDS * 1000 } };
-  if (!deps.settings.SOCIALACCOUNT_AUTO_SIGNUP || email === '' || (await emailInUse(deps, email))) return form;
+  if (!deps.settings.SOCIALACCOUNT_AUTO_SIGNUP || given === '') return form;
+  const cleaned = await cleanAddress(deps, given);
+  if ('refusal' in cleaned || (await emailInUse(deps, cleaned.email))) return form;
+  const { email } = cleaned;
   const username = deps.settings.USERNAME_TYPE === 'username' ? await availableUsername(deps.store.users, [fields.username ?? '', email.split('@')[0]!]) : undefined;
   try {
     return await createAndSignIn(deps, configured, profile, tokens, { email, username, name: fields.name }, context);
@@ -59,11 +87,28 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
   }
 }
 
-/** What the signup form starts with: the provider's address and a username suggestion. */
-export async function providerSignupInitial(deps: LatchkeyDeps, pending: PendingProviderSignup): Promise<{ email: string; username: string }> {
+/** What the social signup form starts with. */
+export interface ProviderSignupInitial {
+  /** The provider's address, as it gave it. */
+  email: string;
+  /** A username suggestion: the provider's, as populateUser gave it ('' for none). */
+  username: string;
+  /** Why that address cannot be signed up with (the project's cleanEmail, or Latchkey's validation, refused it), to show on its field. */
+  emailRefusal?: string;
+}
+
+/**
+ * What the signup form starts with: the provider's address, judged as the form will judge it, so
+ * that the person sees at once why it was not signed up with (and types another), and a username
+ * suggestion.
+ */
+export async function providerSignupInitial(deps: LatchkeyDeps, pending: PendingProviderSignup): Promise<ProviderSignupInitial> {
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, pending.profile));
-  const email = (pending.profile.emails.find((address) => address.primary) ?? pending.profile.emails[0])?.email ?? fields.email;
-  return { email, username: fields.username ?? '' };
+  const email = providerEmailOf(pending.profile, fields);
+  const initial = { email, username: fields.username ?? '' };
+  if (email === '') return initial;
+  const cleaned = await cleanAddress(deps, email);
+  return 'refusal' in cleaned ? { ...initial, emailRefusal: cleaned.refusal.message } : initial;
 }
 
 /**
@@ -88,7 +133,9 @@ export async function completeProviderSignup(
     if (await deps.store.users.findByUsername(username)) throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
   }
   if (input.email.trim() === '') throw new LatchkeyError('invalid_email', 'This field is required.', { param: 'email', reason: 'required' });
-  const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+  const cleaned = await cleanAddress(deps, input.email);
+  if ('refusal' in cleaned) throw cleaned.refusal;
+  const { email } = cleaned;
   const taken = new LatchkeyError('email_taken', emailTakenMessage(configured.provider.name), { param: 'email' });
   if (await emailInUse(deps, email)) throw taken;
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));

@@ -2,10 +2,11 @@ import type { LoginResult } from '../../login/pipeline.js';
 import type { ProviderProfile } from '../providers/provider.js';
 
 /**
- * A signup the provider's answer could not finish alone (its address has an account here, it gave
- * none, or SOCIALACCOUNT_AUTO_SIGNUP is off): kept server-side, in the person's session, until they
- * complete the social signup form. The provider's tokens are not kept with it: they would sit in
- * the session in clear; they are stored at the next sign-in instead.
+ * A signup the provider's answer could not finish alone (its address has an account here, the
+ * project's cleanEmail refuses it, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off): kept
+ * server-side, in the person's session, until they complete the social signup form. The
+ * provider's tokens are not kept with it: they would sit in the session in clear; they are stored
+ * at the next sign-in instead.
  */
 export interface PendingProviderSignup {
   /** The provider's id (an OpenID Connect app's provider_id). */
