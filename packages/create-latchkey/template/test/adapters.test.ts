@@ -49,15 +49,9 @@ describe('the social account adapter', () => {
     expect(closed.isOpenForSignup(login({}))).toBe(false);
   });
 
-  it("applies the domain allowlist to the provider's address; without one, the signup form's address is checked instead", () => {
+  it("leaves the domain allowlist to the account adapter's cleanEmail, which Latchkey asks about a provider's address too", () => {
     const adapter = new SocialAccountAdapter(testSettings({ env: ALLOWLIST }));
-    expect(adapter.isOpenForSignup(login({ email: 'ada@example.org' }))).toBe(true);
-    expect(adapter.isOpenForSignup(login({ email: ' Ada@EXAMPLE.com ' }))).toBe(true);
-    for (const email of ['ada@example.net', 'ada@mail.example.com', 'ada@example.com.evil.net', 'ada@']) {
-      expect(adapter.isOpenForSignup(login({ email }))).toBe(false);
-    }
-    expect(adapter.isOpenForSignup(login({}))).toBe(true);
-    expect(new SocialAccountAdapter(testSettings()).isOpenForSignup(login({ email: 'ada@anywhere.net' }))).toBe(true);
+    for (const email of ['ada@example.org', 'ada@example.net', '']) expect(adapter.isOpenForSignup(login({ email }))).toBe(true);
   });
 
   it("fills the name from the provider's name, or else from its first and last names", async () => {

@@ -1,16 +1,16 @@
 /**
- * The project's SocialAccountAdapter (src/users/adapters.ts) in a real social signup, through the
- * pages: allauth's dummy provider (a stand-in identity provider on the site itself, for tests and
- * development only) sends the person back to the callback, and the adapter decides whether they
- * may sign up (the signup switch, and the project's domain allowlist, which Latchkey's own adapter
- * does not apply) and fills their account.
+ * The project's adapters (src/users/adapters.ts) in a real social signup, through the pages:
+ * allauth's dummy provider (a stand-in identity provider on the site itself, for tests and
+ * development only) sends the person back to the callback; the social account adapter decides
+ * whether they may sign up (the signup switch) and fills their account, and the account adapter's
+ * cleanEmail judges the address the provider gave (the domain allowlist), as it judges a typed one.
  */
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
-import { SocialAccountAdapter } from '../src/users/adapters.js';
+import { AccountAdapter, SocialAccountAdapter } from '../src/users/adapters.js';
 import { Browser, csrfTokenOf } from './browser.js';
 
 const DUMMY = { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } };
@@ -23,7 +23,8 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
 
   async function setUp(env: Record<string, string> = {}): Promise<Browser> {
     latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env, settings: { SOCIALACCOUNT_PROVIDERS: DUMMY } });
-    // As src/server.ts passes it to createLatchkey; the test helper builds the default adapter.
+    // As src/server.ts passes them to createLatchkey; the test helper builds the default adapters.
+    latchkey.deps.adapter = new AccountAdapter(latchkey.settings);
     latchkey.deps.socialAdapter = new SocialAccountAdapter(latchkey.settings);
     app = await buildApp(latchkey);
     await app.ready();
@@ -68,18 +69,32 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     expect(await latchkey.deps.store.users.count()).toBe(0);
   });
 
-  it("applies the domain allowlist (LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST) to the provider's address", async () => {
+  it("applies the domain allowlist (LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST) to the provider's address: not signed up, asked for another", async () => {
     const browser = await setUp({ LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com' });
     const refused = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@elsewhere.net', name: 'Ada Lovelace' });
-    expect(refused.statusCode).toBe(403);
-    expect(refused.body).toContain('We are sorry, but the sign up is currently closed.');
+    expect(refused.headers.location).toBe('/accounts/3rdparty/signup/');
     expect(await latchkey.deps.store.users.count()).toBe(0);
+    // The social signup form says why, and takes an address at a listed domain.
+    const form = await browser.get('/accounts/3rdparty/signup/');
+    expect(form.body).toContain('Sign-up is limited to addresses at: example.com.');
+    const typed = await browser.post('/accounts/3rdparty/signup/', [
+      ['csrfmiddlewaretoken', csrfTokenOf(form.body)],
+      ['email', 'ada@example.com'],
+%% if username %%
+      ['username', 'ada'],
+%% endif %%
+    ]);
+    // The provider vouched for another address: this one is confirmed by mail first.
+    expect(typed.statusCode).toBe(200);
+    expect(typed.body).toContain('We have sent an email to verify your address.');
+    const ada = await latchkey.deps.store.users.findByEmail('ada@example.com');
+    expect(await latchkey.deps.store.socialAccounts.listForUser(ada!.id)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
 
     const accepted = await signInThroughDummy(new Browser(app), { id: 'grace-1906', email: 'Grace@Example.COM', name: 'Grace Hopper' });
     expect(accepted.statusCode).toBe(302);
     const grace = await latchkey.deps.store.users.findByEmail('grace@example.com');
     expect(grace?.name).toBe('Grace Hopper');
-    expect(await latchkey.deps.store.users.count()).toBe(1);
+    expect(await latchkey.deps.store.users.count()).toBe(2);
   });
 });
 

@@ -22,8 +22,10 @@ export class AccountAdapter extends LatchkeyAccountAdapter {
    * An example of a further rule: when ACCOUNT_EMAIL_DOMAIN_ALLOWLIST names domains
    * (LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST=example.com,example.org), only addresses at exactly
    * those domains may sign up or be added to an account; the empty default allows any domain.
-   * Applying it to added addresses too keeps it from being sidestepped by signing up at an allowed
-   * domain and then switching the account to another one.
+   * Latchkey asks cleanEmail for every such address: a typed one, one added later (so signing up
+   * at an allowed domain and then switching to another does not sidestep it), and the one a
+   * provider gives a new person (refused, the person gets the social signup form, which says why
+   * and takes another address).
    */
   override cleanEmail(email: string): string {
     if (isAllowedByDomainAllowlist(this.settings, email)) return email;
@@ -35,20 +37,13 @@ export class AccountAdapter extends LatchkeyAccountAdapter {
  * The project's social account adapter, as allauth's SOCIALACCOUNT_ADAPTER: who may sign up
  * through a provider. Latchkey's populateUser fills the new user from what the provider said (its
  * address; its full name, or else its first and last names); override it to fill more, starting
- * from `super.populateUser(login)`.
+ * from `super.populateUser(login)`. Rules on addresses belong in the account adapter's
+ * cleanEmail, which judges a provider's address too.
  */
 export class SocialAccountAdapter extends LatchkeySocialAccountAdapter {
-  /**
-   * The same signup switch as local accounts, and the same domain allowlist. A provider's sign-up
-   * never passes through cleanEmail when the provider gives an address nobody here has (the
-   * account is made at once, as allauth's automatic signup does), so the allowlist is applied here,
-   * to the address the provider gave, or a provider would be a way around it. A provider that
-   * gives no address sends the person to the signup form, where cleanEmail judges the one typed.
-   */
-  override isOpenForSignup(login: SocialLogin): boolean {
-    if (!this.settings.ACCOUNT_ALLOW_REGISTRATION) return false;
-    const email = login.data.email?.trim() ?? '';
-    return email === '' || isAllowedByDomainAllowlist(this.settings, email);
+  /** The same signup switch as local accounts: ACCOUNT_ALLOW_REGISTRATION (LATCHKEY_ACCOUNT_ALLOW_REGISTRATION). */
+  override isOpenForSignup(_login: SocialLogin): boolean {
+    return this.settings.ACCOUNT_ALLOW_REGISTRATION;
   }
 }
 
