@@ -106,3 +106,39 @@ describe.each(testDatabaseKinds())("a provider's signup under the project's clea
     expect(initial.emailRefusal).not.toBe(REFUSAL);
   });
 });
+
+/** A project's rule on usernames: none that could pass for the site's staff. */
+class NoStaffNames extends AccountAdapter {
+  override cleanUsername(username: string): string {
+    if (/^(admin|staff)/i.test(username)) throw new LatchkeyError('invalid_username', 'That username is reserved.', { param: 'username' });
+    return username.toLowerCase();
+  }
+}
+
+describe.each(testDatabaseKinds())("a provider's signup under the project's cleanUsername, on %s", (kind) => {
+  let latchkey: TestLatchkey;
+  let dummy: ConfiguredProvider;
+  afterEach(() => latchkey.destroy());
+
+  async function signUp(username: string, uid: string): Promise<ProviderLoginResult> {
+    const email = `${uid}@example.com`;
+    const profile: ProviderProfile = { uid, emails: [{ email, verified: true, primary: true }], data: { email, name: 'Someone', username }, extraData: {} };
+    return finishProviderLogin(latchkey.deps, dummy, { profile }, '/welcome/', context);
+  }
+
+  it('never signs up automatically with a username cleanUsername refuses, and stores the one it returns', async () => {
+    latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: dummyProviders() }, adapter: (settings) => new NoStaffNames(settings) });
+    dummy = (await latchkey.deps.socialProviders.provider('dummy'))!;
+
+    const refused = await signUp('Administrator', 'mallory');
+    expect(refused.status).toBe('signup_form');
+    expect(await latchkey.deps.store.users.count()).toBe(0);
+    if (refused.status !== 'signup_form') return;
+    const typed = await refusalOf(completeProviderSignup(latchkey.deps, dummy, refused.signup, { email: 'mallory@example.com', username: 'admin' }, context));
+    expect([typed.code, typed.param]).toEqual(['invalid_username', 'username']);
+    expect((await completeProviderSignup(latchkey.deps, dummy, refused.signup, { email: 'mallory@example.com', username: 'mallory' }, context)).status).toBe('login');
+
+    expect((await signUp('Grace', 'grace')).status).toBe('login');
+    expect(await latchkey.deps.store.users.findByEmail('grace@example.com')).toMatchObject({ username: 'grace' });
+  });
+});

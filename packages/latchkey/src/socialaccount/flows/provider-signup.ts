@@ -61,6 +61,24 @@ async function cleanAddress(deps: Pick<LatchkeyDeps, 'adapter'>, email: string):
 }
 
 /**
+ * The username an automatic signup gives a person in a project of usernames: the provider's
+ * suggestion made valid and free (availableUsername), then judged by the project's
+ * AccountAdapter.cleanUsername as a typed one is. Undefined when cleanUsername refuses it, or
+ * rewrites it to a name somebody has: the person then chooses one on the signup form.
+ */
+async function automaticUsername(deps: LatchkeyDeps, suggestions: readonly string[]): Promise<string | undefined> {
+  const candidate = await availableUsername(deps.store.users, suggestions);
+  try {
+    const cleaned = validateUsername(await deps.adapter.cleanUsername(candidate));
+    if (cleaned !== candidate && (await deps.store.users.findByUsername(cleaned))) return undefined;
+    return cleaned;
+  } catch (error) {
+    if (isLatchkeyError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
  * A new person at a provider: signed up at once when the settings allow it and the provider gave
  * an address that the project's cleanEmail accepts and nobody here has; otherwise the signup form,
  * with what the provider said kept for it. An address cleanEmail refuses is not signed up with:
@@ -77,7 +95,12 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
   const cleaned = await cleanAddress(deps, given);
   if ('refusal' in cleaned || (await emailInUse(deps, cleaned.email))) return form;
   const { email } = cleaned;
-  const username = deps.settings.USERNAME_TYPE === 'username' ? await availableUsername(deps.store.users, [fields.username ?? '', email.split('@')[0]!]) : undefined;
+  let username: string | undefined;
+  if (deps.settings.USERNAME_TYPE === 'username') {
+    // A username the project's cleanUsername refuses: the form, where the person types another.
+    username = await automaticUsername(deps, [fields.username ?? '', email.split('@')[0]!]);
+    if (username === undefined) return form;
+  }
   try {
     return await createAndSignIn(deps, configured, profile, tokens, { email, username, name: fields.name }, context);
   } catch (error) {
@@ -129,6 +152,7 @@ export async function completeProviderSignup(
   await deps.rateLimits.enforce('signup', { ip: context.client.ip });
   let username: string | undefined;
   if (deps.settings.USERNAME_TYPE === 'username') {
+    // A username the project's cleanUsername refuses: the form, where the person types another.
     username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
     if (await deps.store.users.findByUsername(username)) throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
   }
