@@ -16,7 +16,7 @@ import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { idParam } from './list-query.js';
 import { adminRoot } from './paths.js';
-import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { reauthenticateFirst } from './recent-authentication.js';
 
 /** The form's fields, the secret and its "clear" box apart: those are never shown again. */
 const SHOWN_FIELDS = ['provider', 'provider_id', 'name', 'client_id', 'key', 'settings'] as const;
@@ -117,16 +117,13 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'add' });
     if ('response' in staff) return staff.response;
     const { fields, shown } = readForm(request.body);
-    if (fields.secret !== '') {
-      const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-      if (stale) return stale.response;
-    }
     try {
-      const app = await addSocialApp(ctx.deps, staff.user, { ...appFields(fields), secret: fields.secret }, clientOf(request));
+      const app = await addSocialApp(ctx.deps, staff, { ...appFields(fields), secret: fields.secret }, clientOf(request));
       await flash(ctx, request, reply, { level: 'success', text: `The social application “${app.name}” was added.` });
       return redirect(reply, listPath);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       return form(request, reply, staff, { state: formWithError(shown, error), status: refusalStatus(reply, error) });
     }
   });
@@ -145,19 +142,16 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     if (!app) return reply.callNotFound();
     const { fields, shown } = readForm(request.body);
     const clear = fields.clear_secret === 'on';
-    if (fields.secret !== '' || (clear && app.hasSecret)) {
-      const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
-      if (stale) return stale.response;
-    }
     try {
       if (clear && fields.secret !== '') throw new LatchkeyError('invalid_input', 'Either type a new secret or tick “Clear the secret”, not both.', { param: 'secret' });
-      const { app: changed, changed: names } = await changeSocialApp(ctx.deps, staff.user, app.id, { ...appFields(fields), secret: clear ? '' : fields.secret === '' ? undefined : fields.secret }, clientOf(request));
+      const { app: changed, changed: names } = await changeSocialApp(ctx.deps, staff, app.id, { ...appFields(fields), secret: clear ? '' : fields.secret === '' ? undefined : fields.secret }, clientOf(request));
       const text = names.length === 0 ? 'No fields changed.' : `The social application “${changed.name}” was changed (${names.join(', ')}).`;
       await flash(ctx, request, reply, { level: 'success', text });
       return redirect(reply, listPath);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       return form(request, reply, staff, { app, state: formWithError(shown, error), status: refusalStatus(reply, error) });
     }
   });
@@ -177,7 +171,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     const app = await appOf(request);
     if (!app) return reply.callNotFound();
     try {
-      await removeSocialApp(ctx.deps, staff.user, app.id, clientOf(request));
+      await removeSocialApp(ctx.deps, staff, app.id, clientOf(request));
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
       // Deleted by someone else meanwhile.

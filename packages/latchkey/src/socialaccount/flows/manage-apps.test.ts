@@ -11,7 +11,8 @@ import { LatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { openAppSecret } from '../directory.js';
-import { addSocialApp, changeSocialApp, listSocialApps, MANAGEMENT_COMMAND, removeSocialApp, type SocialAppFields } from './manage-apps.js';
+import type { User } from '../../account/model.js';
+import { addSocialApp, changeSocialApp, listSocialApps, MANAGEMENT_COMMAND, removeSocialApp, type SocialAppFields, type StaffActor } from './manage-apps.js';
 
 const CLIENT = { ip: '203.0.113.7', userAgent: 'test' };
 const SECRET = 'sup3r-s3cret-client-value';
@@ -27,6 +28,8 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
 
   const person = (username: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}) =>
     createUser(latchkey.deps, { username, email: `${username}@example.com`, password: null, emailVerified: true, ...roles });
+  /** A staff member in the admin who signed in just now. */
+  const signedInNow = (user: User): StaffActor => ({ user, lastAuthenticatedAt: latchkey.deps.clock.now() });
 
   async function refusal(work: Promise<unknown>): Promise<LatchkeyError> {
     const error = await work.then(() => undefined, (reason: unknown) => reason);
@@ -36,22 +39,22 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
 
   it('lets a superuser, staff with the permission for the action and the management command manage apps; nobody else', async () => {
     await setUp();
-    const root = await person('root', { isStaff: true, isSuperuser: true });
-    const clerk = await person('clerk', { isStaff: true });
-    const ada = await person('ada', { isSuperuser: true });
+    const root = signedInNow(await person('root', { isStaff: true, isSuperuser: true }));
+    const clerk = signedInNow(await person('clerk', { isStaff: true }));
+    const ada = signedInNow(await person('ada', { isSuperuser: true }));
     for (const actor of [clerk, ada]) {
       expect(await refusal(addSocialApp(latchkey.deps, actor, { ...corp, secret: SECRET }, CLIENT))).toMatchObject({ code: 'permission_denied' });
     }
     const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...corp, secret: SECRET }, CLIENT);
     expect(app).not.toHaveProperty('sealedSecret');
-    await setAdminPermissions(latchkey.deps, root, clerk, [{ model: 'socialaccount.socialapp', action: 'change' }], CLIENT);
+    await setAdminPermissions(latchkey.deps, root.user, clerk.user, [{ model: 'socialaccount.socialapp', action: 'change' }], CLIENT);
     expect((await changeSocialApp(latchkey.deps, clerk, app.id, { ...corp, name: 'Corp', secret: undefined }, CLIENT)).changed).toEqual(['name']);
     expect(await refusal(removeSocialApp(latchkey.deps, clerk, app.id, CLIENT))).toMatchObject({ code: 'permission_denied' });
     expect(await removeSocialApp(latchkey.deps, root, app.id, CLIENT)).toMatchObject({ id: app.id, name: 'Corp', hasSecret: true });
     expect(await refusal(removeSocialApp(latchkey.deps, root, app.id, CLIENT))).toMatchObject({ code: 'not_found' });
 
     // The command's entries have no user; the admin's are the staff member's. No secret in either.
-    const records = [...(await latchkey.deps.store.auditLog.listForUser(clerk.id, 10)), ...(await latchkey.deps.store.auditLog.listForUser(root.id, 10))];
+    const records = [...(await latchkey.deps.store.auditLog.listForUser(clerk.user.id, 10)), ...(await latchkey.deps.store.auditLog.listForUser(root.user.id, 10))];
     expect(records.filter((record) => record.event.startsWith('social_app_')).map((record) => [record.event, record.data])).toEqual(
       expect.arrayContaining([
         ['social_app_changed', { provider: 'openid_connect', provider_id: 'corp', changed: ['name'] }],
@@ -127,5 +130,24 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
     const changed = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, settings: { ...scope, scope: ['openid'], uid_field: 7 }, secret: undefined }, CLIENT));
     expect(changed).toMatchObject({ code: 'invalid_input', param: 'settings', reason: 'invalid_setting', message: 'uid_field must be a non-empty string, not a number.' });
     expect((await latchkey.deps.store.socialApps.findById(app.id))!.settings).toEqual(corp.settings);
+  });
+
+  it('sets, replaces or clears a secret for a staff member only after a recent sign-in; other changes and the command need none', async () => {
+    await setUp();
+    const root = await person('root', { isStaff: true, isSuperuser: true });
+    const stale: StaffActor = { user: root, lastAuthenticatedAt: new Date(latchkey.deps.clock.now().getTime() - 60 * 60 * 1000) };
+    expect(await refusal(addSocialApp(latchkey.deps, stale, { ...corp, secret: SECRET }, CLIENT))).toMatchObject({ code: 'reauthentication_required' });
+    expect(await latchkey.deps.store.socialApps.list()).toEqual([]);
+
+    // A public client (no secret), and a name change, are no reason to ask again.
+    const app = await addSocialApp(latchkey.deps, stale, { ...corp, secret: '' }, CLIENT);
+    expect((await changeSocialApp(latchkey.deps, stale, app.id, { ...corp, name: 'Corp', secret: undefined }, CLIENT)).changed).toEqual(['name']);
+    expect(await refusal(changeSocialApp(latchkey.deps, stale, app.id, { ...corp, secret: SECRET }, CLIENT))).toMatchObject({ code: 'reauthentication_required' });
+    expect((await latchkey.deps.store.socialApps.findById(app.id))!.sealedSecret).toBe('');
+
+    expect((await changeSocialApp(latchkey.deps, signedInNow(root), app.id, { ...corp, secret: SECRET }, CLIENT)).changed).toEqual(['name', 'secret']);
+    expect(await refusal(changeSocialApp(latchkey.deps, stale, app.id, { ...corp, secret: '' }, CLIENT))).toMatchObject({ code: 'reauthentication_required' });
+    expect((await latchkey.deps.store.socialApps.findById(app.id))!.sealedSecret).not.toBe('');
+    expect((await changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, secret: '' }, CLIENT)).changed).toEqual(['secret']);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { User } from '../../account/model.js';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import { requireAdminPermission } from '../../admin/access.js';
 import type { AdminAction } from '../../admin/model.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -23,13 +24,22 @@ import { alreadyExists, refuseCollisions, storableApp, type SocialAppFields } fr
 export { countSocialAccountsOfApp, findSocialApp, listSocialApps, summarizeSocialApp, type SettingsAppSummary, type SocialAppSummary } from './list-apps.js';
 export type { SocialAppFields } from './stored-app-rules.js';
 
-/** Who manages apps: a staff member in the admin (their permissions are checked), or the operator at the server's command line. */
-export type SocialAppActor = User | typeof MANAGEMENT_COMMAND;
+/**
+ * Who manages apps: a staff member in the admin (their permissions are checked, and setting a
+ * secret needs their recent sign-in), or the operator at the server's command line.
+ */
+export type SocialAppActor = StaffActor | typeof MANAGEMENT_COMMAND;
+
+/** A staff member, and when their session last proved who they are (a sign-in or reauthentication). */
+export interface StaffActor {
+  user: User;
+  lastAuthenticatedAt: Date | undefined;
+}
 
 /** The operator running `manage socialapp`: whoever can run it already holds the database and the secret key. */
 export const MANAGEMENT_COMMAND = 'management_command';
 
-export type SocialAppDeps = Pick<LatchkeyDeps, 'settings' | 'store' | 'events' | 'socialProviders'>;
+export type SocialAppDeps = Pick<LatchkeyDeps, 'settings' | 'store' | 'events' | 'socialProviders' | 'clock'>;
 
 /** The fields of an app the audit trail and a door's messages name, as the settings spell them. */
 const FIELD_NAMES: Readonly<Record<keyof NewSocialApp, string>> = {
@@ -43,7 +53,16 @@ const FIELD_NAMES: Readonly<Record<keyof NewSocialApp, string>> = {
 };
 
 async function requirePermission(deps: Pick<LatchkeyDeps, 'store'>, actor: SocialAppActor, action: AdminAction): Promise<void> {
-  if (actor !== MANAGEMENT_COMMAND) await requireAdminPermission(deps, actor, 'socialaccount.socialapp', action);
+  if (actor !== MANAGEMENT_COMMAND) await requireAdminPermission(deps, actor.user, 'socialaccount.socialapp', action);
+}
+
+/**
+ * Setting, replacing or clearing a secret is what lets a site be impersonated at its provider (or
+ * a login be sent to another's), so a staff member does it only after a recent sign-in, with MFA
+ * for those who have it ('reauthentication_required'), as every sensitive admin change.
+ */
+function requireRecentSignInForSecret(deps: Pick<LatchkeyDeps, 'clock'>, actor: SocialAppActor): void {
+  if (actor !== MANAGEMENT_COMMAND) requireRecentAuthentication(deps, actor.lastAuthenticatedAt);
 }
 
 function invalid(param: string, reason: string, message: string): LatchkeyError {
@@ -66,6 +85,7 @@ function recordOf(app: ProviderApp, sealedSecret: string): NewSocialApp {
 /** Adds an app, its secret ('' for a public client, which has none) sealed; the app as stored. */
 export async function addSocialApp(deps: SocialAppDeps, actor: SocialAppActor, fields: SocialAppFields & { secret: string }, client: ClientInfo): Promise<SocialAppSummary> {
   await requirePermission(deps, actor, 'add');
+  if (fields.secret !== '') requireRecentSignInForSecret(deps, actor);
   const app = storableApp(deps.socialProviders.registry, fields, fields.secret);
   await refuseCollisions(deps, app);
   let created: SocialApp;
@@ -103,6 +123,8 @@ export async function changeSocialApp(
   await requirePermission(deps, actor, 'change');
   const row = await deps.store.socialApps.findById(id);
   if (!row) throw notFound(id);
+  // A typed secret, or the clearing of a stored one.
+  if (fields.secret !== undefined && (fields.secret !== '' || row.sealedSecret !== '')) requireRecentSignInForSecret(deps, actor);
   const app = storableApp(deps.socialProviders.registry, fields, fields.secret ?? '');
   await refuseCollisions(deps, app, id);
   const next = recordOf(app, sealedSecretFor(deps, row, app, fields.secret));
@@ -174,5 +196,5 @@ function notFound(id: number): LatchkeyError {
 }
 
 function actorId(actor: SocialAppActor): number | null {
-  return actor === MANAGEMENT_COMMAND ? null : actor.id;
+  return actor === MANAGEMENT_COMMAND ? null : actor.user.id;
 }
