@@ -5,12 +5,24 @@
  * makes through it. Like oidc-provider.ts, it is imported by path, not from testing/index.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { REAUTHENTICATION_WINDOW_SECONDS } from '../account/flows/reauthenticate.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { SettingValues } from '../config/settings.js';
 import type { TestDatabaseKind } from './database.js';
 import { HeadlessTestClient, type HeadlessResponse } from './headless.js';
 import { createTestLatchkey, type TestLatchkey } from './latchkey.js';
 import { startTestOidcProvider, type TestOidcAccount, type TestOidcProvider } from './oidc-provider.js';
+
+/** The password of the accounts these tests make. */
+export const PASSWORD = 'a long enough passphrase';
+/** Past the five minutes within which a sign-in counts as a recent proof of identity. */
+export const STALE_MS = (REAUTHENTICATION_WINDOW_SECONDS + 1) * 1000;
+
+/** The people at the Corp identity provider: one at the provider's domain, one at another. */
+export const CORP_ACCOUNTS: TestOidcAccount[] = [
+  { sub: 'ada-at-corp', claims: { email: 'ada@corp.example', email_verified: true, name: 'Ada Lovelace', preferred_username: 'ada' } },
+  { sub: 'grace-at-corp', claims: { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper', preferred_username: 'grace' } },
+];
 
 export const CORP_CALLBACK = 'http://testserver/accounts/oidc/corp/login/callback/';
 export const MOBILE_REDIRECT = 'http://mobile.example/callback';

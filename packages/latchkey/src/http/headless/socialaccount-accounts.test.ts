@@ -8,26 +8,17 @@
  */
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REAUTHENTICATION_WINDOW_SECONDS } from '../../account/flows/reauthenticate.js';
 import { AccountAdapter } from '../../account/adapter.js';
 import { createUser } from '../../account/users.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { HeadlessSocialSite, startHeadlessCorpProvider } from '../../testing/headless-social.js';
+import { HeadlessSocialSite, startHeadlessCorpProvider, CORP_ACCOUNTS, PASSWORD, STALE_MS } from '../../testing/headless-social.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
 import { headlessOpenApiDocument } from './openapi.js';
 
-const PASSWORD = 'a long enough passphrase';
-const STALE_MS = (REAUTHENTICATION_WINDOW_SECONDS + 1) * 1000;
-
-const ACCOUNTS = [
-  { sub: 'ada-at-corp', claims: { email: 'ada@corp.example', email_verified: true, name: 'Ada Lovelace', preferred_username: 'ada' } },
-  { sub: 'grace-at-corp', claims: { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper', preferred_username: 'grace' } },
-];
-
 let provider: TestOidcProvider;
 beforeAll(async () => {
-  provider = await startHeadlessCorpProvider(ACCOUNTS);
+  provider = await startHeadlessCorpProvider(CORP_ACCOUNTS);
 });
 afterAll(() => provider.close());
 

@@ -7,27 +7,18 @@
  * refused. Every JSON response is checked against allauth's published contract by the test client.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REAUTHENTICATION_WINDOW_SECONDS } from '../../account/flows/reauthenticate.js';
 import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import { HeadlessSocialSite, idTokenFromProvider, startHeadlessCorpProvider, startStrangerProvider } from '../../testing/headless-social.js';
+import { HeadlessSocialSite, idTokenFromProvider, startHeadlessCorpProvider, startStrangerProvider, CORP_ACCOUNTS, PASSWORD, STALE_MS } from '../../testing/headless-social.js';
 import { activateTotpFor } from '../../testing/mfa.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
-
-const PASSWORD = 'a long enough passphrase';
-const STALE_MS = (REAUTHENTICATION_WINDOW_SECONDS + 1) * 1000;
-
-const ACCOUNTS = [
-  { sub: 'ada-at-corp', claims: { email: 'ada@corp.example', email_verified: true, name: 'Ada Lovelace', preferred_username: 'ada' } },
-  { sub: 'grace-at-corp', claims: { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper', preferred_username: 'grace' } },
-];
 
 let provider: TestOidcProvider;
 let stranger: TestOidcProvider;
 beforeAll(async () => {
-  provider = await startHeadlessCorpProvider(ACCOUNTS);
-  stranger = await startStrangerProvider(ACCOUNTS);
+  provider = await startHeadlessCorpProvider(CORP_ACCOUNTS);
+  stranger = await startStrangerProvider(CORP_ACCOUNTS);
 });
 afterAll(async () => {
   await provider.close();
