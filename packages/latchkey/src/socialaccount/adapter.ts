@@ -20,6 +20,12 @@ export interface SocialLogin {
   /** The person's stable id at the provider (the `sub` claim, or the provider's user id). */
   uid: string;
   data: ProviderUserData;
+  /**
+   * Everything the provider said, as kept on the social account: an OAuth 2.0 provider's profile
+   * JSON, an OpenID Connect provider's claims, a SAML IdP's attributes (each a list of values, by
+   * attribute name). A project reads what Latchkey does not map here, e.g. a department.
+   */
+  extraData?: Readonly<Record<string, unknown>>;
 }
 
 /** The fields of a user about to be created from a provider's data. */

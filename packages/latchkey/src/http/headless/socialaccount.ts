@@ -4,7 +4,7 @@ import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
 import { parseSignInProcess, signInProcessOf, startProviderLogin, type StartProcess } from '../../socialaccount/flows/provider-login.js';
-import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
+import { providerSignupInitial, socialLoginOf } from '../../socialaccount/flows/provider-signup.js';
 import { connectWithProviderToken, loginWithProviderToken, type ProviderTokenInput } from '../../socialaccount/flows/provider-token.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
@@ -124,7 +124,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     const { pending, configured } = waiting;
     const { profile } = pending;
     const initial = await providerSignupInitial(deps, pending);
-    const { name } = await deps.socialAdapter.populateUser({ provider: pending.provider, uid: profile.uid, data: profile.data });
+    const { name } = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
     const provider = providerData(configured.app, configured.provider.verifyIdToken !== undefined);
     // The account to be: no id yet, no password (a provider's signup never has one).
     const user = {

@@ -33,8 +33,8 @@ export function emailTakenMessage(providerName: string): string {
   return `An account already exists with this email address. Please sign in to that account first, then connect your ${providerName} account.`;
 }
 
-function socialLoginOf(providerId: string, profile: ProviderProfile): SocialLogin {
-  return { provider: providerId, uid: profile.uid, data: profile.data };
+export function socialLoginOf(providerId: string, profile: ProviderProfile): SocialLogin {
+  return { provider: providerId, uid: profile.uid, data: profile.data, extraData: profile.extraData };
 }
 
 function firstFactorOf(providerId: string, profile: ProviderProfile): FirstFactor {
