@@ -4,7 +4,7 @@ import { createTestLatchkey, testDatabaseKinds, testSettings, type TestLatchkey 
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
-import { AccountAdapter, SocialAccountAdapter } from '../src/users/adapters.js';
+import { AccountAdapter, autoProvisioningFromEnvironment, departmentOf, SocialAccountAdapter } from '../src/users/adapters.js';
 
 const PASSWORD = 'a long enough passphrase';
 const ALLOWLIST = { LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com,example.org' };
@@ -72,6 +72,52 @@ describe('the social account adapter', () => {
   it("keeps the provider's address for the new user", async () => {
     const user = await new SocialAccountAdapter(testSettings()).populateUser(login({ email: 'ada@example.com', name: 'Ada' }));
     expect(user).toMatchObject({ email: 'ada@example.com', name: 'Ada' });
+  });
+});
+
+describe('signup through the company identity provider while public signup is closed', () => {
+  const ACME = 'http://www.okta.com/exk123';
+  const closed = () => testSettings({ env: { LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' } });
+  const saml = (provider: string, extraData: Record<string, unknown> = {}) => ({ provider, uid: 'ada', data: {}, extraData });
+
+  it('reads the IdPs and departments from SAML_AUTO_PROVISION_IDPS and SAML_AUTO_PROVISION_DEPARTMENTS', () => {
+    expect(autoProvisioningFromEnvironment({})).toEqual({ idps: [], departments: [] });
+    const read = autoProvisioningFromEnvironment({ SAML_AUTO_PROVISION_IDPS: ` ${ACME} ,,https://sts.windows.net/t1/`, SAML_AUTO_PROVISION_DEPARTMENTS: 'Engineering, Support' });
+    expect(read).toEqual({ idps: [ACME, 'https://sts.windows.net/t1/'], departments: ['Engineering', 'Support'] });
+  });
+
+  it('signs up the people of a listed IdP, and no one through another provider', () => {
+    const adapter = new SocialAccountAdapter(closed(), { idps: [ACME], departments: [] });
+    expect(adapter.isOpenForSignup(saml(ACME))).toBe(true);
+    expect(adapter.isOpenForSignup(saml('http://www.okta.com/exk999'))).toBe(false);
+    expect(adapter.isOpenForSignup(saml('openid_connect'))).toBe(false);
+    expect(new SocialAccountAdapter(closed(), { idps: [], departments: [] }).isOpenForSignup(saml(ACME))).toBe(false);
+  });
+
+  it("limits the IdP's signups to the listed departments, by the first value of its department attribute", () => {
+    const adapter = new SocialAccountAdapter(closed(), { idps: [ACME], departments: ['Engineering', 'Support'] });
+    expect(adapter.isOpenForSignup(saml(ACME, { department: ['Engineering'] }))).toBe(true);
+    expect(adapter.isOpenForSignup(saml(ACME, { department: [' Support '] }))).toBe(true);
+    expect(adapter.isOpenForSignup(saml(ACME, { department: ['Sales'] }))).toBe(false);
+    expect(adapter.isOpenForSignup(saml(ACME, { department: ['Sales', 'Engineering'] }))).toBe(false);
+    expect(adapter.isOpenForSignup(saml(ACME, { department: ['engineering'] }))).toBe(false);
+    expect(adapter.isOpenForSignup(saml(ACME, { department: [] }))).toBe(false);
+    expect(adapter.isOpenForSignup(saml(ACME))).toBe(false);
+    // Another provider's department does not open the door: only the listed IdP's people are provisioned.
+    expect(adapter.isOpenForSignup(saml('openid_connect', { department: ['Engineering'] }))).toBe(false);
+  });
+
+  it('leaves signup open to everyone, whatever their department, while ACCOUNT_ALLOW_REGISTRATION is true', () => {
+    const adapter = new SocialAccountAdapter(testSettings(), { idps: [ACME], departments: ['Engineering'] });
+    expect(adapter.isOpenForSignup(saml(ACME, { department: ['Sales'] }))).toBe(true);
+    expect(adapter.isOpenForSignup(saml('openid_connect'))).toBe(true);
+  });
+
+  it('reads the department as the first value of the attribute, or a plain string, else empty', () => {
+    expect(departmentOf(saml(ACME, { department: ['Engineering', 'Sales'] }))).toBe('Engineering');
+    expect(departmentOf(saml(ACME, { department: 'Support' }))).toBe('Support');
+    expect(departmentOf(saml(ACME, { department: [42] }))).toBe('');
+    expect(departmentOf({ provider: ACME, uid: 'ada', data: {} })).toBe('');
   });
 });
 

@@ -41,10 +41,60 @@ export class AccountAdapter extends LatchkeyAccountAdapter {
  * cleanEmail, which judges a provider's address too.
  */
 export class SocialAccountAdapter extends LatchkeySocialAccountAdapter {
-  /** The same signup switch as local accounts: ACCOUNT_ALLOW_REGISTRATION (LATCHKEY_ACCOUNT_ALLOW_REGISTRATION). */
-  override isOpenForSignup(_login: SocialLogin): boolean {
-    return this.settings.ACCOUNT_ALLOW_REGISTRATION;
+  constructor(
+    settings: Settings,
+    private readonly autoProvisioning: AutoProvisioning = autoProvisioningFromEnvironment(),
+  ) {
+    super(settings);
   }
+
+  /**
+   * Open to everyone while ACCOUNT_ALLOW_REGISTRATION is true (LATCHKEY_ACCOUNT_ALLOW_REGISTRATION),
+   * the same switch as local signup. While it is false, a company identity provider named in
+   * SAML_AUTO_PROVISION_IDPS still signs its people up at their first sign-in: the IdP already
+   * decides who works here. SAML_AUTO_PROVISION_DEPARTMENTS, when set, narrows that to people of
+   * those departments.
+   */
+  override isOpenForSignup(login: SocialLogin): boolean {
+    if (this.settings.ACCOUNT_ALLOW_REGISTRATION) return true;
+    if (!this.autoProvisioning.idps.includes(login.provider)) return false;
+    const { departments } = this.autoProvisioning;
+    return departments.length === 0 || departments.includes(departmentOf(login));
+  }
+}
+
+/**
+ * Who the company's identity providers sign up while public signup is closed, comma-separated in
+ * the environment. `idps` are SAML apps' provider_id (the IdP's entity id, as SocialLogin.provider
+ * carries it; an OpenID Connect app's provider_id works too). `departments` are compared exactly
+ * as the IdP writes them; empty allows any. These are the project's own variables, not LATCHKEY_
+ * ones: start-up refuses a LATCHKEY_ variable that is not a Latchkey setting.
+ */
+export interface AutoProvisioning {
+  readonly idps: readonly string[];
+  readonly departments: readonly string[];
+}
+
+export function autoProvisioningFromEnvironment(env: NodeJS.ProcessEnv = process.env): AutoProvisioning {
+  return { idps: commaSeparated(env.SAML_AUTO_PROVISION_IDPS), departments: commaSeparated(env.SAML_AUTO_PROVISION_DEPARTMENTS) };
+}
+
+/** The SAML attribute holding the department: add an attribute statement of this name at the IdP. */
+const DEPARTMENT_ATTRIBUTE = 'department';
+
+/**
+ * The person's department: the first value of the IdP's `department` attribute (a SAML IdP's
+ * attributes arrive in login.extraData as lists of strings, by name), or '' when it sent none.
+ * The user model has no department column; a project that keeps it adds a table of its own.
+ */
+export function departmentOf(login: SocialLogin): string {
+  const values = login.extraData?.[DEPARTMENT_ATTRIBUTE];
+  const first: unknown = Array.isArray(values) ? values[0] : values;
+  return typeof first === 'string' ? first.trim() : '';
+}
+
+function commaSeparated(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 /**
