@@ -36,13 +36,21 @@ const PROVIDER_WIDE_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /** Provider types that have several apps told apart by provider_id (allauth's "sub-providers"). */
-const TYPES_WITH_PROVIDER_IDS = new Set(['openid_connect']);
+const TYPES_WITH_PROVIDER_IDS = new Set(['openid_connect', 'saml']);
 
 /** A provider_id as a URL segment: letters, digits, `-`, `_` and `.`, starting with a letter or digit. */
 const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+const URL_SEGMENT_RULE = 'letters, digits, "-", "_" and ".", starting with a letter or digit';
+
+/**
+ * A SAML app's provider_id is its identity provider's entity id, which is usually a URL and never
+ * appears in one of ours: its URLs carry the organisation slug, its client_id, instead (allauth's
+ * rule). Any printable text then, up to the length a URL segment id may have.
+ */
+const ENTITY_ID = /^[^\s\p{Cc}]{1,200}$/u;
 
 const appEntrySchema = z.object({
-  provider_id: z.string().regex(PROVIDER_ID, 'letters, digits, "-", "_" and ".", starting with a letter or digit').optional(),
+  provider_id: z.string().optional(),
   name: z.string().max(40).optional(),
   client_id: z.string().min(1, 'a client_id is required').max(191),
   secret: z.string().max(2048).optional(),
@@ -96,6 +104,12 @@ export function checkAppEntry(
   }
   const providerId = parsed.data.provider_id ?? '';
   if (TYPES_WITH_PROVIDER_IDS.has(provider) && providerId === '') return { field: undefined, problem: `a provider_id is required for ${provider} (it names the app in its URLs)` };
+  if (provider === 'saml') {
+    if (!ENTITY_ID.test(providerId)) return { field: 'provider_id', problem: "the identity provider's entity id, without spaces, at most 200 characters" };
+    if (!PROVIDER_ID.test(parsed.data.client_id)) return { field: 'client_id', problem: `the organisation slug in the app's URLs: ${URL_SEGMENT_RULE}` };
+  } else if (parsed.data.provider_id !== undefined && !PROVIDER_ID.test(providerId)) {
+    return { field: 'provider_id', problem: URL_SEGMENT_RULE };
+  }
   return { app: appFromEntry(provider, parsed.data, providerWide) };
 }
 

@@ -11,12 +11,12 @@ import { appFromRow, findApp, visibleApps, type ProviderApp } from './apps.js';
 import type { SocialApp } from './model.js';
 import type { Clock } from '../core/clock.js';
 import type { ProviderContext } from './providers/kind.js';
-import type { ProviderHttp, RedirectProvider } from './providers/provider.js';
+import type { ProviderHttp, SignInProvider } from './providers/provider.js';
 import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
 
 /** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
 export interface ConfiguredProvider {
-  readonly provider: RedirectProvider;
+  readonly provider: SignInProvider;
   readonly app: ProviderApp;
 }
 
@@ -32,6 +32,8 @@ export interface ProviderDirectory {
    * id, hidden or not: a provider may have a hidden app per mobile client.
    */
   provider(id: string, clientId?: string): Promise<ConfiguredProvider | undefined>;
+  /** The SAML app whose organisation slug (client_id) is `organization`, as allauth finds it for /accounts/saml/<org>/; undefined when none or unusable. */
+  samlProvider(organization: string): Promise<ConfiguredProvider | undefined>;
 }
 
 const SECRET_PURPOSE = 'social-app-secret';
@@ -91,7 +93,7 @@ export function checkSettingsApps(settings: Settings, registry: ProviderRegistry
 }
 
 /** A provider of the app's kind; undefined for a kind the registry does not know, or settings it cannot use. */
-function providerFor(registry: ProviderRegistry, app: ProviderApp, context: ProviderContext): RedirectProvider | undefined {
+function providerFor(registry: ProviderRegistry, app: ProviderApp, context: ProviderContext): SignInProvider | undefined {
   const kind = registry.kind(app.provider);
   if (kind === undefined) return undefined;
   try {
@@ -146,6 +148,10 @@ export function createProviderDirectory(
     async provider(id, clientId) {
       const apps = await allApps();
       const app = clientId === undefined ? findApp(apps, id) : apps.find((candidate) => candidate.id === id && candidate.clientId === clientId);
+      return app && configured(app);
+    },
+    async samlProvider(organization) {
+      const app = (await allApps()).find((candidate) => candidate.provider === 'saml' && candidate.clientId === organization);
       return app && configured(app);
     },
   };

@@ -13,6 +13,7 @@ import { registerSpecificationRoutes } from './specification.js';
 import type { HttpClient, HttpContext } from '../kit/context.js';
 import { parseJson } from '../kit/input.js';
 import { registerProviderCallbacks } from '../kit/provider-callback.js';
+import { registerSamlEndpoints } from '../kit/saml-endpoints.js';
 import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
 import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER } from './app-transport.js';
 import { sendErrors, sendUnauthenticated } from './respond.js';
@@ -136,5 +137,8 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
   );
   // Without the pages, the provider callbacks are still needed (the providers are registered with
   // them): each returns the browser to the front end that started the sign-in.
-  if (settings.HEADLESS_ONLY) registerProviderCallbacks(scope, site, callbackWithoutFrontend(site));
+  if (settings.HEADLESS_ONLY) {
+    registerProviderCallbacks(scope, site, callbackWithoutFrontend(site));
+    registerSamlEndpoints(scope, site, callbackWithoutFrontend(site));
+  }
 }

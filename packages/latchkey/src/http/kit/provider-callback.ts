@@ -3,7 +3,7 @@ import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
-import { ProviderError } from '../../socialaccount/providers/provider.js';
+import { ProviderError, type SignInProvider } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from './context.js';
 import { loginContextOf } from './login-context.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
@@ -33,38 +33,69 @@ export type CallbackResult =
   | { kind: 'connect_refused'; error: 'permission_denied' | 'reauthentication_required' | 'connected_other'; refusal?: LatchkeyError };
 
 /**
- * The provider's callback, for every door: the state must be one this client started, unused and
- * unexpired; then the provider's answer goes to the login (or connect) flow. `signIn` is undefined
- * when the state was not this client's, so the door knows nothing of where it came from.
+ * The sign-in started with `state`, taken from this client's session and claimed: it must be the
+ * provider's, unused and unexpired. Undefined (and logged) otherwise: a forged, replayed or
+ * expired answer, or one started in another browser.
+ */
+export async function takeClaimedSignIn(ctx: HttpContext, request: FastifyRequest, providerId: string, state: string | undefined): Promise<SignInState | undefined> {
+  const signIn = state === undefined || state === '' ? undefined : await takeSignIn(ctx, request, state);
+  if (signIn && (await claimSignInState(ctx.deps, providerId, state!, signIn))) return signIn;
+  request.log.warn({ provider: providerId }, 'social sign-in answer with an unknown, used or expired state');
+  return undefined;
+}
+
+/** What a provider said about the person, once its answer is verified. */
+type ProviderAnswer = Parameters<typeof connectSocialAccount>[3];
+
+/**
+ * A provider's answer to a sign-in this client started, for every door and every protocol (an
+ * OAuth 2.0 callback, a SAML response): verified by `verify`, then given to the login (or connect)
+ * flow and settled in the session like any login.
+ */
+export async function settleProviderAnswer(
+  ctx: HttpContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  configured: ConfiguredProvider,
+  signIn: SignInState,
+  verify: () => Promise<ProviderAnswer>,
+): Promise<CallbackResult> {
+  let answer: ProviderAnswer;
+  try {
+    answer = await verify();
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.reason === 'cancelled') return { kind: 'failed', error: 'cancelled' };
+    request.log.warn({ provider: configured.provider.id, reason: error.message }, 'social sign-in failed');
+    return { kind: 'failed', error: 'unknown' };
+  }
+  if (signIn.process === 'connect') return connect(ctx, request, configured, signIn, answer);
+  const result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
+  const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
+  return settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next });
+}
+
+/**
+ * The OAuth 2.0 callback: the state must be one this client started; then the provider trades
+ * the code for the person. `signIn` is undefined when the state was not this client's, so the
+ * door knows nothing of where it came from.
  */
 async function receiveProviderCallback(
   ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   configured: ConfiguredProvider,
+  completeAuthorization: NonNullable<ConfiguredProvider['provider']['completeAuthorization']>,
 ): Promise<{ signIn: SignInState | undefined; result: CallbackResult }> {
   const { provider } = configured;
   const query = request.query as Record<string, unknown>;
-  const state = typeof query.state === 'string' ? query.state : '';
-  const signIn = state === '' ? undefined : await takeSignIn(ctx, request, state);
-  if (!signIn || !(await claimSignInState(ctx.deps, provider.id, state, signIn))) {
-    request.log.warn({ provider: provider.id }, 'social sign-in callback with an unknown, used or expired state');
-    return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
-  }
-  let answer;
-  try {
-    const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
-    answer = await provider.completeAuthorization({ callbackUrl, redirectUri: providerCallbackUri(ctx, providerLoginPath(provider)), expectedState: state, pending: signIn.pending });
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    if (error.reason === 'cancelled') return { signIn, result: { kind: 'failed', error: 'cancelled' } };
-    request.log.warn({ provider: provider.id, reason: error.message }, 'social sign-in failed');
-    return { signIn, result: { kind: 'failed', error: 'unknown' } };
-  }
-  if (signIn.process === 'connect') return { signIn, result: await connect(ctx, request, configured, signIn, answer) };
-  const result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
-  const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
-  return { signIn, result: await settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next }) };
+  const state = typeof query.state === 'string' ? query.state : undefined;
+  const signIn = await takeClaimedSignIn(ctx, request, provider.id, state);
+  if (!signIn) return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
+  const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
+  const redirectUri = providerCallbackUri(ctx, providerLoginPath(provider));
+  const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => completeAuthorization({ callbackUrl, redirectUri, expectedState: state!, pending: signIn.pending }));
+  return { signIn, result };
 }
 
 async function connect(ctx: HttpContext, request: FastifyRequest, configured: ConfiguredProvider, signIn: SignInState, answer: Parameters<typeof connectSocialAccount>[3]): Promise<CallbackResult> {
@@ -102,8 +133,12 @@ export function frontendErrorUrl(frontendUrl: string, process: SignInState['proc
   return relative ? `${url.pathname}${url.search}${url.hash}` : url.toString();
 }
 
-/** A provider's login URL: an OpenID Connect app's under `oidc/` (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's default), the others' under their id. */
-export function providerLoginPath(provider: { id: string; type: string }): string {
+/**
+ * A provider's login URL: an OpenID Connect app's under `oidc/` (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's
+ * default), a SAML app's under `saml/` by its organisation slug, the others' under their id.
+ */
+export function providerLoginPath(provider: Pick<SignInProvider, 'id' | 'type' | 'saml'>): string {
+  if (provider.saml) return `/accounts/saml/${encodeURIComponent(provider.saml.organization)}/login/`;
   const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
   return `${prefix}${encodeURIComponent(provider.id)}/login/`;
 }
@@ -129,12 +164,18 @@ export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpConte
   for (const underOidc of [true, false]) {
     scope.get(`${underOidc ? '/accounts/oidc/' : '/accounts/'}:providerId/login/callback/`, async (request, reply) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
-      if (!configured) return reply.callNotFound();
-      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured);
-      if (signIn?.frontendUrl !== undefined) {
-        return reply.code(302).header('cache-control', 'no-store').redirect(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
-      }
-      return presentOther(request, reply, result, signIn);
+      const completeAuthorization = configured?.provider.completeAuthorization?.bind(configured.provider);
+      if (!configured || !completeAuthorization) return reply.callNotFound();
+      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization);
+      return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
     });
   }
+}
+
+/** A sign-in a single-page app started returns to its frontend URL, whatever came of it; any other is the door's to present. */
+export function presentCallbackResult(reply: FastifyReply, result: CallbackResult, signIn: SignInState | undefined, presentOther: (result: CallbackResult) => Promise<FastifyReply>): Promise<FastifyReply> | FastifyReply {
+  if (signIn?.frontendUrl !== undefined) {
+    return reply.code(302).header('cache-control', 'no-store').redirect(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
+  }
+  return presentOther(result);
 }

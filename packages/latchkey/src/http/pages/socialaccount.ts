@@ -10,6 +10,7 @@ import type { HttpContext } from '../kit/context.js';
 import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../kit/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { registerSamlEndpoints } from '../kit/saml-endpoints.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
@@ -165,8 +166,20 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
     });
   }
+  // SAML apps: the same button and start, at allauth's URL by organisation slug.
+  const samlAt = async (request: FastifyRequest) => page.deps.socialProviders.samlProvider((request.params as { organization: string }).organization);
+  scope.get('/accounts/saml/:organization/login/', async (request, reply) => {
+    const configured = await samlAt(request);
+    return configured ? confirmation(request, reply, configured) : reply.callNotFound();
+  });
+  scope.post('/accounts/saml/:organization/login/', async (request, reply) => {
+    const configured = await samlAt(request);
+    return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
+  });
+
   // The callback: a sign-in a single-page app started (headless) returns to it, whatever came of it.
   registerProviderCallbacks(scope, page, presentCallback);
+  registerSamlEndpoints(scope, page, presentCallback);
 
   registerProviderSignupPage(scope, page);
   registerConnectionsPage(scope, page);

@@ -19,7 +19,7 @@ import type { LoginContext } from '../../login/stages.js';
 import type { ProviderApp } from '../apps.js';
 import type { ConfiguredProvider } from '../directory.js';
 import { emailAuthenticationFor, userByProviderEmail, wipePassword, type EmailMatch } from '../email-authentication.js';
-import type { PendingAuthorization, ProviderProfile, ProviderTokens, RedirectProvider } from '../providers/provider.js';
+import type { PendingAuthorization, ProviderProfile, ProviderTokens, SignInProvider } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
 import { signUpFromProvider } from './provider-signup.js';
@@ -81,7 +81,7 @@ export type StartInput = StartProcess & {
  * ('reauthentication_required') here, before the browser goes anywhere, and connectSocialAccount
  * holds the callback to the same rule.
  */
-export async function startProviderLogin(deps: Pick<LatchkeyDeps, 'clock'>, provider: RedirectProvider, input: StartInput): Promise<{ url: URL; state: string; record: SignInState }> {
+export async function startProviderLogin(deps: Pick<LatchkeyDeps, 'clock'>, provider: SignInProvider, input: StartInput): Promise<{ url: URL; state: string; record: SignInState }> {
   if (input.process === 'connect') requireRecentAuthentication(deps, input.requester.lastAuthenticatedAt);
   const state = randomToken(32);
   const { url, pending } = await provider.authorizationUrl({ redirectUri: input.redirectUri, state });

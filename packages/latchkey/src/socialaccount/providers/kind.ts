@@ -8,7 +8,7 @@ import type { Settings } from '../../config/settings.js';
 import type { Clock } from '../../core/clock.js';
 import type { ProviderApp } from '../apps.js';
 import type { SettingProblem } from './app-settings.js';
-import type { ProviderHttp, RedirectProvider } from './provider.js';
+import type { ProviderHttp, SignInProvider } from './provider.js';
 
 /** What building a provider may use besides its app. */
 export interface ProviderContext {
@@ -34,5 +34,5 @@ export interface ProviderKind {
   /** Stops start-up when the settings configure an app of this kind where it must not run (the dummy in production); throws LatchkeyError('configuration_invalid'). */
   checkEnvironment?(settings: Settings): void;
   /** The provider for one app of this kind. Throws LatchkeyError('configuration_invalid') for settings checkSettings refuses. */
-  build(app: ProviderApp, context: ProviderContext): RedirectProvider;
+  build(app: ProviderApp, context: ProviderContext): SignInProvider;
 }

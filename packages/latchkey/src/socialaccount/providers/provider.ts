@@ -34,7 +34,8 @@ export interface PendingAuthorization {
   nonce?: string;
 }
 
-export interface RedirectProvider {
+/** What every kind of provider offers the sign-in flows (the directory's providers are these). */
+export interface SignInProvider {
   /** The id in URLs and in SocialAccount.provider: the app's provider_id, else the provider type. */
   readonly id: string;
   readonly type: string;
@@ -45,15 +46,66 @@ export interface RedirectProvider {
    */
   authorizationOrigin(): Promise<string>;
   authorizationUrl(input: { redirectUri: string; state: string; extraScope?: string[] }): Promise<{ url: URL; pending: PendingAuthorization }>;
-  /** The callback's URL (with code/state/error/iss) -> the person. Throws ProviderError. */
-  completeAuthorization(input: {
-    callbackUrl: URL;
-    redirectUri: string;
-    expectedState: string;
-    pending: PendingAuthorization;
-  }): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
+  /** OAuth 2.0 and OpenID Connect: the callback's URL (with code/state/error/iss) -> the person. Throws ProviderError. Absent for SAML, which answers at its ACS. */
+  completeAuthorization?(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
   /** Headless token login: an id_token verified against the provider's JWKS (signature, iss, aud = client_id, exp, algorithm allow-list). Throws ProviderError. */
   verifyIdToken?(idToken: string): Promise<ProviderProfile>;
+  /** A SAML 2.0 app's service provider (providers/saml/); absent for the OAuth 2.0 kinds. */
+  readonly saml?: SamlServiceProvider;
+}
+
+/**
+ * The service-provider side of one SAML app: its URLs carry the organisation slug (the app's
+ * client_id) rather than its id, the IdP's entity id. authorizationUrl sends the AuthnRequest
+ * whose ID is samlRequestId(state), so that the response's InResponseTo leads back to the state.
+ */
+export interface SamlServiceProvider {
+  readonly organization: string;
+  /** reject_idp_initiated_sso: an unsolicited response is refused. */
+  readonly rejectsUnsolicited: boolean;
+  /** The SP metadata document an IdP administrator imports. */
+  metadata(): string;
+  /** The IdP's response, verified (providers/saml/response.ts); `requestId` undefined for an unsolicited one. Throws ProviderError. */
+  verifyResponse(samlResponse: string, expected: { requestId: string | undefined; now: Date }): Promise<VerifiedSamlAnswer>;
+  /**
+   * An IdP's LogoutRequest at the SLS (signature required): the URL of the LogoutResponse to send
+   * the browser back with. Throws ProviderError for an unsigned or forged one.
+   */
+  answerLogoutRequest(message: SamlLogoutMessage): Promise<string>;
+  /** An IdP's LogoutResponse at the SLS, checked; throws ProviderError otherwise. */
+  checkLogoutResponse(message: SamlLogoutMessage): Promise<void>;
+}
+
+/** A logout message as it came: its fields (SAMLRequest or SAMLResponse, RelayState, SigAlg, Signature), and for the HTTP-Redirect binding the raw query its signature covers. */
+export type SamlLogoutMessage = { binding: 'redirect'; fields: Record<string, string>; rawQuery: string } | { binding: 'post'; fields: Record<string, string> };
+
+export interface VerifiedSamlAnswer {
+  profile: ProviderProfile;
+  /** The assertion's id and how long it must be remembered, for the replay cache. */
+  assertionId: string;
+  usableUntil: Date;
+}
+
+/** The AuthnRequest ID for a sign-in's state: an XML ID must start with a letter or '_', a state may start with a digit or '-'. */
+export function samlRequestId(state: string): string {
+  return `_${state}`;
+}
+
+/** The state a response's InResponseTo names, undefined when it names none Latchkey could have sent. */
+export function stateOfSamlRequestId(requestId: string | undefined): string | undefined {
+  return requestId !== undefined && requestId.startsWith('_') && requestId.length > 1 ? requestId.slice(1) : undefined;
+}
+
+export interface CallbackInput {
+  callbackUrl: URL;
+  redirectUri: string;
+  expectedState: string;
+  pending: PendingAuthorization;
+}
+
+/** A provider of the OAuth 2.0 kinds (OpenID Connect, the named ones, the dummy): the browser comes back to its callback. */
+export interface RedirectProvider extends SignInProvider {
+  completeAuthorization(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
 }
 
 /** 'cancelled': the person said no at the provider (error=access_denied). 'failed': anything else; `message` is for logs only, never shown to the user. */

@@ -1,0 +1,135 @@
+/**
+ * A SAML app's service-provider URLs (allauth's), for whichever door serves them (the pages, or
+ * the headless API alone under HEADLESS_ONLY):
+ * - `acs/`: the IdP's browser POSTs the response here from the IdP's site, so the browser leaves
+ *   our SameSite=Lax session cookie behind. The response is parked for a minute, server-side,
+ *   under a cookie that only the finish URL receives, and the browser is sent there;
+ * - `acs/finish/`: a same-site GET that carries the session: the response is taken (once) and
+ *   checked, its InResponseTo must name a sign-in this browser started, and the login goes through
+ *   the same pipeline as every other;
+ * - `sls/`: single logout; `metadata/`: the SP metadata an IdP administrator imports.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SIGN_IN_STATE_SECONDS, type SignInState } from '../../socialaccount/flows/provider-login.js';
+import { verifySamlAnswer } from '../../socialaccount/flows/saml-login.js';
+import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
+import { claimedRequestId } from '../../socialaccount/providers/saml/response.js';
+import type { HttpContext } from './context.js';
+import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
+import { safeRedirectOr } from './safe-redirect.js';
+import { signOut } from './sign-out.js';
+
+const PARKED_COOKIE = 'saml_acs';
+const PARKED_SECONDS = 60;
+const PARKED_KEY = '_saml_acs';
+
+interface ParkedResponse {
+  organization: string;
+  samlResponse: string;
+  relayState: string;
+}
+
+function basePath(organization: string): string {
+  return `/accounts/saml/${encodeURIComponent(organization)}/`;
+}
+
+function formField(body: unknown, name: string): string | undefined {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A logout message at the SLS: each field once (sent twice, which copy a check read would be a guess), and the raw query a Redirect-binding signature covers. */
+function logoutMessageOf(request: FastifyRequest): SamlLogoutMessage | undefined {
+  const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+  const entries = request.method === 'POST' ? Object.entries(typeof request.body === 'object' && request.body !== null ? request.body : {}) : [...new URLSearchParams(rawQuery)];
+  const fields: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (Object.hasOwn(fields, name) || typeof value !== 'string') return undefined;
+    fields[name] = value;
+  }
+  return request.method === 'POST' ? { binding: 'post', fields } : { binding: 'redirect', fields, rawQuery };
+}
+
+export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
+  const { deps } = ctx;
+  const samlOf = async (request: FastifyRequest) => {
+    const { organization } = request.params as { organization: string };
+    const configured = await deps.socialProviders.samlProvider(organization);
+    return configured?.provider.saml ? { configured, saml: configured.provider.saml, organization } : undefined;
+  };
+  const refused = (reply: FastifyReply, text: string) => reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+
+  scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false } }, async (request, reply) => {
+    const found = await samlOf(request);
+    if (!found) return reply.callNotFound();
+    const samlResponse = formField(request.body, 'SAMLResponse');
+    if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
+    const parked: ParkedResponse = { organization: found.organization, samlResponse, relayState: formField(request.body, 'RelayState') ?? '' };
+    const now = deps.clock.now();
+    const session = await deps.sessions.create({ userId: null, data: { [PARKED_KEY]: parked }, expiresAt: new Date(now.getTime() + PARKED_SECONDS * 1000) });
+    const finish = `${basePath(found.organization)}acs/finish/`;
+    reply.setCookie(PARKED_COOKIE, session.id, { path: finish, httpOnly: true, sameSite: 'lax', secure: deps.settings.SESSION_COOKIE_SECURE, maxAge: PARKED_SECONDS });
+    return reply.code(303).header('cache-control', 'no-store').redirect(finish);
+  });
+
+  scope.get('/accounts/saml/:organization/acs/finish/', async (request, reply) => {
+    const found = await samlOf(request);
+    if (!found) return reply.callNotFound();
+    const { configured, saml, organization } = found;
+    reply.clearCookie(PARKED_COOKIE, { path: `${basePath(organization)}acs/finish/`, httpOnly: true, sameSite: 'lax', secure: deps.settings.SESSION_COOKIE_SECURE });
+    const parkedSession = await deps.sessions.load(request.cookies[PARKED_COOKIE]);
+    if (parkedSession) await deps.sessions.end(parkedSession);
+    const parked = parkedSession?.data[PARKED_KEY] as ParkedResponse | undefined;
+    const failed = { kind: 'failed', error: 'unknown' } as const;
+    if (!parked || parked.organization !== organization) {
+      request.log.warn({ provider: configured.provider.id }, 'SAML finish without a parked response (expired, used, or another browser)');
+      return presentOther(request, reply, failed, undefined);
+    }
+
+    const requestId = claimedRequestId(parked.samlResponse);
+    let signIn: SignInState | undefined;
+    if (requestId !== undefined) {
+      signIn = await takeClaimedSignIn(ctx, request, configured.provider.id, stateOfSamlRequestId(requestId));
+    } else if (saml.rejectsUnsolicited) {
+      request.log.warn({ provider: configured.provider.id }, 'unsolicited SAML response refused (reject_idp_initiated_sso)');
+    } else {
+      // IdP-initiated: no request to bind it to, so nothing from it is trusted as a destination
+      // but a path on this site; the replay cache keeps it to one use.
+      const now = deps.clock.now().getTime();
+      signIn = { provider: configured.provider.id, process: 'login', next: safeRedirectOr(parked.relayState, ''), pending: {}, expiresAt: now + SIGN_IN_STATE_SECONDS * 1000 };
+    }
+    if (!signIn) return presentOther(request, reply, failed, undefined);
+    const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => verifySamlAnswer(deps, configured.provider.id, saml, parked.samlResponse, requestId));
+    return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
+  });
+
+  /** Single logout: an IdP's LogoutRequest signs this browser out and is answered; its LogoutResponse (to a logout it started) ends at the logout redirect. */
+  async function singleLogout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+    const found = await samlOf(request);
+    if (!found) return reply.callNotFound();
+    const message = logoutMessageOf(request);
+    try {
+      if (message === undefined) throw new ProviderError('failed', `${found.configured.provider.id}: a logout message field came twice`);
+      if (message.fields.SAMLRequest !== undefined) {
+        const answer = await found.saml.answerLogoutRequest(message);
+        await signOut(ctx, request, reply);
+        return reply.code(302).header('cache-control', 'no-store').redirect(answer);
+      }
+      await found.saml.checkLogoutResponse(message);
+      return reply.code(302).header('cache-control', 'no-store').redirect(deps.settings.LOGOUT_REDIRECT_URL);
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      request.log.warn({ provider: found.configured.provider.id, reason: error.message }, 'SAML single logout refused');
+      return refused(reply, 'The logout message was refused.');
+    }
+  }
+  scope.get('/accounts/saml/:organization/sls/', singleLogout);
+  // The IdP's page posts here: the signature in the message, not a CSRF token, is what it carries.
+  scope.post('/accounts/saml/:organization/sls/', { config: { csrf: false } }, singleLogout);
+
+  scope.get('/accounts/saml/:organization/metadata/', async (request, reply) => {
+    const found = await samlOf(request);
+    if (!found) return reply.callNotFound();
+    return reply.header('cache-control', 'no-store').type('application/samlmetadata+xml; charset=utf-8').send(found.saml.metadata());
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * SAML 2.0 single sign-on (allauth's `saml` provider), with @node-saml/node-saml as the service
+ * provider library: one app per organisation, its slug (client_id) in the URLs under
+ * /accounts/saml/<org>/, its id (provider_id) the IdP's entity id. The sign-in starts as every
+ * other (flows/provider-login.ts keeps the state in the browser's session); the AuthnRequest's ID
+ * is derived from that state, so the response's InResponseTo finds it again at the ACS.
+ */
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { LatchkeyError } from '../../../core/errors.js';
+import type { ProviderApp } from '../../apps.js';
+import type { ProviderContext, ProviderKind } from '../kind.js';
+import { ProviderError, samlRequestId, type SignInProvider, type SamlServiceProvider } from '../provider.js';
+import { profileFromAssertion } from './attributes.js';
+import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
+import { verifySamlResponse } from './response.js';
+import { checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
+
+/** The app's URLs under SITE_URL (never the request's Host header). */
+export function samlUrls(siteUrl: string, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
+  const base = `/accounts/saml/${encodeURIComponent(organization)}/`;
+  const at = (path: string) => new URL(`${base}${path}`, siteUrl).toString();
+  return { login: at('login/'), acs: at('acs/'), acsFinish: at('acs/finish/'), sls: at('sls/'), metadata: at('metadata/') };
+}
+
+export const samlProviderKind: ProviderKind = {
+  id: 'saml',
+  name: 'SAML 2.0',
+  checkSettings: checkSamlSettings,
+  build: (app, context) => samlProvider(app, context),
+};
+
+/** node-saml's names for the algorithms the settings name as python3-saml does. */
+const NODE_SAML_SIGNATURE = { 'rsa-sha256': 'sha256', 'rsa-sha512': 'sha512', 'rsa-sha1': 'sha1' } as const;
+const DIGEST_URIS = {
+  sha256: 'http://www.w3.org/2001/04/xmlenc#sha256',
+  sha512: 'http://www.w3.org/2001/04/xmlenc#sha512',
+  sha1: 'http://www.w3.org/2000/09/xmldsig#sha1',
+} as const;
+
+export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' | 'settings'>, context: Pick<ProviderContext, 'settings' | 'clock' | 'http'>): SignInProvider {
+  const options = samlOptions(app);
+  const urls = samlUrls(context.settings.SITE_URL, app.clientId);
+  const spEntityId = options.spEntityId ?? urls.metadata;
+  const idpEndpoints = idpEndpointsSource(app.id, options.idp, context.http, context.clock);
+  const fail = (why: string) => new ProviderError('failed', `${app.id}: ${why}`);
+
+  /** node-saml for messages we send (AuthnRequests, logout answers) and logout messages we receive. */
+  const messages = (idp: IdpEndpoints, requestId?: string): SAML =>
+    new SAML({
+      ...baseOptions(options, spEntityId, urls.acs),
+      idpCert: idp.certificates,
+      idpIssuer: options.idp.entityId,
+      entryPoint: idp.ssoUrl.toString(),
+      ...(idp.sloUrl === undefined ? {} : { logoutUrl: idp.sloUrl.toString() }),
+      logoutCallbackUrl: urls.sls,
+      // Time windows of logout messages are not ours to police: a forged one fails its signature.
+      acceptedClockSkewMs: -1,
+      validateInResponseTo: ValidateInResponseTo.never,
+      ...(requestId === undefined ? {} : { generateUniqueId: () => requestId }),
+      ...(options.advanced.authnRequestSigned ? signing(options) : {}),
+    });
+
+  const saml: SamlServiceProvider = {
+    organization: app.clientId,
+    rejectsUnsolicited: options.advanced.rejectIdpInitiatedSso,
+
+    metadata() {
+      const { certificate, privateKey } = options.advanced;
+      // Always a fresh SAML: the metadata needs no IdP, so it is served even while the IdP's metadata cannot be fetched.
+      const sp = new SAML({ ...baseOptions(options, spEntityId, urls.acs), idpCert: 'unused', logoutCallbackUrl: urls.sls, ...(privateKey === undefined ? {} : { decryptionPvk: privateKey, ...signing(options) }) });
+      return sp.generateServiceProviderMetadata(certificate ?? null, certificate ?? null);
+    },
+
+    async verifyResponse(samlResponse, expected) {
+      const verified = await verifySamlResponse(app.id, options, await idpEndpoints(), samlResponse, { ...expected, spEntityId, acsUrl: urls.acs });
+      return { profile: profileFromAssertion(app.id, options, verified.person), assertionId: verified.assertionId, usableUntil: verified.usableUntil };
+    },
+
+    async answerLogoutRequest(message) {
+      const { fields } = message;
+      if (fields.SAMLRequest === undefined) throw fail('the SLS got no LogoutRequest');
+      // node-saml accepts an unsigned Redirect-binding message; a logout anyone could trigger is refused here.
+      if (message.binding === 'redirect' && (fields.Signature === undefined || fields.SigAlg === undefined)) throw fail('the LogoutRequest is not signed');
+      const sp = messages(await idpEndpoints());
+      try {
+        const { profile } = message.binding === 'redirect' ? await sp.validateRedirectAsync(fields, message.rawQuery) : await sp.validatePostRequestAsync({ SAMLRequest: fields.SAMLRequest });
+        if (!profile) throw new Error('no LogoutRequest');
+        return await sp.getLogoutResponseUrlAsync(profile, fields.RelayState ?? '', {}, true);
+      } catch (error) {
+        throw fail(`the LogoutRequest was refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+
+    async checkLogoutResponse(message) {
+      const { fields } = message;
+      if (fields.SAMLResponse === undefined) throw fail('the SLS got no LogoutResponse');
+      if (message.binding === 'redirect' && (fields.Signature === undefined || fields.SigAlg === undefined)) throw fail('the LogoutResponse is not signed');
+      const sp = messages(await idpEndpoints());
+      try {
+        const { loggedOut } = message.binding === 'redirect' ? await sp.validateRedirectAsync(fields, message.rawQuery) : await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse });
+        if (!loggedOut) throw new Error('not a LogoutResponse');
+      } catch (error) {
+        throw fail(`the LogoutResponse was refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+  };
+
+  return {
+    id: app.id,
+    type: 'saml',
+    name: app.name,
+    saml,
+    async authorizationOrigin() {
+      return (await idpEndpoints()).ssoUrl.origin;
+    },
+    async authorizationUrl({ state }) {
+      const idp = await idpEndpoints();
+      try {
+        const url = await messages(idp, samlRequestId(state)).getAuthorizeUrlAsync('', undefined, {});
+        return { url: new URL(url), pending: {} };
+      } catch (error) {
+        throw fail(`the AuthnRequest could not be made: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+  };
+}
+
+function baseOptions(options: SamlOptions, spEntityId: string, acsUrl: string) {
+  return {
+    issuer: spEntityId,
+    callbackUrl: acsUrl,
+    audience: spEntityId,
+    wantAssertionsSigned: options.advanced.wantAssertionSigned,
+    wantAuthnResponseSigned: options.advanced.wantMessageSigned,
+    identifierFormat: options.advanced.nameIdFormat ?? null,
+    // allauth sends no RequestedAuthnContext: the IdP's own policy (MFA there, say) decides.
+    disableRequestedAuthnContext: true,
+    signatureAlgorithm: NODE_SAML_SIGNATURE[options.advanced.signatureAlgorithm],
+    digestAlgorithm: DIGEST_URIS[options.advanced.digestAlgorithm],
+  };
+}
+
+/** The SP's key for signing what it sends; checkSamlSettings guarantees it where signing is asked for. */
+function signing(options: SamlOptions): { privateKey: string; publicCert: string } {
+  const { privateKey, certificate } = options.advanced;
+  if (privateKey === undefined || certificate === undefined) throw new LatchkeyError('configuration_invalid', 'A SAML app signs its requests only with advanced.x509cert and advanced.private_key.');
+  return { privateKey, publicCert: certificate };
+}
