@@ -168,6 +168,13 @@ function refuseDuplicates(apps: readonly ProviderApp[]): void {
     if (seen.has(key)) throw invalid(`SOCIALACCOUNT_PROVIDERS lists the app "${app.id}" with client_id "${app.clientId}" twice.`);
     seen.add(key);
   }
+  const other = apps.find((app) => samlSlugTaken(apps, app));
+  if (other) throw invalid(`SOCIALACCOUNT_PROVIDERS.saml lists two apps with the organisation slug (client_id) "${other.clientId}": each organisation needs its own.`);
+}
+
+/** Whether another SAML app than `app` has its organisation slug: its URLs would be ambiguous. */
+export function samlSlugTaken(apps: readonly ProviderApp[], app: Pick<ProviderApp, 'provider' | 'providerId' | 'clientId'>): boolean {
+  return app.provider === 'saml' && apps.some((other) => other.provider === 'saml' && other.clientId === app.clientId && other.providerId !== app.providerId);
 }
 
 function invalid(message: string): LatchkeyError {

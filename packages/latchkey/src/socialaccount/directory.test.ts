@@ -47,7 +47,7 @@ describe('start-up with SOCIALACCOUNT_PROVIDERS', () => {
 
   it('refuses a provider no kind is registered for, instead of ignoring its apps', async () => {
     expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { 'openid-connect': { APPS: [corp] } } } })).toBe(
-      'SOCIALACCOUNT_PROVIDERS.openid-connect: unknown provider "openid-connect"; Latchkey signs in with openid_connect, dummy.',
+      'SOCIALACCOUNT_PROVIDERS.openid-connect: unknown provider "openid-connect"; Latchkey signs in with openid_connect, saml, dummy.',
     );
     expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { github: { APPS: [{ client_id: 'gh' }] } } } })).toMatch(/^SOCIALACCOUNT_PROVIDERS\.github: unknown provider "github"/);
   });

@@ -84,7 +84,7 @@ export function checkSettingsApps(settings: Settings, registry: ProviderRegistry
   }
   for (const app of apps) {
     const kind = registry.kind(app.provider)!;
-    const problem = kind.checkSettings(app.settings);
+    const problem = kind.checkSettings(app.settings) ?? kind.checkApp?.(app);
     if (problem !== undefined) {
       throw new LatchkeyError('configuration_invalid', `SOCIALACCOUNT_PROVIDERS.${app.provider}: the app "${app.id}" has unusable settings: ${problem.message}.`);
     }

@@ -10,7 +10,7 @@
  */
 import type { LatchkeyDeps } from '../../deps.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
-import { appFromRow, appsFromSettings, checkAppEntry, findApp, type ProviderApp } from '../apps.js';
+import { appFromRow, appsFromSettings, checkAppEntry, findApp, samlSlugTaken, type ProviderApp } from '../apps.js';
 import { settingProblemSentence } from '../providers/app-settings.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 
@@ -64,7 +64,7 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
     // Never a secret's value: the problem is about its length.
     throw invalid(checked.field.split('.')[0]!, 'entry', `${capitalized(checked.problem)}.`);
   }
-  const problem = kind.checkSettings(checked.app.settings);
+  const problem = kind.checkSettings(checked.app.settings) ?? kind.checkApp?.(checked.app);
   if (problem !== undefined) {
     throw invalid('settings', problem.reason === 'required' ? `${problem.key}_required` : 'invalid_setting', settingProblemSentence(problem));
   }
@@ -89,6 +89,9 @@ export async function refuseCollisions(deps: Pick<LatchkeyDeps, 'settings' | 'st
   const same = rows.find((row) => row.provider === app.provider && row.providerId === app.providerId);
   if (same) throw alreadyExists(app, same.id);
   const others = [...appsFromSettings(deps.settings.SOCIALACCOUNT_PROVIDERS), ...rows.map((row) => appFromRow(row, ''))];
+  if (samlSlugTaken(others, app)) {
+    throw new LatchkeyError('social_app_exists', `A SAML app with the organisation slug "${app.clientId}" already exists: each organisation needs its own client_id.`, { param: 'client_id', reason: 'duplicate' });
+  }
   try {
     findApp([...others, app], app.id);
   } catch (error) {

@@ -31,6 +31,12 @@ export interface ProviderKind {
   readonly storable?: boolean;
   /** What is wrong with an app's settings for this kind, or undefined (app-settings.ts's checkSettings with the kind's spec). */
   checkSettings(settings: Readonly<Record<string, unknown>>): SettingProblem | undefined;
+  /**
+   * What is wrong with the app beyond its settings' shape, or undefined: rules that need its other
+   * fields too (a SAML app's private key may be its secret, which the database keeps sealed).
+   * Start-up and the stored apps' flow ask it after checkSettings.
+   */
+  checkApp?(app: Pick<ProviderApp, 'settings' | 'secret'>): SettingProblem | undefined;
   /** Stops start-up when the settings configure an app of this kind where it must not run (the dummy in production); throws LatchkeyError('configuration_invalid'). */
   checkEnvironment?(settings: Settings): void;
   /** The provider for one app of this kind. Throws LatchkeyError('configuration_invalid') for settings checkSettings refuses. */

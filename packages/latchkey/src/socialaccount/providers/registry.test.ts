@@ -55,10 +55,11 @@ describe('the provider registry', () => {
     const registry = createProviderRegistry([fixtureKind()]);
     expect(registry.kinds().map((kind) => [kind.id, kind.name])).toEqual([
       ['openid_connect', 'OpenID Connect'],
+      ['saml', 'SAML 2.0'],
       ['dummy', 'Dummy'],
       ['fixture', 'Fixture Hub'],
     ]);
-    expect(registry.storableKinds().map((kind) => kind.id)).toEqual(['openid_connect', 'fixture']);
+    expect(registry.storableKinds().map((kind) => kind.id)).toEqual(['openid_connect', 'saml', 'fixture']);
     expect(registry.kind('github')).toBeUndefined();
   });
 
@@ -83,7 +84,7 @@ describe('start-up with a provider kind of the project’s own', () => {
   it('is an unknown provider at start-up until it is registered, and its apps’ settings are checked there', async () => {
     const providers = { fixture: { APPS: [app()] } };
     expect(await refusedStart({ SOCIALACCOUNT_PROVIDERS: providers })).toBe(
-      'SOCIALACCOUNT_PROVIDERS.fixture: unknown provider "fixture"; Latchkey signs in with openid_connect, dummy.',
+      'SOCIALACCOUNT_PROVIDERS.fixture: unknown provider "fixture"; Latchkey signs in with openid_connect, saml, dummy.',
     );
     const stringScope = { fixture: { APPS: [{ ...app(), settings: { scope: 'read:user user:email' } }] } };
     expect(await refusedStart({ SOCIALACCOUNT_PROVIDERS: stringScope }, [fixtureKind()])).toBe(

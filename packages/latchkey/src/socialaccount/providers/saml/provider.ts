@@ -13,7 +13,7 @@ import { ProviderError, samlRequestId, type SignInProvider, type SamlServiceProv
 import { profileFromAssertion } from './attributes.js';
 import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
 import { verifySamlResponse } from './response.js';
-import { checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
+import { checkSamlApp, checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
 
 /** The app's URLs under SITE_URL (never the request's Host header). */
 export function samlUrls(siteUrl: string, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
@@ -26,6 +26,7 @@ export const samlProviderKind: ProviderKind = {
   id: 'saml',
   name: 'SAML 2.0',
   checkSettings: checkSamlSettings,
+  checkApp: checkSamlApp,
   build: (app, context) => samlProvider(app, context),
 };
 
@@ -37,7 +38,7 @@ const DIGEST_URIS = {
   sha1: 'http://www.w3.org/2000/09/xmldsig#sha1',
 } as const;
 
-export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' | 'settings'>, context: Pick<ProviderContext, 'settings' | 'clock' | 'http'>): SignInProvider {
+export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' | 'settings' | 'secret'>, context: Pick<ProviderContext, 'settings' | 'clock' | 'http'>): SignInProvider {
   const options = samlOptions(app);
   const urls = samlUrls(context.settings.SITE_URL, app.clientId);
   const spEntityId = options.spEntityId ?? urls.metadata;

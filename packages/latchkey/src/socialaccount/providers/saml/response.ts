@@ -12,7 +12,8 @@
  * - the validity windows against Latchkey's clock, with the app's allowed clock drift.
  * The replay cache of assertion ids is the flow's (flows/saml-login.ts): it needs the store.
  */
-import { SAML, ValidateInResponseTo, type CacheProvider } from '@node-saml/node-saml';
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
 import type { Element } from '@xmldom/xmldom';
 import { ProviderError } from '../provider.js';
 import type { AssertedPerson } from './attributes.js';
@@ -68,6 +69,7 @@ export async function verifySamlResponse(appId: string, options: SamlOptions, id
   const root = xml === undefined ? undefined : parseXml(xml)?.documentElement;
   if (!root || root.namespaceURI !== SAML_PROTOCOL || root.localName !== 'Response') throw fail('the SAMLResponse is not a SAML Response');
   checkAlgorithms(root, options.advanced.rejectDeprecatedAlgorithm, fail);
+  await checkEncryptedAlgorithms(root, options, fail);
   const destination = attributeOf(root, 'Destination');
   if (destination !== undefined && destination !== expected.acsUrl) throw fail(`the response's Destination ${JSON.stringify(destination)} is not this ACS URL`);
   const responseIssuer = onlyChild(root, SAML_ASSERTION, 'Issuer');
@@ -89,32 +91,50 @@ export async function verifySamlResponse(appId: string, options: SamlOptions, id
   return readAssertion(assertion, options, expected, fail);
 }
 
-/** Every signature and digest in the document, before any is checked: only RSA with SHA-2, or SHA-1 where the app allows it. */
+/**
+ * Every XML signature in the document, before any is checked: only RSA with SHA-2, or SHA-1 where
+ * the app allows it. (The digests of an encrypted assertion's key transport are not signatures:
+ * RSA-OAEP's SHA-1 mask is not the deprecated use.)
+ */
 function checkAlgorithms(root: Element, rejectDeprecated: boolean, fail: (why: string) => ProviderError): void {
   const allowed = (table: Readonly<Record<string, string>>, algorithm: string | undefined) => {
     const strength = algorithm === undefined ? undefined : table[algorithm];
     return strength === 'modern' || (strength === 'deprecated' && !rejectDeprecated);
   };
-  for (const method of descendants(root, XML_DSIG, 'SignatureMethod')) {
-    if (!allowed(RSA_SIGNATURES, attributeOf(method, 'Algorithm'))) throw fail(`the signature algorithm ${JSON.stringify(attributeOf(method, 'Algorithm'))} is not accepted`);
-  }
-  for (const method of descendants(root, XML_DSIG, 'DigestMethod')) {
-    if (!allowed(DIGESTS, attributeOf(method, 'Algorithm'))) throw fail(`the digest algorithm ${JSON.stringify(attributeOf(method, 'Algorithm'))} is not accepted`);
+  for (const signedInfo of descendants(root, XML_DSIG, 'SignedInfo')) {
+    for (const method of children(signedInfo, XML_DSIG, 'SignatureMethod')) {
+      if (!allowed(RSA_SIGNATURES, attributeOf(method, 'Algorithm'))) throw fail(`the signature algorithm ${JSON.stringify(attributeOf(method, 'Algorithm'))} is not accepted`);
+    }
+    for (const reference of children(signedInfo, XML_DSIG, 'Reference')) {
+      for (const method of children(reference, XML_DSIG, 'DigestMethod')) {
+        if (!allowed(DIGESTS, attributeOf(method, 'Algorithm'))) throw fail(`the digest algorithm ${JSON.stringify(attributeOf(method, 'Algorithm'))} is not accepted`);
+      }
+    }
   }
 }
 
+/** The signatures inside an encrypted assertion are out of sight until it is decrypted: checked then, with our key, before node-saml decrypts it again to verify it. */
+async function checkEncryptedAlgorithms(root: Element, options: SamlOptions, fail: (why: string) => ProviderError): Promise<void> {
+  const encrypted = children(root, SAML_ASSERTION, 'EncryptedAssertion');
+  if (encrypted.length !== 1 || options.advanced.privateKey === undefined) return;
+  let decrypted: Element | undefined;
+  try {
+    decrypted = parseXml(await decryptXml(encrypted[0]!.toString(), options.advanced.privateKey))?.documentElement ?? undefined;
+  } catch {
+    throw fail('the encrypted assertion cannot be decrypted with our key');
+  }
+  if (!decrypted) throw fail('the encrypted assertion holds no XML');
+  checkAlgorithms(decrypted, options.advanced.rejectDeprecatedAlgorithm, fail);
+}
+
 /**
- * node-saml for one response: its time checks are off (acceptedClockSkewMs -1) because they read
- * the wall clock, and readAssertion checks the same windows against Latchkey's clock; its
- * InResponseTo check gets a cache holding the one request id this browser may be answered for.
+ * node-saml for one response. Its time checks are off (acceptedClockSkewMs -1) because they read
+ * the wall clock; readAssertion checks the same windows against Latchkey's clock. Its InResponseTo
+ * check is off too: it trusts the Response's attribute, which is unsigned when only the assertion
+ * is, and it lets an assertion without one through. verifySamlResponse and readAssertion hold
+ * both the Response's and the signed SubjectConfirmationData's to the request this browser sent.
  */
 function serviceProvider(options: SamlOptions, idp: IdpEndpoints, expected: ResponseExpectations): SAML {
-  const requestId = expected.requestId;
-  const oneRequest: CacheProvider = {
-    saveAsync: () => Promise.resolve(null),
-    getAsync: (key) => Promise.resolve(key === requestId ? expected.now.toISOString() : null),
-    removeAsync: (key) => Promise.resolve(key),
-  };
   return new SAML({
     idpCert: idp.certificates,
     idpIssuer: options.idp.entityId,
@@ -124,9 +144,7 @@ function serviceProvider(options: SamlOptions, idp: IdpEndpoints, expected: Resp
     wantAssertionsSigned: options.advanced.wantAssertionSigned,
     wantAuthnResponseSigned: options.advanced.wantMessageSigned,
     acceptedClockSkewMs: -1,
-    validateInResponseTo: requestId === undefined ? ValidateInResponseTo.never : ValidateInResponseTo.always,
-    requestIdExpirationPeriodMs: 24 * 3600 * 1000,
-    cacheProvider: oneRequest,
+    validateInResponseTo: ValidateInResponseTo.never,
     ...(options.advanced.privateKey === undefined ? {} : { decryptionPvk: options.advanced.privateKey }),
   });
 }

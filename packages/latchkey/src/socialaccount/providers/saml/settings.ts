@@ -181,13 +181,10 @@ export function checkSamlSettings(settings: Fields): SettingProblem | undefined 
   if (idp.metadata_url === undefined && (idp.sso_url === undefined || idp.x509cert === undefined)) {
     return invalid('idp', 'idp needs a metadata_url, or an sso_url and its x509cert');
   }
-  const ownKeys = advanced.x509cert !== undefined && advanced.private_key !== undefined;
   for (const needsKeys of ['authn_request_signed', 'want_assertion_encrypted'] as const) {
-    if (advanced[needsKeys] === true && !ownKeys) return invalid('advanced', `advanced.${needsKeys} needs the service provider's own advanced.x509cert and advanced.private_key`);
+    if (advanced[needsKeys] === true && advanced.x509cert === undefined) return invalid('advanced', `advanced.${needsKeys} needs the service provider's own certificate (advanced.x509cert) and private key`);
   }
-  if ((advanced.x509cert === undefined) !== (advanced.private_key === undefined)) {
-    return invalid('advanced', 'advanced.x509cert and advanced.private_key go together: give both or neither');
-  }
+  if (advanced.private_key !== undefined && advanced.x509cert === undefined) return invalid('advanced', 'advanced.private_key needs its certificate, advanced.x509cert');
   const sha1 = advanced.signature_algorithm === 'rsa-sha1' || advanced.digest_algorithm === 'sha1';
   if (sha1 && advanced.reject_deprecated_algorithm !== false) {
     return invalid('advanced', 'SHA-1 is deprecated: advanced.signature_algorithm and digest_algorithm take it only with advanced.reject_deprecated_algorithm false');
@@ -195,13 +192,26 @@ export function checkSamlSettings(settings: Fields): SettingProblem | undefined 
   return undefined;
 }
 
+/**
+ * The rule that needs the app's secret: the SP's certificate goes with its private key, given as
+ * advanced.private_key or, better for an app kept in the database, as the app's secret, which the
+ * database keeps sealed (settings are stored as they are written).
+ */
+export function checkSamlApp(app: { settings: Fields; secret: string }): SettingProblem | undefined {
+  const advanced = (app.settings.advanced ?? {}) as Fields;
+  if (advanced.x509cert === undefined || advanced.private_key !== undefined) return undefined;
+  if (app.secret === '') return invalid('advanced', "advanced.x509cert needs the service provider's private key: the app's secret, or advanced.private_key");
+  const read = aPem('PRIVATE KEY')(app.secret, 'secret');
+  return 'problem' in read ? invalid('secret', read.problem) : undefined;
+}
+
 function invalid(key: string, message: string): SettingProblem {
   return { key, reason: 'invalid', message };
 }
 
 /** The options for one app; throws LatchkeyError('configuration_invalid') naming the app for settings checkSamlSettings refuses. */
-export function samlOptions(app: { id: string; settings: Fields }): SamlOptions {
-  const problem = checkSamlSettings(app.settings);
+export function samlOptions(app: { id: string; settings: Fields; secret: string }): SamlOptions {
+  const problem = checkSamlSettings(app.settings) ?? checkSamlApp(app);
   if (problem !== undefined) throw unusableSettings(app.id, problem);
   const idp = app.settings.idp as Fields;
   const advanced = (app.settings.advanced ?? {}) as Fields;
@@ -232,7 +242,7 @@ export function samlOptions(app: { id: string; settings: Fields }): SamlOptions 
       allowedClockDriftSeconds: (advanced.allowed_clock_drift as number | undefined) ?? DEFAULT_CLOCK_DRIFT_SECONDS,
       nameIdFormat: (advanced.name_id_format as string | undefined)?.trim(),
       certificate: (advanced.x509cert as string | undefined)?.trim(),
-      privateKey: (advanced.private_key as string | undefined)?.trim(),
+      privateKey: ((advanced.private_key as string | undefined) ?? (advanced.x509cert === undefined || app.secret === '' ? undefined : app.secret))?.trim(),
     },
   };
 }
