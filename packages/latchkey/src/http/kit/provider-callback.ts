@@ -147,7 +147,9 @@ export function providerLoginPath(provider: Pick<SignInProvider, 'id' | 'type' |
 export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
   const { providerId } = request.params as { providerId: string };
   const configured = await ctx.deps.socialProviders.provider(providerId);
-  return configured && (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
+  // A SAML app is served under saml/ by its organisation slug only (saml-endpoints.ts).
+  if (!configured || configured.provider.saml) return undefined;
+  return (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
 }
 
 /** How a door answers a callback that no single-page app started (or whose state is lost: `signIn` undefined). */

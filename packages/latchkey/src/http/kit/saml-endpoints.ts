@@ -14,6 +14,7 @@ import { SIGN_IN_STATE_SECONDS, type SignInState } from '../../socialaccount/flo
 import { verifySamlAnswer } from '../../socialaccount/flows/saml-login.js';
 import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
 import { claimedRequestId } from '../../socialaccount/providers/saml/response.js';
+import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from './context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
 import { safeRedirectOr } from './safe-redirect.js';
@@ -64,6 +65,8 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     if (!found) return reply.callNotFound();
     const samlResponse = formField(request.body, 'SAMLResponse');
     if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
+    // Base64 of the largest document the checks will read: anything longer is refused before it is stored.
+    if (samlResponse.length > (MAX_DOCUMENT_BYTES * 4) / 3 + 4) return refused(reply, 'The SAMLResponse is too large.');
     const parked: ParkedResponse = { organization: found.organization, samlResponse, relayState: formField(request.body, 'RelayState') ?? '' };
     const now = deps.clock.now();
     const session = await deps.sessions.create({ userId: null, data: { [PARKED_KEY]: parked }, expiresAt: new Date(now.getTime() + PARKED_SECONDS * 1000) });
