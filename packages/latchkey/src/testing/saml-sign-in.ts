@@ -11,7 +11,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { SettingValues } from '../config/settings.js';
 import { samlUrls } from '../socialaccount/providers/saml/provider.js';
 import type { TestLatchkey } from './latchkey.js';
-import type { PageClient } from './pages.js';
+import type { HeadlessTestClient } from './headless.js';
+import { PageClient } from './pages.js';
 import type { SamlPerson, SamlResponseOptions, TestSamlIdp } from './saml-idp.js';
 import { readRedirectAuthnRequest } from './saml-messages.js';
 
@@ -80,10 +81,34 @@ export async function startSignIn(browser: PageClient, fields: Record<string, st
   return { started, redirect, requestId: request.id, relayState: request.relayState };
 }
 
+/** A browser of either kind: the pages' client, or the headless API's browser client (its cookie jar and app). */
+export type SamlBrowser = PageClient | Pick<HeadlessTestClient, 'app' | 'cookies'>;
+
 /** What the ACS and the finish answered: `finish` is absent when the ACS did not send the browser on. */
 export interface AcsAnswer {
   acs: LightMyRequestResponse;
   finish?: LightMyRequestResponse;
+}
+
+export interface AcsPostOptions {
+  organization?: string;
+  /** The Origin header of the IdP's page; a made-up IdP's by default. */
+  origin?: string;
+}
+
+function keepCookies(browser: SamlBrowser, response: LightMyRequestResponse): void {
+  for (const cookie of response.cookies) {
+    if (cookie.value === '' || (cookie.maxAge !== undefined && cookie.maxAge <= 0)) browser.cookies.delete(cookie.name);
+    else browser.cookies.set(cookie.name, cookie.value);
+  }
+}
+
+/** A same-site GET with every cookie the browser has (through the pages' client where it is one, which waits for the mail a page sends). */
+async function visit(browser: SamlBrowser, path: string): Promise<LightMyRequestResponse> {
+  if (browser instanceof PageClient) return browser.get(path);
+  const response = await browser.app.inject({ method: 'GET', url: path, headers: { host: 'testserver' }, cookies: Object.fromEntries(browser.cookies) });
+  keepCookies(browser, response);
+  return response;
 }
 
 /**
@@ -91,12 +116,7 @@ export interface AcsAnswer {
  * no cookies of ours, no CSRF token, an Origin of the IdP's. The cookie the ACS sets for the
  * finish is kept in the browser's jar, and the finish is then fetched with every cookie it has.
  */
-export async function postToAcsAndFinish(
-  browser: PageClient,
-  samlResponseBase64: string,
-  relayState?: string,
-  options: { organization?: string; origin?: string } = {},
-): Promise<AcsAnswer> {
+export async function postToAcsAndFinish(browser: SamlBrowser, samlResponseBase64: string, relayState?: string, options: AcsPostOptions = {}): Promise<AcsAnswer> {
   const organization = options.organization ?? SAML_ORG;
   const fields: Record<string, string> = { SAMLResponse: samlResponseBase64, ...(relayState === undefined ? {} : { RelayState: relayState }) };
   const acs = await browser.app.inject({
@@ -105,19 +125,41 @@ export async function postToAcsAndFinish(
     payload: new URLSearchParams(fields).toString(),
     headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded', origin: options.origin ?? 'http://idp.example' },
   });
-  for (const cookie of acs.cookies) {
-    if (cookie.value === '' || (cookie.maxAge !== undefined && cookie.maxAge <= 0)) browser.cookies.delete(cookie.name);
-    else browser.cookies.set(cookie.name, cookie.value);
-  }
+  keepCookies(browser, acs);
   const location = acs.headers.location;
   if (acs.statusCode !== 303 || location === undefined) return { acs };
-  return { acs, finish: await browser.get(location) };
+  return { acs, finish: await visit(browser, location) };
 }
 
 /** postToAcsAndFinish's final answer: the finish's, or the ACS's own when it refused the post. */
-export async function postToAcs(browser: PageClient, samlResponseBase64: string, relayState?: string, options: { organization?: string; origin?: string } = {}): Promise<LightMyRequestResponse> {
+export async function postToAcs(browser: SamlBrowser, samlResponseBase64: string, relayState?: string, options: AcsPostOptions = {}): Promise<LightMyRequestResponse> {
   const answer = await postToAcsAndFinish(browser, samlResponseBase64, relayState, options);
   return answer.finish ?? answer.acs;
+}
+
+/** The value of a hidden field of an HTML form, as a browser reads it (the entities the IdP escaped undone). */
+function hiddenField(html: string, name: string): string | undefined {
+  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html);
+  const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" };
+  return match?.[1]?.replace(/&(amp|lt|gt|quot|apos);/g, (entity) => entities[entity]!);
+}
+
+/**
+ * The real IdP's side of an SP-initiated sign-in: the browser follows our redirect to its /sso
+ * (over HTTP, to the server on loopback), which answers for the person it was told is signed in
+ * (idp.signInAs) with its auto-post page; the page's form goes to the ACS its action names.
+ */
+export async function throughIdpSso(browser: SamlBrowser, idpRedirect: URL): Promise<AcsAnswer & { action: string }> {
+  const answer = await fetch(idpRedirect, { redirect: 'manual' });
+  const page = await answer.text();
+  if (answer.status !== 200) throw new Error(`The IdP refused the AuthnRequest: ${answer.status} ${page}`);
+  const action = /<form method="post" action="([^"]+)">/.exec(page)?.[1];
+  const samlResponse = hiddenField(page, 'SAMLResponse');
+  if (action === undefined || samlResponse === undefined) throw new Error(`The IdP's page holds no form with a SAMLResponse: ${page}`);
+  const organization = /\/accounts\/saml\/([^/]+)\/acs\/$/.exec(new URL(action).pathname)?.[1];
+  if (organization === undefined) throw new Error(`The IdP posts to ${action}, which is no ACS URL of ours`);
+  const posted = await postToAcsAndFinish(browser, samlResponse, hiddenField(page, 'RelayState'), { organization: decodeURIComponent(organization), origin: idpRedirect.origin });
+  return { ...posted, action };
 }
 
 /** A response to `requestId` from the IdP for `person`, on the site's clock, to the site's ACS and SP entity id unless overridden. */
