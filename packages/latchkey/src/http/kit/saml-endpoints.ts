@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGN_IN_STATE_SECONDS, type SignInState } from '../../socialaccount/flows/provider-login.js';
-import { verifySamlAnswer } from '../../socialaccount/flows/saml-login.js';
+import { acceptSamlLogoutRequest, verifySamlAnswer } from '../../socialaccount/flows/saml-login.js';
 import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
 import { claimedRequestId } from '../../socialaccount/providers/saml/response.js';
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
@@ -39,16 +39,15 @@ function formField(body: unknown, name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** A logout message at the SLS: each field once (sent twice, which copy a check read would be a guess), and the raw query a Redirect-binding signature covers. */
+/** A logout message at the SLS: each parameter once (sent twice, which copy a check read would be a guess), and the raw query its signature covers. */
 function logoutMessageOf(request: FastifyRequest): SamlLogoutMessage | undefined {
   const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-  const entries = request.method === 'POST' ? Object.entries(typeof request.body === 'object' && request.body !== null ? request.body : {}) : [...new URLSearchParams(rawQuery)];
   const fields: Record<string, string> = {};
-  for (const [name, value] of entries) {
-    if (Object.hasOwn(fields, name) || typeof value !== 'string') return undefined;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (Object.hasOwn(fields, name)) return undefined;
     fields[name] = value;
   }
-  return request.method === 'POST' ? { binding: 'post', fields } : { binding: 'redirect', fields, rawQuery };
+  return { fields, rawQuery };
 }
 
 export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
@@ -106,29 +105,32 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
   });
 
-  /** Single logout: an IdP's LogoutRequest signs this browser out and is answered; its LogoutResponse (to a logout it started) ends at the logout redirect. */
-  async function singleLogout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  /**
+   * Single logout, HTTP-Redirect binding: an IdP's LogoutRequest signs this browser out when its
+   * user has an account at that IdP, and is answered; its LogoutResponse (to a logout it started)
+   * ends at the logout redirect.
+   */
+  scope.get('/accounts/saml/:organization/sls/', async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
+    const providerId = found.configured.provider.id;
     const message = logoutMessageOf(request);
     try {
-      if (message === undefined) throw new ProviderError('failed', `${found.configured.provider.id}: a logout message field came twice`);
+      if (message === undefined) throw new ProviderError('failed', `${providerId}: a logout message parameter came twice`);
       if (message.fields.SAMLRequest !== undefined) {
-        const answer = await found.saml.answerLogoutRequest(message);
-        await signOut(ctx, request, reply);
-        return reply.code(302).header('cache-control', 'no-store').redirect(answer);
+        const user = await ctx.sessions.currentUser(request);
+        const accepted = await acceptSamlLogoutRequest(deps, providerId, found.saml, message, user?.id ?? null);
+        if (accepted.signOut) await signOut(ctx, request, reply);
+        return reply.code(302).header('cache-control', 'no-store').redirect(accepted.answerUrl);
       }
-      await found.saml.checkLogoutResponse(message);
+      await found.saml.checkLogoutResponse(message, deps.clock.now());
       return reply.code(302).header('cache-control', 'no-store').redirect(deps.settings.LOGOUT_REDIRECT_URL);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
-      request.log.warn({ provider: found.configured.provider.id, reason: error.message }, 'SAML single logout refused');
+      request.log.warn({ provider: providerId, reason: error.message }, 'SAML single logout refused');
       return refused(reply, 'The logout message was refused.');
     }
-  }
-  scope.get('/accounts/saml/:organization/sls/', singleLogout);
-  // The IdP's page posts here: the signature in the message, not a CSRF token, is what it carries.
-  scope.post('/accounts/saml/:organization/sls/', { config: { csrf: false } }, singleLogout);
+  });
 
   scope.get('/accounts/saml/:organization/metadata/', async (request, reply) => {
     const found = await samlOf(request);

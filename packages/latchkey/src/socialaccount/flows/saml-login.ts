@@ -8,7 +8,7 @@
  */
 import { sha256Hex } from '../../core/crypto.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import { ProviderError, type ProviderProfile, type SamlServiceProvider } from '../providers/provider.js';
+import { ProviderError, type ProviderProfile, type SamlLogoutMessage, type SamlServiceProvider } from '../providers/provider.js';
 
 export async function verifySamlAnswer(
   deps: Pick<LatchkeyDeps, 'clock' | 'oneTimeClaims'>,
@@ -25,4 +25,27 @@ export async function verifySamlAnswer(
     throw new ProviderError('failed', `${providerId}: the assertion ${JSON.stringify(verified.assertionId.slice(0, 80))} was used before (a replayed response)`);
   }
   return { profile: verified.profile };
+}
+
+/**
+ * An IdP's LogoutRequest, accepted once: checked by the app's service provider (signed, for this
+ * SLS, recent), then its ID claimed, so that a captured logout link cannot sign the person out
+ * again. Whether anyone is signed out is the caller's to decide (signedOut): only a session whose
+ * user has an account at this IdP, since the IdP speaks for its own sessions and no others.
+ */
+export async function acceptSamlLogoutRequest(
+  deps: Pick<LatchkeyDeps, 'clock' | 'oneTimeClaims' | 'store'>,
+  providerId: string,
+  saml: SamlServiceProvider,
+  message: SamlLogoutMessage,
+  signedInUserId: number | null,
+): Promise<{ answerUrl: string; signOut: boolean }> {
+  const now = deps.clock.now();
+  const accepted = await saml.answerLogoutRequest(message, now);
+  const seconds = Math.max(1, Math.ceil((accepted.usableUntil.getTime() - now.getTime()) / 1000));
+  if (!(await deps.oneTimeClaims.claim(`saml-logout:${sha256Hex(`${providerId}\u0000${accepted.requestId}`)}`, seconds, now))) {
+    throw new ProviderError('failed', `${providerId}: the LogoutRequest was used before (a replayed logout)`);
+  }
+  const accounts = signedInUserId === null ? [] : await deps.store.socialAccounts.listForUser(signedInUserId);
+  return { answerUrl: accepted.answerUrl, signOut: accounts.some((account) => account.provider === providerId) };
 }

@@ -68,16 +68,26 @@ export interface SamlServiceProvider {
   /** The IdP's response, verified (providers/saml/response.ts); `requestId` undefined for an unsolicited one. Throws ProviderError. */
   verifyResponse(samlResponse: string, expected: { requestId: string | undefined; now: Date }): Promise<VerifiedSamlAnswer>;
   /**
-   * An IdP's LogoutRequest at the SLS (signature required): the URL of the LogoutResponse to send
-   * the browser back with. Throws ProviderError for an unsigned or forged one.
+   * An IdP's LogoutRequest at the SLS (signed, for this SLS, recent; saml/logout.ts): its ID and the
+   * URL of the LogoutResponse to send the browser back with. Throws ProviderError otherwise.
    */
-  answerLogoutRequest(message: SamlLogoutMessage): Promise<string>;
-  /** An IdP's LogoutResponse at the SLS, checked; throws ProviderError otherwise. */
-  checkLogoutResponse(message: SamlLogoutMessage): Promise<void>;
+  answerLogoutRequest(message: SamlLogoutMessage, now: Date): Promise<AcceptedLogoutRequest>;
+  /** An IdP's LogoutResponse at the SLS, checked as a LogoutRequest is; throws ProviderError otherwise. */
+  checkLogoutResponse(message: SamlLogoutMessage, now: Date): Promise<void>;
 }
 
-/** A logout message as it came: its fields (SAMLRequest or SAMLResponse, RelayState, SigAlg, Signature), and for the HTTP-Redirect binding the raw query its signature covers. */
-export type SamlLogoutMessage = { binding: 'redirect'; fields: Record<string, string>; rawQuery: string } | { binding: 'post'; fields: Record<string, string> };
+/** A message at the SLS (HTTP-Redirect binding): its query parameters, each once, and the raw query its signature covers. */
+export interface SamlLogoutMessage {
+  fields: Record<string, string>;
+  rawQuery: string;
+}
+
+/** A LogoutRequest, checked: its ID, until when that must be remembered to refuse it again, and the answer's URL. */
+export interface AcceptedLogoutRequest {
+  requestId: string;
+  usableUntil: Date;
+  answerUrl: string;
+}
 
 export interface VerifiedSamlAnswer {
   profile: ProviderProfile;

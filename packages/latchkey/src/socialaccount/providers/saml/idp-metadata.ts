@@ -10,9 +10,8 @@ import { requestOnce } from '../oauth2-requests.js';
 import { ProviderError, type ProviderHttp } from '../provider.js';
 import { SECURE_URL_RULE, secureUrl } from '../secure-url.js';
 import type { SamlIdpOptions } from './settings.js';
-import { attributeOf, children, descendants, onlyChild, parseXml, SAML_METADATA, textOf, XML_DSIG } from './xml.js';
+import { attributeOf, children, descendants, onlyChild, parseXml, REDIRECT_BINDING, SAML_METADATA, textOf, XML_DSIG } from './xml.js';
 
-const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** What signing in and out needs from the IdP. */
 export interface IdpEndpoints {

@@ -6,13 +6,16 @@
  * is derived from that state, so the response's InResponseTo finds it again at the ACS.
  */
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { XMLSerializer } from '@xmldom/xmldom';
 import { LatchkeyError } from '../../../core/errors.js';
 import type { ProviderApp } from '../../apps.js';
 import type { ProviderContext, ProviderKind } from '../kind.js';
 import { ProviderError, samlRequestId, type SignInProvider, type SamlServiceProvider } from '../provider.js';
 import { profileFromAssertion } from './attributes.js';
 import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
+import { acceptLogoutRequest, checkLogoutResponse } from './logout.js';
 import { verifySamlResponse } from './response.js';
+import { descendants, parseXml, REDIRECT_BINDING, SAML_METADATA } from './xml.js';
 import { checkSamlApp, checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
 
 /** The app's URLs under SITE_URL (never the request's Host header). */
@@ -44,6 +47,7 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
   const spEntityId = options.spEntityId ?? urls.metadata;
   const idpEndpoints = idpEndpointsSource(app.id, options.idp, context.http, context.clock);
   const fail = (why: string) => new ProviderError('failed', `${app.id}: ${why}`);
+  const logoutChecks = { appId: app.id, slsUrl: urls.sls, allowedClockDriftSeconds: options.advanced.allowedClockDriftSeconds };
 
   /** node-saml for messages we send (AuthnRequests, logout answers) and logout messages we receive. */
   const messages = (idp: IdpEndpoints, requestId?: string): SAML =>
@@ -69,7 +73,7 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
       const { certificate, privateKey } = options.advanced;
       // Always a fresh SAML: the metadata needs no IdP, so it is served even while the IdP's metadata cannot be fetched.
       const sp = new SAML({ ...baseOptions(options, spEntityId, urls.acs), idpCert: 'unused', logoutCallbackUrl: urls.sls, ...(privateKey === undefined ? {} : { decryptionPvk: privateKey, ...signing(options) }) });
-      return sp.generateServiceProviderMetadata(certificate ?? null, certificate ?? null);
+      return withRedirectLogoutBinding(sp.generateServiceProviderMetadata(certificate ?? null, certificate ?? null));
     },
 
     async verifyResponse(samlResponse, expected) {
@@ -77,32 +81,12 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
       return { profile: profileFromAssertion(app.id, options, verified.person), assertionId: verified.assertionId, usableUntil: verified.usableUntil };
     },
 
-    async answerLogoutRequest(message) {
-      const { fields } = message;
-      if (fields.SAMLRequest === undefined) throw fail('the SLS got no LogoutRequest');
-      // node-saml accepts an unsigned Redirect-binding message; a logout anyone could trigger is refused here.
-      if (message.binding === 'redirect' && (fields.Signature === undefined || fields.SigAlg === undefined)) throw fail('the LogoutRequest is not signed');
-      const sp = messages(await idpEndpoints());
-      try {
-        const { profile } = message.binding === 'redirect' ? await sp.validateRedirectAsync(fields, message.rawQuery) : await sp.validatePostRequestAsync({ SAMLRequest: fields.SAMLRequest });
-        if (!profile) throw new Error('no LogoutRequest');
-        return await sp.getLogoutResponseUrlAsync(profile, fields.RelayState ?? '', {}, true);
-      } catch (error) {
-        throw fail(`the LogoutRequest was refused: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    async answerLogoutRequest(message, now) {
+      return acceptLogoutRequest(messages(await idpEndpoints()), message, { ...logoutChecks, now });
     },
 
-    async checkLogoutResponse(message) {
-      const { fields } = message;
-      if (fields.SAMLResponse === undefined) throw fail('the SLS got no LogoutResponse');
-      if (message.binding === 'redirect' && (fields.Signature === undefined || fields.SigAlg === undefined)) throw fail('the LogoutResponse is not signed');
-      const sp = messages(await idpEndpoints());
-      try {
-        const { loggedOut } = message.binding === 'redirect' ? await sp.validateRedirectAsync(fields, message.rawQuery) : await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse });
-        if (!loggedOut) throw new Error('not a LogoutResponse');
-      } catch (error) {
-        throw fail(`the LogoutResponse was refused: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    async checkLogoutResponse(message, now) {
+      await checkLogoutResponse(messages(await idpEndpoints()), message, { ...logoutChecks, now });
     },
   };
 
@@ -146,4 +130,16 @@ function signing(options: SamlOptions): { privateKey: string; publicCert: string
   const { privateKey, certificate } = options.advanced;
   if (privateKey === undefined || certificate === undefined) throw new LatchkeyError('configuration_invalid', 'A SAML app signs its requests only with advanced.x509cert and advanced.private_key.');
   return { privateKey, publicCert: certificate };
+}
+
+/**
+ * node-saml's metadata offers the SLS over HTTP-POST, which a browser reaches from the IdP's site
+ * without our SameSite=Lax session cookie, so a logout there could sign nobody out: the SLS offered
+ * is the HTTP-Redirect one, the binding it serves.
+ */
+function withRedirectLogoutBinding(metadata: string): string {
+  const document = parseXml(metadata);
+  if (!document) throw new LatchkeyError('configuration_invalid', 'The SAML service provider metadata could not be generated.');
+  for (const service of descendants(document, SAML_METADATA, 'SingleLogoutService')) service.setAttribute('Binding', REDIRECT_BINDING);
+  return new XMLSerializer().serializeToString(document);
 }

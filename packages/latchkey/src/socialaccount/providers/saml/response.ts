@@ -14,7 +14,7 @@
  */
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
-import type { Element } from '@xmldom/xmldom';
+import { XMLSerializer, type Element } from '@xmldom/xmldom';
 import { ProviderError } from '../provider.js';
 import type { AssertedPerson } from './attributes.js';
 import type { IdpEndpoints } from './idp-metadata.js';
@@ -119,7 +119,7 @@ async function checkEncryptedAlgorithms(root: Element, options: SamlOptions, fai
   if (encrypted.length !== 1 || options.advanced.privateKey === undefined) return;
   let decrypted: Element | undefined;
   try {
-    decrypted = parseXml(await decryptXml(encrypted[0]!.toString(), options.advanced.privateKey))?.documentElement ?? undefined;
+    decrypted = parseXml(await decryptXml(new XMLSerializer().serializeToString(encrypted[0]!), options.advanced.privateKey))?.documentElement ?? undefined;
   } catch {
     throw fail('the encrypted assertion cannot be decrypted with our key');
   }

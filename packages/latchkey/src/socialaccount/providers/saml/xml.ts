@@ -9,6 +9,7 @@ export const SAML_PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
 export const SAML_ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 export const SAML_METADATA = 'urn:oasis:names:tc:SAML:2.0:metadata';
 export const XML_DSIG = 'http://www.w3.org/2000/09/xmldsig#';
+export const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** The most a SAML document may weigh: a response with a few certificates is tens of kilobytes. */
 export const MAX_DOCUMENT_BYTES = 512 * 1024;
