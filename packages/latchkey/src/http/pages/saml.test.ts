@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../account/users.js';
 import { SocialAccountAdapter, type SocialLogin } from '../../socialaccount/adapter.js';
 import type { SettingValues } from '../../config/settings.js';
 import { sessionUserOf } from '../../testing/corp-sso.js';
@@ -254,6 +255,38 @@ describe.each(testDatabaseKinds())('signing in with a SAML identity provider on 
     expect(back.origin + back.pathname).toBe(idp.sloUrl);
     expect(back.searchParams.get('SAMLResponse')).toBeTruthy();
     expect(await sessionUser()).toBeFalsy();
+  });
+
+  it('refuses a signed LogoutRequest meant for another SLS, a stale one, or one used before; signs out only an account of this IdP', async () => {
+    await setUp();
+    await signIn(ADA);
+    const { sls } = samlSiteUrls(latchkey);
+    const at = (url: string) => new URL(url).pathname + new URL(url).search;
+    const ada = (await userOf('ada@acme.example')).id;
+
+    // Signed by the IdP, but for another service provider: its signature covers only the query, so it could be brought here.
+    const elsewhere = idp.logoutRequestUrl({ slsUrl: 'https://other-sp.example/saml/sls/', nameId: 'ada-at-acme', now: latchkey.clock.now() });
+    expect((await browser.get(at(sls) + new URL(elsewhere).search)).statusCode).toBe(400);
+    // Issued longer ago than the allowed clock drift (300 s): a logout link found in a history or a log.
+    const stale = idp.logoutRequestUrl({ slsUrl: sls, nameId: 'ada-at-acme', now: new Date(latchkey.clock.now().getTime() - 301_000) });
+    expect((await browser.get(at(stale))).statusCode).toBe(400);
+    expect(await sessionUser()).toBe(ada);
+
+    const fresh = idp.logoutRequestUrl({ slsUrl: sls, nameId: 'ada-at-acme', now: latchkey.clock.now() });
+    expect((await browser.get(at(fresh))).statusCode).toBe(302);
+    expect(await sessionUser()).toBeFalsy();
+    // The same request again, once Ada has signed in once more: refused, and she stays signed in.
+    await signIn(ADA);
+    expect((await browser.get(at(fresh))).statusCode).toBe(400);
+    expect(await sessionUser()).toBe(ada);
+
+    // Someone signed in with a password only: the IdP speaks for its own sessions, not for this one.
+    const grace = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: 'a long and good password 1', emailVerified: true });
+    const local = browser.another();
+    expect((await local.post('/accounts/login/', { login: 'grace', password: 'a long and good password 1' })).headers.location).toBe('/');
+    const forGrace = idp.logoutRequestUrl({ slsUrl: sls, nameId: 'grace@example.com', now: latchkey.clock.now() });
+    expect((await local.get(at(forGrace))).statusCode).toBe(302);
+    expect(await sessionUserOf(latchkey, local)).toBe(grace.id);
   });
 
   it('with signup closed refuses new people, unless the project’s adapter opens signup for this IdP', async () => {
