@@ -98,7 +98,7 @@ const COMMON_READERS: Readonly<Record<string, SettingReader<unknown>>> = {
 /** The first problem of an app of `provider` with these settings, or undefined when the spec takes them. */
 export function checkSettings(provider: string, settings: Readonly<Record<string, unknown>>, spec: SettingsSpec): SettingProblem | undefined {
   for (const [key, what] of Object.entries(spec.required ?? {})) {
-    if (settings[key] === undefined || settings[key] === '') return { key, reason: 'required', message: `a ${key} is required for ${provider} (${what})` };
+    if (settings[key] === undefined || settings[key] === '') return { key, reason: 'required', message: `${/^[aeiou]/.test(key) ? 'an' : 'a'} ${key} is required for ${provider} (${what})` };
   }
   for (const [key, reader] of Object.entries({ ...COMMON_READERS, ...spec.readers })) {
     if (settings[key] === undefined) continue;

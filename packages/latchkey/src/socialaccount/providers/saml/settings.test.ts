@@ -44,7 +44,7 @@ describe("a SAML app's settings", () => {
   });
 
   it.each([
-    ['no idp', {}, 'idp', 'a idp is required for saml (the identity provider: its entity_id, and a metadata_url or an sso_url with its x509cert)'],
+    ['no idp', {}, 'idp', 'an idp is required for saml (the identity provider: its entity_id, and a metadata_url or an sso_url with its x509cert)'],
     ['an idp without entity_id', { idp: { ...IDP, entity_id: undefined } }, 'idp', 'idp.entity_id is required'],
     ['an idp with neither metadata_url nor sso_url', { idp: { entity_id: IDP.entity_id, x509cert: keys.certificate } }, 'idp', 'idp needs a metadata_url, or an sso_url and its x509cert'],
     ['an sso_url without its certificate', { idp: { ...IDP, x509cert: undefined } }, 'idp', 'idp needs a metadata_url, or an sso_url and its x509cert'],
