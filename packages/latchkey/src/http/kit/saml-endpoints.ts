@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGN_IN_STATE_SECONDS, type SignInState } from '../../socialaccount/flows/provider-login.js';
 import { acceptSamlLogoutRequest, verifySamlAnswer } from '../../socialaccount/flows/saml-login.js';
 import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
-import { claimedRequestId } from '../../socialaccount/providers/saml/response.js';
+import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/saml/response.js';
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from './context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
@@ -59,7 +59,9 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
   };
   const refused = (reply: FastifyReply, text: string) => reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
 
-  scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false } }, async (request, reply) => {
+  // A signed response with its certificate and many attributes outgrows the pages' form limit; the
+  // ACS takes what the checks will read (base64 and its form encoding), and refuses more itself.
+  scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     const samlResponse = formField(request.body, 'SAMLResponse');
@@ -90,7 +92,9 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
 
     const requestId = claimedRequestId(parked.samlResponse);
     let signIn: SignInState | undefined;
-    if (requestId !== undefined) {
+    if (!isSamlResponse(parked.samlResponse)) {
+      request.log.warn({ provider: configured.provider.id }, 'SAML finish: the SAMLResponse is not a SAML Response');
+    } else if (requestId !== undefined) {
       signIn = await takeClaimedSignIn(ctx, request, configured.provider.id, stateOfSamlRequestId(requestId));
     } else if (saml.rejectsUnsolicited) {
       request.log.warn({ provider: configured.provider.id }, 'unsolicited SAML response refused (reject_idp_initiated_sso)');

@@ -257,6 +257,15 @@ describe.each(testDatabaseKinds())('signing in with a SAML identity provider on 
     expect(await sessionUser()).toBeFalsy();
   });
 
+  it('takes a large signed response (hundreds of group values) that outgrows the pages’ form limit', async () => {
+    await setUp();
+    const groups = Array.from({ length: 600 }, (_, index) => `cn=group-${index},ou=groups,dc=acme,dc=example`);
+    const { response } = await signIn({ ...ADA, attributes: { ...ADA.attributes, groups } });
+    expect(response.headers.location).toBe('/');
+    const [account] = await accountsOf('ada@acme.example');
+    expect((account!.extraData.groups as string[]).length).toBe(600);
+  });
+
   it('refuses a signed LogoutRequest meant for another SLS, a stale one, or one used before; signs out only an account of this IdP', async () => {
     await setUp();
     await signIn(ADA);

@@ -51,11 +51,21 @@ export interface VerifiedAssertion {
   sessionIndex?: string;
 }
 
+/** The Response element of a base64 SAMLResponse, unverified; undefined when it is not one. */
+function responseRoot(samlResponse: string): Element | undefined {
+  const root = parseXml(decodeBase64(samlResponse) ?? '')?.documentElement ?? undefined;
+  return root && root.namespaceURI === SAML_PROTOCOL && root.localName === 'Response' ? root : undefined;
+}
+
+/** Whether the SAMLResponse is a SAML Response at all (before anything is verified): what is not is refused as such, not as unsolicited. */
+export function isSamlResponse(samlResponse: string): boolean {
+  return responseRoot(samlResponse) !== undefined;
+}
+
 /** The response's InResponseTo before anything is verified: only to find the sign-in it claims to answer, which verification then holds it to. */
 export function claimedRequestId(samlResponse: string): string | undefined {
-  const root = parseXml(decodeBase64(samlResponse) ?? '')?.documentElement;
-  if (!root || root.namespaceURI !== SAML_PROTOCOL || root.localName !== 'Response') return undefined;
-  return attributeOf(root, 'InResponseTo');
+  const root = responseRoot(samlResponse);
+  return root && attributeOf(root, 'InResponseTo');
 }
 
 function decodeBase64(value: string): string | undefined {
@@ -65,9 +75,8 @@ function decodeBase64(value: string): string | undefined {
 
 export async function verifySamlResponse(appId: string, options: SamlOptions, idp: IdpEndpoints, samlResponse: string, expected: ResponseExpectations): Promise<VerifiedAssertion> {
   const fail = (why: string) => new ProviderError('failed', `${appId}: ${why}`);
-  const xml = decodeBase64(samlResponse);
-  const root = xml === undefined ? undefined : parseXml(xml)?.documentElement;
-  if (!root || root.namespaceURI !== SAML_PROTOCOL || root.localName !== 'Response') throw fail('the SAMLResponse is not a SAML Response');
+  const root = responseRoot(samlResponse);
+  if (!root) throw fail('the SAMLResponse is not a SAML Response');
   checkAlgorithms(root, options.advanced.rejectDeprecatedAlgorithm, fail);
   await checkEncryptedAlgorithms(root, options, fail);
   const destination = attributeOf(root, 'Destination');
