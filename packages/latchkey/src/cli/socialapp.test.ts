@@ -7,6 +7,7 @@ import type { ManagementOptions } from './index.js';
 import { decryptSecret } from '../core/encryption.js';
 import { oauth2ProviderKind } from '../socialaccount/providers/oauth2.js';
 import { createTestDatabase, testDatabaseKinds, testPostgresUrl, type TestDatabase } from '../testing/database.js';
+import { createTestKeyPair } from '../testing/saml-keys.js';
 import { runAsPerson } from '../testing/terminal.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
@@ -98,6 +99,23 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
     const [row] = await rows();
     const opened = decryptSecret(secretKey(), 'social-app-secret', row!.sealedSecret, 'social-app:openid_connect:corp');
     expect(opened && Buffer.from(opened).toString('utf8')).toBe(SECRET);
+  });
+
+  it("adds a SAML app whose service provider's private key is its secret, sealed, and refuses a key that is not its certificate's", async () => {
+    const sp = createTestKeyPair('sp.cli.example');
+    const settings = { idp: { entity_id: 'https://idp.acme.example/saml', metadata_url: 'https://idp.acme.example/saml/metadata' }, advanced: { x509cert: sp.certificate, authn_request_signed: true } };
+    const saml = ['socialapp', 'add', '--noinput', '--provider', 'saml', '--provider-id', 'https://idp.acme.example/saml', '--name', 'Acme', '--client-id', 'acme', '--settings', JSON.stringify(settings)];
+    const stranger = createTestKeyPair('someone else');
+    const refused = await manage(saml, { env: { LATCHKEY_SOCIALAPP_SECRET: stranger.privateKey } });
+    expect(refused).toEqual({ code: 1, out: '', err: 'Error: secret is not the private key of advanced.x509cert.\n' });
+    expect(await rows()).toEqual([]);
+
+    expect(await manage(saml, { env: { LATCHKEY_SOCIALAPP_SECRET: sp.privateKey } })).toMatchObject({ code: 0, err: '' });
+    const [row] = await rows();
+    expect(row).toMatchObject({ provider: 'saml', providerId: 'https://idp.acme.example/saml', clientId: 'acme', settings });
+    expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
+    const opened = decryptSecret(secretKey(), 'social-app-secret', row!.sealedSecret, 'social-app:saml:https://idp.acme.example/saml');
+    expect(opened && Buffer.from(opened).toString('utf8')).toBe(sp.privateKey);
   });
 
   it('lists the apps of the settings too, marked and without their secrets, and says when there are none', async () => {

@@ -53,7 +53,8 @@ const appEntrySchema = z.object({
   provider_id: z.string().optional(),
   name: z.string().max(40).optional(),
   client_id: z.string().min(1, 'a client_id is required').max(191),
-  secret: z.string().max(2048).optional(),
+  // A client secret is short; a SAML app's private key (its secret) is a few kilobytes of PEM.
+  secret: z.string().max(8192).optional(),
   key: z.string().max(191).optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
 });

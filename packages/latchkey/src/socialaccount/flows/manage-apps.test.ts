@@ -9,6 +9,7 @@ import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
+import { createTestKeyPair } from '../../testing/saml-keys.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { openAppSecret } from '../directory.js';
 import type { User } from '../../account/model.js';
@@ -103,7 +104,7 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
       [{ name: 'n'.repeat(41) }, 'name', 'entry'],
       [{ clientId: '' }, 'client_id', 'entry'],
       [{ key: 'k'.repeat(192) }, 'key', 'entry'],
-      [{ secret: 's'.repeat(2049) }, 'secret', 'entry'],
+      [{ secret: 's'.repeat(8193) }, 'secret', 'entry'],
       [{ settings: [] }, 'settings', 'not_an_object'],
       [{ provider: 'dummy' }, 'provider', 'unknown'],
       [{ settings: { server_url: 'ftp://id.example' } }, 'settings', 'invalid_setting'],
@@ -130,6 +131,27 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
     const changed = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...corp, settings: { ...scope, scope: ['openid'], uid_field: 7 }, secret: undefined }, CLIENT));
     expect(changed).toMatchObject({ code: 'invalid_input', param: 'settings', reason: 'invalid_setting', message: 'uid_field must be a non-empty string, not a number.' });
     expect((await latchkey.deps.store.socialApps.findById(app.id))!.settings).toEqual(corp.settings);
+  });
+
+  it("keeps a SAML app's private key in its sealed secret: a change that keeps the secret passes, clearing it is refused", async () => {
+    await setUp();
+    const sp = createTestKeyPair('sp.flow.example');
+    const acme: SocialAppFields = {
+      provider: 'saml',
+      providerId: 'https://idp.acme.example/saml',
+      name: 'Acme',
+      clientId: 'acme',
+      key: '',
+      settings: { idp: { entity_id: 'https://idp.acme.example/saml', metadata_url: 'https://idp.acme.example/saml/metadata' }, advanced: { x509cert: sp.certificate, authn_request_signed: true } },
+    };
+    const app = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...acme, secret: sp.privateKey }, CLIENT);
+    expect((await changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...acme, name: 'Acme Corp', secret: undefined }, CLIENT)).changed).toEqual(['name']);
+    const cleared = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...acme, secret: '' }, CLIENT));
+    expect(cleared.message).toBe("advanced.x509cert needs the service provider's private key: the app's secret, or advanced.private_key.");
+    const row = (await latchkey.deps.store.socialApps.findById(app.id))!;
+    expect(openAppSecret(latchkey.settings.SECRET_KEY, row)).toBe(sp.privateKey);
+    // The provider is built from the stored row, its key opened from the secret.
+    expect((await latchkey.deps.socialProviders.samlProvider('acme'))?.provider.saml?.metadata()).toContain('<ds:X509Certificate>');
   });
 
   it('sets, replaces or clears a secret for a staff member only after a recent sign-in; other changes and the command need none', async () => {

@@ -75,7 +75,7 @@ function invalid(param: string, reason: string, message: string): LatchkeyError 
  */
 export async function checkNewSocialApp(deps: SocialAppDeps, actor: SocialAppActor, fields: SocialAppFields): Promise<void> {
   await requirePermission(deps, actor, 'add');
-  await refuseCollisions(deps, storableApp(deps.socialProviders.registry, fields, ''));
+  await refuseCollisions(deps, storableApp(deps.socialProviders.registry, fields, undefined));
 }
 
 function recordOf(app: ProviderApp, sealedSecret: string): NewSocialApp {
@@ -125,7 +125,8 @@ export async function changeSocialApp(
   if (!row) throw notFound(id);
   // A typed secret, or the clearing of a stored one.
   if (fields.secret !== undefined && (fields.secret !== '' || row.sealedSecret !== '')) requireRecentSignInForSecret(deps, actor);
-  const app = storableApp(deps.socialProviders.registry, fields, fields.secret ?? '');
+  // A kept secret is checked as the app will use it (a SAML app's key may be its secret).
+  const app = storableApp(deps.socialProviders.registry, fields, fields.secret ?? openedOrUndefined(deps, row) ?? '');
   await refuseCollisions(deps, app, id);
   const next = recordOf(app, sealedSecretFor(deps, row, app, fields.secret));
   const changes: Partial<NewSocialApp> = {};

@@ -37,8 +37,9 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  * The fields as an app, by the rules of SOCIALACCOUNT_PROVIDERS's entries and the kind's settings
  * check. A missing required setting is refused with the reason `<key>_required` (the CLI points at
  * its option for server_url), any other unusable one with `invalid_setting`. Throws 'invalid_input'.
+ * `secret` undefined: not known yet, so the kind's rules that need it (checkApp) are left for later.
  */
-export function storableApp(registry: ProviderRegistry, fields: SocialAppFields, secret: string): ProviderApp {
+export function storableApp(registry: ProviderRegistry, fields: SocialAppFields, secret: string | undefined): ProviderApp {
   const { provider } = fields;
   const storable = registry.storableKinds();
   const choices = storable.map((kind) => kind.id).join(', ');
@@ -54,7 +55,7 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
     ...(fields.name === '' ? {} : { name: fields.name }),
     client_id: fields.clientId,
     ...(fields.key === '' ? {} : { key: fields.key }),
-    ...(secret === '' ? {} : { secret }),
+    ...(secret === undefined || secret === '' ? {} : { secret }),
     settings,
   };
   const checked = checkAppEntry(provider, entry);
@@ -64,7 +65,8 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
     // Never a secret's value: the problem is about its length.
     throw invalid(checked.field.split('.')[0]!, 'entry', `${capitalized(checked.problem)}.`);
   }
-  const problem = kind.checkSettings(checked.app.settings) ?? kind.checkApp?.(checked.app);
+  // Rules that need the secret wait until it is known (the CLI checks an app before asking for it).
+  const problem = kind.checkSettings(checked.app.settings) ?? (secret === undefined ? undefined : kind.checkApp?.(checked.app));
   if (problem !== undefined) {
     throw invalid('settings', problem.reason === 'required' ? `${problem.key}_required` : 'invalid_setting', settingProblemSentence(problem));
   }

@@ -10,7 +10,7 @@ import { createTestLatchkey } from '../../../testing/latchkey.js';
 import { createTestKeyPair } from '../../../testing/saml-keys.js';
 import { appsFromSettings, checkAppEntry } from '../../apps.js';
 import { samlProviderKind } from './provider.js';
-import { DEFAULT_ATTRIBUTE_MAPPING, samlOptions } from './settings.js';
+import { DEFAULT_ATTRIBUTE_MAPPING, normalizedPem, samlOptions } from './settings.js';
 
 const keys = createTestKeyPair('Settings test');
 const IDP = { entity_id: 'https://idp.example/metadata', sso_url: 'https://idp.example/sso', x509cert: keys.certificate };
@@ -76,8 +76,14 @@ describe("a SAML app's settings", () => {
   it("takes the service provider's private key from the app's secret, where a stored app keeps it sealed", () => {
     const settings = { idp: IDP, advanced: { x509cert: keys.certificate, authn_request_signed: true } };
     expect(messageOf(settings, keys.privateKey)).toBeUndefined();
-    expect(samlOptions({ id: 'x', settings, secret: keys.privateKey }).advanced).toMatchObject({ certificate: keys.certificate.trim(), privateKey: keys.privateKey.trim() });
+    expect(samlOptions({ id: 'x', settings, secret: keys.privateKey }).advanced).toMatchObject({ certificate: normalizedPem(keys.certificate), privateKey: normalizedPem(keys.privateKey) });
     expect(problemOf(settings, 'not a key')).toEqual({ key: 'secret', reason: 'invalid', message: 'secret must be a PEM private key (-----BEGIN PRIVATE KEY-----)' });
+    // Pasted into a one-line field, the key's line breaks became spaces: it is mended, not refused.
+    const flattened = keys.privateKey.trim().replace(/\n/g, ' ');
+    expect(messageOf(settings, flattened)).toBeUndefined();
+    expect(samlOptions({ id: 'x', settings, secret: flattened }).advanced.privateKey).toBe(normalizedPem(keys.privateKey));
+    // Another key than the certificate's would sign requests the IdP cannot verify.
+    expect(problemOf(settings, createTestKeyPair('another service provider').privateKey)).toEqual({ key: 'secret', reason: 'invalid', message: 'secret is not the private key of advanced.x509cert' });
   });
 
   it('stops start-up with configuration_invalid naming the app and the key', async () => {

@@ -5,6 +5,7 @@
  * applied. Unlike the OAuth 2.0 kinds' flat settings these are nested objects, so each is read by a
  * reader of its own that names the inner key it refuses (`idp.entity_id`, `advanced.private_key`).
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { aBoolean, anEndpoint, checkSettings, oneOf, unusableSettings, type SettingProblem, type SettingReader, type SettingsSpec } from '../app-settings.js';
 
 /** The person's fields an IdP's attributes are mapped to. */
@@ -199,10 +200,34 @@ export function checkSamlSettings(settings: Fields): SettingProblem | undefined 
  */
 export function checkSamlApp(app: { settings: Fields; secret: string }): SettingProblem | undefined {
   const advanced = (app.settings.advanced ?? {}) as Fields;
-  if (advanced.x509cert === undefined || advanced.private_key !== undefined) return undefined;
-  if (app.secret === '') return invalid('advanced', "advanced.x509cert needs the service provider's private key: the app's secret, or advanced.private_key");
-  const read = aPem('PRIVATE KEY')(app.secret, 'secret');
-  return 'problem' in read ? invalid('secret', read.problem) : undefined;
+  if (advanced.x509cert === undefined) return undefined;
+  const fromSettings = advanced.private_key !== undefined;
+  if (!fromSettings && app.secret === '') return invalid('advanced', "advanced.x509cert needs the service provider's private key: the app's secret, or advanced.private_key");
+  const where = fromSettings ? 'advanced.private_key' : 'secret';
+  const shape = aPem('PRIVATE KEY')(fromSettings ? advanced.private_key : app.secret, where);
+  if ('problem' in shape) return invalid(fromSettings ? 'advanced' : 'secret', shape.problem);
+  // Read as the signing will read it: a key whose line breaks a form turned into spaces is mended
+  // by normalizedPem; one that is still unreadable, or not the certificate's, is refused now.
+  try {
+    const certificate = new X509Certificate(certificatePem(advanced.x509cert as string));
+    if (!certificate.checkPrivateKey(createPrivateKey(normalizedPem(shape.value)))) return invalid(fromSettings ? 'advanced' : 'secret', `${where} is not the private key of advanced.x509cert`);
+  } catch {
+    return invalid(fromSettings ? 'advanced' : 'secret', `${where} and advanced.x509cert must be a readable private key and its certificate`);
+  }
+  return undefined;
+}
+
+/** A PEM block with its line breaks as PEM has them (a form or an environment variable may have turned them into spaces). */
+export function normalizedPem(text: string): string {
+  const match = /^-----BEGIN ([A-Z ]+)-----([A-Za-z0-9+/=\s]+)-----END \1-----$/.exec(text.trim());
+  if (!match) return text.trim();
+  const body = match[2]!.replace(/\s+/g, '');
+  return `-----BEGIN ${match[1]}-----\n${(body.match(/.{1,64}/g) ?? []).join('\n')}\n-----END ${match[1]}-----\n`;
+}
+
+/** A certificate as PEM, whether it was given as PEM or as the bare base64 of metadata. */
+function certificatePem(text: string): string {
+  return normalizedPem(text.includes('-----BEGIN') ? text : `-----BEGIN CERTIFICATE-----${text}-----END CERTIFICATE-----`);
 }
 
 function invalid(key: string, message: string): SettingProblem {
@@ -241,8 +266,8 @@ export function samlOptions(app: { id: string; settings: Fields; secret: string 
       digestAlgorithm: (advanced.digest_algorithm as DigestAlgorithm | undefined) ?? 'sha256',
       allowedClockDriftSeconds: (advanced.allowed_clock_drift as number | undefined) ?? DEFAULT_CLOCK_DRIFT_SECONDS,
       nameIdFormat: (advanced.name_id_format as string | undefined)?.trim(),
-      certificate: (advanced.x509cert as string | undefined)?.trim(),
-      privateKey: ((advanced.private_key as string | undefined) ?? (advanced.x509cert === undefined || app.secret === '' ? undefined : app.secret))?.trim(),
+      certificate: advanced.x509cert === undefined ? undefined : certificatePem(advanced.x509cert as string),
+      privateKey: advanced.x509cert === undefined ? undefined : normalizedPem((advanced.private_key as string | undefined) ?? app.secret),
     },
   };
 }
