@@ -66,7 +66,7 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
     throw invalid(checked.field.split('.')[0]!, 'entry', `${capitalized(checked.problem)}.`);
   }
   // Rules that need the secret wait until it is known (the CLI checks an app before asking for it).
-  const problem = kind.checkSettings(checked.app.settings) ?? (secret === undefined ? undefined : kind.checkApp?.(checked.app));
+  const problem = kind.checkSettings(checked.app.settings) ?? kind.checkStored?.(checked.app) ?? (secret === undefined ? undefined : kind.checkApp?.(checked.app));
   if (problem !== undefined) {
     throw invalid('settings', problem.reason === 'required' ? `${problem.key}_required` : 'invalid_setting', settingProblemSentence(problem));
   }

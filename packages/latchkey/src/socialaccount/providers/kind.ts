@@ -37,6 +37,11 @@ export interface ProviderKind {
    * Start-up and the stored apps' flow ask it after checkSettings.
    */
   checkApp?(app: Pick<ProviderApp, 'settings' | 'secret'>): SettingProblem | undefined;
+  /**
+   * What is wrong with keeping the app in the database, beyond checkApp: settings are stored and
+   * shown as written, so a key that must stay secret belongs in the sealed secret instead.
+   */
+  checkStored?(app: Pick<ProviderApp, 'settings'>): SettingProblem | undefined;
   /** Stops start-up when the settings configure an app of this kind where it must not run (the dummy in production); throws LatchkeyError('configuration_invalid'). */
   checkEnvironment?(settings: Settings): void;
   /** The provider for one app of this kind. Throws LatchkeyError('configuration_invalid') for settings checkSettings refuses. */

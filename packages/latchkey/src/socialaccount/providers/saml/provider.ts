@@ -30,6 +30,10 @@ export const samlProviderKind: ProviderKind = {
   name: 'SAML 2.0',
   checkSettings: checkSamlSettings,
   checkApp: checkSamlApp,
+  checkStored: (app) =>
+    (app.settings.advanced as Record<string, unknown> | undefined)?.private_key === undefined
+      ? undefined
+      : { key: 'advanced', reason: 'invalid', message: "advanced.private_key would be stored unencrypted: give the service provider's private key as the app's secret, which is sealed" },
   build: (app, context) => samlProvider(app, context),
 };
 
