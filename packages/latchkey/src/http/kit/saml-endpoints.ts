@@ -17,6 +17,7 @@ import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from './context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
+import { clientOf } from './request-info.js';
 import { safeRedirectOr } from './safe-redirect.js';
 import { signOut } from './sign-out.js';
 
@@ -64,6 +65,11 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
   scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
+    // Each post is a sign-in attempt, and parks a response: counted as one, under the login limit.
+    const attempt = await deps.rateLimits.consume('login', { ip: clientOf(request).ip });
+    if (!attempt.allowed) {
+      return reply.code(429).header('retry-after', String(attempt.retryAfterSeconds)).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Too many sign-in attempts. Try again later.');
+    }
     const samlResponse = formField(request.body, 'SAMLResponse');
     if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
     // Base64 of the largest document the checks will read: anything longer is refused before it is stored.

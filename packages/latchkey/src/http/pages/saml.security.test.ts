@@ -264,6 +264,17 @@ describe.each(testDatabaseKinds())('SAML sign-in on the pages, attacked, on %s',
     await expectRefused(await browser.get(late.finish), /without a parked response/, 1);
   });
 
+  it('counts each post to the ACS as a login attempt: past the login limit it is refused with 429 and nothing is parked', async () => {
+    const site = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: samlApp(idp), ACCOUNT_RATE_LIMITS: { login: '2/m/ip' } } });
+    const client = await PageClient.create(site);
+    cleanUps.push(() => site.destroy(), () => client.close());
+    const post = () => client.app.inject({ method: 'POST', url: '/accounts/saml/acme/acs/', payload: 'SAMLResponse=PHNhbWw%2B', headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' } });
+    expect((await post()).statusCode).toBe(303);
+    expect((await post()).statusCode).toBe(303);
+    const refused = await post();
+    expect([refused.statusCode, refused.headers['retry-after'], refused.body, refused.cookies]).toEqual([429, '60', 'Too many sign-in attempts. Try again later.', []]);
+  });
+
   it('refuses a SAMLResponse that is not XML, has a DOCTYPE, or is missing, clearly and without a 500', async () => {
     const doctype = (xml: string) => `<!DOCTYPE lol [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>${xml.replace('</saml:Issuer>', '&lol2;</saml:Issuer>')}`;
     for (const [advanced, reason] of [[{}, /the SAMLResponse is not a SAML Response/], [UNSOLICITED, /the SAMLResponse is not a SAML Response/]] as const) {

@@ -62,7 +62,7 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
       entryPoint: idp.ssoUrl.toString(),
       ...(idp.sloUrl === undefined ? {} : { logoutUrl: idp.sloUrl.toString() }),
       logoutCallbackUrl: urls.sls,
-      // Time windows of logout messages are not ours to police: a forged one fails its signature.
+      // node-saml would read the wall clock: logout.ts holds a logout message's IssueInstant to Latchkey's.
       acceptedClockSkewMs: -1,
       validateInResponseTo: ValidateInResponseTo.never,
       ...(requestId === undefined ? {} : { generateUniqueId: () => requestId }),
@@ -129,10 +129,10 @@ function baseOptions(options: SamlOptions, spEntityId: string, acsUrl: string) {
   };
 }
 
-/** The SP's key for signing what it sends; checkSamlSettings guarantees it where signing is asked for. */
+/** The SP's key for signing what it sends; the settings' checks guarantee it where signing is asked for. */
 function signing(options: SamlOptions): { privateKey: string; publicCert: string } {
   const { privateKey, certificate } = options.advanced;
-  if (privateKey === undefined || certificate === undefined) throw new LatchkeyError('configuration_invalid', 'A SAML app signs its requests only with advanced.x509cert and advanced.private_key.');
+  if (privateKey === undefined || certificate === undefined) throw new LatchkeyError('configuration_invalid', "A SAML app signs its requests only with its certificate (advanced.x509cert) and private key (the app's secret, or advanced.private_key).");
   return { privateKey, publicCert: certificate };
 }
 
