@@ -149,7 +149,7 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
     const cleared = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...acme, secret: '' }, CLIENT));
     expect(cleared.message).toBe("advanced.x509cert needs the service provider's private key: the app's secret, or advanced.private_key.");
     // In the settings the key would be stored, and shown in the admin, in clear.
-    const inSettings = { ...acme, settings: { ...acme.settings, advanced: { x509cert: sp.certificate, private_key: sp.privateKey } } };
+    const inSettings = { ...acme, settings: { ...(acme.settings as object), advanced: { x509cert: sp.certificate, private_key: sp.privateKey } } };
     const stored = await refusal(changeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, app.id, { ...inSettings, secret: '' }, CLIENT));
     expect(stored).toMatchObject({ param: 'settings', message: "advanced.private_key would be stored unencrypted: give the service provider's private key as the app's secret, which is sealed." });
     expect(JSON.stringify(await latchkey.deps.store.socialApps.list())).not.toContain('PRIVATE KEY');
