@@ -83,7 +83,7 @@ export async function verifySamlResponse(appId: string, options: SamlOptions, id
   if (destination !== undefined && destination !== expected.acsUrl) throw fail(`the response's Destination ${JSON.stringify(destination)} is not this ACS URL`);
   const responseIssuer = onlyChild(root, SAML_ASSERTION, 'Issuer');
   if (responseIssuer && textOf(responseIssuer) !== options.idp.entityId) throw fail('the response was issued by another IdP');
-  if ((attributeOf(root, 'InResponseTo') ?? undefined) !== expected.requestId) throw fail('the response answers another request');
+  if (attributeOf(root, 'InResponseTo') !== expected.requestId) throw fail('the response answers another request');
   if (options.advanced.wantAssertionEncrypted && children(root, SAML_ASSERTION, 'EncryptedAssertion').length === 0) throw fail('the assertion is not encrypted (want_assertion_encrypted)');
 
   let assertionXml: string;
