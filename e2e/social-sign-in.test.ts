@@ -22,7 +22,8 @@
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestOidcProvider } from '../packages/latchkey/src/testing/oidc-provider.js';
-import { appCode, freshCode, PERIOD_MS, sleep } from './authenticator-app.js';
+import { activateAuthenticatorApp, passCodePage } from './app-code-journey.js';
+import { PERIOD_MS } from './authenticator-app.js';
 import { browserTestsEnabled, siteDatabases, type RunningSite } from './harness.js';
 import { JOURNEY_TIMEOUT_MS, Person, SETUP_TIMEOUT_MS, startSiteAndBrowser, uniqueName } from './journey.js';
 
@@ -161,44 +162,13 @@ describe.runIf(browserTestsEnabled()).each(siteDatabases())('social sign-in thro
     await signInThroughProvider(person, cleo, 'signup');
     await expectSignedIn(person, cleo);
 
-    // Activation, right after the sign-in (so no reauthentication is asked): the address is
-    // verified already, from the provider.
-    await person.visit('/accounts/2fa/', 'mfa-index');
-    expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Inactive');
-    await person.follow('Activate', 'activate-form', person.page.locator('main'));
-    expect(person.pathname()).toBe('/accounts/2fa/totp/activate/');
-    await person.page.locator('details summary').click();
-    const secretElement = person.page.locator('#mfa-totp-secret');
-    await secretElement.waitFor({ state: 'visible' });
-    const secret = (await secretElement.innerText()).trim();
-    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    const activation = await freshCode(secret, 3_000);
-    await person.fill({ code: activation.code });
-    await person.press('Activate', 'recovery-codes-after-activation');
-    expect(person.pathname()).toBe('/accounts/2fa/recovery-codes/');
+    // Right after the sign-in, so no reauthentication is asked; the address is verified already.
+    const app = await activateAuthenticatorApp(person);
     await signOut(person, 'signed-out');
 
-    // The provider signs them in there, but here the code page asks for the app's code first.
+    // The provider vouches for them, but the site asks for the app's code before signing them in.
     await signInThroughProvider(person, cleo, 'login');
-    expect(person.pathname()).toBe('/accounts/2fa/authenticate/');
-    expect(await person.heading()).toBe('Two-factor authentication');
-    expect(await person.homeStatus('home-not-yet')).toContain('You are not signed in.');
-    await person.visit('/accounts/2fa/authenticate/', 'code-page');
-    const codeForm = person.page.locator('form', { has: person.page.locator('[name=code]') });
-
-    const wrongCode = appCode(secret, Date.now()) === '000000' ? '111111' : '000000';
-    await person.fill({ code: wrongCode });
-    const wrong = await person.press('Sign in', 'wrong-code', codeForm);
-    expect(wrong.status()).toBe(400);
-    expect(await person.formErrors()).toEqual(['Incorrect code.']);
-
-    // The code used for the activation works no more: the next one, once its time step has come.
-    const nextStepAt = (activation.step + 1) * PERIOD_MS;
-    if (Date.now() < nextStepAt + 1000) await sleep(nextStepAt + 1000 - Date.now());
-    const login = await freshCode(secret, 3_000);
-    expect(login.step).toBeGreaterThan(activation.step);
-    await person.fill({ code: login.code });
-    await person.press('Sign in', 'signed-in-with-app-code', codeForm);
+    await passCodePage(person, app);
     await expectSignedIn(person, cleo, 'home-signed-in-after-code');
     await person.close();
   }, MFA_JOURNEY_TIMEOUT_MS);
