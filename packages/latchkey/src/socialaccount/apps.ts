@@ -26,14 +26,18 @@ export interface ProviderApp {
   databaseId?: number;
 }
 
-/** The provider-wide settings copied into each app's settings, under allauth's app-level names. */
-const PROVIDER_WIDE_SETTINGS: Readonly<Record<string, string>> = {
-  SCOPE: 'scope',
-  AUTH_PARAMS: 'auth_params',
-  OAUTH_PKCE_ENABLED: 'oauth_pkce_enabled',
-  VERIFIED_EMAIL: 'verified_email',
-  EMAIL_AUTHENTICATION: 'email_authentication',
-};
+/**
+ * The provider-wide settings are copied into each app's settings under allauth's app-level,
+ * lower-case names: SCOPE as scope, AUTH_PARAMS as auth_params, and a provider's own ones
+ * (GITHUB_URL as github_url, TENANT as tenant) likewise. APPS and APP are the apps themselves.
+ */
+function providerWideSettings(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([name, value]) => name !== 'APPS' && name !== 'APP' && /^[A-Z][A-Z0-9_]*$/.test(name) && value !== undefined)
+      .map(([name, value]) => [name.toLowerCase(), value]),
+  );
+}
 
 /** Provider types that have several apps told apart by provider_id (allauth's "sub-providers"). */
 const TYPES_WITH_PROVIDER_IDS = new Set(['openid_connect', 'saml']);
@@ -71,11 +75,7 @@ export function appsFromSettings(providers: Readonly<Record<string, Readonly<Rec
     // allauth still reads the single "APP" of older settings.
     const entries = config.APPS ?? (config.APP === undefined ? [] : [config.APP]);
     if (!Array.isArray(entries)) throw invalid(`SOCIALACCOUNT_PROVIDERS.${provider}.APPS must be a list of apps.`);
-    const providerWide = Object.fromEntries(
-      Object.entries(PROVIDER_WIDE_SETTINGS)
-        .filter(([name]) => config[name] !== undefined)
-        .map(([name, appName]) => [appName, config[name]]),
-    );
+    const providerWide = providerWideSettings(config);
     entries.forEach((entry: unknown, index) => {
       const checked = checkAppEntry(provider, entry, providerWide);
       const where = `SOCIALACCOUNT_PROVIDERS.${provider}.APPS[${index}]`;

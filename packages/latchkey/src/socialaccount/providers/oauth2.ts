@@ -15,7 +15,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { ProviderUserData } from '../adapter.js';
 import type { ProviderApp } from '../apps.js';
 import { UID_MAX_LENGTH } from '../model.js';
-import { aBoolean, aTextList, checkSettings, parameters, readSettings, type SettingProblem, type SettingsSpec } from './app-settings.js';
+import { aBoolean, anEndpoint, aTextList, checkSettings, parameters, readSettings, type SettingProblem, type SettingReader, type SettingsSpec } from './app-settings.js';
 import type { ProviderKind } from './kind.js';
 import { clip, readJsonObject, readTokenAnswer, requestOnce, type Answer } from './oauth2-requests.js';
 import { textOf } from './profile-fields.js';
@@ -34,6 +34,17 @@ export interface MappedProfile {
   extraData?: Record<string, unknown>;
 }
 
+/** What a provider's fetchProfile is given. */
+export interface ProfileInput {
+  accessToken: string;
+  tokenAnswer: Record<string, unknown>;
+  requests: ProfileRequests;
+  /** The endpoint placeholders' values (endpointValues), e.g. an API base URL. */
+  values: Readonly<Record<string, string>>;
+  /** The app's client id and secret, for providers that sign their API calls (Facebook's appsecret_proof). */
+  client: { id: string; secret: string };
+}
+
 /** GETs on the provider's API with the access token in the Authorization header (RFC 6750 §2.1), never in the URL. */
 export interface ProfileRequests {
   /** The JSON answer; throws ProviderError('failed') on a non-2xx status, non-JSON, a timeout. `optional`: a 404 answers undefined. */
@@ -49,7 +60,15 @@ export interface OAuth2ProviderDescription {
   /** Read with the access token; its JSON object is the profile. Give this or fetchProfile. */
   profileUrl?: string;
   /** For providers whose profile takes several requests (GitHub's addresses are a second one). */
-  fetchProfile?: (input: { accessToken: string; tokenAnswer: Record<string, unknown>; requests: ProfileRequests }) => Promise<Record<string, unknown>>;
+  fetchProfile?: (input: ProfileInput) => Promise<Record<string, unknown>>;
+  /**
+   * The values of the `{name}` placeholders in the endpoints, read from the app's settings: a
+   * self-hosted instance's URL (GitLab's `gitlab_url`), a tenant (Microsoft's). The keys it reads
+   * are checked by `settingsReaders`, at start-up with the rest.
+   */
+  endpointValues?: (settings: Readonly<Record<string, unknown>>) => Readonly<Record<string, string>>;
+  /** Readers of the provider's own settings keys (app-settings.ts). */
+  settingsReaders?: Readonly<Record<string, SettingReader<unknown>>>;
   /** Sent on every profile request (an API version, a vendor media type). Authorization is always the base's. */
   profileHeaders?: Record<string, string>;
   /** Used unless the app's settings.scope says otherwise. */
@@ -67,10 +86,22 @@ export interface OAuth2ProviderDescription {
 /** The parameters that secure the authorization request: an app's auth_params may not replace them. */
 const PROTECTED_PARAMS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method']);
 
-/** The app's settings this base reads (lower-case, as allauth's app settings). */
-const OAUTH2_SETTINGS: SettingsSpec = {
-  readers: { scope: aTextList, auth_params: parameters, oauth_pkce_enabled: aBoolean },
+/**
+ * The app's settings this base reads (lower-case, as allauth's app settings): the scope, extra
+ * authorization parameters, PKCE, and any endpoint replaced whole (a fixture server, a proxy).
+ */
+const OAUTH2_READERS: Readonly<Record<string, SettingReader<unknown>>> = {
+  scope: aTextList,
+  auth_params: parameters,
+  oauth_pkce_enabled: aBoolean,
+  authorize_url: anEndpoint,
+  access_token_url: anEndpoint,
+  profile_url: anEndpoint,
 };
+
+function oauth2Settings(description: Pick<OAuth2ProviderDescription, 'settingsReaders'>): SettingsSpec {
+  return { readers: { ...OAUTH2_READERS, ...description.settingsReaders } };
+}
 
 /**
  * A provider on this base as a kind the registry takes (registry.ts; a project passes it to
@@ -81,13 +112,13 @@ export function oauth2ProviderKind(description: OAuth2ProviderDescription & { na
   return {
     id: description.type,
     name: description.name,
-    checkSettings: (settings) => checkOAuth2Settings(description.type, settings),
+    checkSettings: (settings) => checkSettings(description.type, settings, oauth2Settings(description)),
     build: (app, { http, clock }) => oauth2Provider(app, http, description, clock),
   };
 }
 
 export function checkOAuth2Settings(type: string, settings: Readonly<Record<string, unknown>>): SettingProblem | undefined {
-  return checkSettings(type, settings, OAUTH2_SETTINGS);
+  return checkSettings(type, settings, oauth2Settings({}));
 }
 
 /**
@@ -101,15 +132,18 @@ export function oauth2Provider(
   description: OAuth2ProviderDescription,
   clock: Clock = systemClock,
 ): RedirectProvider {
-  const read = readSettings(description.type, app, OAUTH2_SETTINGS);
+  const read = readSettings(description.type, app, oauth2Settings(description));
   const settings = {
     scope: read.valueOf('scope', aTextList) ?? description.defaultScope,
     authParams: read.valueOf('auth_params', parameters) ?? {},
     pkce: read.valueOf('oauth_pkce_enabled', aBoolean) ?? description.pkceEnabledDefault ?? false,
   };
-  const authorizeEndpoint = endpoint(app.id, 'authorizeUrl', description.authorizeUrl);
-  const tokenEndpoint = endpoint(app.id, 'accessTokenUrl', description.accessTokenUrl);
-  const profileEndpoint = description.profileUrl === undefined ? undefined : endpoint(app.id, 'profileUrl', description.profileUrl);
+  const values = description.endpointValues?.(app.settings) ?? {};
+  /** An endpoint: the app's own setting when it gives one, else the description's, its placeholders filled. */
+  const endpointOf = (name: string, setting: string, template: string): URL => read.valueOf(setting, anEndpoint) ?? endpoint(app.id, name, fillPlaceholders(app.id, template, values));
+  const authorizeEndpoint = endpointOf('authorizeUrl', 'authorize_url', description.authorizeUrl);
+  const tokenEndpoint = endpointOf('accessTokenUrl', 'access_token_url', description.accessTokenUrl);
+  const profileEndpoint = description.profileUrl === undefined ? undefined : endpointOf('profileUrl', 'profile_url', description.profileUrl);
   if (profileEndpoint === undefined && description.fetchProfile === undefined) {
     throw new LatchkeyError('configuration_invalid', `The ${description.type} provider describes neither a profileUrl nor a fetchProfile.`);
   }
@@ -153,7 +187,7 @@ export function oauth2Provider(
     const requests = requestsWith(accessToken);
     if (!description.fetchProfile) return readJsonObject(app.id, 'the profile', await requests.getJson(profileEndpoint!));
     try {
-      return await description.fetchProfile({ accessToken, tokenAnswer, requests });
+      return await description.fetchProfile({ accessToken, tokenAnswer, requests, values, client: { id: app.clientId, secret: app.secret } });
     } catch (error) {
       if (error instanceof ProviderError) throw error;
       throw fail(`the profile could not be read: ${error instanceof Error ? error.message : String(error)}`);
@@ -268,6 +302,15 @@ export function checkedUid(id: string, uid: unknown): string {
 function basicCredentials(clientId: string, secret: string): string {
   const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`, 'utf8').toString('base64')}`;
+}
+
+/** `{name}` placeholders replaced by their values; a placeholder without one is the description's mistake. */
+function fillPlaceholders(id: string, template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new LatchkeyError('configuration_invalid', `The social app "${id}": its endpoint ${JSON.stringify(template)} needs a value for {${name}}.`);
+    return value.replace(/\/+$/, '');
+  });
 }
 
 /** An endpoint of the description as a URL; LatchkeyError('configuration_invalid') unless secureUrl takes it. */

@@ -55,7 +55,7 @@ export const openIdConnectProviderKind: ProviderKind = {
  * cannot use. `clock` is the site's (deps.clock): an ID token's expiry and a stored token's are
  * read on it, as every other expiry in Latchkey is.
  */
-export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp, clock: Clock = systemClock): RedirectProvider {
+export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp, clock: Clock = systemClock, type = 'openid_connect'): RedirectProvider {
   const id = app.providerId;
   const options = openIdConnectOptions({ id, settings: app.settings });
   const discover = cachedDiscovery(id, options.serverUrl, { fetchUserinfo: options.fetchUserinfo }, http, clock);
@@ -105,7 +105,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
 
   return {
     id,
-    type: 'openid_connect',
+    type,
     name: app.name,
 
     async authorizationOrigin() {

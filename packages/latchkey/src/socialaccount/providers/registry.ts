@@ -7,13 +7,14 @@
  * the registry.
  */
 import { LatchkeyError } from '../../core/errors.js';
+import { CATALOGUE_PROVIDER_KINDS } from './catalogue/index.js';
 import { dummyProviderKind } from './dummy.js';
 import type { ProviderKind } from './kind.js';
 import { openIdConnectProviderKind } from './openid-connect.js';
 import { samlProviderKind } from './saml/provider.js';
 
 /** The kinds every Latchkey knows, in the order an operator's form offers them. */
-export const BUILT_IN_PROVIDER_KINDS: readonly ProviderKind[] = [openIdConnectProviderKind, samlProviderKind, dummyProviderKind];
+export const BUILT_IN_PROVIDER_KINDS: readonly ProviderKind[] = [openIdConnectProviderKind, samlProviderKind, ...CATALOGUE_PROVIDER_KINDS, dummyProviderKind];
 
 /** A kind's id: it is a URL segment (/accounts/<id>/login/) and a SocialApp.provider (30 characters at most). */
 const KIND_ID = /^[a-z][a-z0-9_]{0,29}$/;

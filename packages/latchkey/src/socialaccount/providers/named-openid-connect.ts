@@ -1,0 +1,52 @@
+/**
+ * A named provider that is an OpenID Connect identity provider at a known address (Google,
+ * Slack, LinkedIn, Okta's org server, Auth0, a Keycloak realm): the generic OpenID Connect
+ * provider (openid-connect.ts: discovery, PKCE, the ID token verified against the provider's keys,
+ * headless token login) with its issuer filled in, under the provider's own id and URL
+ * (/accounts/google/login/, as allauth's). The issuer comes from the provider's settings (a
+ * tenant's domain, a realm URL) and may be replaced whole with `server_url`, for a fixture server
+ * or a proxy.
+ */
+import { checkSettings, unusableSettings, type SettingProblem, type SettingReader } from './app-settings.js';
+import type { ProviderKind } from './kind.js';
+import { openIdConnectProvider } from './openid-connect.js';
+import { OPENID_CONNECT_SETTINGS } from './openid-connect-settings.js';
+
+type Settings = Readonly<Record<string, unknown>>;
+
+export interface NamedOpenIdConnectDescription {
+  /** The provider type: `google`, `okta`, ... */
+  type: string;
+  name: string;
+  /** The issuer for these settings, or what is missing for it (Okta without its org URL). */
+  issuer: (settings: Settings) => string | SettingProblem;
+  /** Readers of the provider's own settings keys (`okta_base_url`, `domain`). */
+  settingsReaders?: Readonly<Record<string, SettingReader<unknown>>>;
+  /** Used unless the app's settings.scope says otherwise; OpenID Connect's openid, profile, email unless said. */
+  defaultScope?: readonly string[];
+}
+
+/** The settings the generic provider is built with: the issuer filled in, the provider's defaults under the app's own. */
+function openIdConnectSettings(description: NamedOpenIdConnectDescription, settings: Settings): { settings: Settings } | { problem: SettingProblem } {
+  if (typeof settings.server_url === 'string') return { settings };
+  const issuer = description.issuer(settings);
+  if (typeof issuer !== 'string') return { problem: issuer };
+  return { settings: { ...(description.defaultScope ? { scope: [...description.defaultScope] } : {}), ...settings, server_url: issuer } };
+}
+
+export function namedOpenIdConnectKind(description: NamedOpenIdConnectDescription): ProviderKind {
+  const spec = { ...OPENID_CONNECT_SETTINGS, readers: { ...OPENID_CONNECT_SETTINGS.readers, ...description.settingsReaders } };
+  return {
+    id: description.type,
+    name: description.name,
+    checkSettings(settings) {
+      const filled = openIdConnectSettings(description, settings);
+      return 'problem' in filled ? filled.problem : checkSettings(description.type, filled.settings, spec);
+    },
+    build(app, { http, clock }) {
+      const filled = openIdConnectSettings(description, app.settings);
+      if ('problem' in filled) throw unusableSettings(app.id, filled.problem);
+      return openIdConnectProvider({ providerId: app.id, name: app.name, clientId: app.clientId, secret: app.secret, settings: filled.settings }, http, clock, description.type);
+    },
+  };
+}
