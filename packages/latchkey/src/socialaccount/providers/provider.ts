@@ -50,6 +50,14 @@ export interface SignInProvider {
   completeAuthorization?(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
   /** Headless token login: an id_token verified against the provider's JWKS (signature, iss, aud = client_id, exp, algorithm allow-list). Throws ProviderError. */
   verifyIdToken?(idToken: string): Promise<ProviderProfile>;
+  /** Headless token login with an access token the client got from the provider itself (Facebook's), checked to be for this app. Throws ProviderError. */
+  verifyAccessToken?(accessToken: string): Promise<ProviderProfile>;
+  /**
+   * The provider answers with a cross-site POST to the callback (OAuth 2.0 response_mode=form_post,
+   * Apple's), which a SameSite=Lax session cookie does not come with: the POST is parked and the
+   * browser sent on to a same-site GET that finishes the sign-in.
+   */
+  readonly formPostCallback?: boolean;
   /** A SAML 2.0 app's service provider (providers/saml/); absent for the OAuth 2.0 kinds. */
   readonly saml?: SamlServiceProvider;
 }
