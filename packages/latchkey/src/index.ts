@@ -11,7 +11,9 @@ export { AccountAdapter } from './account/adapter.js';
 export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './socialaccount/adapter.js';
 export { openProviderToken } from './socialaccount/tokens.js';
 // A provider of the project's own, on the OAuth 2.0 base: createLatchkey's socialProviderKinds (docs/social.md).
-export { oauth2ProviderKind, type OAuth2ProviderDescription, type MappedProfile, type ProfileRequests } from './socialaccount/providers/oauth2.js';
+export { oauth2ProviderKind, type OAuth2ProviderDescription, type MappedProfile, type ProfileInput, type ProfileRequests } from './socialaccount/providers/oauth2.js';
+export { namedOpenIdConnectKind, type NamedOpenIdConnectDescription } from './socialaccount/providers/named-openid-connect.js';
+export { aBoolean, anEndpoint, aText, aTextList, oneOf, type SettingProblem, type SettingReader } from './socialaccount/providers/app-settings.js';
 export { isVouchedFor, textOf } from './socialaccount/providers/profile-fields.js';
 export type { ProviderKind, ProviderContext } from './socialaccount/providers/kind.js';
 export { createUser, setUserPassword, deactivateUser, validatePasswordStrength, type CreateUserInput } from './account/users.js';
