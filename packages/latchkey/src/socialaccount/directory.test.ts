@@ -9,6 +9,7 @@ import type { SettingValues } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import { createLatchkey } from '../latchkey.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
+import { BUILT_IN_PROVIDER_KINDS } from './providers/registry.js';
 
 const corp = { provider_id: 'corp', name: 'Corp SSO', client_id: 'latchkey', secret: 'provider-s3cret', settings: { server_url: 'https://id.corp.example' } };
 
@@ -47,9 +48,9 @@ describe('start-up with SOCIALACCOUNT_PROVIDERS', () => {
 
   it('refuses a provider no kind is registered for, instead of ignoring its apps', async () => {
     expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { 'openid-connect': { APPS: [corp] } } } })).toBe(
-      'SOCIALACCOUNT_PROVIDERS.openid-connect: unknown provider "openid-connect"; Latchkey signs in with openid_connect, saml, dummy.',
+      `SOCIALACCOUNT_PROVIDERS.openid-connect: unknown provider "openid-connect"; Latchkey signs in with ${BUILT_IN_PROVIDER_KINDS.map((kind) => kind.id).join(', ')}.`,
     );
-    expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { github: { APPS: [{ client_id: 'gh' }] } } } })).toMatch(/^SOCIALACCOUNT_PROVIDERS\.github: unknown provider "github"/);
+    expect(await refusedStart({ settings: { SOCIALACCOUNT_PROVIDERS: { hubgit: { APPS: [{ client_id: 'gh' }] } } } })).toMatch(/^SOCIALACCOUNT_PROVIDERS\.hubgit: unknown provider "hubgit"/);
   });
 });
 

@@ -98,7 +98,7 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
     await setUp();
     const cases: Array<[Partial<SocialAppFields> & { secret?: string }, string, string]> = [
       [{ provider: '' }, 'provider', 'required'],
-      [{ provider: 'github' }, 'provider', 'unknown'],
+      [{ provider: 'no_such_provider' }, 'provider', 'unknown'],
       [{ providerId: '' }, 'provider_id', 'provider_id_required'],
       [{ providerId: 'a b' }, 'provider_id', 'entry'],
       [{ name: 'n'.repeat(41) }, 'name', 'entry'],
