@@ -2,6 +2,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import type { ProviderApp } from '../../socialaccount/apps.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
+import type { SignInProvider } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 
 /** How a client may sign in with a provider: through the browser's redirect, or with a token it already holds. */
@@ -24,13 +25,17 @@ function openIdConfigurationUrl(app: ProviderApp): string | undefined {
   return serverUrl.includes('/.well-known/') ? serverUrl : `${serverUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 }
 
+/** Whether a client may hand the provider's token over: it can verify an ID token itself (OpenID Connect) or check an access token with the provider (Facebook). */
+export function takesProviderTokens(provider: Pick<SignInProvider, 'verifyIdToken' | 'verifyAccessToken'>): boolean {
+  return provider.verifyIdToken !== undefined || provider.verifyAccessToken !== undefined;
+}
+
 /**
  * The providers offered (none configured: none), by name, each with the flows it supports: every
- * provider signs in by redirect; only one that can verify an ID token by itself (OpenID Connect)
- * takes a token.
+ * provider signs in by redirect; only one that can check a token the client brings takes a token.
  */
 export async function offeredProviders(ctx: HttpContext): Promise<ProviderData[]> {
-  return (await ctx.deps.socialProviders.offered()).map(({ app, provider }) => providerData(app, provider.verifyIdToken !== undefined));
+  return (await ctx.deps.socialProviders.offered()).map(({ app, provider }) => providerData(app, takesProviderTokens(provider)));
 }
 
 /**
@@ -60,7 +65,7 @@ export function providerData(app: ProviderApp, takesTokens: boolean): ProviderDa
 /** The provider a stored account or a pending signup belongs to, or undefined when its app is gone. */
 export async function providerDataOf(ctx: HttpContext, providerId: string): Promise<ProviderData | undefined> {
   const configured = await configuredOrNone(ctx, providerId);
-  return configured && providerData(configured.app, configured.provider.verifyIdToken !== undefined);
+  return configured && providerData(configured.app, takesProviderTokens(configured.provider));
 }
 
 /** What to call a provider account: the name the provider gave (as allauth's OpenID Connect account), else the provider's name. */

@@ -1,12 +1,14 @@
 /**
  * Signing in with a token the client got from the provider itself (allauth.headless's
  * auth/provider/token): a mobile app runs the provider's own sign-in on the device and hands over
- * the ID token it was given. The token is checked against the app it names, found by provider and
- * client id (a provider may have an app per mobile client): its signature by the provider's keys,
- * its issuer, its audience (the client id), its expiry and, when it names an authorized party
- * (`azp`), that this is the client id too, so that a token issued to another client of the same
- * provider, with this client merely among its audiences, is refused. The person it names then goes
- * through the same login (or connect) as a provider's callback.
+ * the ID token (or, for Facebook, the access token) it was given. The token is checked against
+ * the app it names, found by provider and client id (a provider may have an app per mobile
+ * client). An ID token: its signature by the provider's keys, its issuer, its audience (the client
+ * id), its expiry and, when it names an authorized party (`azp`), that this is the client id too,
+ * so that a token issued to another client of the same provider, with this client merely among its
+ * audiences, is refused. An access token: by the provider's own API, that it is valid and was
+ * issued to this client. The person it names then goes through the same login (or connect) as a
+ * provider's callback.
  */
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -77,13 +79,17 @@ export async function verifyProviderToken(
   const configured = await deps.socialProviders.provider(providerId, clientId);
   if (!configured) throw refused('invalid_token', 'token');
   const { provider } = configured;
-  if (!provider.verifyIdToken) throw refused('token_authentication_not_supported', 'provider');
+  if (!provider.verifyIdToken && !provider.verifyAccessToken) throw refused('token_authentication_not_supported', 'provider');
   const idToken = text(fields.id_token);
   const accessToken = fields.access_token === undefined ? undefined : text(fields.access_token);
-  if (idToken === undefined || (fields.access_token !== undefined && accessToken === undefined)) throw refused('token_required', 'token');
+  if (fields.access_token !== undefined && accessToken === undefined) throw refused('token_required', 'token');
+  // An access token is checked with the provider (Facebook's debug_token) when the provider can;
+  // otherwise only an ID token can be checked, by its signature, and an access token merely rides along.
+  const byAccessToken = accessToken !== undefined && provider.verifyAccessToken !== undefined;
+  if (!byAccessToken && (idToken === undefined || !provider.verifyIdToken)) throw refused('token_required', 'token');
   let profile: ProviderProfile;
   try {
-    profile = await provider.verifyIdToken(idToken);
+    profile = byAccessToken ? await provider.verifyAccessToken!(accessToken) : await provider.verifyIdToken!(idToken!);
   } catch (error) {
     if (error instanceof ProviderError) throw refused('invalid_token', 'token', error);
     throw error;
