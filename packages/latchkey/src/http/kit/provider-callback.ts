@@ -6,6 +6,7 @@ import { claimSignInState, finishProviderLogin, type SignInState } from '../../s
 import { ProviderError, type SignInProvider } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from './context.js';
 import { loginContextOf } from './login-context.js';
+import { parkPost, refusedOverLoginLimit, takeParkedPost, type ParkingSpot } from './parked-post.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
 import { clientOf, logMailFailures } from './request-info.js';
 import type { LoginOutcome } from './session-state.js';
@@ -86,13 +87,14 @@ async function receiveProviderCallback(
   reply: FastifyReply,
   configured: ConfiguredProvider,
   completeAuthorization: NonNullable<ConfiguredProvider['provider']['completeAuthorization']>,
+  callbackUrl: URL,
 ): Promise<{ signIn: SignInState | undefined; result: CallbackResult }> {
   const { provider } = configured;
-  const query = request.query as Record<string, unknown>;
-  const state = typeof query.state === 'string' ? query.state : undefined;
+  // A state sent twice is no state: which copy a check read would be a guess.
+  const states = callbackUrl.searchParams.getAll('state');
+  const state = states.length === 1 ? states[0] : undefined;
   const signIn = await takeClaimedSignIn(ctx, request, provider.id, state);
   if (!signIn) return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
-  const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
   const redirectUri = providerCallbackUri(ctx, providerLoginPath(provider));
   const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => completeAuthorization({ callbackUrl, redirectUri, expectedState: state!, pending: signIn.pending }));
   return { signIn, result };
@@ -168,7 +170,75 @@ export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpConte
       const configured = await providerAtUrl(ctx, request, underOidc);
       const completeAuthorization = configured?.provider.completeAuthorization?.bind(configured.provider);
       if (!configured || !completeAuthorization) return reply.callNotFound();
-      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization);
+      const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
+      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
+      return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
+    });
+  }
+  registerFormPostCallbacks(scope, ctx, presentOther);
+}
+
+/** What a form_post callback may carry (Apple's: `user` is the name, sent on the first authorisation only); nothing else is kept. */
+const FORM_POST_FIELDS = ['code', 'state', 'user', 'id_token', 'error', 'error_description'] as const;
+
+/** The longest field kept: codes and states are short, an ID token a few kilobytes; more is no provider's answer. */
+const FORM_POST_FIELD_CHARS = 16 * 1024;
+
+interface ParkedCallback {
+  provider: string;
+  fields: Record<string, string>;
+}
+
+function formPostSpot(provider: SignInProvider): ParkingSpot {
+  return { cookie: 'provider_form_post', key: '_provider_form_post', finishPath: `${providerLoginPath(provider)}callback/finish/` };
+}
+
+/**
+ * The callbacks of providers that answer with a cross-site POST (formPostCallback: OAuth 2.0
+ * response_mode=form_post, Apple's), which arrives without the SameSite=Lax session cookie and so
+ * without the sign-in it belongs to. The POST (CSRF-exempt: it comes from the provider's site, and
+ * the state is what ties it to a sign-in) is parked (parked-post.ts) and the browser sent to
+ * `callback/finish/`, whose same-site GET carries the session and runs the usual callback with the
+ * parked fields as the callback URL's query.
+ */
+function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
+  for (const underOidc of [true, false]) {
+    const at = async (request: FastifyRequest) => {
+      const configured = await providerAtUrl(ctx, request, underOidc);
+      const completeAuthorization = configured?.provider.completeAuthorization?.bind(configured.provider);
+      return configured?.provider.formPostCallback === true && completeAuthorization ? { configured, completeAuthorization } : undefined;
+    };
+    const prefix = underOidc ? '/accounts/oidc/' : '/accounts/';
+    scope.post(`${prefix}:providerId/login/callback/`, { config: { csrf: false } }, async (request, reply) => {
+      const found = await at(request);
+      if (!found) return reply.callNotFound();
+      const limited = await refusedOverLoginLimit(ctx, request, reply);
+      if (limited) return limited;
+      const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+      const fields: Record<string, string> = {};
+      for (const name of FORM_POST_FIELDS) {
+        const value = body[name];
+        if (typeof value !== 'string' || value === '') continue;
+        if (value.length > FORM_POST_FIELD_CHARS) {
+          return reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`The provider's ${name} is too large.`);
+        }
+        fields[name] = value;
+      }
+      const parked: ParkedCallback = { provider: found.configured.provider.id, fields };
+      return parkPost(ctx, reply, formPostSpot(found.configured.provider), parked);
+    });
+    scope.get(`${prefix}:providerId/login/callback/finish/`, async (request, reply) => {
+      const found = await at(request);
+      if (!found) return reply.callNotFound();
+      const { configured, completeAuthorization } = found;
+      const parked = await takeParkedPost<ParkedCallback>(ctx, request, reply, formPostSpot(configured.provider));
+      if (!parked || parked.provider !== configured.provider.id) {
+        request.log.warn({ provider: configured.provider.id }, 'provider callback finish without a parked answer (expired, used, or another browser)');
+        return presentOther(request, reply, { kind: 'failed', error: 'unknown' }, undefined);
+      }
+      const callbackUrl = new URL(`${providerLoginPath(configured.provider)}callback/`, ctx.deps.settings.SITE_URL);
+      for (const [name, value] of Object.entries(parked.fields)) callbackUrl.searchParams.set(name, value);
+      const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
       return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
     });
   }

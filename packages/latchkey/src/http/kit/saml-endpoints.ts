@@ -17,13 +17,9 @@ import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from './context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
-import { clientOf } from './request-info.js';
+import { parkPost, refusedOverLoginLimit, takeParkedPost, type ParkingSpot } from './parked-post.js';
 import { safeRedirectOr } from './safe-redirect.js';
 import { signOut } from './sign-out.js';
-
-const PARKED_COOKIE = 'saml_acs';
-const PARKED_SECONDS = 60;
-const PARKED_KEY = '_saml_acs';
 
 interface ParkedResponse {
   organization: string;
@@ -33,6 +29,11 @@ interface ParkedResponse {
 
 function basePath(organization: string): string {
   return `/accounts/saml/${encodeURIComponent(organization)}/`;
+}
+
+/** Where an ACS post waits for its finish URL (parked-post.ts). */
+function parkingSpot(organization: string): ParkingSpot {
+  return { cookie: 'saml_acs', key: '_saml_acs', finishPath: `${basePath(organization)}acs/finish/` };
 }
 
 function formField(body: unknown, name: string): string | undefined {
@@ -65,31 +66,21 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
   scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
-    // Each post is a sign-in attempt, and parks a response: counted as one, under the login limit.
-    const attempt = await deps.rateLimits.consume('login', { ip: clientOf(request).ip });
-    if (!attempt.allowed) {
-      return reply.code(429).header('retry-after', String(attempt.retryAfterSeconds)).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Too many sign-in attempts. Try again later.');
-    }
+    const limited = await refusedOverLoginLimit(ctx, request, reply);
+    if (limited) return limited;
     const samlResponse = formField(request.body, 'SAMLResponse');
     if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
     // Base64 of the largest document the checks will read: anything longer is refused before it is stored.
     if (samlResponse.length > (MAX_DOCUMENT_BYTES * 4) / 3 + 4) return refused(reply, 'The SAMLResponse is too large.');
     const parked: ParkedResponse = { organization: found.organization, samlResponse, relayState: formField(request.body, 'RelayState') ?? '' };
-    const now = deps.clock.now();
-    const session = await deps.sessions.create({ userId: null, data: { [PARKED_KEY]: parked }, expiresAt: new Date(now.getTime() + PARKED_SECONDS * 1000) });
-    const finish = `${basePath(found.organization)}acs/finish/`;
-    reply.setCookie(PARKED_COOKIE, session.id, { path: finish, httpOnly: true, sameSite: 'lax', secure: deps.settings.SESSION_COOKIE_SECURE, maxAge: PARKED_SECONDS });
-    return reply.code(303).header('cache-control', 'no-store').redirect(finish);
+    return parkPost(ctx, reply, parkingSpot(found.organization), parked);
   });
 
   scope.get('/accounts/saml/:organization/acs/finish/', async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     const { configured, saml, organization } = found;
-    reply.clearCookie(PARKED_COOKIE, { path: `${basePath(organization)}acs/finish/`, httpOnly: true, sameSite: 'lax', secure: deps.settings.SESSION_COOKIE_SECURE });
-    const parkedSession = await deps.sessions.load(request.cookies[PARKED_COOKIE]);
-    if (parkedSession) await deps.sessions.end(parkedSession);
-    const parked = parkedSession?.data[PARKED_KEY] as ParkedResponse | undefined;
+    const parked = await takeParkedPost<ParkedResponse>(ctx, request, reply, parkingSpot(organization));
     const failed = { kind: 'failed', error: 'unknown' } as const;
     if (!parked || parked.organization !== organization) {
       request.log.warn({ provider: configured.provider.id }, 'SAML finish without a parked response (expired, used, or another browser)');
