@@ -1,0 +1,218 @@
+/**
+ * The apps-and-media providers through the whole pipeline on the pages, each against the batch's
+ * fixture server set to that provider's documented shape (testing/providers/apps-and-media-fixture.ts):
+ * a new person signed up (signed in at once when the provider vouches for the address, sent to
+ * confirm it when it does not, asked for one when it gives none), the same person signed in to
+ * the same account later, consent declined, and the provider failing.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sessionUserOf } from '../../../testing/corp-sso.js';
+import { testDatabaseKinds } from '../../../testing/database.js';
+import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
+import { PageClient } from '../../../testing/pages.js';
+import { startAppsFixture, type AppsFixture, type ProviderShape } from '../../../testing/providers/apps-and-media-fixture.js';
+
+interface Row {
+  /** The row's title: the provider id, and the case when a provider has several rows. */
+  title: string;
+  type: string;
+  shape: ProviderShape;
+  /** What the site asks for in the authorization request. */
+  scope: string | null;
+  uid: string;
+  /** The address the person ends up with: given by the provider (verified or not), or typed at signup. */
+  email: { address: string; from: 'provider-verified' | 'provider-unverified' | 'signup-form' };
+  user: { username?: string; name?: string };
+}
+
+const ROWS: Row[] = [
+  {
+    title: 'discord',
+    type: 'discord',
+    shape: { clientAuthentication: 'client_secret_post', profile: { id: '80351110224678912', username: 'ada', global_name: 'Ada Lovelace', discriminator: '0', email: 'ada@example.com', verified: true } },
+    scope: 'email identify',
+    uid: '80351110224678912',
+    email: { address: 'ada@example.com', from: 'provider-verified' },
+    user: { username: 'ada', name: 'Ada Lovelace' },
+  },
+  {
+    // Discord's unverified address is dropped, not kept unverified: signup asks for one.
+    title: 'discord, address not verified at Discord',
+    type: 'discord',
+    shape: { clientAuthentication: 'client_secret_post', profile: { id: '80351110224678913', username: 'grace', global_name: null, email: 'grace@example.com', verified: false } },
+    scope: 'email identify',
+    uid: '80351110224678913',
+    email: { address: 'grace.typed@example.com', from: 'signup-form' },
+    user: { username: 'grace', name: 'grace' },
+  },
+  {
+    title: 'twitch',
+    type: 'twitch',
+    shape: {
+      clientAuthentication: 'client_secret_post',
+      profileHeaders: { 'Client-Id': 'apps-fixture-client' },
+      profile: { data: [{ id: '141981764', login: 'adalive', display_name: 'AdaLive', type: '', broadcaster_type: 'partner', email: 'ada@example.com', created_at: '2016-12-14T20:32:28Z' }] },
+    },
+    scope: 'user:read:email',
+    uid: '141981764',
+    email: { address: 'ada@example.com', from: 'provider-unverified' },
+    user: { username: 'adalive', name: 'AdaLive' },
+  },
+  {
+    title: 'spotify',
+    type: 'spotify',
+    shape: { clientAuthentication: 'client_secret_basic', profile: { id: 'wizzler', display_name: 'Ada L', email: 'ada@example.com', country: 'GB', product: 'premium', type: 'user', uri: 'spotify:user:wizzler' } },
+    scope: 'user-read-email',
+    uid: 'wizzler',
+    email: { address: 'ada@example.com', from: 'provider-unverified' },
+    user: { name: 'Ada L' },
+  },
+  {
+    title: 'zoom',
+    type: 'zoom',
+    shape: { clientAuthentication: 'client_secret_basic', profile: { id: 'KDcuGIm1QgePTO8WbOqwIQ', first_name: 'Ada', last_name: 'Lovelace', display_name: 'Ada Lovelace', email: 'ada@example.com', type: 1, verified: 1, status: 'active' } },
+    scope: null,
+    uid: 'KDcuGIm1QgePTO8WbOqwIQ',
+    email: { address: 'ada@example.com', from: 'provider-verified' },
+    user: { name: 'Ada Lovelace' },
+  },
+  {
+    title: 'notion',
+    type: 'notion',
+    shape: {
+      clientAuthentication: 'client_secret_basic',
+      // Notion's token answer names the person; there is no profile endpoint.
+      profile: undefined,
+      tokenExtras: {
+        bot_id: 'b3414d659-1224-5ty7-6ffr-cc9d8773ffff',
+        workspace_id: 'j565j4d7x3-2882-61bs-564a-jj9d9ui-c36hxfr7x',
+        workspace_name: 'Ada’s Notion',
+        workspace_icon: null,
+        owner: { type: 'user', user: { object: 'user', id: '6794760a-1f15-45cd-9c65-0dfe42f5135a', name: 'Ada Lovelace', avatar_url: null, type: 'person', person: { email: 'ada@example.com' } } },
+        duplicated_template_id: null,
+      },
+    },
+    scope: null,
+    uid: 'user-6794760a-1f15-45cd-9c65-0dfe42f5135a_workspace-j565j4d7x3-2882-61bs-564a-jj9d9ui-c36hxfr7x',
+    email: { address: 'ada@example.com', from: 'provider-unverified' },
+    user: { name: 'Ada Lovelace' },
+  },
+  {
+    title: 'figma',
+    type: 'figma',
+    shape: { clientAuthentication: 'client_secret_basic', profile: { id: '1234567890', handle: 'Ada Lovelace', img_url: 'https://s3-alpha.figma.com/profile/1234', email: 'ada@example.com' } },
+    scope: 'current_user:read',
+    uid: '1234567890',
+    email: { address: 'ada@example.com', from: 'provider-unverified' },
+    user: { name: 'Ada Lovelace' },
+  },
+  {
+    title: 'patreon',
+    type: 'patreon',
+    shape: {
+      clientAuthentication: 'client_secret_post',
+      profile: { data: { id: '32187', type: 'user', attributes: { email: 'ada@example.com', full_name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace', is_email_verified: true, vanity: 'adal' } }, links: { self: 'https://www.patreon.com/api/oauth2/v2/user/32187' } },
+    },
+    scope: 'identity identity[email] campaigns campaigns.members',
+    uid: '32187',
+    email: { address: 'ada@example.com', from: 'provider-verified' },
+    user: { username: 'adal', name: 'Ada Lovelace' },
+  },
+  {
+    title: 'strava',
+    type: 'strava',
+    shape: { clientAuthentication: 'client_secret_post', profile: { id: 134815, username: 'ada_rides', resource_state: 3, firstname: 'Ada', lastname: 'Lovelace', city: 'London', country: 'United Kingdom' } },
+    scope: 'read,activity:read',
+    uid: '134815',
+    email: { address: 'ada.typed@example.com', from: 'signup-form' },
+    user: { username: 'ada_rides', name: 'Ada Lovelace' },
+  },
+];
+
+let fixture: AppsFixture;
+beforeAll(async () => {
+  fixture = await startAppsFixture();
+});
+afterAll(() => fixture.close());
+
+describe.each(testDatabaseKinds())('the apps-and-media providers on the pages, on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    fixture.tokenError = false;
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  async function setUp(row: Row): Promise<void> {
+    fixture.shape = row.shape;
+    const app = { client_id: fixture.clientId, secret: fixture.clientSecret, settings: { authorize_url: fixture.authorizeUrl, access_token_url: fixture.accessTokenUrl, profile_url: fixture.profileUrl } };
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: { [row.type]: { APPS: [app] } } } });
+    browser = await PageClient.create(latchkey);
+  }
+
+  /** The provider's button, the fixture's consent (or refusal), and the callback: the site's answer. */
+  async function signIn(row: Row, client: PageClient, decision: 'allow' | 'deny' | 'fail' = 'allow') {
+    const started = await client.post(`/accounts/${row.type}/login/`, {});
+    expect(started.statusCode).toBe(302);
+    const authorization = new URL(started.headers.location!);
+    expect(authorization.searchParams.get('redirect_uri')).toBe(`http://testserver/accounts/${row.type}/login/callback/`);
+    expect(authorization.searchParams.get('scope')).toBe(row.scope);
+    const callback = await fixture.authorize(authorization.toString(), decision);
+    expect(callback.pathname).toBe(`/accounts/${row.type}/login/callback/`);
+    return client.get(callback.pathname + callback.search);
+  }
+
+  /** Follows the mailed confirmation link for `address`. */
+  async function confirm(address: string): Promise<void> {
+    const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.lastTo(address)?.text ?? '')?.[1];
+    expect(link).toBeDefined();
+    expect((await browser.post(link!, {})).statusCode).toBe(302);
+  }
+
+  describe.each(ROWS)('$title', (row) => {
+    it('signs a new person up with the address as the provider vouches for it, and signs them in again to the same account', async () => {
+      await setUp(row);
+      const first = await signIn(row, browser);
+      if (row.email.from === 'provider-verified') {
+        expect(first.headers.location).toBe('/');
+      } else if (row.email.from === 'provider-unverified') {
+        // Under mandatory verification an address the provider did not vouch for is confirmed by mail first.
+        expect(first.statusCode).toBe(200);
+        expect(first.body).toContain('We have sent an email to verify your address.');
+        expect(await sessionUserOf(latchkey, browser)).toBeFalsy();
+        await confirm(row.email.address);
+      } else {
+        expect(first.headers.location).toBe('/accounts/3rdparty/signup/');
+        const signedUp = await browser.post('/accounts/3rdparty/signup/', { email: row.email.address, username: row.user.username ?? 'someone' });
+        expect(signedUp.body).toContain('We have sent an email to verify your address.');
+        await confirm(row.email.address);
+      }
+      const user = (await latchkey.deps.store.users.findByEmail(row.email.address))!;
+      expect(user).toMatchObject(row.user);
+      expect(await latchkey.deps.store.emailAddresses.listForUser(user.id)).toMatchObject([{ email: row.email.address, verified: true, primary: true }]);
+      const [account] = await latchkey.deps.store.socialAccounts.listForUser(user.id);
+      expect(account).toMatchObject({ provider: row.type, uid: row.uid });
+      // No raw token is kept with the account (Notion's profile is its token answer).
+      expect(JSON.stringify(account!.extraData)).not.toMatch(/access_token|refresh_token/);
+
+      const later = browser.another();
+      expect((await signIn(row, later)).headers.location).toBe('/');
+      expect(await sessionUserOf(latchkey, later)).toBe(user.id);
+      expect(await latchkey.deps.store.users.count()).toBe(1);
+    });
+
+    it('takes a person who declines to the cancelled page, and a failing provider to the error page, signing nobody in', async () => {
+      await setUp(row);
+      expect((await signIn(row, browser, 'deny')).headers.location).toBe('/accounts/3rdparty/login/cancelled/');
+      expect((await browser.get('/accounts/3rdparty/login/cancelled/')).body).toContain('You decided to cancel');
+
+      expect((await signIn(row, browser, 'fail')).headers.location).toBe('/accounts/3rdparty/login/error/');
+      fixture.tokenError = true;
+      expect((await signIn(row, browser)).headers.location).toBe('/accounts/3rdparty/login/error/');
+      expect((await browser.get('/accounts/3rdparty/login/error/')).statusCode).toBe(401);
+      expect(await sessionUserOf(latchkey, browser)).toBeFalsy();
+      expect(await latchkey.deps.store.users.count()).toBe(0);
+    });
+  });
+});
