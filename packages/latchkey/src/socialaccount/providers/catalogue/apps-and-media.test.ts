@@ -6,11 +6,14 @@
  * the same account later, consent declined, and the provider failing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../core/clock.js';
 import { sessionUserOf } from '../../../testing/corp-sso.js';
 import { testDatabaseKinds } from '../../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { startAppsFixture, type AppsFixture, type ProviderShape } from '../../../testing/providers/apps-and-media-fixture.js';
+import type { RedirectProvider } from '../provider.js';
+import { APPS_AND_MEDIA_PROVIDER_KINDS } from './apps-and-media.js';
 
 interface Row {
   /** The row's title: the provider id, and the case when a provider has several rows. */
@@ -214,5 +217,55 @@ describe.each(testDatabaseKinds())('the apps-and-media providers on the pages, o
       expect(await sessionUserOf(latchkey, browser)).toBeFalsy();
       expect(await latchkey.deps.store.users.count()).toBe(0);
     });
+  });
+});
+
+/** Each provider's endpoints as its docs give them (the page is named at the top of its file). */
+const DOCUMENTED: Record<string, { authorize: string; token: string; profile?: string; basic: boolean }> = {
+  discord: { authorize: 'https://discord.com/api/oauth2/authorize', token: 'https://discord.com/api/oauth2/token', profile: 'https://discord.com/api/users/@me', basic: false },
+  twitch: { authorize: 'https://id.twitch.tv/oauth2/authorize', token: 'https://id.twitch.tv/oauth2/token', profile: 'https://api.twitch.tv/helix/users', basic: false },
+  spotify: { authorize: 'https://accounts.spotify.com/authorize', token: 'https://accounts.spotify.com/api/token', profile: 'https://api.spotify.com/v1/me', basic: true },
+  zoom: { authorize: 'https://zoom.us/oauth/authorize', token: 'https://zoom.us/oauth/token', profile: 'https://api.zoom.us/v2/users/me', basic: true },
+  notion: { authorize: 'https://api.notion.com/v1/oauth/authorize?owner=user', token: 'https://api.notion.com/v1/oauth/token', basic: true },
+  figma: { authorize: 'https://www.figma.com/oauth', token: 'https://api.figma.com/v1/oauth/token', profile: 'https://api.figma.com/v1/me', basic: true },
+  patreon: {
+    authorize: 'https://www.patreon.com/oauth2/authorize',
+    token: 'https://www.patreon.com/api/oauth2/token',
+    profile: 'https://www.patreon.com/api/oauth2/v2/identity?fields%5Buser%5D=email,first_name,full_name,is_email_verified,last_name,vanity',
+    basic: false,
+  },
+  strava: { authorize: 'https://www.strava.com/oauth/authorize', token: 'https://www.strava.com/oauth/token', profile: 'https://www.strava.com/api/v3/athlete', basic: false },
+};
+
+describe.each(APPS_AND_MEDIA_PROVIDER_KINDS.map((kind) => ({ kind, row: ROWS.find((row) => row.type === kind.id)! })))('$kind.id without endpoint settings', ({ kind, row }) => {
+  it("asks the provider's documented endpoints, with its client authentication, the token only in the Authorization header", async () => {
+    const documented = DOCUMENTED[kind.id]!;
+    const seen: { method: string; url: string; headers: Headers }[] = [];
+    // Stands in for the network: the token endpoint and the profile endpoint answer as the fixture does.
+    const fakeFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const url = String(input);
+      seen.push({ method: init?.method ?? 'GET', url, headers: new Headers(init?.headers) });
+      const answer = url === documented.token ? { access_token: 'token-1', token_type: 'bearer', ...row.shape.tokenExtras } : row.shape.profile;
+      return Promise.resolve(Response.json(answer));
+    };
+    const app = { provider: kind.id, providerId: '', id: kind.id, name: kind.name, clientId: 'apps-fixture-client', secret: 'its-secret', key: '', settings: {} };
+    const provider = kind.build(app, { clock: new ManualClock(), http: { fetch: fakeFetch as typeof fetch, timeoutSeconds: 5 } }) as RedirectProvider;
+    const redirectUri = `https://site.example/accounts/${kind.id}/login/callback/`;
+    const { url, pending } = await provider.authorizationUrl({ redirectUri, state: 'the-state' });
+    const expected = new URL(documented.authorize);
+    expect(`${url.origin}${url.pathname}`).toBe(`${expected.origin}${expected.pathname}`);
+    for (const [name, value] of expected.searchParams) expect(url.searchParams.get(name)).toBe(value);
+    expect(url.searchParams.get('scope')).toBe(row.scope);
+
+    const callbackUrl = new URL(`${redirectUri}?code=the-code&state=the-state`);
+    const { profile } = await provider.completeAuthorization({ callbackUrl, redirectUri, expectedState: 'the-state', pending });
+    expect(profile.uid).toBe(row.uid);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([`POST ${documented.token}`, ...(documented.profile === undefined ? [] : [`GET ${documented.profile}`])]);
+    expect(seen[0]!.headers.get('authorization')?.startsWith('Basic ') ?? false).toBe(documented.basic);
+    for (const request of seen.slice(1)) {
+      expect(request.headers.get('authorization')).toBe('Bearer token-1');
+      expect(request.url).not.toContain('token-1');
+      for (const [name, value] of Object.entries(row.shape.profileHeaders ?? {})) expect(request.headers.get(name)).toBe(value);
+    }
   });
 });
