@@ -7,10 +7,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SettingValues } from '../../../config/settings.js';
+import { ManualClock } from '../../../core/clock.js';
 import { testDatabaseKinds } from '../../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
+import { createTestLatchkey, testSettings, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { startCodeHostingFixture, type CodeHostingFamily, type CodeHostingFixture, type FixtureAccount } from '../../../testing/providers/code-hosting-fixture.js';
+import { CODE_HOSTING_PROVIDER_KINDS } from './code-hosting.js';
 
 interface Row {
   label: string;
@@ -195,5 +197,48 @@ describe.each(testDatabaseKinds())('the code-hosting providers on the pages, on 
       expect(await sessionUser(browser)).toBeFalsy();
       expect(await latchkey.deps.store.users.count()).toBe(0);
     });
+  });
+});
+
+describe('the code-hosting providers’ own endpoints, scopes and settings', () => {
+  const context = { settings: testSettings(), clock: new ManualClock(), http: { timeoutSeconds: 5 } };
+  const redirectUri = 'https://example.com/accounts/x/login/callback/';
+  const kindOf = (type: string) => CODE_HOSTING_PROVIDER_KINDS.find((kind) => kind.id === type)!;
+  async function authorizationUrl(type: string, settings: Record<string, unknown> = {}): Promise<URL> {
+    const app = { provider: type, providerId: '', id: type, name: type, clientId: 'the-client', secret: 's', key: '', settings };
+    return (await kindOf(type).build(app, context).authorizationUrl({ redirectUri, state: 'st' })).url;
+  }
+  const withoutQuery = (url: URL) => `${url.origin}${url.pathname}`;
+
+  it.each([
+    ['github', {}, 'https://github.com/login/oauth/authorize', null],
+    ['github', { query_email: true }, 'https://github.com/login/oauth/authorize', 'user:email'],
+    ['github', { github_url: 'https://git.corp.example/' }, 'https://git.corp.example/login/oauth/authorize', null],
+    ['gitlab', {}, 'https://gitlab.com/oauth/authorize', 'read_user'],
+    ['gitlab', { gitlab_url: 'https://gitlab.corp.example' }, 'https://gitlab.corp.example/oauth/authorize', 'read_user'],
+    ['bitbucket_oauth2', {}, 'https://bitbucket.org/site/oauth2/authorize', null],
+    ['stackexchange', {}, 'https://stackexchange.com/oauth', null],
+    ['atlassian', {}, 'https://auth.atlassian.com/authorize', 'read:me'],
+  ])('%s with %j sends the browser to %s with scope %s', async (type, settings, endpoint, scope) => {
+    const url = await authorizationUrl(type, settings);
+    expect(withoutQuery(url)).toBe(endpoint);
+    expect(url.searchParams.get('scope')).toBe(scope);
+  });
+
+  it('sends Atlassian’s audience and consent prompt, under the app’s own parameters', async () => {
+    const url = await authorizationUrl('atlassian', { auth_params: { prompt: 'none' } });
+    expect(url.searchParams.get('audience')).toBe('api.atlassian.com');
+    expect(url.searchParams.get('prompt')).toBe('none');
+  });
+
+  it.each([
+    ['github', { github_url: 'http://git.corp.example' }, 'github_url'],
+    ['github', { query_email: 'yes' }, 'query_email'],
+    ['gitlab', { gitlab_url: 'gitlab.corp.example' }, 'gitlab_url'],
+    ['bitbucket_oauth2', { api_url: 42 }, 'api_url'],
+    ['stackexchange', { site: '' }, 'site'],
+    ['atlassian', { auth_params: 'audience=x' }, 'auth_params'],
+  ])('%s refuses %j, naming %s', (type, settings, key) => {
+    expect(kindOf(type).checkSettings(settings)).toMatchObject({ key, reason: 'invalid' });
   });
 });
