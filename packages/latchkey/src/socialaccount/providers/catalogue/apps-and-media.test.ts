@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.js';
 import { sessionUserOf } from '../../../testing/corp-sso.js';
 import { testDatabaseKinds } from '../../../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
+import { createTestLatchkey, testSettings, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { startAppsFixture, type AppsFixture, type ProviderShape } from '../../../testing/providers/apps-and-media-fixture.js';
 import type { RedirectProvider } from '../provider.js';
@@ -242,14 +242,14 @@ describe.each(APPS_AND_MEDIA_PROVIDER_KINDS.map((kind) => ({ kind, row: ROWS.fin
     const documented = DOCUMENTED[kind.id]!;
     const seen: { method: string; url: string; headers: Headers }[] = [];
     // Stands in for the network: the token endpoint and the profile endpoint answer as the fixture does.
-    const fakeFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      const url = String(input);
+    const fakeFetch: typeof fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : input.toString();
       seen.push({ method: init?.method ?? 'GET', url, headers: new Headers(init?.headers) });
       const answer = url === documented.token ? { access_token: 'token-1', token_type: 'bearer', ...row.shape.tokenExtras } : row.shape.profile;
       return Promise.resolve(Response.json(answer));
     };
     const app = { provider: kind.id, providerId: '', id: kind.id, name: kind.name, clientId: 'apps-fixture-client', secret: 'its-secret', key: '', settings: {} };
-    const provider = kind.build(app, { clock: new ManualClock(), http: { fetch: fakeFetch as typeof fetch, timeoutSeconds: 5 } }) as RedirectProvider;
+    const provider = kind.build(app, { settings: testSettings(), clock: new ManualClock(), http: { fetch: fakeFetch, timeoutSeconds: 5 } }) as RedirectProvider;
     const redirectUri = `https://site.example/accounts/${kind.id}/login/callback/`;
     const { url, pending } = await provider.authorizationUrl({ redirectUri, state: 'the-state' });
     const expected = new URL(documented.authorize);
