@@ -29,7 +29,7 @@ export function withoutTokenLogin(kind: ProviderKind): ProviderKind {
  * https or loopback http (a proxy, a test server). Its value is the URL as text, without a trailing slash.
  */
 export const aHostOrUrl: SettingReader<string> = (value, key) => {
-  if (typeof value !== 'string' || value.trim() === '') return { problem: `${key} must be a host such as "dev-123.okta.com" or an https URL, not ${value === '' ? 'an empty string' : typeof value}` };
+  if (typeof value !== 'string' || value.trim() === '') return { problem: `${key} must be a host name or an https URL, not ${value === '' ? 'an empty string' : `a ${typeof value}`}` };
   const text = value.trim();
   const url = secureUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
   if (url === undefined || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
