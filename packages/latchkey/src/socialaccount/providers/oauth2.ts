@@ -49,6 +49,8 @@ export interface ProfileInput {
 export interface ProfileRequests {
   /** The JSON answer; throws ProviderError('failed') on a non-2xx status, non-JSON, a timeout. `optional`: a 404 answers undefined. */
   getJson(url: string | URL, options?: { headers?: Record<string, string>; optional?: boolean }): Promise<unknown>;
+  /** As getJson, for an API that answers who the token belongs to only to a POST (Dropbox's); `body` is sent as JSON. */
+  postJson(url: string | URL, options?: { headers?: Record<string, string>; body?: unknown }): Promise<unknown>;
 }
 
 /** A provider, declared: endpoints, scopes, and the mapping of its profile. */
@@ -164,15 +166,20 @@ export function oauth2Provider(
     return readTokenAnswer(app.id, answer);
   }
 
-  const requestsWith = (accessToken: string): ProfileRequests => ({
-    async getJson(url, options = {}) {
+  const requestsWith = (accessToken: string): ProfileRequests => {
+    async function request(method: 'GET' | 'POST', url: string | URL, options: { headers?: Record<string, string>; optional?: boolean; body?: unknown }): Promise<unknown> {
       const target = secureUrl(String(url));
       // A bearer token over plain http to a remote host would be readable by anyone on the way.
       if (target === undefined) throw fail(`the profile URL ${JSON.stringify(String(url))} is not an https URL (${SECURE_URL_RULE})`);
       const headers = new Headers({ accept: 'application/json', ...description.profileHeaders, ...options.headers });
       // Set last, whatever the case of a header the description gave: the token goes only here.
       headers.set('authorization', `Bearer ${accessToken}`);
-      const answer: Answer = await requestOnce(app.id, 'profile request', target, { method: 'GET', headers }, http);
+      const init: RequestInit = { method, headers };
+      if (method === 'POST') {
+        headers.set('content-type', 'application/json');
+        init.body = JSON.stringify(options.body ?? null);
+      }
+      const answer: Answer = await requestOnce(app.id, 'profile request', target, init, http);
       if (answer.status === 404 && options.optional === true) return undefined;
       if (answer.status < 200 || answer.status > 299) throw fail(`profile request to ${answer.where} answered HTTP ${answer.status}`);
       try {
@@ -180,8 +187,12 @@ export function oauth2Provider(
       } catch {
         throw fail(`profile request to ${answer.where} did not answer with JSON`);
       }
-    },
-  });
+    }
+    return {
+      getJson: (url, options = {}) => request('GET', url, options),
+      postJson: (url, options = {}) => request('POST', url, options),
+    };
+  };
 
   async function fetchProfileJson(accessToken: string, tokenAnswer: Record<string, unknown>): Promise<Record<string, unknown>> {
     const requests = requestsWith(accessToken);

@@ -1,6 +1,6 @@
 /**
  * One loopback authorization server for the apps-and-media providers (Discord, Twitch, Spotify,
- * Zoom, Notion, Figma, Patreon, Strava), set to each provider's documented shape in turn: which
+ * Dropbox, Zoom, Notion, Figma, Patreon, Strava), set to each provider's documented shape in turn: which
  * client authentication its token endpoint takes (Spotify, Zoom, Notion and Figma a Basic header;
  * the others the body, RFC 6749 §2.3.1), what its token answer adds (Notion's owner and workspace),
  * what its profile endpoint answers and which headers that endpoint insists on (Twitch's
@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** How one provider speaks. */
 export interface ProviderShape {
@@ -24,6 +24,8 @@ export interface ProviderShape {
   tokenExtras?: Record<string, unknown>;
   /** What the profile endpoint answers; undefined: it is 404, for providers without one. */
   profile?: unknown;
+  /** The one method the profile endpoint answers (GET unless said). */
+  profileMethod?: 'GET' | 'POST';
   /** Headers the profile endpoint refuses to answer without, with their values. */
   profileHeaders?: Record<string, string>;
 }
@@ -108,7 +110,8 @@ export async function startAppsFixture(): Promise<AppsFixture> {
     return reply.send({ access_token: accessToken, token_type: 'bearer', expires_in: 3600, refresh_token: randomBytes(20).toString('hex'), ...handle.shape.tokenExtras });
   });
 
-  app.get('/profile', (request, reply) => {
+  // GET for most; Dropbox's users/get_current_account is an RPC endpoint, answering only a POST.
+  const profile = (request: FastifyRequest, reply: FastifyReply) => {
     if (new URL(request.url, base).searchParams.has('access_token')) return reply.code(400).send({ message: 'access tokens in URLs are refused' });
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (token === undefined || !accessTokens.has(token)) return reply.code(401).send({ error: 'invalid_token', message: 'the access token is missing or unknown' });
@@ -116,8 +119,11 @@ export async function startAppsFixture(): Promise<AppsFixture> {
       if (request.headers[name.toLowerCase()] !== value) return reply.code(401).send({ error: 'Unauthorized', status: 401, message: `${name} header required` });
     }
     if (handle.shape.profile === undefined) return reply.code(404).send({ message: 'Not Found' });
+    if (request.method !== (handle.shape.profileMethod ?? 'GET')) return reply.code(405).send({ message: 'Method Not Allowed' });
     return reply.send(handle.shape.profile);
-  });
+  };
+  app.get('/profile', profile);
+  app.post('/profile', profile);
 
   /** RFC 6749 §2.3: one method per request, the one this provider takes. */
   function clientAuthenticated(request: FastifyRequest, body: URLSearchParams): boolean {

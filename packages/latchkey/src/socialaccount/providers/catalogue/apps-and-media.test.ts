@@ -71,6 +71,19 @@ const ROWS: Row[] = [
     user: { name: 'Ada L' },
   },
   {
+    title: 'dropbox',
+    type: 'dropbox',
+    shape: {
+      clientAuthentication: 'client_secret_post',
+      profileMethod: 'POST',
+      profile: { account_id: 'dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc', name: { given_name: 'Ada', surname: 'Lovelace', display_name: 'Ada Lovelace' }, email: 'ada@example.com', email_verified: true, disabled: false },
+    },
+    scope: null,
+    uid: 'dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc',
+    email: { address: 'ada@example.com', from: 'provider-verified' },
+    user: { name: 'Ada Lovelace' },
+  },
+  {
     title: 'zoom',
     type: 'zoom',
     shape: { clientAuthentication: 'client_secret_basic', profile: { id: 'KDcuGIm1QgePTO8WbOqwIQ', first_name: 'Ada', last_name: 'Lovelace', display_name: 'Ada Lovelace', email: 'ada@example.com', type: 1, verified: 1, status: 'active' } },
@@ -225,6 +238,7 @@ const DOCUMENTED: Record<string, { authorize: string; token: string; profile?: s
   discord: { authorize: 'https://discord.com/api/oauth2/authorize', token: 'https://discord.com/api/oauth2/token', profile: 'https://discord.com/api/users/@me', basic: false },
   twitch: { authorize: 'https://id.twitch.tv/oauth2/authorize', token: 'https://id.twitch.tv/oauth2/token', profile: 'https://api.twitch.tv/helix/users', basic: false },
   spotify: { authorize: 'https://accounts.spotify.com/authorize', token: 'https://accounts.spotify.com/api/token', profile: 'https://api.spotify.com/v1/me', basic: true },
+  dropbox: { authorize: 'https://www.dropbox.com/oauth2/authorize', token: 'https://api.dropboxapi.com/oauth2/token', profile: 'https://api.dropboxapi.com/2/users/get_current_account', basic: false },
   zoom: { authorize: 'https://zoom.us/oauth/authorize', token: 'https://zoom.us/oauth/token', profile: 'https://api.zoom.us/v2/users/me', basic: true },
   notion: { authorize: 'https://api.notion.com/v1/oauth/authorize?owner=user', token: 'https://api.notion.com/v1/oauth/token', basic: true },
   figma: { authorize: 'https://www.figma.com/oauth', token: 'https://api.figma.com/v1/oauth/token', profile: 'https://api.figma.com/v1/me', basic: true },
@@ -260,7 +274,7 @@ describe.each(APPS_AND_MEDIA_PROVIDER_KINDS.map((kind) => ({ kind, row: ROWS.fin
     const callbackUrl = new URL(`${redirectUri}?code=the-code&state=the-state`);
     const { profile } = await provider.completeAuthorization({ callbackUrl, redirectUri, expectedState: 'the-state', pending });
     expect(profile.uid).toBe(row.uid);
-    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([`POST ${documented.token}`, ...(documented.profile === undefined ? [] : [`GET ${documented.profile}`])]);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([`POST ${documented.token}`, ...(documented.profile === undefined ? [] : [`${row.shape.profileMethod ?? 'GET'} ${documented.profile}`])]);
     expect(seen[0]!.headers.get('authorization')?.startsWith('Basic ') ?? false).toBe(documented.basic);
     for (const request of seen.slice(1)) {
       expect(request.headers.get('authorization')).toBe('Bearer token-1');

@@ -1,9 +1,10 @@
 /**
- * Apps and media services: chat, streaming, music, meetings, workspaces, design, creators and
+ * Apps and media services: chat, streaming, music, files, meetings, workspaces, design, creators and
  * sport. Each is an OAuth 2.0 provider described in its own file.
  */
 import type { ProviderKind } from '../kind.js';
 import { discordProviderKind } from './discord.js';
+import { dropboxProviderKind } from './dropbox.js';
 import { figmaProviderKind } from './figma.js';
 import { notionProviderKind } from './notion.js';
 import { patreonProviderKind } from './patreon.js';
@@ -16,6 +17,7 @@ export const APPS_AND_MEDIA_PROVIDER_KINDS: readonly ProviderKind[] = [
   discordProviderKind,
   twitchProviderKind,
   spotifyProviderKind,
+  dropboxProviderKind,
   zoomProviderKind,
   notionProviderKind,
   figmaProviderKind,
