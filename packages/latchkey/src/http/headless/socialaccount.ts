@@ -15,7 +15,7 @@ import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedI
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { isAllowedFrontendUrl } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
-import { providerAccountData, providerData, providerDataOf, type ProviderData } from './provider-data.js';
+import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 
@@ -125,7 +125,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     const { profile } = pending;
     const initial = await providerSignupInitial(deps, pending);
     const { name } = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
-    const provider = providerData(configured.app, configured.provider.verifyIdToken !== undefined);
+    const provider = providerData(configured.app, takesProviderTokens(configured.provider));
     // The account to be: no id yet, no password (a provider's signup never has one).
     const user = {
       display: name || initial.username || initial.email || provider.name,

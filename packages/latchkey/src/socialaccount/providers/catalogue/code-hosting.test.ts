@@ -31,10 +31,9 @@ interface Row {
 
 const ROWS: Row[] = [
   {
-    label: 'github with QUERY_EMAIL (the address list)',
+    label: 'github, QUERY_EMAIL by default (the address list)',
     type: 'github',
     family: 'github',
-    settings: { query_email: true },
     account: {
       user: { id: 583231, login: 'octoada', name: 'Ada Lovelace', email: null },
       emails: [
@@ -48,9 +47,10 @@ const ROWS: Row[] = [
     name: 'Ada Lovelace',
   },
   {
-    label: 'github without it (the public address only)',
+    label: 'github with QUERY_EMAIL false (the public address only)',
     type: 'github',
     family: 'github',
+    settings: { query_email: false },
     account: { user: { id: 583232, login: 'octograce', name: 'Grace Hopper', email: 'grace@example.com' }, emails: [{ email: 'grace@example.com', verified: true, primary: true }] },
     uid: '583232',
     email: { address: 'grace@example.com', verified: false },
@@ -211,9 +211,9 @@ describe('the code-hosting providers’ own endpoints, scopes and settings', () 
   const withoutQuery = (url: URL) => `${url.origin}${url.pathname}`;
 
   it.each([
-    ['github', {}, 'https://github.com/login/oauth/authorize', null],
-    ['github', { query_email: true }, 'https://github.com/login/oauth/authorize', 'user:email'],
-    ['github', { github_url: 'https://git.corp.example/' }, 'https://git.corp.example/login/oauth/authorize', null],
+    ['github', {}, 'https://github.com/login/oauth/authorize', 'user:email'],
+    ['github', { query_email: false }, 'https://github.com/login/oauth/authorize', null],
+    ['github', { github_url: 'https://git.corp.example/' }, 'https://git.corp.example/login/oauth/authorize', 'user:email'],
     ['gitlab', {}, 'https://gitlab.com/oauth/authorize', 'read_user'],
     ['gitlab', { gitlab_url: 'https://gitlab.corp.example' }, 'https://gitlab.corp.example/oauth/authorize', 'read_user'],
     ['bitbucket_oauth2', {}, 'https://bitbucket.org/site/oauth2/authorize', null],

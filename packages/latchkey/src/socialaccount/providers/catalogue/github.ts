@@ -6,8 +6,9 @@
  * address list with `primary` and `verified`).
  *
  * Settings: `github_url` (GITHUB_URL provider-wide) for an Enterprise server, whose API is then at
- * {github_url}/api/v3; `api_url` to replace the API base whole; `query_email` (QUERY_EMAIL) to ask
- * for the user:email scope, which the address list needs. GitHub vouches for the addresses its
+ * {github_url}/api/v3; `api_url` to replace the API base whole; `query_email` (QUERY_EMAIL), true
+ * unless set false, asks for the user:email scope, which the address list needs (allauth follows
+ * ACCOUNT_EMAIL_REQUIRED; a Latchkey account has an address, and a verified one spares a mail). GitHub vouches for the addresses its
  * list marks verified; the public `email` of /user alone is never taken as verified.
  */
 import { aBoolean, anEndpoint } from '../app-settings.js';
@@ -86,5 +87,5 @@ export const githubProviderKind: ProviderKind = {
   id: withoutEmailScope.id,
   name: withoutEmailScope.name,
   checkSettings: (settings) => withoutEmailScope.checkSettings(settings),
-  build: (app, context) => (app.settings.query_email === true ? withEmailScope : withoutEmailScope).build(app, context),
+  build: (app, context) => (app.settings.query_email === false ? withoutEmailScope : withEmailScope).build(app, context),
 };
