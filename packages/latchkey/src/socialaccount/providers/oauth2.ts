@@ -69,6 +69,8 @@ export interface OAuth2ProviderDescription {
    * are checked by `settingsReaders`, at start-up with the rest.
    */
   endpointValues?: (settings: Readonly<Record<string, unknown>>) => Readonly<Record<string, string>>;
+  /** Headers the token request must carry besides the base's (Reddit's User-Agent), from the endpoint values. */
+  tokenHeaders?: (values: Readonly<Record<string, string>>) => Readonly<Record<string, string>>;
   /** Readers of the provider's own settings keys (app-settings.ts). */
   settingsReaders?: Readonly<Record<string, SettingReader<unknown>>>;
   /** Sent on every profile request (an API version, a vendor media type). Authorization is always the base's. */
@@ -153,7 +155,7 @@ export function oauth2Provider(
 
   async function exchangeCode(code: string, redirectUri: string, codeVerifier: string | undefined): Promise<Record<string, unknown>> {
     const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-    const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+    const headers: Record<string, string> = { ...description.tokenHeaders?.(values), accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
     if ((description.clientAuthentication ?? 'client_secret_post') === 'client_secret_basic') {
       headers.authorization = basicCredentials(app.clientId, app.secret);
     } else {

@@ -225,7 +225,13 @@ export async function startNetworksFixture(): Promise<NetworksFixture> {
 
   // Reddit.
   app.get('/reddit/api/v1/authorize', authorizeRoute('reddit', (params) => (['temporary', 'permanent'].includes(params.get('duration') ?? '') ? undefined : 'invalid duration parameter')));
+  /** Reddit throttles generic clients: a request without a User-Agent of the client's own is refused. */
+  const genericAgent = (request: FastifyRequest) => {
+    const agent = request.headers['user-agent'] ?? '';
+    return agent === '' || agent === 'node' || agent.startsWith('undici');
+  };
   app.post('/reddit/api/v1/access_token', (request, reply) => {
+    if (genericAgent(request)) return reply.code(429).send({ message: 'Too Many Requests', error: 429 });
     const body = form(request);
     if (!basicCredentials('reddit', request, body)) return reply.code(401).send({ message: 'Unauthorized', error: 401 });
     // Reddit reports a bad grant in a 200 answer.
@@ -233,9 +239,7 @@ export async function startNetworksFixture(): Promise<NetworksFixture> {
     return reply.send({ access_token: grant('reddit', NETWORK_CLIENTS.reddit.id), token_type: 'bearer', expires_in: 86_400, scope: 'identity', refresh_token: randomBytes(12).toString('hex') });
   });
   app.get('/reddit/api/v1/me', (request, reply) => {
-    // Reddit throttles generic clients: a missing or default User-Agent is refused here.
-    const agent = request.headers['user-agent'] ?? '';
-    if (agent === '' || agent === 'node' || agent.startsWith('undici')) return reply.code(429).send({ message: 'Too Many Requests', error: 429 });
+    if (genericAgent(request)) return reply.code(429).send({ message: 'Too Many Requests', error: 429 });
     if (!bearer('reddit', request)) return reply.code(401).send({ message: 'Unauthorized', error: 401 });
     return reply.send(fixture.people.reddit);
   });

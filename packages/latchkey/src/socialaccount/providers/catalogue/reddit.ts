@@ -32,6 +32,8 @@ export const redditProviderKind: ProviderKind = oauth2ProviderKind({
     user_agent: typeof settings.user_agent === 'string' ? settings.user_agent : DEFAULT_USER_AGENT,
     profile_url: typeof settings.profile_url === 'string' ? settings.profile_url : PROFILE_URL,
   }),
+  // Every request, the token exchange included, identifies the client as Reddit's API rules ask.
+  tokenHeaders: (values) => ({ 'user-agent': values.user_agent! }),
   async fetchProfile({ requests, values }) {
     const answer = await requests.getJson(values.profile_url!, { headers: { 'user-agent': values.user_agent! } });
     return readJsonObject('reddit', 'the profile', answer);
