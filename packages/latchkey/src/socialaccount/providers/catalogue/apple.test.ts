@@ -11,6 +11,7 @@ import { HeadlessTestClient } from '../../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { generateAppleClientKey, startAppleFixture, type AppleFixture } from '../../../testing/providers/apple-fixture.js';
+import { addSocialApp, MANAGEMENT_COMMAND } from '../../flows/manage-apps.js';
 import { appleProviderKind } from './apple.js';
 
 const NOW = new Date('2030-03-01T12:00:00Z');
@@ -42,6 +43,20 @@ describe('the apple provider kind', () => {
     expect(problem).toMatchObject({ key: 'certificate_key', reason: 'invalid' });
     expect(problem!.message).not.toContain('not a key');
     expect(appleProviderKind.checkApp!({ settings: { certificate_key: clientKey.pem }, secret: '' })).toMatchObject({ key: 'secret', reason: 'required' });
+  });
+
+  it('keeps the .p8 key out of the database: a stored app with it is refused, a hidden token-only one is taken', async () => {
+    const latchkey = await createTestLatchkey({ kind: 'sqlite' });
+    try {
+      const apple = { provider: 'apple', providerId: '', name: 'Apple', clientId: 'com.example.web', key: 'TEAM123456' };
+      const refused = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...apple, settings: { certificate_key: clientKey.pem }, secret: 'KEY1234567' }, { ip: '127.0.0.1', userAgent: 'test' }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'invalid_input', param: 'settings' });
+      expect(JSON.stringify(await latchkey.deps.store.socialApps.list())).not.toContain('PRIVATE KEY');
+      const hidden = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...apple, clientId: 'com.example.ios', settings: { hidden: true }, secret: '' }, { ip: '127.0.0.1', userAgent: 'test' });
+      expect(hidden.clientId).toBe('com.example.ios');
+    } finally {
+      await latchkey.destroy();
+    }
   });
 });
 

@@ -27,6 +27,15 @@ export const appleProviderKind: ProviderKind = {
     if (tokenOnly(app.settings) || app.secret.trim() !== '') return undefined;
     return { key: 'secret', reason: 'required', message: 'a secret is required for apple (the Key ID of the .p8 key, shown on its View Key Details page)' };
   },
+  // Settings are stored, and shown in the admin, as written: Apple's private key would be in clear.
+  checkStored(app) {
+    if (app.settings.certificate_key === undefined) return undefined;
+    return {
+      key: 'certificate_key',
+      reason: 'invalid',
+      message: 'certificate_key would be stored unencrypted: keep an Apple app that signs in by redirect in SOCIALACCOUNT_PROVIDERS, its key read from the environment (the database takes hidden, token-only Apple apps)',
+    };
+  },
   build(app, { http, clock }) {
     if (!tokenOnly(app.settings) && app.key.trim() === '') {
       throw new LatchkeyError('configuration_invalid', `The social app "${app.id}" has no key: for apple it is the Team ID (the App ID Prefix).`);
