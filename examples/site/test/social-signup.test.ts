@@ -96,7 +96,7 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
   });
 });
 
-describe('the OpenID Connect app in src/config/settings.ts', () => {
+describe('the providers src/config/settings.ts reads from the environment', () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it('is read from OIDC_PROVIDER_ID, OIDC_NAME, OIDC_CLIENT_ID, OIDC_SECRET and OIDC_SERVER_URL, and absent without them', () => {
@@ -109,5 +109,14 @@ describe('the OpenID Connect app in src/config/settings.ts', () => {
     expect(projectSettings.base?.SOCIALACCOUNT_PROVIDERS).toEqual({
       openid_connect: { APPS: [{ provider_id: 'company-sso', name: 'Company SSO', client_id: 'the-client-id', secret: 'the-secret', settings: { server_url: 'https://id.example.com' } }] },
     });
+  });
+
+  it('adds Google and GitHub from GOOGLE_CLIENT_ID, GOOGLE_SECRET, GITHUB_CLIENT_ID and GITHUB_SECRET, each only when its client id is set', () => {
+    vi.stubEnv('GOOGLE_CLIENT_ID', 'google-client');
+    vi.stubEnv('GOOGLE_SECRET', 'google-secret');
+    expect(projectSettings.base?.SOCIALACCOUNT_PROVIDERS).toEqual({ openid_connect: { APPS: [] }, google: { APPS: [{ client_id: 'google-client', secret: 'google-secret' }] } });
+    vi.stubEnv('GITHUB_CLIENT_ID', 'github-client');
+    vi.stubEnv('GITHUB_SECRET', 'github-secret');
+    expect(projectSettings.base?.SOCIALACCOUNT_PROVIDERS).toMatchObject({ github: { APPS: [{ client_id: 'github-client', secret: 'github-secret' }] } });
   });
 });

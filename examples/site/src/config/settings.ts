@@ -37,11 +37,11 @@ export const projectSettings: ProjectSettings = {
     MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],
     MFA_RECOVERY_CODE_COUNT: 10,
     MFA_TRUST_ENABLED: false,
-    // Social sign-in: no provider is configured. An OpenID Connect identity provider is added
-    // from the environment (README.md, "Social sign-in"). A getter, so that it is read when the
-    // settings load, after .envs/local.env has been read into the environment.
+    // Social sign-in: no provider is configured. An OpenID Connect identity provider, Google and
+    // GitHub are added from the environment (README.md, "Social sign-in"). A getter, so that it is
+    // read when the settings load, after .envs/local.env has been read into the environment.
     get SOCIALACCOUNT_PROVIDERS() {
-      return { openid_connect: { APPS: openIdConnectAppsFromEnvironment() } };
+      return { openid_connect: { APPS: openIdConnectAppsFromEnvironment() }, ...namedProvidersFromEnvironment() };
     },
     // The headless API for single-page and mobile apps: the account pages stay on, and no other
     // origin may call the APIs with credentials until listed in LATCHKEY_CORS_ALLOWED_ORIGINS.
@@ -76,4 +76,18 @@ function openIdConnectAppsFromEnvironment() {
       settings: { server_url: OIDC_SERVER_URL ?? '' },
     },
   ];
+}
+
+/**
+ * Google and GitHub, each when its client id is in the environment (GOOGLE_CLIENT_ID and
+ * GOOGLE_SECRET, GITHUB_CLIENT_ID and GITHUB_SECRET). Another named provider is added the same
+ * way, under its id (Latchkey's docs/social.md lists them).
+ */
+function namedProvidersFromEnvironment() {
+  const providers: Record<string, { APPS: { client_id: string; secret: string }[] }> = {};
+  for (const [id, prefix] of [['google', 'GOOGLE'], ['github', 'GITHUB']] as const) {
+    const clientId = process.env[`${prefix}_CLIENT_ID`];
+    if (clientId) providers[id] = { APPS: [{ client_id: clientId, secret: process.env[`${prefix}_SECRET`] ?? '' }] };
+  }
+  return providers;
 }
