@@ -36,7 +36,7 @@ export interface ProviderKind {
    * fields too (a SAML app's private key may be its secret, which the database keeps sealed).
    * Start-up and the stored apps' flow ask it after checkSettings.
    */
-  checkApp?(app: Pick<ProviderApp, 'settings' | 'secret'>): SettingProblem | undefined;
+  checkApp?(app: Pick<ProviderApp, 'settings' | 'secret' | 'key'>): SettingProblem | undefined;
   /**
    * What is wrong with keeping the app in the database, beyond checkApp: settings are stored and
    * shown as written, so a key that must stay secret belongs in the sealed secret instead.

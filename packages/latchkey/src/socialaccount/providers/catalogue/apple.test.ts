@@ -42,7 +42,7 @@ describe('the apple provider kind', () => {
     const problem = appleProviderKind.checkSettings({ certificate_key: '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----' });
     expect(problem).toMatchObject({ key: 'certificate_key', reason: 'invalid' });
     expect(problem!.message).not.toContain('not a key');
-    expect(appleProviderKind.checkApp!({ settings: { certificate_key: clientKey.pem }, secret: '' })).toMatchObject({ key: 'secret', reason: 'required' });
+    expect(appleProviderKind.checkApp!({ settings: { certificate_key: clientKey.pem }, secret: '', key: '' })).toMatchObject({ key: 'secret', reason: 'required' });
   });
 
   it('keeps the .p8 key out of the database: a stored app with it is refused, a hidden token-only one is taken', async () => {

@@ -241,4 +241,9 @@ describe('the code-hosting providers’ own endpoints, scopes and settings', () 
   ])('%s refuses %j, naming %s', (type, settings, key) => {
     expect(kindOf(type).checkSettings(settings)).toMatchObject({ key, reason: 'invalid' });
   });
+
+  it('stackexchange wants its request key (the app’s key field) before any sign-in', () => {
+    expect(kindOf('stackexchange').checkApp!({ settings: {}, secret: 's', key: '' })).toMatchObject({ key: 'key', reason: 'required' });
+    expect(kindOf('stackexchange').checkApp!({ settings: {}, secret: 's', key: 'request-key' })).toBeUndefined();
+  });
 });

@@ -52,5 +52,7 @@ export const stackExchangeProviderKind: ProviderKind = {
   id: keyless.id,
   name: keyless.name,
   checkSettings: (settings) => keyless.checkSettings(settings),
+  // Without its request key the API answers every profile request with an error: refused at start-up instead.
+  checkApp: (app) => (app.key.trim() === '' ? { key: 'key', reason: 'required', message: "a key is required for stackexchange (the app's request key, shown on its Stack Apps page)" } : undefined),
   build: (app, context) => oauth2ProviderKind(stackExchangeDescription(app.key)).build(app, context),
 };

@@ -17,7 +17,7 @@ const IDP = { entity_id: 'https://idp.example/metadata', sso_url: 'https://idp.e
 const OWN_KEYS = { x509cert: keys.certificate, private_key: keys.privateKey };
 
 /** The problem start-up and the stored apps' flow find with an app of these settings (and this secret): its settings' shape first, then the rules that need the secret. */
-const problemOf = (settings: Record<string, unknown>, secret = '') => samlProviderKind.checkSettings(settings) ?? samlProviderKind.checkApp?.({ settings, secret });
+const problemOf = (settings: Record<string, unknown>, secret = '') => samlProviderKind.checkSettings(settings) ?? samlProviderKind.checkApp?.({ settings, secret, key: '' });
 const messageOf = (settings: Record<string, unknown>, secret = '') => problemOf(settings, secret)?.message;
 
 describe("a SAML app's settings", () => {
