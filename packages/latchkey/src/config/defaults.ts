@@ -47,6 +47,11 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: 3,
   ACCOUNT_PASSWORD_RESET_TIMEOUT: 3 * 86400,
   ACCOUNT_LOGIN_TIMEOUT: 15 * 60,
+  // Login by a mailed code (allauth's defaults): off; three wrong tries; a code lives three minutes.
+  ACCOUNT_LOGIN_BY_CODE_ENABLED: false,
+  ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: 3,
+  ACCOUNT_LOGIN_BY_CODE_TIMEOUT: 180,
+  ACCOUNT_LOGIN_BY_CODE_REQUIRED: false,
   ACCOUNT_MAX_EMAIL_ADDRESSES: 5,
   // Used by the project's adapter (the example site's and generated projects'): empty allows any domain.
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
@@ -63,6 +68,7 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
     change_password: '5/m/user',
     manage_email: '10/m/user',
     reauthenticate: '10/m/user',
+    request_login_code: '20/m/ip,3/m/key',
   },
   PASSWORD_HASHERS: [...DJANGO_HASHING_DEFAULTS.hashers],
   // argon2 and PBKDF2 run on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says

@@ -94,6 +94,11 @@ export const SETTING_FIELDS = {
   ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: integerField(1, 365),
   ACCOUNT_PASSWORD_RESET_TIMEOUT: integerField(60, 30 * 86400),
   ACCOUNT_LOGIN_TIMEOUT: integerField(60, 86400),
+  ACCOUNT_LOGIN_BY_CODE_ENABLED: booleanField(),
+  ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: integerField(1, 100),
+  ACCOUNT_LOGIN_BY_CODE_TIMEOUT: integerField(30, 86400),
+  // allauth's "a code after the password" stage is not built yet: refused rather than silently ignored.
+  ACCOUNT_LOGIN_BY_CODE_REQUIRED: jsonObjectField(z.literal(false), 'false (a sign-in code required after the password is not available yet)'),
   ACCOUNT_MAX_EMAIL_ADDRESSES: integerField(1, 100),
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: stringListField('a comma-separated list of domain names such as example.com, or empty for no restriction', z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$/i)),
   ACCOUNT_SESSION_REMEMBER: jsonObjectField(z.boolean().nullable(), 'true, false or null (ask with a checkbox)'),

@@ -18,6 +18,7 @@ export const RATE_LIMIT_ACTIONS = [
   'change_password',
   'manage_email',
   'reauthenticate',
+  'request_login_code',
 ] as const;
 
 export type RateLimitAction = (typeof RATE_LIMIT_ACTIONS)[number];

@@ -5,8 +5,9 @@ import { sendOk } from './respond.js';
 
 /**
  * GET config: what a front end needs to know to draw its forms. Only what exists is advertised:
- * no codes or passkeys until the issues that add them. The providers are listed by name; the app
- * client is shown only those it can use, the ones that take a token (it cannot follow a redirect).
+ * login by code when the project turns it on; no passkeys until the issue that adds them. The
+ * providers are listed by name; the app client is shown only those it can use, the ones that take
+ * a token (it cannot follow a redirect).
  */
 async function configuredProviders(ctx: HttpContext): Promise<ProviderData[]> {
   const providers = await offeredProviders(ctx);
@@ -24,7 +25,7 @@ export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): voi
           login_methods: methods,
           is_open_for_signup: await ctx.deps.adapter.isOpenForSignup(),
           email_verification_by_code_enabled: false,
-          login_by_code_enabled: false,
+          login_by_code_enabled: settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
           password_reset_by_code_enabled: false,
         },
         socialaccount: { providers: await configuredProviders(ctx) },

@@ -5,6 +5,7 @@ import { registerAccountEmailRoutes } from './account-email.js';
 import { registerAuthRoutes } from './auth.js';
 import { registerConfigRoute } from './config.js';
 import { registerEmailVerificationRoutes } from './email-verification.js';
+import { registerLoginCodeRoutes } from './login-code.js';
 import { registerMfaRoutes } from './mfa.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerSessionRoutes } from './sessions.js';
@@ -22,6 +23,7 @@ import { sendErrors, sendUnauthenticated } from './respond.js';
 const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HttpContext) => void)[] = [
   registerConfigRoute,
   registerAuthRoutes,
+  registerLoginCodeRoutes,
   registerEmailVerificationRoutes,
   registerPasswordRoutes,
   registerAccountEmailRoutes,

@@ -16,7 +16,7 @@ const requestBody = (description: string, body: Json): Json => ({ description, r
 /** A refusal in the envelope: the status and, usually, what went wrong. */
 const refusal = (code: number): Json => object({ status: status(code), errors: schema('Errors') }, ['status']);
 
-const FLOW_IDS = ['login', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
+const FLOW_IDS = ['login', 'login_by_code', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
 
 const SCHEMAS: Json = {
   Timestamp: { type: 'number', description: 'A moment, in seconds since the Unix epoch (with a fraction).', example: 1767225600.25 },
@@ -114,7 +114,7 @@ const SCHEMAS: Json = {
     login_methods: arrayOf({ type: 'string', enum: ['username', 'email'] }, 'What people may sign in with (ACCOUNT_LOGIN_METHODS).'),
     is_open_for_signup: { type: 'boolean', description: 'Whether signup is open now.' },
     email_verification_by_code_enabled: { type: 'boolean', description: 'Always false: addresses are confirmed by link.' },
-    login_by_code_enabled: { type: 'boolean', description: 'Always false: no login by mailed code.' },
+    login_by_code_enabled: { type: 'boolean', description: 'Whether a login by a mailed code is offered (ACCOUNT_LOGIN_BY_CODE_ENABLED).' },
     password_reset_by_code_enabled: { type: 'boolean', description: 'Always false: passwords are reset by link.' },
   }),
   ConfigurationResponse: object({
@@ -179,6 +179,8 @@ const REQUEST_BODIES: Json = {
   Reauthenticate: requestBody('The password.', object({ password: schema('Password') })),
   VerifyEmail: requestBody('The key from the confirmation link.', object({ key: { type: 'string' } })),
   RequestPassword: requestBody('The address to send the link to.', object({ email: schema('Email') })),
+  RequestLoginCode: requestBody('The address to mail a sign-in code to.', object({ email: schema('Email') })),
+  ConfirmLoginCode: requestBody('The mailed sign-in code.', object({ code: { type: 'string' } })),
   ResetPassword: requestBody('The key from the reset link and the new password.', object({ key: { type: 'string' }, password: schema('Password') })),
   Code: requestBody('A code.', object({ code: schema('AuthenticatorCode') })),
   Trust: requestBody('Whether to trust this browser.', object({ trust: { type: 'boolean' } })),

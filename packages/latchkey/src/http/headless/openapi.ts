@@ -131,6 +131,16 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
 };
 
 /** Operations of one client only: "trust this browser" is a cookie, which only browsers keep. */
+/** Login by a mailed code: served only where the project turns it on (ACCOUNT_LOGIN_BY_CODE_ENABLED). */
+const LOGIN_CODE_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
+  '/auth/code/request': {
+    post: { tag: 'Authentication', summary: 'Ask for a sign-in code', description: 'Mails a short code to the account the address names, and keeps the login in this session: 401 with `login_by_code` pending, the same answer whether or not there is an account, without waiting for the mail.', requestBody: 'RequestLoginCode', limited: true, responses: { 400: error, 401: unauthenticated } },
+  },
+  '/auth/code/confirm': {
+    post: { tag: 'Authentication', summary: 'Sign in with the mailed code', description: 'The code works only in the session that asked for it, once, for a few minutes and a few tries. 200 when signed in; 401 when the login waits at a step (`mfa_authenticate`); 400 for a wrong code; 409 when no code is pending.', requestBody: 'ConfirmLoginCode', responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
+  },
+};
+
 const BROWSER_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
   '/auth/provider/redirect': {
     post: { tag: 'Providers', summary: 'Sign in through the provider', description: 'A real form post (the answer is a redirect, which an XHR cannot follow) that sends the browser to the provider. Its callback sends it back to `callback_url`, with `error` and `error_process` in the query on failure (`cancelled`, `signup_closed`, `permission_denied`, `reauthentication_required`, `connected_other`, `unknown`); the front end then reads `auth/session` to see where the sign-in stands. A `callback_url` that is neither a path here nor at an allowed origin is refused (400, or HEADLESS_FRONTEND_URLS.socialaccount_login_error).', requestBody: 'ProviderRedirect', form: true, responses: { 302: ref('responses', 'ToProvider'), 400: error } },
@@ -181,13 +191,14 @@ const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allaut
 **Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415), but for the provider redirect, a real form post. Nothing is cached (\`Cache-Control: no-store\`).`;
 
 /** The whole document, for this site (its name and address). */
-export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'>): Json {
+export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> & Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED'>>): Json {
+  const operations = settings.ACCOUNT_LOGIN_BY_CODE_ENABLED === true ? { ...OPERATIONS, ...LOGIN_CODE_OPERATIONS } : OPERATIONS;
   return {
     openapi: '3.0.3',
     info: { title: `${settings.SITE_NAME}: headless API`, version: '1', description: DESCRIPTION },
     servers: [{ url: new URL('/', settings.SITE_URL).toString().replace(/\/$/, '') }],
     tags: TAGS,
-    paths: { ...pathsOf(OPERATIONS, '/_allauth/{client}/v1', 'any'), ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
+    paths: { ...pathsOf(operations, '/_allauth/{client}/v1', 'any'), ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
     components: HEADLESS_COMPONENTS,
   };
 }

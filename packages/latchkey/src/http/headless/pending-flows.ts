@@ -4,6 +4,7 @@ import type { AuthenticatorType } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
 import { currentPendingLogin, signupAwaitsVerification, type PendingLogin } from '../kit/session-state.js';
 import type { HttpContext } from '../kit/context.js';
+import { currentLoginCode } from '../kit/login-code-state.js';
 import { pendingProviderSignup } from '../kit/provider-sign-ins.js';
 import { offeredProviders, providerDataOf, type ProviderData } from './provider-data.js';
 
@@ -13,7 +14,7 @@ import { offeredProviders, providerDataOf, type ProviderData } from './provider-
  * authenticator types for `mfa_authenticate`, which clients route on).
  */
 export interface Flow {
-  id: 'login' | 'signup' | 'verify_email' | 'mfa_authenticate' | 'mfa_trust' | 'reauthenticate' | 'mfa_reauthenticate' | 'provider_redirect' | 'provider_token' | 'provider_signup';
+  id: 'login' | 'login_by_code' | 'signup' | 'verify_email' | 'mfa_authenticate' | 'mfa_trust' | 'reauthenticate' | 'mfa_reauthenticate' | 'provider_redirect' | 'provider_token' | 'provider_signup';
   is_pending?: true;
   types?: AuthenticatorType[];
   /** For `provider_redirect` and `provider_token`: the ids of the providers that sign in that way. */
@@ -50,6 +51,11 @@ async function providerFlows(ctx: HttpContext, request: FastifyRequest): Promise
 export async function availableFlows(ctx: HttpContext, request: FastifyRequest): Promise<Flow[]> {
   const flows: Flow[] = [{ id: 'login' }];
   if (await ctx.deps.adapter.isOpenForSignup()) flows.push({ id: 'signup' });
+  // allauth's place for it: after login and signup. A code asked for by this client and still
+  // live marks the flow pending (a login stopped at a later stage is listed below as its own).
+  if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) {
+    flows.push((await currentLoginCode(ctx, request)) ? { id: 'login_by_code', is_pending: true } : { id: 'login_by_code' });
+  }
   const fromProviders = await providerFlows(ctx, request);
   flows.push(...fromProviders.start);
   const pending = await currentPendingLogin(ctx, request);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerConfirmEmailPages } from './confirm-email.js';
 import { registerEmailPages } from './email.js';
 import { registerLoginPages } from './login.js';
+import { registerLoginCodePages } from './login-code.js';
 import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
 import type { HttpContext } from '../kit/context.js';
@@ -15,6 +16,7 @@ import { registerDummyAuthorizationPage } from './dummy-provider.js';
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
 export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
   registerLoginPages(scope, page);
+  if (page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) registerLoginCodePages(scope, page);
   registerSignupPages(scope, page);
   registerConfirmEmailPages(scope, page);
   registerEmailPages(scope, page);

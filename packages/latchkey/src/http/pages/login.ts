@@ -20,6 +20,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     title: 'Sign in',
     login_by_email: page.deps.settings.USERNAME_TYPE === 'email',
     ask_remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER === null,
+    login_by_code: page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
     next,
     // The providers people can sign in with: links to each provider's page, whose button starts it.
     providers: await providerLinks(page),

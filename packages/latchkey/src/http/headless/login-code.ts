@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
+import type { HttpContext } from '../kit/context.js';
+import { textField } from '../kit/input.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { settleLogin } from '../kit/session-state.js';
+import { loginOptionsOf } from './login-options.js';
+import { sendHeadlessRefusal } from './refusals.js';
+import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
+
+/**
+ * auth/code/request and auth/code/confirm (ACCOUNT_LOGIN_BY_CODE_ENABLED): the flow of
+ * login/code.ts, its state kept in this client's session as the pages keep it. A request answers
+ * 401 with `login_by_code` pending whether or not the address has an account; a confirmation
+ * answers as a login does (signed in, or the next stage pending), 400 for a wrong code, and 409
+ * once no code is pending (never asked, expired, used, or its attempts used up).
+ */
+export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext): void {
+  const { deps } = ctx;
+  if (!deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) return;
+
+  api.post('/auth/code/request', async (request, reply) => {
+    try {
+      const { state, delivery } = await requestLoginCode(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
+      // Not awaited: the answer must not wait for mail that only an existing account gets.
+      void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
+      await keepLoginCode(ctx, request, reply, state);
+    } catch (error) {
+      return sendHeadlessRefusal(ctx, request, reply, error);
+    }
+    return sendUnauthenticated(ctx, request, reply);
+  });
+
+  api.post('/auth/code/confirm', async (request, reply) => {
+    const state = await currentLoginCode(ctx, request);
+    if (!state) return sendEnvelope(ctx, request, reply, 409);
+    const code = textField(request.body, 'code') ?? '';
+    const confirmation = await confirmLoginCode(deps, state, { code, ...loginContextOf(ctx, request) });
+    if (confirmation.status === 'incorrect' && confirmation.state) await keepLoginCode(ctx, request, reply, confirmation.state);
+    else await forgetLoginCode(ctx, request);
+    if (confirmation.status === 'incorrect') return sendErrors(ctx, request, reply, 400, [{ message: INCORRECT_LOGIN_CODE, code: 'incorrect_code', param: 'code' }]);
+    if (confirmation.status === 'expired') return sendEnvelope(ctx, request, reply, 409);
+    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, confirmation.result, loginOptionsOf(ctx)));
+  });
+}
