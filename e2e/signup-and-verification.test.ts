@@ -79,9 +79,12 @@ describe.runIf(browserTestsEnabled())('signup and email verification', () => {
       await person.visit(confirmLink, 'confirm-page-again');
       expect(await person.text()).toContain(`Please confirm that ${ada.email}`);
       await person.press('Confirm', 'confirmed');
-      // This browser's login stopped for this verification (with the right password), so
-      // confirming here finishes that login; elsewhere it would lead to the login page.
-      // A login lands on the person's own page (LOGIN_REDIRECT_URL is /users/~redirect/).
+      // This browser's login stopped for this verification, but ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION
+      // is off (allauth's default), so confirming only verifies: the person signs in next, now
+      // past the verification stage. A login lands on the person's own page
+      // (LOGIN_REDIRECT_URL is /users/~redirect/).
+      expect(person.pathname()).toBe('/accounts/login/');
+      await person.signIn(ada.username, ada.password, { shot: 'login-after-verifying' });
       expect(person.pathname()).toBe(`/users/${ada.username}/`);
       expect(await person.heading()).toBe(ada.username);
 

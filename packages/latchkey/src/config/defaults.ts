@@ -47,6 +47,9 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS: 3,
   ACCOUNT_PASSWORD_RESET_TIMEOUT: 3 * 86400,
   ACCOUNT_LOGIN_TIMEOUT: 15 * 60,
+  // Confirming the address signs in only the login that waits for it in the same session, and only
+  // when the project asks for it (allauth's default: off, the person signs in themselves).
+  ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: false,
   // Login by a mailed code (allauth's defaults): off; three wrong tries; a code lives three minutes.
   ACCOUNT_LOGIN_BY_CODE_ENABLED: false,
   ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: 3,

@@ -29,6 +29,11 @@ export interface LoginContext {
   mfaTrustToken?: string | undefined;
   /** Whether the client keeps a trust cookie and can be asked to (browsers: yes; apps and token clients: no). */
   canTrustBrowser?: boolean;
+  /**
+   * The caller has just mailed the confirmation link itself (a signup does, and reports whether
+   * the mail left), so a login stopped at verify_email must not mail it a second time.
+   */
+  confirmationJustSent?: boolean;
 }
 
 /** The answers a client gives at a stopped stage: a code, whether to trust this browser. */
@@ -72,7 +77,7 @@ async function verifyEmail({ deps, user, proofs, context }: StageRun): Promise<S
   const addresses = await deps.store.emailAddresses.listForUser(user.id);
   if (addresses.some((address) => address.verified)) return PASSED;
   const primary = addresses.find((address) => address.primary) ?? addresses[0];
-  if (primary) {
+  if (primary && context.confirmationJustSent !== true) {
     try {
       await sendEmailConfirmation(deps, primary, context.client);
     } catch (error) {

@@ -29,10 +29,13 @@ export interface SignupInput {
 export type SignupResult =
   /**
    * Mandatory verification: the person must follow the mailed link before signing in. An address
-   * that already has an account gets exactly this result too (its owner is told by email), so the
-   * result never says whether an account was created; it carries no user on purpose.
+   * that already has an account gets this result too (its owner is told by email). For a new
+   * account `login` is the signup's login, stopped at verify_email as a password login would be,
+   * for the adapter to keep in the client's session (so that confirming there can carry it on);
+   * for an existing one there is none. The adapter must present both alike: the result says
+   * whether an account was created only so that it can keep the right state.
    */
-  | { status: 'verification_sent'; email: string; mailFailed: boolean }
+  | { status: 'verification_sent'; email: string; mailFailed: boolean; login?: LoginResult }
   /**
    * Optional or no verification: the new account is signed in at once, through the login stages
    * like any login (`login`: what they gave, for the adapter to settle).
@@ -112,8 +115,13 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
       mailFailed = true;
     }
   }
-  if (verification === 'mandatory') return { status: 'verification_sent', email: clean.email, mailFailed };
-  // The person has just chosen the password: it is the login's first factor.
+  // The person has just chosen the password: it is the login's first factor. Under mandatory
+  // verification the login stops at verify_email, like a password login of the same account; the
+  // link has just been mailed above, so the stage does not mail it again.
+  if (verification === 'mandatory') {
+    const waiting = await beginLogin(deps, user, PASSWORD, { client, confirmationJustSent: true });
+    return { status: 'verification_sent', email: clean.email, mailFailed, login: waiting };
+  }
   const login = await beginLogin(deps, user, PASSWORD, { client });
   return { status: 'signed_up', user, verificationSent, mailFailed, login };
 }

@@ -18,8 +18,8 @@ describe.each(testDatabaseKinds())('headless email verification on %s', (kind) =
     let ada: User;
 
     /** Ada has an account whose only address is unverified, so that mandatory verification stops her login. */
-    async function setUp(verification: 'mandatory' | 'optional' = 'mandatory') {
-      latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: verification } });
+    async function setUp(verification: 'mandatory' | 'optional' = 'mandatory', loginOnConfirmation = false) {
+      latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: verification, ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: loginOnConfirmation } });
       ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: false });
       api = new HeadlessTestClient(await HeadlessTestClient.createApp(latchkey), client, latchkey);
     }
@@ -75,8 +75,8 @@ describe.each(testDatabaseKinds())('headless email verification on %s', (kind) =
       expect(await isVerified('ada@example.com')).toBe(false);
     });
 
-    it('verifies with the mailed key and carries the waiting login on to a session', async () => {
-      await setUp();
+    it('with ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION, verifies with the mailed key and carries the waiting login on to a session', async () => {
+      await setUp('mandatory', true);
       const key = await loginStoppedAtVerification();
       const verified = await api.post('/auth/email/verify', { key });
       expect(verified.status).toBe(200);
@@ -92,7 +92,7 @@ describe.each(testDatabaseKinds())('headless email verification on %s', (kind) =
     });
 
     it('stops the carried-on login at the second factor when the account has one', async () => {
-      await setUp();
+      await setUp('mandatory', true);
       const verifiedAda = await createUser(latchkey.deps, { username: 'grace', email: 'grace@example.com', password: PASSWORD, emailVerified: true });
       await activateTotpFor(latchkey, verifiedAda);
       // Grace's address becomes unverified again (as after an import), so her login stops first at verification.
@@ -165,7 +165,7 @@ describe.each(testDatabaseKinds())('headless email verification on %s', (kind) =
     });
 
     it('resends the link of a waiting login within the confirm_email limit', async () => {
-      await setUp();
+      await setUp('mandatory', true);
       await loginStoppedAtVerification();
       // The login itself mailed a link a moment ago.
       const early = await api.post('/auth/email/verify/resend');

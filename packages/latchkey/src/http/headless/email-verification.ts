@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey } from '../../account/email-confirmation.js';
-import { resendLoginVerification } from '../../account/flows/manage-email.js';
+import { resendLoginVerification, WAIT_BEFORE_RESENDING } from '../../account/flows/manage-email.js';
 import { verifyEmail, type EmailVerification } from '../../account/flows/verify-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
-import { forgetSignupAwaitingVerification, loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { forgetPendingLogin, forgetSignupAwaitingVerification, loginWaitingAt, settleLogin, signupAwaitingVerification } from '../kit/session-state.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
@@ -55,6 +56,9 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     if (verification.login) {
       const outcome = await settleLogin(ctx, request, reply, verification.login, loginOptionsOf(ctx));
       if (outcome.kind !== 'ended') return presentLogin(ctx, request, reply, outcome);
+    } else if (verification.endsWaitingLogin) {
+      // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION is off: the login waited only for this, and is over.
+      await forgetPendingLogin(ctx, request);
     }
     await forgetSignupAwaitingVerification(ctx, request);
     const user = await ctx.sessions.currentUser(request);
@@ -63,7 +67,7 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
 
   api.post('/auth/email/verify/resend', async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'verify_email');
-    if (!pending) return sendEnvelope(ctx, request, reply, 409);
+    if (!pending) return resendForSignupWait(ctx, request, reply);
     try {
       await resendLoginVerification(deps, { userId: pending.login.userId, client: clientOf(request) });
     } catch (error) {
@@ -71,4 +75,18 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     }
     return sendOk(ctx, request, reply);
   });
+}
+
+/**
+ * A resend in a session whose signup named an address that already had an account: no login waits
+ * (no account was created), but the answer must be the one a new account's signup gets, or the
+ * endpoint would tell which it was. The same confirm_email limit on the address is counted (the
+ * signup's notice to the owner counted it first), and nothing is mailed: the owner was told once.
+ */
+async function resendForSignupWait(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const email = await signupAwaitingVerification(ctx, request);
+  if (email === undefined) return sendEnvelope(ctx, request, reply, 409);
+  const limit = await ctx.deps.rateLimits.consume('confirm_email', { ip: clientOf(request).ip, key: email });
+  if (!limit.allowed) return sendHeadlessRefusal(ctx, request, reply, new RateLimitedError('confirm_email', Math.max(1, limit.retryAfterSeconds), WAIT_BEFORE_RESENDING));
+  return sendOk(ctx, request, reply);
 }

@@ -107,10 +107,12 @@ export async function settleLogin(ctx: HttpContext, request: FastifyRequest, rep
 }
 
 /**
- * What a signup leaves in the session. Under mandatory verification it answers "verify your
- * email" whether or not the address already had an account (the flow tells nobody which), and
- * the session remembers that answer for ACCOUNT_LOGIN_TIMEOUT, so that the client sees the same
- * pending step when it asks again. Otherwise the new account's login is settled like any other.
+ * What a signup leaves in the session. Under mandatory verification a new account's login waits at
+ * verify_email exactly as a password login's would (so confirming in this session carries it on
+ * where ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION allows); an address that already had an account leaves
+ * only a mark that the signup waits for its link, for ACCOUNT_LOGIN_TIMEOUT. Both get a new session
+ * id and the same "verify your email" outcome, so the client cannot tell which it was. Otherwise
+ * the new account's login is settled like any other.
  */
 export async function settleSignup(
   ctx: HttpContext,
@@ -120,14 +122,33 @@ export async function settleSignup(
   options: { remember: boolean; next: string },
 ): Promise<SignupOutcome> {
   if (result.status === 'signed_up') return settleLogin(ctx, request, reply, result.login, options);
-  await forgetPendingLogin(ctx, request);
-  await saveValue(ctx, request, reply, SIGNUP_AWAITING_VERIFICATION, expiresAt(ctx));
+  if (result.login?.status === 'stopped') {
+    await forgetValue(ctx, request, SIGNUP_AWAITING_VERIFICATION);
+    await keepPendingLogin(ctx, request, reply, { login: result.login.pending, stage: result.login.stage, ...options });
+  } else {
+    await forgetPendingLogin(ctx, request);
+    await ctx.sessions.rotate(request, reply);
+    const wait: SignupWait = { until: expiresAt(ctx), email: result.email };
+    await saveValue(ctx, request, reply, SIGNUP_AWAITING_VERIFICATION, wait);
+  }
   return { kind: 'verification_sent' };
 }
 
+/** A signup's wait for its link: until when, and for which address. */
+interface SignupWait {
+  until: number;
+  email: string;
+}
+
+/** The address a signup in this session waits to have confirmed, while the wait lasts. */
+export async function signupAwaitingVerification(ctx: HttpContext, request: FastifyRequest): Promise<string | undefined> {
+  const wait = (await ctx.sessions.session(request))?.data[SIGNUP_AWAITING_VERIFICATION] as Partial<SignupWait> | undefined;
+  if (typeof wait?.until !== 'number' || typeof wait.email !== 'string') return undefined;
+  return wait.until > ctx.deps.clock.now().getTime() ? wait.email : undefined;
+}
+
 export async function signupAwaitsVerification(ctx: HttpContext, request: FastifyRequest): Promise<boolean> {
-  const until = (await ctx.sessions.session(request))?.data[SIGNUP_AWAITING_VERIFICATION];
-  return typeof until === 'number' && until > ctx.deps.clock.now().getTime();
+  return (await signupAwaitingVerification(ctx, request)) !== undefined;
 }
 
 /** Forgets the signup's wait (the address was confirmed). */

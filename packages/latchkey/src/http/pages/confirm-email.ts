@@ -4,7 +4,7 @@ import { verifyEmail, type EmailVerification } from '../../account/flows/verify-
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { forgetPendingLogin, loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { flash, redirect, renderPage } from './page.js';
 
@@ -61,6 +61,10 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpCont
     if (waiting && verification.login) {
       const outcome = await settleLogin(page, request, reply, verification.login, { remember: waiting.remember, next: waiting.next });
       if (outcome.kind !== 'ended') return presentLogin(page, request, reply, outcome, waiting.next);
+    } else if (verification.endsWaitingLogin) {
+      // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION is off: the login waited only for this, and the person
+      // now signs in on the login page.
+      await forgetPendingLogin(page, request);
     }
     const signedIn = await page.sessions.currentUser(request);
     return redirect(reply, signedIn ? '/accounts/email/' : LOGIN_PAGE);

@@ -14,8 +14,8 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     await latchkey.destroy();
   });
 
-  async function setUp(verification: 'mandatory' | 'optional' = 'optional', verified = true) {
-    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: verification } });
+  async function setUp(verification: 'mandatory' | 'optional' = 'optional', verified = true, loginOnConfirmation = false) {
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: verification, ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: loginOnConfirmation } });
     browser = await PageClient.create(latchkey);
     return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: verified });
   }
@@ -58,8 +58,8 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     expect((await latchkey.deps.sessions.load(browser.cookies.get('sessionid')))?.userId).toBeNull();
   });
 
-  it('the pending login: confirming the mailed link in the same browser finishes the login, to next', async () => {
-    const user = await setUp('mandatory', false);
+  it('with ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION, confirming the mailed link in the same browser finishes the pending login, to next', async () => {
+    const user = await setUp('mandatory', false, true);
     await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: '/accounts/email/' });
     const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
     const confirmed = await browser.post(link, {});
@@ -68,7 +68,7 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
   });
 
   it('the pending login is bound to its browser and expires after ACCOUNT_LOGIN_TIMEOUT', async () => {
-    await setUp('mandatory', false);
+    await setUp('mandatory', false, true);
     await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
     const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
     // Another browser confirms the address but is not signed in.
@@ -124,10 +124,10 @@ describe.each(testDatabaseKinds())('LOGIN_REDIRECT_URL and LOGOUT_REDIRECT_URL o
     await latchkey.destroy();
   });
 
-  async function setUp(verification: 'mandatory' | 'optional' = 'optional', verified = true) {
+  async function setUp(verification: 'mandatory' | 'optional' = 'optional', verified = true, loginOnConfirmation = false) {
     latchkey = await createTestLatchkey({
       kind,
-      settings: { ACCOUNT_EMAIL_VERIFICATION: verification, LOGIN_REDIRECT_URL: LANDING, LOGOUT_REDIRECT_URL: GOODBYE },
+      settings: { ACCOUNT_EMAIL_VERIFICATION: verification, ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: loginOnConfirmation, LOGIN_REDIRECT_URL: LANDING, LOGOUT_REDIRECT_URL: GOODBYE },
     });
     browser = await PageClient.create(latchkey);
     return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: verified });
@@ -165,7 +165,7 @@ describe.each(testDatabaseKinds())('LOGIN_REDIRECT_URL and LOGOUT_REDIRECT_URL o
   });
 
   it('a login finished by confirming the mailed link, without next, lands on LOGIN_REDIRECT_URL', async () => {
-    const user = await setUp('mandatory', false);
+    const user = await setUp('mandatory', false, true);
     await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
     const link = /http:\/\/testserver(\/accounts\/confirm-email\/[^/\s]+\/)/.exec(latchkey.mailer.outbox[0]!.text)![1]!;
     const confirmed = await browser.post(link, {});

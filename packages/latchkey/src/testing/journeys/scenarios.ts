@@ -165,6 +165,19 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'with ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION, a signup waiting at verify_email finishes when the mailed link is confirmed in the same browser',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: true },
+    notThrough: {
+      'token api': 'The token API has no signup, and no login waiting on the server for the link to finish.',
+    },
+    steps: [
+      step('signs up', ({ driver }) => driver.signup(GRACE), 'verification_sent'),
+      signedInAs(null),
+      step('confirms from the mail', ({ driver, latchkey }) => driver.confirmEmail(mailedKey(latchkey, GRACE.email, 'confirmation')), 'signed_in'),
+      signedInAs('grace'),
+    ],
+  },
+  {
     name: 'signup is refused while signup is closed, and nothing is created',
     settings: { ACCOUNT_ALLOW_REGISTRATION: false },
     notThrough: {
@@ -259,8 +272,8 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
-    name: 'a login stopped at verify_email finishes when the mailed link is confirmed in the same browser',
-    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+    name: 'with ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION, a login stopped at verify_email finishes when the mailed link is confirmed in the same browser',
+    settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION: true },
     notThrough: {
       'token api':
         'A token client has no login waiting on the server for the link to finish, and no browser: the link is followed on the site, ' +
