@@ -13,6 +13,11 @@ export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_s
 export type HasherName = (typeof HASHER_NAMES)[number];
 
 /** The kinds of second factor (allauth.mfa's authenticator types), for MFA_SUPPORTED_TYPES and the mfa model. */
-export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes'] as const;
+export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes', 'webauthn'] as const;
 
 export type AuthenticatorType = (typeof AUTHENTICATOR_TYPES)[number];
+
+/** The ways in after which ACCOUNT_LOGIN_BY_CODE_REQUIRED may ask for a mailed code (allauth's names). */
+export const LOGIN_BY_CODE_REQUIRED_METHODS = ['password', 'mfa', 'socialaccount'] as const;
+
+export type LoginByCodeRequiredMethod = (typeof LOGIN_BY_CODE_REQUIRED_METHODS)[number];

@@ -55,6 +55,11 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: 3,
   ACCOUNT_LOGIN_BY_CODE_TIMEOUT: 180,
   ACCOUNT_LOGIN_BY_CODE_REQUIRED: false,
+  // Verification by a mailed code instead of a link (allauth's defaults): off; three wrong tries;
+  // a code lives fifteen minutes.
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED: false,
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_MAX_ATTEMPTS: 3,
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_TIMEOUT: 900,
   ACCOUNT_MAX_EMAIL_ADDRESSES: 5,
   // Used by the project's adapter (the example site's and generated projects'): empty allows any domain.
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
@@ -119,6 +124,13 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   MFA_RECOVERY_CODE_DIGITS: 8,
   MFA_TRUST_ENABLED: false,
   MFA_TRUST_COOKIE_AGE: 14 * 86400,
+  // Passkeys (MFA_SUPPORTED_TYPES with "webauthn"): as a second factor only, unless the project
+  // turns on passkey login and passkey signup. The relying party is SITE_URL's host, and a
+  // ceremony is accepted from SITE_URL's origin and the SPA origins of CORS_ALLOWED_ORIGINS.
+  MFA_PASSKEY_LOGIN_ENABLED: false,
+  MFA_PASSKEY_SIGNUP_ENABLED: false,
+  MFA_WEBAUTHN_RP_ID: null,
+  MFA_WEBAUTHN_ALLOWED_ORIGINS: [],
   // The headless API (allauth.headless): pages stay on, emails link to them, no specification
   // served, and no other origin may call the API with credentials.
   HEADLESS_ONLY: false,

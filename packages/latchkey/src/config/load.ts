@@ -82,6 +82,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   checkServiceUrls(settings);
   checkArgon2Memory(settings);
   checkFrontendUrls(settings);
+  checkPasskeys(settings);
   for (const name of Object.keys(SETTING_FIELDS)) {
     if (settings[name as SettingName] === undefined) throw settingsError(`Setting ${name} has no value: set ${envNameOf(name as SettingName)}.`);
   }
@@ -189,6 +190,29 @@ function checkFrontendUrls(settings: Settings): void {
     throw settingsError(
       `${envNameOf('HEADLESS_ONLY')}=true needs ${envNameOf('HEADLESS_FRONTEND_URLS')} to name ${missing.join(' and ')}: without the account pages, emails would link to pages that do not exist.`,
     );
+  }
+}
+
+/**
+ * Passkey login and signup are WebAuthn ceremonies, so they need "webauthn" among the supported
+ * second factors; a passkey signup has no password, so (as allauth) the address it gives must be
+ * proved by a code before the passkey is made. A relying party id that is not the site's host or
+ * a parent domain of it would make every ceremony fail in the browser, so it is refused here.
+ */
+function checkPasskeys(settings: Settings): void {
+  const webauthn = settings.MFA_SUPPORTED_TYPES.includes('webauthn');
+  for (const name of ['MFA_PASSKEY_LOGIN_ENABLED', 'MFA_PASSKEY_SIGNUP_ENABLED'] as const) {
+    if (settings[name] && !webauthn) throw settingsError(`${envNameOf(name)}=true needs webauthn in ${envNameOf('MFA_SUPPORTED_TYPES')}.`);
+  }
+  if (settings.MFA_PASSKEY_SIGNUP_ENABLED && (settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory' || !settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED)) {
+    throw settingsError(
+      `${envNameOf('MFA_PASSKEY_SIGNUP_ENABLED')}=true needs ${envNameOf('ACCOUNT_EMAIL_VERIFICATION')}=mandatory and ${envNameOf('ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED')}=true: a passkey signup proves its address by a code.`,
+    );
+  }
+  const rpId = settings.MFA_WEBAUTHN_RP_ID;
+  const siteHost = new URL(settings.SITE_URL).hostname;
+  if (rpId !== null && siteHost !== rpId.toLowerCase() && !siteHost.endsWith(`.${rpId.toLowerCase()}`)) {
+    throw settingsError(`${envNameOf('MFA_WEBAUTHN_RP_ID')}=${JSON.stringify(rpId)} is not allowed: use SITE_URL's host (${siteHost}) or a parent domain of it.`);
   }
 }
 

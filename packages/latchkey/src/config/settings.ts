@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RATE_LIMIT_ACTIONS } from '../core/rate-limit/rules.js';
-import { AUTHENTICATOR_TYPES, HASHER_NAMES } from './choices.js';
+import { AUTHENTICATOR_TYPES, HASHER_NAMES, LOGIN_BY_CODE_REQUIRED_METHODS } from './choices.js';
 import {
   booleanField,
   enumField,
@@ -98,8 +98,13 @@ export const SETTING_FIELDS = {
   ACCOUNT_LOGIN_BY_CODE_ENABLED: booleanField(),
   ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: integerField(1, 100),
   ACCOUNT_LOGIN_BY_CODE_TIMEOUT: integerField(30, 86400),
-  // allauth's "a code after the password" stage is not built yet: refused rather than silently ignored.
-  ACCOUNT_LOGIN_BY_CODE_REQUIRED: jsonObjectField(z.literal(false), 'false (a sign-in code required after the password is not available yet)'),
+  ACCOUNT_LOGIN_BY_CODE_REQUIRED: jsonObjectField(
+    z.union([z.boolean(), z.array(z.enum(LOGIN_BY_CODE_REQUIRED_METHODS))]),
+    `true, false, or a JSON list from ${LOGIN_BY_CODE_REQUIRED_METHODS.join('/')}`,
+  ),
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED: booleanField(),
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_MAX_ATTEMPTS: integerField(1, 100),
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_TIMEOUT: integerField(30, 86400),
   ACCOUNT_MAX_EMAIL_ADDRESSES: integerField(1, 100),
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: stringListField('a comma-separated list of domain names such as example.com, or empty for no restriction', z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$/i)),
   ACCOUNT_SESSION_REMEMBER: jsonObjectField(z.boolean().nullable(), 'true, false or null (ask with a checkbox)'),
@@ -140,6 +145,10 @@ export const SETTING_FIELDS = {
   MFA_RECOVERY_CODE_DIGITS: integerField(6, 12),
   MFA_TRUST_ENABLED: booleanField(),
   MFA_TRUST_COOKIE_AGE: integerField(60, 365 * 86400),
+  MFA_PASSKEY_LOGIN_ENABLED: booleanField(),
+  MFA_PASSKEY_SIGNUP_ENABLED: booleanField(),
+  MFA_WEBAUTHN_RP_ID: optionalStringField('a domain name such as example.com (the site\'s host or a parent of it), or empty for SITE_URL\'s host', /^([a-z0-9-]+(\.[a-z0-9-]+)*)?$/i),
+  MFA_WEBAUTHN_ALLOWED_ORIGINS: stringListField('a comma-separated list of origins such as https://app.example.com, or empty for SITE_URL\'s origin and CORS_ALLOWED_ORIGINS', z.string().refine(isOrigin)),
   HEADLESS_ONLY: booleanField(),
   HEADLESS_FRONTEND_URLS: jsonObjectField(frontendUrlsSchema, `a JSON object from ${FRONTEND_URL_NAMES.join('/')} to absolute URLs, {key} standing for the key`),
   HEADLESS_SERVE_SPECIFICATION: booleanField(),

@@ -4,11 +4,15 @@ import type { Authenticator, AuthenticatorType, NewAuthenticator } from './model
 export interface AuthenticatorRepository {
   /**
    * Throws 'authenticator_exists' when the user already has one of this type (a unique
-   * constraint decides, so two parallel activations cannot both succeed), 'not_found' when the
-   * user does not exist.
+   * constraint decides, so two parallel activations cannot both succeed; WebAuthn keys excepted)
+   * or the WebAuthn credential id is registered already, 'not_found' when the user does not exist.
    */
   create(input: NewAuthenticator): Promise<Authenticator>;
   findById(id: number): Promise<Authenticator | undefined>;
+  /** The WebAuthn authenticator holding this credential id, whoever's it is. */
+  findByCredentialId(credentialId: string): Promise<Authenticator | undefined>;
+  /** Replaces the authenticator's data (a WebAuthn key's name or sign count); false when it no longer exists. */
+  updateData(id: number, data: Record<string, unknown>): Promise<boolean>;
   findForUser(userId: number, type: AuthenticatorType): Promise<Authenticator | undefined>;
   /** Oldest first. */
   listForUser(userId: number): Promise<Authenticator[]>;
@@ -45,6 +49,6 @@ export interface AuthenticatorSearch {
 }
 
 /** An authenticator as the admin lists it: without its data, with whose it is. */
-export interface ListedAuthenticator extends Omit<Authenticator, 'data'> {
+export interface ListedAuthenticator extends Omit<Authenticator, 'data' | 'credentialId'> {
   user: UserLabel;
 }

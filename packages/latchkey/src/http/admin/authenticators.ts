@@ -13,7 +13,7 @@ import { adminRoot } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** What each type is called where people see it (the 2FA pages' names). */
-const TYPE_LABELS: Record<AuthenticatorType, string> = { totp: 'Authenticator app', recovery_codes: 'Recovery codes' };
+const TYPE_LABELS: Record<AuthenticatorType, string> = { totp: 'Authenticator app', recovery_codes: 'Recovery codes', webauthn: 'Security key' };
 
 function isAuthenticatorType(value: string): value is AuthenticatorType {
   return (AUTHENTICATOR_TYPES as readonly string[]).includes(value);

@@ -14,7 +14,7 @@ export interface MfaChangeInput {
   lastAuthenticatedAt: Date | undefined;
 }
 
-export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated' | 'authenticator_removed_by_admin';
+export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated' | 'webauthn_added' | 'webauthn_removed' | 'authenticator_removed_by_admin';
 
 /**
  * Tells the account's owner that its second factors changed (allauth.mfa's notification mails),
@@ -48,7 +48,7 @@ export async function mfaOverview(deps: LatchkeyDeps, user: User): Promise<MfaOv
   const codes = authenticators.find((authenticator) => authenticator.type === 'recovery_codes');
   const supported = deps.settings.MFA_SUPPORTED_TYPES;
   return {
-    types: { totp: supported.includes('totp'), recovery_codes: supported.includes('recovery_codes') },
+    types: { totp: supported.includes('totp'), recovery_codes: supported.includes('recovery_codes'), webauthn: supported.includes('webauthn') },
     totp: authenticators.find((authenticator) => authenticator.type === 'totp'),
     recoveryCodes: codes && {
       ...codes,

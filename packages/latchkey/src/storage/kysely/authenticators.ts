@@ -9,6 +9,8 @@ import { userLabelOf, userStartsWith } from './user-labels.js';
 /** The unique index on (user_id, type), as PostgreSQL names it and as SQLite lists its columns. */
 const POSTGRES_UNIQUE_INDEX = 'latchkey_authenticators_user_type_unique';
 const SQLITE_UNIQUE_COLUMNS = 'UNIQUE constraint failed: latchkey_authenticators.user_id, latchkey_authenticators.type';
+const POSTGRES_CREDENTIAL_INDEX = 'latchkey_authenticators_credential_unique';
+const SQLITE_CREDENTIAL_COLUMN = 'UNIQUE constraint failed: latchkey_authenticators.credential_id';
 
 function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authenticator {
   return {
@@ -16,18 +18,23 @@ function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authenticator {
     userId: row.user_id,
     type: row.type,
     data: JSON.parse(row.data) as Record<string, unknown>,
+    credentialId: row.credential_id,
     createdAt: fromInstantColumn(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : fromInstantColumn(row.last_used_at),
   };
 }
 
-/** Whether a driver error is the refusal of a second authenticator of one type for one user. */
-function isDuplicateType(error: unknown): boolean {
+/**
+ * Whether a driver error is the refusal of a second authenticator of one type for one user, or
+ * of a WebAuthn credential registered already.
+ */
+function isDuplicate(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) {
     return false;
   }
   const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown };
-  return (code === '23505' && constraint === POSTGRES_UNIQUE_INDEX) || (code === 'SQLITE_CONSTRAINT_UNIQUE' && message === SQLITE_UNIQUE_COLUMNS);
+  if (code === '23505') return constraint === POSTGRES_UNIQUE_INDEX || constraint === POSTGRES_CREDENTIAL_INDEX;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && (message === SQLITE_UNIQUE_COLUMNS || message === SQLITE_CREDENTIAL_COLUMN);
 }
 
 export function createAuthenticatorRepository({ db, dialect, usernameType }: RepositoryContext): AuthenticatorRepository {
@@ -44,6 +51,7 @@ export function createAuthenticatorRepository({ db, dialect, usernameType }: Rep
               user_id: input.userId,
               type: input.type,
               data: JSON.stringify(input.data),
+              credential_id: input.credentialId ?? null,
               created_at: toInstantColumn(input.createdAt),
               last_used_at: null,
             })
@@ -52,7 +60,7 @@ export function createAuthenticatorRepository({ db, dialect, usernameType }: Rep
         );
         return toAuthenticator(row);
       } catch (error) {
-        if (isDuplicateType(error)) {
+        if (isDuplicate(error)) {
           throw new LatchkeyError('authenticator_exists', 'You already have an authenticator of this type.', { cause: error });
         }
         throw error;
@@ -62,6 +70,16 @@ export function createAuthenticatorRepository({ db, dialect, usernameType }: Rep
     async findById(id: number): Promise<Authenticator | undefined> {
       const row = await db.selectFrom('latchkey_authenticators').selectAll().where('id', '=', id).executeTakeFirst();
       return row === undefined ? undefined : toAuthenticator(row);
+    },
+
+    async findByCredentialId(credentialId: string): Promise<Authenticator | undefined> {
+      const row = await db.selectFrom('latchkey_authenticators').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+      return row === undefined ? undefined : toAuthenticator(row);
+    },
+
+    async updateData(id: number, data: Record<string, unknown>): Promise<boolean> {
+      const result = await db.updateTable('latchkey_authenticators').set({ data: JSON.stringify(data) }).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     async findForUser(userId: number, type: AuthenticatorType): Promise<Authenticator | undefined> {

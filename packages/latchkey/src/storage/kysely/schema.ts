@@ -80,6 +80,8 @@ export interface AuthenticatorsTable {
   type: AuthenticatorType;
   /** JSON text. */
   data: string;
+  /** A WebAuthn credential's id (base64url), unique; null for the other types. */
+  credential_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: InstantColumn;
   last_used_at: ColumnType<string | Date | null, string | null, string | null>;
 }

@@ -16,6 +16,7 @@ import { socialAccountMigration } from './0005_socialaccount.js';
 import { adminPermissionsMigration } from './0006_admin_permissions.js';
 import { adminIndexesMigration } from './0007_admin_indexes.js';
 import { auditTargetUserMigration } from './0008_audit_target_user.js';
+import { webauthnMigration } from './0009_webauthn.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -31,6 +32,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0006_admin_permissions': adminPermissionsMigration(),
     '0007_admin_indexes': adminIndexesMigration(dialect, usernameType),
     '0008_audit_target_user': auditTargetUserMigration(dialect),
+    '0009_webauthn': webauthnMigration(),
   };
 }
 

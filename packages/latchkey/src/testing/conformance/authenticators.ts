@@ -47,12 +47,28 @@ export function describeAuthenticatorRepository(target: ConformanceTarget): void
       const jane = await createUser(store(), usernameType, 'jane');
       const created = await authenticators().create(newAuthenticator(jane.id));
       expect(typeof created.id).toBe('number');
-      expect(created).toEqual({ id: created.id, ...newAuthenticator(jane.id), lastUsedAt: null });
+      expect(created).toEqual({ id: created.id, ...newAuthenticator(jane.id), credentialId: null, lastUsedAt: null });
       expect(await authenticators().findById(created.id)).toEqual(created);
       expect(await authenticators().findById(created.id + 1000)).toBeUndefined();
       expect(await authenticators().findForUser(jane.id, 'totp')).toEqual(created);
       expect(await authenticators().findForUser(jane.id, 'recovery_codes')).toBeUndefined();
       expect(await authenticators().findForUser(jane.id + 1000, 'totp')).toBeUndefined();
+    });
+
+    it('keeps several WebAuthn keys per user, finds each by its credential id, updates their data, and refuses a credential registered twice', async () => {
+      const jane = await createUser(store(), usernameType, 'jane');
+      const john = await createUser(store(), usernameType, 'john');
+      const key = (userId: number, credentialId: string) => ({ userId, type: 'webauthn' as const, data: { name: credentialId }, credentialId, createdAt: new Date('2026-01-01T00:00:00Z') });
+      const first = await authenticators().create(key(jane.id, 'cred-a'));
+      const second = await authenticators().create(key(jane.id, 'cred-b'));
+      expect(first.credentialId).toBe('cred-a');
+      expect((await authenticators().listForUser(jane.id)).map((authenticator) => authenticator.id)).toEqual([first.id, second.id]);
+      await expect(authenticators().create(key(john.id, 'cred-a'))).rejects.toMatchObject({ code: 'authenticator_exists' });
+      expect(await authenticators().listForUser(john.id)).toEqual([]);
+      expect(await authenticators().findByCredentialId('cred-b')).toEqual(second);
+      expect(await authenticators().updateData(second.id, { name: 'Laptop', sign_count: 7 })).toBe(true);
+      expect(await authenticators().findByCredentialId('cred-b')).toMatchObject({ id: second.id, data: { name: 'Laptop', sign_count: 7 } });
+      expect(await authenticators().updateData(second.id + 1000, {})).toBe(false);
     });
 
     it("lists a user's authenticators oldest first, and no one else's", async () => {

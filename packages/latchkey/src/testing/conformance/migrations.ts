@@ -250,6 +250,26 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(found[0]).toMatchObject({ userId: null, targetUserId: user!.id, data: { target: user!.id, change: 'changed', fields: ['name'] }, user: null, targetUser: { id: user!.id } });
     },
   },
+  '0009_webauthn': {
+    // The authenticators written before it keep their one-per-type rule and gain no credential id;
+    // the user may now hold several keys, each findable by its credential id, none twice.
+    async seed() {},
+    async verify(store) {
+      const user = await store.users.findByEmail('legacy@example.com');
+      const before = await store.authenticators.listForUser(user!.id);
+      expect(before.map((authenticator) => [authenticator.type, authenticator.credentialId])).toEqual([
+        ['totp', null],
+        ['recovery_codes', null],
+      ]);
+      await expect(store.authenticators.create({ userId: user!.id, type: 'totp', data: {}, createdAt: new Date('2026-01-01T00:00:00Z') })).rejects.toMatchObject({ code: 'authenticator_exists' });
+      const key = (credentialId: string) => ({ userId: user!.id, type: 'webauthn' as const, data: { name: credentialId }, credentialId, createdAt: new Date('2026-01-01T00:00:00Z') });
+      const first = await store.authenticators.create(key('key-one'));
+      await store.authenticators.create(key('key-two'));
+      await expect(store.authenticators.create(key('key-one'))).rejects.toMatchObject({ code: 'authenticator_exists' });
+      expect(await store.authenticators.findByCredentialId('key-one')).toMatchObject({ id: first.id, userId: user!.id, data: { name: 'key-one' } });
+      expect(await store.authenticators.findByCredentialId('key-three')).toBeUndefined();
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

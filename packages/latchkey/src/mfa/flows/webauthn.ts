@@ -1,0 +1,211 @@
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import type { MailOutcome } from '../../account/emails.js';
+import type { User } from '../../account/model.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { Repositories } from '../../store.js';
+import { removeAuthenticator, sealedAuthenticatorData } from '../authenticators.js';
+import type { Authenticator } from '../model.js';
+import { newRecoverySeed } from '../recovery-codes.js';
+import {
+  authenticationOptions,
+  claimCeremony,
+  registrationOptions,
+  verifyAssertion,
+  verifyRegistration,
+  webauthnKeys,
+  type CeremonyPurpose,
+  type WebauthnCeremony,
+  type WebauthnKey,
+} from '../webauthn.js';
+import { EMAIL_UNVERIFIED } from './totp.js';
+import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+
+/**
+ * Passkeys and security keys: adding, naming and removing them, and proving one, for a second
+ * factor, a reauthentication or a passkey login. The pages and the headless API both call these
+ * and keep the ceremony (mfa/webauthn.ts) in the client's session between the options and the
+ * answer.
+ */
+
+export const KEY_NOT_FOUND = 'No such security key.';
+const NAME_MAX_LENGTH = 64;
+
+export interface CeremonyOptions<T> {
+  options: T;
+  /** For the adapter to keep in the client's session until the answer comes. */
+  ceremony: WebauthnCeremony;
+}
+
+async function userKeys(deps: Pick<LatchkeyDeps, 'store'>, userId: number): Promise<WebauthnKey[]> {
+  return webauthnKeys(await deps.store.authenticators.listForUser(userId));
+}
+
+/** A key's name as the person typed it: trimmed, not empty, not too long. */
+export function cleanKeyName(name: string | undefined, fallback: string): string {
+  const clean = (name ?? '').trim();
+  if (clean === '') return fallback;
+  if (clean.length > NAME_MAX_LENGTH) throw new LatchkeyError('invalid_input', `Ensure this value has at most ${NAME_MAX_LENGTH} characters.`, { param: 'name' });
+  return clean;
+}
+
+/**
+ * The options for a new key. As for an authenticator app, only a user with a verified address may
+ * add one: the address is how they would hear of the change and get back in without it.
+ */
+export async function webauthnRegistrationOptions(
+  deps: LatchkeyDeps,
+  user: User,
+  passwordless: boolean,
+): Promise<CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>> {
+  requireSupportedType(deps, 'webauthn');
+  const addresses = await deps.store.emailAddresses.listForUser(user.id);
+  if (!addresses.some((address) => address.verified)) throw new LatchkeyError('email_unverified', EMAIL_UNVERIFIED);
+  return registrationOptions(deps, user, await userKeys(deps, user.id), passwordless);
+}
+
+export interface AddWebauthnKeyInput extends MfaChangeInput {
+  ceremony: WebauthnCeremony | undefined;
+  credential: RegistrationResponseJSON;
+  name?: string | undefined;
+}
+
+export interface AddWebauthnKeyResult {
+  authenticator: Authenticator;
+  /** True when this key also created the recovery codes (the user's first second factor). */
+  recoveryCodesGenerated: boolean;
+  notification: MailOutcome;
+}
+
+/**
+ * Adds a key once the browser has made it: needs a recent reauthentication (a stolen session
+ * must not add the thief's key), the ceremony this session began for this user, and a valid
+ * registration. The key and, with the first second factor, recovery codes are made in one
+ * transaction.
+ */
+export async function addWebauthnKey(deps: LatchkeyDeps, input: AddWebauthnKeyInput): Promise<AddWebauthnKeyResult> {
+  const { user } = input;
+  requireSupportedType(deps, 'webauthn');
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
+  const name = cleanKeyName(input.name, 'Security key');
+  const claimed = await claimCeremony(deps, input.ceremony, 'register');
+  if (claimed.userId !== user.id) throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
+  const registration = await verifyRegistration(deps, claimed, input.credential, name);
+  const { authenticator, recoveryCodesGenerated } = await deps.store.transaction((repositories) => storeKey(deps, repositories, user, registration));
+  await deps.events.emit('authenticator_added', user.id, input.client, { type: 'webauthn', passwordless: authenticator.data.passwordless === true });
+  if (recoveryCodesGenerated) await deps.events.emit('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
+  const notification = await notifyMfaChange(deps, user, 'webauthn_added', input.client, { name });
+  return { authenticator, recoveryCodesGenerated, notification };
+}
+
+/** Stores a verified key and, where the project offers them and the user has none, recovery codes. */
+export async function storeKey(
+  deps: Pick<LatchkeyDeps, 'settings' | 'clock'>,
+  repositories: Repositories,
+  user: User,
+  registration: { credentialId: string; data: Record<string, unknown> },
+): Promise<{ authenticator: Authenticator; recoveryCodesGenerated: boolean }> {
+  const now = deps.clock.now();
+  const authenticator = await repositories.authenticators.create({ userId: user.id, type: 'webauthn', data: registration.data, credentialId: registration.credentialId, createdAt: now });
+  if (!deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes') || (await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) {
+    return { authenticator, recoveryCodesGenerated: false };
+  }
+  const seed = newRecoverySeed();
+  await repositories.authenticators.create({ userId: user.id, type: 'recovery_codes', data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed), createdAt: now });
+  return { authenticator, recoveryCodesGenerated: true };
+}
+
+/** The user's keys, oldest first. */
+export async function listWebauthnKeys(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<WebauthnKey[]> {
+  return userKeys(deps, user.id);
+}
+
+async function ownKey(deps: Pick<LatchkeyDeps, 'store'>, user: User, id: number): Promise<WebauthnKey> {
+  const authenticator = await deps.store.authenticators.findById(id);
+  // Another user's key reads as no key at all.
+  const key = authenticator && authenticator.userId === user.id ? webauthnKeys([authenticator])[0] : undefined;
+  if (!key) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
+  return key;
+}
+
+/** Renames one of the user's keys: only a label, so no reauthentication is asked (as allauth). */
+export async function renameWebauthnKey(deps: LatchkeyDeps, input: { user: User; id: number; name: string }): Promise<WebauthnKey> {
+  const key = await ownKey(deps, input.user, input.id);
+  const name = cleanKeyName(input.name, key.name);
+  const data = { ...key.authenticator.data, name };
+  if (!(await deps.store.authenticators.updateData(key.authenticator.id, data))) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
+  return { ...key, name, authenticator: { ...key.authenticator, data } };
+}
+
+/**
+ * Removes keys of the user, with the recovery codes when no other second factor remains, in one
+ * transaction: all of them or, when one is not theirs, none.
+ */
+export async function removeWebauthnKeys(deps: LatchkeyDeps, input: MfaChangeInput & { ids: readonly number[] }): Promise<{ notification: MailOutcome }> {
+  const { user } = input;
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
+  if (input.ids.length === 0) throw new LatchkeyError('invalid_input', 'Choose a security key to remove.', { param: 'authenticators' });
+  const keys = await Promise.all([...new Set(input.ids)].map((id) => ownKey(deps, user, id)));
+  const codesRemoved = await deps.store.transaction(async (repositories) => {
+    let codes = false;
+    for (const key of keys) {
+      const removed = await removeAuthenticator(repositories, key.authenticator);
+      if (!removed) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
+      codes ||= removed.codesRemoved;
+    }
+    return codes;
+  });
+  for (const key of keys) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'webauthn', name: key.name });
+  if (codesRemoved) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
+  return { notification: await notifyMfaChange(deps, user, 'webauthn_removed', input.client, { names: keys.map((key) => key.name) }) };
+}
+
+/**
+ * The options for proving a key: for a second factor or a reauthentication, the user's keys
+ * (none: 'not_found'); for a passkey login, where nobody is known yet, any passkey for the site.
+ */
+export async function webauthnAuthenticationOptions(
+  deps: LatchkeyDeps,
+  purpose: Exclude<CeremonyPurpose, 'register'>,
+  user?: User,
+): Promise<CeremonyOptions<PublicKeyCredentialRequestOptionsJSON>> {
+  if (purpose === 'login') {
+    if (!deps.settings.MFA_PASSKEY_LOGIN_ENABLED) throw new LatchkeyError('not_found', 'Passkey login is not available.');
+    return authenticationOptions(deps, 'login');
+  }
+  if (!user) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
+  const keys = await userKeys(deps, user.id);
+  if (keys.length === 0) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
+  return authenticationOptions(deps, purpose, { id: user.id, keys });
+}
+
+/**
+ * Proves a key for a ceremony this session began: the challenge is used up, the assertion
+ * checked, and the key's counter and last use recorded. A counter that went back (a cloned key)
+ * is refused and recorded in the audit trail.
+ */
+export async function proveWebauthnKey(
+  deps: LatchkeyDeps,
+  input: { ceremony: WebauthnCeremony | undefined; credential: AuthenticationResponseJSON; purpose: Exclude<CeremonyPurpose, 'register'>; user?: User; client: ClientInfo },
+): Promise<WebauthnKey> {
+  const claimed = await claimCeremony(deps, input.ceremony, input.purpose);
+  if (input.user && claimed.userId !== input.user.id) throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
+  const outcome = await verifyAssertion(deps, claimed, input.credential);
+  if ('refused' in outcome) {
+    await deps.events.emit('authentication_failed', outcome.key.authenticator.userId, input.client, { method: 'webauthn', purpose: input.purpose, reason: 'sign_count', authenticator: outcome.key.authenticator.id });
+    throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
+  }
+  const { key, newCounter } = outcome;
+  const now = deps.clock.now();
+  await deps.store.authenticators.updateData(key.authenticator.id, { ...key.authenticator.data, sign_count: newCounter });
+  await deps.store.authenticators.markUsed(key.authenticator.id, now);
+  await deps.events.emit('authenticator_used', key.authenticator.userId, input.client, { type: 'webauthn', purpose: input.purpose });
+  return key;
+}
+
+/** True when the user has a passkey (a key that can sign in alone). */
+export function hasPasskey(keys: readonly WebauthnKey[]): boolean {
+  return keys.some((key) => key.passwordless);
+}
