@@ -72,6 +72,23 @@ export async function voidOtherClaims(repositories: Repositories, verified: Emai
 }
 
 /**
+ * Marks verified an address of the user that a mailed code has just proved (allauth's "verify
+ * email indirectly": a login by code, the code asked for after the password). Other accounts'
+ * unverified claims to it lapse, as with a confirmation link. Nothing happens for an address the
+ * user does not have or has verified already.
+ */
+export async function markAddressVerifiedIndirectly(deps: LatchkeyDeps, userId: number, email: string, client: ClientInfo, by: string): Promise<void> {
+  const address = await deps.store.emailAddresses.findForUser(userId, email);
+  if (!address || address.verified) return;
+  const verified = await deps.store.transaction(async (repositories) => {
+    const marked = await repositories.emailAddresses.markVerified(address.id);
+    if (marked) await voidOtherClaims(repositories, marked);
+    return marked;
+  });
+  if (verified) await deps.events.emit('email_confirmed', userId, client, { email: verified.email, by });
+}
+
+/**
  * Confirms the address a key names. When the user has no verified primary address it becomes the
  * primary one. Refused with 'invalid_key' for anything but a live key, and with 'email_taken' when
  * another account verified the same address meanwhile.

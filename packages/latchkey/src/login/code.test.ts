@@ -36,9 +36,12 @@ describe('login by code settings', () => {
     expect(load(env)).toMatchObject({ ACCOUNT_LOGIN_BY_CODE_ENABLED: true, ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS: 5, ACCOUNT_LOGIN_BY_CODE_TIMEOUT: 600 });
   });
 
-  it('refuses ACCOUNT_LOGIN_BY_CODE_REQUIRED=true at start-up instead of ignoring it', () => {
-    expect(() => load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: 'true' })).toThrow(/ACCOUNT_LOGIN_BY_CODE_REQUIRED/);
+  it('takes ACCOUNT_LOGIN_BY_CODE_REQUIRED as true, false or a list of allauth\'s methods, and refuses anything else', () => {
+    expect(load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: 'true' }).ACCOUNT_LOGIN_BY_CODE_REQUIRED).toBe(true);
     expect(load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: 'false' }).ACCOUNT_LOGIN_BY_CODE_REQUIRED).toBe(false);
+    expect(load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: '["password","socialaccount"]' }).ACCOUNT_LOGIN_BY_CODE_REQUIRED).toEqual(['password', 'socialaccount']);
+    expect(() => load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: '["passkey"]' })).toThrow(/ACCOUNT_LOGIN_BY_CODE_REQUIRED/);
+    expect(() => load({ LATCHKEY_ACCOUNT_LOGIN_BY_CODE_REQUIRED: 'always' })).toThrow(/ACCOUNT_LOGIN_BY_CODE_REQUIRED/);
   });
 });
 
