@@ -4,7 +4,7 @@ import type { ClientInfo } from '../core/client.js';
 import { isLatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import { hasSecondFactor } from '../mfa/authenticators.js';
-import { checkLoginCode, trustThisBrowser } from '../mfa/flows/authenticate.js';
+import { checkLoginCode, checkLoginWebauthn, trustThisBrowser, type WebauthnAnswer } from '../mfa/flows/authenticate.js';
 import { isTrustedBrowser } from '../mfa/trust.js';
 import type { Settings } from '../config/settings.js';
 import { gaveCode, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
@@ -36,9 +36,13 @@ export interface LoginContext {
   confirmationJustSent?: boolean;
 }
 
-/** The answers a client gives at a stopped stage: a code, whether to trust this browser. */
+/**
+ * The answers a client gives at a stopped stage: a code or a security key's assertion (with the
+ * ceremony its session kept), whether to trust this browser.
+ */
 export interface StageAnswers {
   code?: string;
+  webauthn?: WebauthnAnswer;
   trust?: boolean;
 }
 
@@ -88,9 +92,9 @@ async function verifyEmail({ deps, user, proofs, context }: StageRun): Promise<S
 }
 
 /**
- * A user with a second factor proves it: by a code (checked, claimed and counted against the
- * login limits by checkLoginCode, which throws 'incorrect_code' or 'rate_limited'), or by a
- * browser trusted for them. A proof given earlier in this login (before a later stage stopped it)
+ * A user with a second factor proves it: by a code or a security key (checked, claimed and
+ * counted against the login limits by checkLoginCode and checkLoginWebauthn, which throw
+ * 'incorrect_code' or 'rate_limited'), or by a browser trusted for them. A proof given earlier in this login (before a later stage stopped it)
  * stands; the code that gave it is used up.
  */
 async function authenticateWithSecondFactor({ deps, user, proofs, answers, context }: StageRun): Promise<StageOutcome> {
@@ -98,6 +102,10 @@ async function authenticateWithSecondFactor({ deps, user, proofs, answers, conte
   if (!hasSecondFactor(authenticators)) return PASSED;
   if (proofs.length > 1 || proofs[0].kind === 'passkey') return PASSED;
   if (isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { passed: true, proof: { kind: 'trusted_browser' } };
+  if (answers.webauthn !== undefined) {
+    await checkLoginWebauthn(deps, user, answers.webauthn, context.client);
+    return { passed: true, proof: { kind: 'webauthn' } };
+  }
   if (answers.code === undefined) return STOPPED;
   const type = await checkLoginCode(deps, user, answers.code, context.client);
   return { passed: true, proof: { kind: type } };

@@ -5,6 +5,8 @@ import type { LatchkeyDeps } from '../deps.js';
 import { totpParameters } from '../mfa/authenticators.js';
 import { viewRecoveryCodes } from '../mfa/flows/recovery-codes.js';
 import { activateTotp, totpSetup } from '../mfa/flows/totp.js';
+import { addWebauthnKey, webauthnRegistrationOptions } from '../mfa/flows/webauthn.js';
+import { SoftwareAuthenticator } from './webauthn-authenticator.js';
 import { totpCode } from '../mfa/totp.js';
 import type { User } from '../account/model.js';
 
@@ -37,4 +39,21 @@ export async function activateTotpFor(latchkey: Pick<TestLatchkey, 'deps' | 'clo
   const { unused } = await viewRecoveryCodes(deps, { user, lastAuthenticatedAt: now });
   clock.advance(deps.settings.MFA_TOTP_PERIOD * 1000);
   return { secret: setup.secret, recoveryCodes: unused, code: () => totpCodeAt(deps, setup.secret, deps.clock.now()) };
+}
+
+/**
+ * Gives a user (with a verified address) a security key through the real flows, made by a
+ * software authenticator for SITE_URL's origin: a passkey unless `passwordless` is false.
+ */
+export async function addWebauthnKeyFor(
+  latchkey: Pick<TestLatchkey, 'deps'>,
+  user: User,
+  options: { passwordless?: boolean; name?: string; authenticator?: SoftwareAuthenticator } = {},
+): Promise<{ authenticator: SoftwareAuthenticator; credentialId: string; authenticatorId: number }> {
+  const { deps } = latchkey;
+  const authenticator = options.authenticator ?? new SoftwareAuthenticator(new URL(deps.settings.SITE_URL).origin);
+  const { options: creation, ceremony } = await webauthnRegistrationOptions(deps, user, options.passwordless ?? true);
+  const credential = authenticator.create(creation);
+  const added = await addWebauthnKey(deps, { user, client: TEST_CLIENT, lastAuthenticatedAt: deps.clock.now(), ceremony, credential, name: options.name });
+  return { authenticator, credentialId: credential.id, authenticatorId: added.authenticator.id };
 }

@@ -1,5 +1,6 @@
 import { TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
 import type { ClientInfo } from '../../core/client.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -7,6 +8,8 @@ import type { AuthenticatorType } from '../model.js';
 import type { User } from '../../account/model.js';
 import { useCode } from '../authenticators.js';
 import { trustToken } from '../trust.js';
+import type { WebauthnCeremony } from '../webauthn.js';
+import { proveWebauthnKey } from './webauthn.js';
 
 /** One message for every refused code, whichever kind it was and whatever was wrong with it. */
 export const INCORRECT_CODE = 'Incorrect code.';
@@ -18,12 +21,37 @@ export const INCORRECT_CODE = 'Incorrect code.';
  * code takes its own count back.
  */
 export async function checkLoginCode(deps: LatchkeyDeps, user: User, code: string, client: ClientInfo): Promise<AuthenticatorType> {
+  return countedAsLoginAttempt(deps, user, client, () => checkCode(deps, user, code, client, 'login'));
+}
+
+/** A security key at a login's second step, counted against the login limits like a code. */
+export async function checkLoginWebauthn(deps: LatchkeyDeps, user: User, answer: WebauthnAnswer, client: ClientInfo): Promise<void> {
+  await countedAsLoginAttempt(deps, user, client, () => proveKey(deps, user, answer, client, 'authenticate'));
+}
+
+async function countedAsLoginAttempt<T>(deps: LatchkeyDeps, user: User, client: ClientInfo, check: () => Promise<T>): Promise<T> {
   const subject = { ip: client.ip, key: `user:${user.id}` };
   const failures = await deps.rateLimits.consume('login_failed', subject);
   if (!failures.allowed) throw new RateLimitedError('login_failed', failures.retryAfterSeconds, TOO_MANY_ATTEMPTS);
-  const type = await checkCode(deps, user, code, client, 'login');
+  const result = await check();
   await deps.rateLimits.refund('login_failed', subject);
-  return type;
+  return result;
+}
+
+/** A security key's answer to a ceremony, with the ceremony the client's session kept. */
+export interface WebauthnAnswer {
+  ceremony: WebauthnCeremony | undefined;
+  credential: AuthenticationResponseJSON;
+}
+
+/** A signed-in user proves again who they are with a security key (allauth's webauthn reauthenticate). */
+export async function reauthenticateWithWebauthn(deps: LatchkeyDeps, input: { user: User; answer: WebauthnAnswer; client: ClientInfo }): Promise<void> {
+  await deps.rateLimits.enforce('reauthenticate', { ip: input.client.ip, userId: input.user.id });
+  await proveKey(deps, input.user, input.answer, input.client, 'reauthenticate');
+}
+
+async function proveKey(deps: LatchkeyDeps, user: User, answer: WebauthnAnswer, client: ClientInfo, purpose: 'authenticate' | 'reauthenticate'): Promise<void> {
+  await proveWebauthnKey(deps, { ...answer, purpose, user, client });
 }
 
 /**

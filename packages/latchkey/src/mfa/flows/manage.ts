@@ -5,6 +5,7 @@ import type { LatchkeyDeps } from '../../deps.js';
 import type { Authenticator, AuthenticatorType } from '../model.js';
 import type { User } from '../../account/model.js';
 import { unusedRecoveryCodes } from '../authenticators.js';
+import { webauthnKeys, type WebauthnKey } from '../webauthn.js';
 
 /** What every change to a user's second factors is given: who, from where, and when they last proved it. */
 export interface MfaChangeInput {
@@ -35,6 +36,8 @@ export function requireSupportedType(deps: Pick<LatchkeyDeps, 'settings'>, type:
 export interface MfaOverview {
   types: Record<AuthenticatorType, boolean>;
   totp: Authenticator | undefined;
+  /** The user's security keys and passkeys, oldest first. */
+  webauthn: WebauthnKey[];
   recoveryCodes: (Authenticator & { unused: number; total: number }) | undefined;
 }
 
@@ -50,6 +53,7 @@ export async function mfaOverview(deps: LatchkeyDeps, user: User): Promise<MfaOv
   return {
     types: { totp: supported.includes('totp'), recovery_codes: supported.includes('recovery_codes'), webauthn: supported.includes('webauthn') },
     totp: authenticators.find((authenticator) => authenticator.type === 'totp'),
+    webauthn: webauthnKeys(authenticators),
     recoveryCodes: codes && {
       ...codes,
       unused: (await unusedRecoveryCodes(deps, codes)).length,

@@ -3,7 +3,7 @@ import { requireRecentAuthentication } from '../../account/flows/reauthenticate.
 import type { MailOutcome } from '../../account/emails.js';
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
-import { LatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { Repositories } from '../../store.js';
 import { removeAuthenticator, sealedAuthenticatorData } from '../authenticators.js';
@@ -12,6 +12,7 @@ import { newRecoverySeed } from '../recovery-codes.js';
 import {
   authenticationOptions,
   claimCeremony,
+  INVALID_CREDENTIAL,
   registrationOptions,
   verifyAssertion,
   verifyRegistration,
@@ -91,7 +92,7 @@ export async function addWebauthnKey(deps: LatchkeyDeps, input: AddWebauthnKeyIn
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const name = cleanKeyName(input.name, 'Security key');
   const claimed = await claimCeremony(deps, input.ceremony, 'register');
-  if (claimed.userId !== user.id) throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
+  if (claimed.userId !== user.id) throw new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });
   const registration = await verifyRegistration(deps, claimed, input.credential, name);
   const { authenticator, recoveryCodesGenerated } = await deps.store.transaction((repositories) => storeKey(deps, repositories, user, registration));
   await deps.events.emit('authenticator_added', user.id, input.client, { type: 'webauthn', passwordless: authenticator.data.passwordless === true });
@@ -190,13 +191,21 @@ export async function proveWebauthnKey(
   deps: LatchkeyDeps,
   input: { ceremony: WebauthnCeremony | undefined; credential: AuthenticationResponseJSON; purpose: Exclude<CeremonyPurpose, 'register'>; user?: User; client: ClientInfo },
 ): Promise<WebauthnKey> {
-  const claimed = await claimCeremony(deps, input.ceremony, input.purpose);
-  if (input.user && claimed.userId !== input.user.id) throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
-  const outcome = await verifyAssertion(deps, claimed, input.credential);
-  if ('refused' in outcome) {
-    await deps.events.emit('authentication_failed', outcome.key.authenticator.userId, input.client, { method: 'webauthn', purpose: input.purpose, reason: 'sign_count', authenticator: outcome.key.authenticator.id });
-    throw new LatchkeyError('incorrect_code', 'The security key could not be verified. Please try again.', { param: 'credential' });
+  const failed = async (reason: string, userId = input.user?.id): Promise<LatchkeyError> => {
+    // A passkey login names nobody until its key is found: such a failure is recorded against no one.
+    if (userId !== undefined) await deps.events.emit('authentication_failed', userId, input.client, { method: 'webauthn', purpose: input.purpose, reason });
+    return new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });
+  };
+  let outcome;
+  try {
+    const claimed = await claimCeremony(deps, input.ceremony, input.purpose);
+    if (input.user && claimed.userId !== input.user.id) throw await failed('ceremony');
+    outcome = await verifyAssertion(deps, claimed, input.credential);
+  } catch (error) {
+    if (isLatchkeyError(error, 'incorrect_code')) throw await failed('assertion');
+    throw error;
   }
+  if ('refused' in outcome) throw await failed('sign_count', outcome.key.authenticator.userId);
   const { key, newCounter } = outcome;
   const now = deps.clock.now();
   await deps.store.authenticators.updateData(key.authenticator.id, { ...key.authenticator.data, sign_count: newCounter });
