@@ -28,6 +28,12 @@ export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNot
   return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, { ...details, ...context });
 }
 
+/**
+ * Why a user without a verified address may not add a second factor (an app or a key): the
+ * address is how they would hear of the change and get back in without it.
+ */
+export const EMAIL_UNVERIFIED = 'You cannot activate two-factor authentication until you have verified your email address.';
+
 /** Refuses, with 'not_found', a type the project does not offer (MFA_SUPPORTED_TYPES). */
 export function requireSupportedType(deps: Pick<LatchkeyDeps, 'settings'>, type: AuthenticatorType): void {
   if (!deps.settings.MFA_SUPPORTED_TYPES.includes(type)) throw new LatchkeyError('not_found', 'This kind of authenticator is not available.');

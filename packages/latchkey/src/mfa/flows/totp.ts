@@ -9,9 +9,9 @@ import { INCORRECT_CODE } from './authenticate.js';
 import { qrCodeSvg } from '../qr-code.js';
 import { newRecoverySeed } from '../recovery-codes.js';
 import { matchTotpCode, newTotpSecret, totpSecretToBase32, totpUri } from '../totp.js';
-import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { EMAIL_UNVERIFIED, notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
 
-export const EMAIL_UNVERIFIED = 'You cannot activate two-factor authentication until you have verified your email address.';
+export { EMAIL_UNVERIFIED };
 export const TOTP_ALREADY_ACTIVE = 'You already have an authenticator app set up.';
 export const TOTP_NOT_ACTIVE = 'You have no authenticator app set up.';
 

@@ -21,8 +21,7 @@ import {
   type WebauthnCeremony,
   type WebauthnKey,
 } from '../webauthn.js';
-import { EMAIL_UNVERIFIED } from './totp.js';
-import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { EMAIL_UNVERIFIED, notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
 
 /**
  * Passkeys and security keys: adding, naming and removing them, and proving one, for a second
