@@ -5,6 +5,7 @@ import { registerLoginPages } from './login.js';
 import { registerLoginCodePages } from './login-code.js';
 import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
+import { registerWebauthnManagementPages } from './mfa-webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
@@ -25,6 +26,9 @@ export function registerAccountPages(scope: FastifyInstance, page: HttpContext):
   registerSessionPages(scope, page);
   registerMfaAuthenticationPages(scope, page);
   registerMfaManagementPages(scope, page);
+  // Security keys: listed, renamed and removed whatever MFA_SUPPORTED_TYPES says now (a user must be
+  // able to see and remove a key of a type since taken out); the flows refuse what is not offered.
+  registerWebauthnManagementPages(scope, page);
   registerSocialAccountPages(scope, page);
   // allauth's dummy provider's stand-in authorization page: only when the project configures the
   // dummy provider, and never in production (start-up refuses the provider there too).

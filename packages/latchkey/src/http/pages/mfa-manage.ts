@@ -10,9 +10,10 @@ import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 
 export const MFA_INDEX = '/accounts/2fa/';
-const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';
+export const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';
 
-function formatTime(at: Date | null | undefined): string | null {
+/** A moment as the MFA pages show it: "2025-01-31 14:05 UTC". */
+export function formatTime(at: Date | null | undefined): string | null {
   return at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
 }
 
@@ -69,6 +70,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
       totp_period: page.deps.settings.MFA_TOTP_PERIOD,
       totp: { active: overview.totp !== undefined, created_at: formatTime(overview.totp?.createdAt), last_used_at: formatTime(overview.totp?.lastUsedAt) },
       recovery_codes: { active: overview.recoveryCodes !== undefined, unused: overview.recoveryCodes?.unused ?? 0, total: overview.recoveryCodes?.total ?? 0 },
+      webauthn: { count: overview.webauthn.length, passkeys: overview.webauthn.filter((key) => key.passwordless).length },
     });
   });
 

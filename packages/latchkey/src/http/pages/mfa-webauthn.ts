@@ -1,0 +1,187 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import { removedWith } from '../../mfa/authenticators.js';
+import { mfaOverview } from '../../mfa/flows/manage.js';
+import { addWebauthnKey, removeWebauthnKeys, renameWebauthnKey, webauthnRegistrationOptions } from '../../mfa/flows/webauthn.js';
+import type { WebauthnKey } from '../../mfa/webauthn.js';
+import type { HttpContext } from '../kit/context.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
+import { formatTime, MFA_INDEX, RECOVERY_CODES } from './mfa-manage.js';
+import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
+import { sendOptions, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
+
+const KEYS_PAGE = '/accounts/2fa/webauthn/';
+const ADD_PAGE = '/accounts/2fa/webauthn/add/';
+
+/** A key's id from the path: digits only, else no key at all. */
+function keyIdOf(request: FastifyRequest): number | undefined {
+  const { id } = request.params as { id?: string };
+  return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
+}
+
+/**
+ * The pages where a signed-in user manages their security keys and passkeys (allauth.mfa's
+ * 2fa/webauthn/ paths): the list, adding one (after a recent reauthentication; the first comes
+ * with recovery codes, shown next as after an authenticator app), renaming and removing one.
+ * The flows decide every rule; another user's key, like a key that does not exist, is a 404.
+ */
+export function registerWebauthnManagementPages(scope: FastifyInstance, page: HttpContext): void {
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
+    const result = await requireUser(page, request, reply);
+    if ('response' in result) return result;
+    return { user: result.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
+  }
+
+  /** The user's key with this id (undefined for anyone else's: they are told alike that there is none). */
+  async function ownKey(request: FastifyRequest, user: User): Promise<{ key: WebauthnKey; others: Awaited<ReturnType<typeof mfaOverview>> } | undefined> {
+    const id = keyIdOf(request);
+    const overview = await mfaOverview(page.deps, user);
+    const key = overview.webauthn.find((candidate) => candidate.authenticator.id === id);
+    return key && { key, others: overview };
+  }
+
+  scope.get(KEYS_PAGE, async (request, reply) => {
+    const auth = await requireUser(page, request, reply);
+    if ('response' in auth) return auth.response;
+    const overview = await mfaOverview(page.deps, auth.user);
+    return renderPage(page, request, reply, 'mfa/webauthn/authenticator_list.html', {
+      title: 'Security keys',
+      can_add: overview.types.webauthn,
+      keys: overview.webauthn.map((key) => ({
+        id: key.authenticator.id,
+        name: key.name,
+        passkey: key.passwordless,
+        created_at: formatTime(key.authenticator.createdAt),
+        last_used_at: formatTime(key.authenticator.lastUsedAt),
+      })),
+    });
+  });
+
+  const showAdd = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200, unverified = false) =>
+    renderPage(page, request, reply, 'mfa/webauthn/add_form.html', { title: 'Add a security key', form, unverified, passkey_login: page.deps.settings.MFA_PASSKEY_LOGIN_ENABLED }, status);
+
+  /** Where a refusal the add page does not show itself leads: the reauthentication page, or the 2FA overview. */
+  async function addRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
+    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (isLatchkeyError(error, 'not_found')) {
+      await flash(page, request, reply, { level: 'info', text: error.message });
+      return { response: redirect(reply, MFA_INDEX) };
+    }
+    if (isLatchkeyError(error, 'email_unverified')) return { response: await showAdd(request, reply, emptyForm(), 400, true) };
+    return undefined;
+  }
+
+  scope.get(ADD_PAGE, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
+    if (wantsOptions(request)) {
+      try {
+        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, auth.user, passwordless));
+      } catch (error) {
+        return sendOptionsRefusal(reply, error);
+      }
+    }
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
+    try {
+      // Whether a key may be added at all (the type offered, a verified address) is the flow's to
+      // say: asking it for options is asking that. The script asks again when the button is pressed.
+      await webauthnRegistrationOptions(page.deps, auth.user, false);
+    } catch (error) {
+      const refusal = await addRefusal(request, reply, error);
+      if (refusal) return refusal.response;
+      throw error;
+    }
+    return showAdd(request, reply, emptyForm({ name: '' }));
+  });
+
+  scope.post(ADD_PAGE, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const fields = formFields(request.body, ['name', 'passwordless', 'credential']);
+    let result;
+    try {
+      const credential = credentialOfField(fields.credential) as unknown as RegistrationResponseJSON;
+      const ceremony = await takeWebauthnCeremony(page, request, 'register');
+      result = await addWebauthnKey(page.deps, { ...auth, client: clientOf(request), ceremony, credential, name: fields.name });
+    } catch (error) {
+      const refusal = await addRefusal(request, reply, error);
+      if (refusal) return refusal.response;
+      return showAdd(request, reply, formWithError({ name: fields.name, passwordless: fields.passwordless }, error), refusalStatus(reply, error));
+    }
+    // A new factor is a change of privilege, as for an authenticator app: a new session id.
+    await page.sessions.rotate(request, reply);
+    logMailFailures(request, [result.notification], 'security key notice');
+    await flash(page, request, reply, { level: 'success', text: 'Security key added.' });
+    return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : KEYS_PAGE);
+  });
+
+  const showEdit = (request: FastifyRequest, reply: FastifyReply, keyId: number, form: FormState, status = 200) =>
+    renderPage(page, request, reply, 'mfa/webauthn/edit_form.html', { title: 'Rename security key', key_id: keyId, form }, status);
+
+  scope.get('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
+    const auth = await requireUser(page, request, reply);
+    if ('response' in auth) return auth.response;
+    const own = await ownKey(request, auth.user);
+    if (!own) return reply.callNotFound();
+    return showEdit(request, reply, own.key.authenticator.id, emptyForm({ name: own.key.name }));
+  });
+
+  scope.post('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
+    const auth = await requireUser(page, request, reply);
+    if ('response' in auth) return auth.response;
+    const id = keyIdOf(request);
+    if (id === undefined) return reply.callNotFound();
+    const { name } = formFields(request.body, ['name']);
+    try {
+      await renameWebauthnKey(page.deps, { user: auth.user, id, name });
+    } catch (error) {
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      return showEdit(request, reply, id, formWithError({ name }, error), refusalStatus(reply, error));
+    }
+    await flash(page, request, reply, { level: 'success', text: 'Security key renamed.' });
+    return redirect(reply, KEYS_PAGE);
+  });
+
+  scope.get('/accounts/2fa/webauthn/keys/:id/remove/', async (request, reply) => {
+    const auth = await requireUser(page, request, reply);
+    if ('response' in auth) return auth.response;
+    const own = await ownKey(request, auth.user);
+    if (!own) return reply.callNotFound();
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
+    const { key, others } = own;
+    const all = [...(others.totp ? [others.totp] : []), ...others.webauthn.map((each) => each.authenticator), ...(others.recoveryCodes ? [others.recoveryCodes] : [])];
+    return renderPage(page, request, reply, 'mfa/webauthn/authenticator_confirm_delete.html', {
+      title: 'Remove security key',
+      key_id: key.authenticator.id,
+      key_name: key.name,
+      recovery_codes_will_go: removedWith(key.authenticator, all).length > 0,
+      form: emptyForm(),
+    });
+  });
+
+  scope.post('/accounts/2fa/webauthn/keys/:id/remove/', async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const id = keyIdOf(request);
+    if (id === undefined) return reply.callNotFound();
+    try {
+      const { notification } = await removeWebauthnKeys(page.deps, { ...auth, client: clientOf(request), ids: [id] });
+      logMailFailures(request, [notification], 'security key removal notice');
+    } catch (error) {
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      if (isLatchkeyError(error, 'reauthentication_required')) {
+        const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+        if (reauthenticate) return reauthenticate.response;
+      }
+      throw error;
+    }
+    await flash(page, request, reply, { level: 'success', text: 'Security key removed.' });
+    return redirect(reply, KEYS_PAGE);
+  });
+}
