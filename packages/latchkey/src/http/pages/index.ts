@@ -6,6 +6,7 @@ import { registerLoginCodePages } from './login-code.js';
 import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
 import { registerWebauthnManagementPages } from './mfa-webauthn.js';
+import { registerPasskeyLoginPages } from './passkey-login.js';
 import type { HttpContext } from '../kit/context.js';
 import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
@@ -29,6 +30,7 @@ export function registerAccountPages(scope: FastifyInstance, page: HttpContext):
   // Security keys: listed, renamed and removed whatever MFA_SUPPORTED_TYPES says now (a user must be
   // able to see and remove a key of a type since taken out); the flows refuse what is not offered.
   registerWebauthnManagementPages(scope, page);
+  registerPasskeyLoginPages(scope, page);
   registerSocialAccountPages(scope, page);
   // allauth's dummy provider's stand-in authorization page: only when the project configures the
   // dummy provider, and never in production (start-up refuses the provider there too).

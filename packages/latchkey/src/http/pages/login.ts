@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword } from '../../login/password.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
@@ -7,7 +7,7 @@ import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage } from './page.js';
+import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 import { providerLinks } from './socialaccount.js';
 
 function rememberChoice(page: HttpContext, submitted: string): boolean {
@@ -15,21 +15,30 @@ function rememberChoice(page: HttpContext, submitted: string): boolean {
   return setting ?? (submitted === 'on' || submitted === 'true' || submitted === '1');
 }
 
-export function registerLoginPages(scope: FastifyInstance, page: HttpContext): void {
-  const loginContext = async (next: string) => ({
+/**
+ * The login page, with the form's state: also shown by the passkey login (passkey-login.ts) when
+ * a passkey is refused, its error under the passkey's button.
+ */
+export async function renderLoginPage(page: HttpContext, request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
+  const { settings } = page.deps;
+  return renderPage(page, request, reply, 'account/login.html', {
     title: 'Sign in',
-    login_by_email: page.deps.settings.USERNAME_TYPE === 'email',
-    ask_remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER === null,
-    login_by_code: page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
+    login_by_email: settings.USERNAME_TYPE === 'email',
+    ask_remember: settings.ACCOUNT_SESSION_REMEMBER === null,
+    login_by_code: settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
+    passkey_login: settings.MFA_PASSKEY_LOGIN_ENABLED,
     next,
     // The providers people can sign in with: links to each provider's page, whose button starts it.
     providers: await providerLinks(page),
-  });
+    form,
+  }, status);
+}
 
+export function registerLoginPages(scope: FastifyInstance, page: HttpContext): void {
   scope.get(LOGIN_PAGE, async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
     if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
-    return renderPage(page, request, reply, 'account/login.html', { ...(await loginContext(next)), form: emptyForm() });
+    return renderLoginPage(page, request, reply, next);
   });
 
   scope.post(LOGIN_PAGE, async (request, reply) => {
@@ -42,7 +51,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
-      return renderPage(page, request, reply, 'account/login.html', { ...(await loginContext(next)), form }, refusalStatus(reply, error));
+      return renderLoginPage(page, request, reply, next, form, refusalStatus(reply, error));
     }
   });
 

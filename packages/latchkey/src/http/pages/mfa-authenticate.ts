@@ -1,15 +1,26 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../account/model.js';
 import { continueLogin } from '../../login/pipeline.js';
+import { secondFactorChoices, securityKeyOptionsForLogin } from '../../login/second-factor-choices.js';
+import type { StageAnswers } from '../../login/stages.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
-import { reauthenticateWithCode } from '../../mfa/flows/authenticate.js';
+import { reauthenticateWithCode, reauthenticateWithWebauthn } from '../../mfa/flows/authenticate.js';
+import { mfaOverview } from '../../mfa/flows/manage.js';
+import { webauthnAuthenticationOptions } from '../../mfa/flows/webauthn.js';
 import { codeRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
+import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { LOGIN_PAGE, MFA_AUTHENTICATE_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
+import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
+
+const REAUTHENTICATE_BY_CODE = '/accounts/2fa/reauthenticate/';
+const REAUTHENTICATE_BY_KEY = '/accounts/2fa/webauthn/reauthenticate/';
 
 /** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it. */
 export function describeDuration(seconds: number): string {
@@ -17,41 +28,75 @@ export function describeDuration(seconds: number): string {
   return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }
 
+/** A security key's answer as a form posts it: the browser's JSON, with the ceremony this session began. */
+async function keyAnswer(page: HttpContext, request: FastifyRequest, credentialField: string, purpose: 'authenticate' | 'reauthenticate') {
+  const credential = credentialOfField(credentialField) as unknown as AuthenticationResponseJSON;
+  return { ceremony: await takeWebauthnCeremony(page, request, purpose), credential };
+}
+
 /**
- * The login's second step, and reauthentication by code. The code page serves only a browser
- * whose login stopped at this stage and has not expired (kit/session-state.ts); anyone else is
- * sent to the login page. Until the code is right there is no session of the user at all, so
- * every page that needs one answers as to a stranger, and a stolen password alone reaches nothing.
+ * The login's second step, and reauthentication by code or by security key. The second step
+ * serves only a browser whose login stopped at this stage and has not expired
+ * (kit/session-state.ts); anyone else is sent to the login page. Until the second factor is
+ * proved there is no session of the user at all, so every page that needs one answers as to a
+ * stranger, and a stolen password alone reaches nothing. A user with a security key is offered
+ * it beside the code (its options fetched by static/webauthn.js, see webauthn-options.ts).
  */
 export function registerMfaAuthenticationPages(scope: FastifyInstance, page: HttpContext): void {
   const { settings } = page.deps;
   const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
-  const showAuthenticate = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/authenticate.html', { title: 'Two-factor authentication', form, trust_enabled: settings.MFA_TRUST_ENABLED, trust_period: trustPeriod }, status);
+  const showAuthenticate = async (request: FastifyRequest, reply: FastifyReply, pending: PendingLogin, form: FormState = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'mfa/authenticate.html', {
+      title: 'Two-factor authentication',
+      form,
+      choices: await secondFactorChoices(page.deps, pending.login),
+      trust_enabled: settings.MFA_TRUST_ENABLED,
+      trust_period: trustPeriod,
+    }, status);
 
   scope.get(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
-    if (!(await loginWaitingAt(page, request, 'mfa_authenticate'))) return redirect(reply, LOGIN_PAGE);
-    return showAuthenticate(request, reply);
+    const pending = await loginWaitingAt(page, request, 'mfa_authenticate');
+    if (wantsOptions(request)) {
+      if (!pending) return sendOptionsElsewhere(reply, LOGIN_PAGE);
+      try {
+        return await sendOptions(page, request, reply, 'request_options', await securityKeyOptionsForLogin(page.deps, pending.login));
+      } catch (error) {
+        return sendOptionsRefusal(reply, error);
+      }
+    }
+    if (!pending) return redirect(reply, LOGIN_PAGE);
+    return showAuthenticate(request, reply, pending);
   });
 
   scope.post(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
     const pending = await loginWaitingAt(page, request, 'mfa_authenticate');
     if (!pending) return redirect(reply, LOGIN_PAGE);
-    const fields = formFields(request.body, ['code', 'trust']);
+    const fields = formFields(request.body, ['code', 'trust', 'credential']);
     let result;
     try {
-      // The page asks "trust this browser?" together with the code: both answers go at once.
-      const answers = { code: fields.code, trust: fields.trust === 'on' };
+      // The page asks "trust this browser?" together with the code or the key: both answers go at once.
+      const trust = fields.trust === 'on';
+      const answers: StageAnswers = fields.credential !== '' ? { webauthn: await keyAnswer(page, request, fields.credential, 'authenticate'), trust } : { code: fields.code, trust };
       result = await continueLogin(page.deps, pending.login, answers, loginContextOf(page, request));
     } catch (error) {
-      return showAuthenticate(request, reply, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
+      return showAuthenticate(request, reply, pending, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
     const outcome = await settleLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
     return presentLogin(page, request, reply, outcome, pending.next);
   });
 
-  const showReauthenticate = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/reauthenticate.html', { title: 'Confirm access', form, next }, status);
+  /** The reauthentication page: a code form where the user has codes, a security key form where they have keys. */
+  async function showReauthenticate(request: FastifyRequest, reply: FastifyReply, user: User, next: string, form: FormState = emptyForm(), status = 200) {
+    const overview = await mfaOverview(page.deps, user);
+    return renderPage(page, request, reply, 'mfa/reauthenticate.html', {
+      title: 'Confirm access',
+      form,
+      next,
+      authenticator_app: overview.totp !== undefined,
+      recovery_codes: overview.recoveryCodes !== undefined,
+      security_key: overview.webauthn.length > 0,
+    }, status);
+  }
 
   /** The signed-in user with a second factor, or where to send anyone else. */
   async function userWithSecondFactor(request: FastifyRequest, reply: FastifyReply, next: string) {
@@ -61,14 +106,16 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
     return { response: redirect(reply, `/accounts/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}`) };
   }
 
-  scope.get('/accounts/2fa/reauthenticate/', async (request, reply) => {
-    const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
+  const nextOfQuery = (request: FastifyRequest) => safeRedirectOr((request.query as Record<string, unknown>).next, '');
+
+  scope.get(REAUTHENTICATE_BY_CODE, async (request, reply) => {
+    const next = nextOfQuery(request);
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
-    return showReauthenticate(request, reply, next);
+    return showReauthenticate(request, reply, signedIn.user, next);
   });
 
-  scope.post('/accounts/2fa/reauthenticate/', async (request, reply) => {
+  scope.post(REAUTHENTICATE_BY_CODE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = safeRedirectOr(fields.next, '');
     const signedIn = await userWithSecondFactor(request, reply, next);
@@ -77,7 +124,39 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
       const type = await reauthenticateWithCode(page.deps, { user: signedIn.user, code: fields.code, client: clientOf(request) });
       await page.sessions.markReauthenticated(request, codeRecord(type, page.deps.clock.now(), true));
     } catch (error) {
-      return showReauthenticate(request, reply, next, formWithError({}, error), refusalStatus(reply, error));
+      return showReauthenticate(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
+    }
+    return redirect(reply, next || '/');
+  });
+
+  // allauth's own path for reauthenticating with a key; the page is the same as by code.
+  scope.get(REAUTHENTICATE_BY_KEY, async (request, reply) => {
+    const next = nextOfQuery(request);
+    if (wantsOptions(request)) {
+      const user = await page.sessions.currentUser(request);
+      if (!user) return sendOptionsElsewhere(reply, LOGIN_PAGE);
+      try {
+        return await sendOptions(page, request, reply, 'request_options', await webauthnAuthenticationOptions(page.deps, 'reauthenticate', user));
+      } catch (error) {
+        return sendOptionsRefusal(reply, error);
+      }
+    }
+    const signedIn = await userWithSecondFactor(request, reply, next);
+    if ('response' in signedIn) return signedIn.response;
+    return showReauthenticate(request, reply, signedIn.user, next);
+  });
+
+  scope.post(REAUTHENTICATE_BY_KEY, async (request, reply) => {
+    const fields = formFields(request.body, ['credential', 'next']);
+    const next = safeRedirectOr(fields.next, '');
+    const signedIn = await userWithSecondFactor(request, reply, next);
+    if ('response' in signedIn) return signedIn.response;
+    try {
+      const answer = await keyAnswer(page, request, fields.credential, 'reauthenticate');
+      await reauthenticateWithWebauthn(page.deps, { user: signedIn.user, answer, client: clientOf(request) });
+      await page.sessions.markReauthenticated(request, codeRecord('webauthn', page.deps.clock.now(), true));
+    } catch (error) {
+      return showReauthenticate(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }
     return redirect(reply, next || '/');
   });

@@ -1,0 +1,51 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance } from 'fastify';
+import { isLatchkeyError } from '../../core/errors.js';
+import { loginWithPasskey } from '../../login/passkey.js';
+import { webauthnAuthenticationOptions } from '../../mfa/flows/webauthn.js';
+import type { HttpContext } from '../kit/context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { settleLogin } from '../kit/session-state.js';
+import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
+import { renderLoginPage } from './login.js';
+import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { formFields, formWithError, redirect, refusalStatus } from './page.js';
+import { sendOptions, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
+
+export const PASSKEY_LOGIN_PAGE = '/accounts/2fa/webauthn/login/';
+
+/**
+ * Passkey login (MFA_PASSKEY_LOGIN_ENABLED), allauth's 2fa/webauthn/login/: the login page's
+ * "Sign in with a passkey" button fetches the options here (JSON; a plain GET goes to the login
+ * page, as allauth's) and posts the browser's answer back. The flow (login/passkey.ts) finds the
+ * account by the passkey and runs the login's stages; a refusal is shown on the login page,
+ * under the passkey's button.
+ */
+export function registerPasskeyLoginPages(scope: FastifyInstance, page: HttpContext): void {
+  scope.get(PASSKEY_LOGIN_PAGE, async (request, reply) => {
+    if (!wantsOptions(request)) return redirect(reply, LOGIN_PAGE);
+    try {
+      return await sendOptions(page, request, reply, 'request_options', await webauthnAuthenticationOptions(page.deps, 'login'));
+    } catch (error) {
+      return sendOptionsRefusal(reply, error);
+    }
+  });
+
+  scope.post(PASSKEY_LOGIN_PAGE, async (request, reply) => {
+    const fields = formFields(request.body, ['credential', 'next']);
+    const next = safeRedirectOr(fields.next, '');
+    let result;
+    try {
+      const credential = credentialOfField(fields.credential) as unknown as AuthenticationResponseJSON;
+      const ceremony = await takeWebauthnCeremony(page, request, 'login');
+      result = await loginWithPasskey(page.deps, { ceremony, credential, ...loginContextOf(page, request) });
+    } catch (error) {
+      if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      return renderLoginPage(page, request, reply, next, formWithError({}, error), refusalStatus(reply, error));
+    }
+    // "Remember me" is the login form's question; a passkey sign-in follows the project's choice, else the browser session.
+    const outcome = await settleLogin(page, request, reply, result, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false, next });
+    return presentLogin(page, request, reply, outcome, next);
+  });
+}
