@@ -2,6 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { constantTimeEqual, keyedHash, randomToken } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
+import { sendAccountEmail } from './emails.js';
+import type { User } from './model.js';
 
 /**
  * The short codes Latchkey mails (allauth's "code verification processes"): a sign-in code, a
@@ -19,6 +21,8 @@ import type { LatchkeyDeps } from '../deps.js';
 /** allauth's code alphabet: capitals and digits without the look-alikes 0/O and 1/I. */
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 6;
+
+export const INCORRECT_CODE = 'Incorrect code.';
 
 /** What a client keeps of a mailed code. */
 export interface MailedCodeState {
@@ -118,4 +122,13 @@ export async function checkMailedCode(
   }
   if (!(await deps.oneTimeClaims.claim(`${policy.purpose}:${state.id}:used`, policy.timeoutSeconds, deps.clock.now()))) return { status: 'expired' };
   return { status: 'right' };
+}
+
+/**
+ * The sign-in code mail, to `email` of `user`: for a login by code, and for the code the
+ * login_by_code stage asks for after another first factor (ACCOUNT_LOGIN_BY_CODE_REQUIRED).
+ */
+export async function sendLoginCodeMail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>, user: User, email: string, code: string): Promise<void> {
+  const minutes = codeMinutes(loginCodePolicy(deps.settings));
+  await sendAccountEmail(deps, { template: 'account/email/login_code', to: email, context: { user, username: user.username, code, minutes } });
 }

@@ -25,6 +25,8 @@ export type LatchkeyErrorCode =
   | 'last_login_method'
   | 'incorrect_code'
   | 'email_unverified'
+  /** The login needs a code mailed to the account (ACCOUNT_LOGIN_BY_CODE_REQUIRED), which has no address to mail it to. */
+  | 'no_email_address'
   /** Signed in, but not allowed to do this (a staff user who is not a superuser granting admin permissions). */
   | 'permission_denied';
 
@@ -88,6 +90,7 @@ const ERROR_KINDS: Record<LatchkeyErrorCode, ErrorKind> = {
   last_login_method: 'conflict',
   email_unverified: 'conflict',
   signup_closed: 'forbidden',
+  no_email_address: 'forbidden',
   permission_denied: 'forbidden',
   rate_limited: 'too_many',
   reauthentication_required: 'reauthenticate',

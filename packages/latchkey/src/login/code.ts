@@ -1,7 +1,7 @@
 import { findUserByLogin } from '../account/credentials.js';
 import { markAddressVerifiedIndirectly } from '../account/email-confirmation.js';
-import { sendAccountEmail, type MailOutcome } from '../account/emails.js';
-import { checkMailedCode, codeMinutes, issueMailedCode, loginCodePolicy, mailedCodeIsLive, type MailedCodeState } from '../account/mailed-codes.js';
+import type { MailOutcome } from '../account/emails.js';
+import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, mailedCodeIsLive, sendLoginCodeMail, type MailedCodeState } from '../account/mailed-codes.js';
 import type { User } from '../account/model.js';
 import type { ClientInfo } from '../core/client.js';
 import { LatchkeyError } from '../core/errors.js';
@@ -20,7 +20,7 @@ import type { LoginContext } from './stages.js';
  * codes the login stages mail (login_by_code, verify_email by code).
  */
 
-export const INCORRECT_LOGIN_CODE = 'Incorrect code.';
+export const INCORRECT_LOGIN_CODE = INCORRECT_CODE;
 
 /**
  * What a client keeps of a requested code (account/mailed-codes.ts). It looks the same whether or
@@ -65,15 +65,6 @@ async function mailCode(deps: LatchkeyDeps, email: string, code: string): Promis
   } catch (error) {
     return { status: 'failed', error };
   }
-}
-
-/**
- * The login code mail, to `email` of `user`: for a login by code, and for the code the
- * login_by_code stage asks for after another first factor.
- */
-export async function sendLoginCodeMail(deps: LatchkeyDeps, user: User, email: string, code: string): Promise<void> {
-  const minutes = codeMinutes(loginCodePolicy(deps.settings));
-  await sendAccountEmail(deps, { template: 'account/email/login_code', to: email, context: { user, username: user.username, code, minutes } });
 }
 
 /**

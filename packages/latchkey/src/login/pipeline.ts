@@ -2,6 +2,7 @@ import type { User } from '../account/model.js';
 import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { FirstFactor, LoginProofs } from './proofs.js';
+import type { StageCode } from './stage-codes.js';
 import { LOGIN_STAGES, STAGE_CHECKS, type LoginContext, type LoginStage, type StageAnswers } from './stages.js';
 
 /**
@@ -17,23 +18,29 @@ export type LoginResult =
   /** The first factor held, but a stage stops the login until the client answers it. */
   | { status: 'stopped'; stage: LoginStage; user: User; pending: PendingLoginState }
   | { status: 'inactive'; user: User }
-  /** The stopped login can never finish: its account is gone, or its password changed meanwhile. */
+  /**
+   * The stopped login can never finish: its account is gone, its password changed meanwhile, or
+   * the code a stage mailed for it expired or was used up.
+   */
   | { status: 'ended' };
 
 /**
  * What an adapter keeps of a stopped login, to carry it on later: whose it is, what it proved so
  * far, and a mark of the account's credentials when it began (a keyed hash of the stored password
  * hash). A password change or reset meanwhile changes the mark, so a client that began the login
- * before it can no longer finish, not even with a right code.
+ * before it can no longer finish, not even with a right code. A stage that mailed a code keeps
+ * the code's state here (only its hash), so the code is bound to this login and to the client
+ * that keeps it.
  */
 export interface PendingLoginState {
   userId: number;
   credentialMark: string;
   proofs: LoginProofs;
+  code?: StageCode;
 }
 
-export function pendingLoginState(deps: Pick<LatchkeyDeps, 'settings'>, user: User, proofs: LoginProofs): PendingLoginState {
-  return { userId: user.id, credentialMark: credentialMark(deps, user), proofs };
+export function pendingLoginState(deps: Pick<LatchkeyDeps, 'settings'>, user: User, proofs: LoginProofs, code?: StageCode): PendingLoginState {
+  return { userId: user.id, credentialMark: credentialMark(deps, user), proofs, ...(code === undefined ? {} : { code }) };
 }
 
 function credentialMark(deps: Pick<LatchkeyDeps, 'settings'>, user: User): string {
@@ -57,15 +64,18 @@ export async function continueLogin(deps: LatchkeyDeps, pending: PendingLoginSta
   const user = await deps.store.users.findById(pending.userId);
   if (!user || !constantTimeEqual(pending.credentialMark, credentialMark(deps, user))) return { status: 'ended' };
   if (!user.isActive) return { status: 'inactive', user };
-  return runStages(deps, user, pending.proofs, answers, context);
+  return runStages(deps, user, pending.proofs, answers, context, pending.code);
 }
 
-async function runStages(deps: LatchkeyDeps, user: User, proven: LoginProofs, answers: StageAnswers, context: LoginContext): Promise<LoginResult> {
+async function runStages(deps: LatchkeyDeps, user: User, proven: LoginProofs, answers: StageAnswers, context: LoginContext, code?: StageCode): Promise<LoginResult> {
   let proofs = proven;
   let trustToken: string | undefined;
   for (const stage of LOGIN_STAGES) {
-    const outcome = await STAGE_CHECKS[stage]({ deps, user, proofs, answers, context });
-    if (!outcome.passed) return { status: 'stopped', stage, user, pending: pendingLoginState(deps, user, proofs) };
+    const outcome = await STAGE_CHECKS[stage]({ deps, user, proofs, answers, context, code });
+    if (!outcome.passed) {
+      if ('ended' in outcome) return { status: 'ended' };
+      return { status: 'stopped', stage, user, pending: pendingLoginState(deps, user, proofs, outcome.code) };
+    }
     if (outcome.proof) proofs = [...proofs, outcome.proof];
     trustToken = outcome.trustToken ?? trustToken;
   }

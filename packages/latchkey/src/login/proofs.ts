@@ -19,8 +19,11 @@ export type FirstFactor =
   /** A one-time code mailed to the address. */
   | { kind: 'email_code'; email: string };
 
-/** What a later stage proved: a code from an authenticator, or a browser trusted to skip the code. */
-export type StageProof = { kind: AuthenticatorType } | { kind: 'trusted_browser' };
+/**
+ * What a later stage proved: a code from an authenticator, a browser trusted to skip that code, or
+ * a code mailed to the address (the login_by_code stage, ACCOUNT_LOGIN_BY_CODE_REQUIRED).
+ */
+export type StageProof = { kind: AuthenticatorType } | { kind: 'trusted_browser' } | { kind: 'email_code'; email: string };
 
 /** Everything a login proved, in the order it proved it: the first factor first. */
 export type LoginProofs = readonly [FirstFactor, ...StageProof[]];
@@ -32,7 +35,19 @@ export function loginMethod(proofs: LoginProofs): string {
   return proofs.map((proof) => proof.kind).join('+');
 }
 
-/** Whether the login gave a code from an authenticator (not just a trusted browser's cookie). */
+/**
+ * Whether the login gave a code from an authenticator (not just a trusted browser's cookie, and
+ * not a mailed code: that proves the mailbox, not a second factor).
+ */
 export function gaveCode(proofs: LoginProofs): boolean {
-  return proofs.slice(1).some((proof) => proof.kind !== 'trusted_browser');
+  return proofs.slice(1).some((proof) => proof.kind !== 'trusted_browser' && proof.kind !== 'email_code');
+}
+
+/**
+ * Whether the login has already proved a second factor: a passkey as its first factor, or a later
+ * proof from an authenticator or a trusted browser. A mailed code is none of these: a login that
+ * gave one (login_by_code) still owes its second factor.
+ */
+export function provedSecondFactor(proofs: LoginProofs): boolean {
+  return proofs[0].kind === 'passkey' || proofs.slice(1).some((proof) => proof.kind !== 'email_code');
 }

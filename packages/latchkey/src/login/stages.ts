@@ -7,11 +7,14 @@ import { hasSecondFactor } from '../mfa/authenticators.js';
 import { checkLoginCode, checkLoginWebauthn, trustThisBrowser, type WebauthnAnswer } from '../mfa/flows/authenticate.js';
 import { isTrustedBrowser } from '../mfa/trust.js';
 import type { Settings } from '../config/settings.js';
-import { gaveCode, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
+import { gaveCode, provedSecondFactor, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
+import { askForLoginCode, type StageCode } from './stage-codes.js';
 
 /**
- * The stages after the first factor, in this order. Every login runs all of them, whatever its
- * first factor, and no session exists until each has passed:
+ * The stages after the first factor, in this order (allauth's). Every login runs all of them,
+ * whatever its first factor, and no session exists until each has passed:
+ * - login_by_code: where ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for it, a login that did not begin
+ *   with a mailed code waits for one (stage-codes.ts);
  * - verify_email: under mandatory verification, an account without a verified address waits
  *   for the mailed link;
  * - mfa_authenticate: a user with a second factor gives a code, unless this browser is trusted
@@ -19,7 +22,7 @@ import { gaveCode, type FirstFactor, type LoginProofs, type StageProof } from '.
  * - mfa_trust: a browser that gave a code is asked whether to trust it next time, where the
  *   project allows it (MFA_TRUST_ENABLED) and the client can keep the cookie.
  */
-export const LOGIN_STAGES = ['verify_email', 'mfa_authenticate', 'mfa_trust'] as const;
+export const LOGIN_STAGES = ['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust'] as const;
 export type LoginStage = (typeof LOGIN_STAGES)[number];
 
 /** What a login context tells the stages: who is asking, and what their client can keep. */
@@ -34,6 +37,11 @@ export interface LoginContext {
    * the mail left), so a login stopped at verify_email must not mail it a second time.
    */
   confirmationJustSent?: boolean;
+  /**
+   * Whether the client can type back a code a stage mails (default true). The token API keeps
+   * nothing between requests, so it could never answer one: no code is mailed to it.
+   */
+  takesMailedCodes?: boolean;
 }
 
 /**
@@ -42,6 +50,8 @@ export interface LoginContext {
  */
 export interface StageAnswers {
   code?: string;
+  /** The code a stage mailed (login_by_code). */
+  emailCode?: string;
   webauthn?: WebauthnAnswer;
   trust?: boolean;
 }
@@ -53,11 +63,16 @@ export interface StageRun {
   proofs: LoginProofs;
   answers: StageAnswers;
   context: LoginContext;
+  /** The code the stopped login holds, mailed by the stage it waits at. */
+  code?: StageCode | undefined;
 }
 
 export type StageOutcome =
   | { passed: true; proof?: StageProof; trustToken?: string }
-  | { passed: false };
+  /** Stopped, holding the code the stage mailed, if it did. */
+  | { passed: false; code?: StageCode }
+  /** The login cannot go on (the code it waited for is expired or used up). */
+  | { passed: false; ended: true };
 
 const PASSED: StageOutcome = { passed: true };
 const STOPPED: StageOutcome = { passed: false };
@@ -100,7 +115,7 @@ async function verifyEmail({ deps, user, proofs, context }: StageRun): Promise<S
 async function authenticateWithSecondFactor({ deps, user, proofs, answers, context }: StageRun): Promise<StageOutcome> {
   const authenticators = await deps.store.authenticators.listForUser(user.id);
   if (!hasSecondFactor(authenticators)) return PASSED;
-  if (proofs.length > 1 || proofs[0].kind === 'passkey') return PASSED;
+  if (provedSecondFactor(proofs)) return PASSED;
   if (isTrustedBrowser(deps, user, authenticators, context.mfaTrustToken)) return { passed: true, proof: { kind: 'trusted_browser' } };
   if (answers.webauthn !== undefined) {
     await checkLoginWebauthn(deps, user, answers.webauthn, context.client);
@@ -124,6 +139,7 @@ async function askToTrustBrowser({ deps, user, proofs, answers, context }: Stage
 }
 
 export const STAGE_CHECKS: Record<LoginStage, (run: StageRun) => Promise<StageOutcome>> = {
+  login_by_code: askForLoginCode,
   verify_email: verifyEmail,
   mfa_authenticate: authenticateWithSecondFactor,
   mfa_trust: askToTrustBrowser,

@@ -13,6 +13,8 @@ import { adminRoot } from './paths.js';
 
 /** The account pages' code page, where a login stopped at MFA is finished (it then goes on to `next`). */
 const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
+/** The account pages' page for the code mailed at the login_by_code stage (ACCOUNT_LOGIN_BY_CODE_REQUIRED). */
+const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
 
 /** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
 const ACCOUNT_LOGIN_PAGE = '/accounts/login/';
@@ -70,6 +72,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       const result = await loginToAdmin(ctx.deps, { login: fields.username, password: fields.password, ...loginContextOf(ctx, request) });
       const outcome = await settleLogin(ctx, request, reply, result, { remember: false, next });
       if (outcome.kind === 'signed_in') return redirect(reply, next);
+      if (outcome.kind === 'stopped' && outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
       if (outcome.kind === 'stopped' && outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
       const why = outcome.kind === 'stopped' ? 'Verify your email address first: follow the link we have sent you.' : 'This account is inactive.';
       return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);

@@ -14,6 +14,7 @@ import { ApiTestClient, createApiTestApp, registerTestApiViews, type ApiRequestO
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
+import { TOKEN_LOGIN_CODE_REQUIRED } from '../../tokens/flows/obtain-token.js';
 
 const PASSWORD = 'a long enough passphrase';
 const KEY_FORMAT = /^[0-9a-f]{40}$/;
@@ -125,6 +126,21 @@ describe.each(testDatabaseKinds())('/api/auth-token/ on %s', (kind) => {
     expect(body.non_field_errors[0]).toMatch(/not verified/);
     // A wrong password still gets the generic refusal: only the right one learns of the address.
     expect((await obtain({ json: { username: 'newcomer', password: 'wrong password here' } })).json()).toEqual(UNABLE);
+  });
+
+  it('refuses a token where every login needs a mailed code, which a token client cannot bring back, and mails nothing', async () => {
+    await setUp({ settings: { ACCOUNT_LOGIN_BY_CODE_REQUIRED: true } });
+    const refused = await obtain({ json: { username: 'ada', password: PASSWORD } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ non_field_errors: [TOKEN_LOGIN_CODE_REQUIRED] });
+    expect(latchkey.mailer.outbox).toEqual([]);
+    // A wrong password still gets the generic refusal: only the right one learns of the requirement.
+    expect((await obtain({ json: { username: 'ada', password: 'wrong password here' } })).json()).toEqual(UNABLE);
+  });
+
+  it("still gives a token for a password where only provider sign-ins need a mailed code (['socialaccount'])", async () => {
+    await setUp({ settings: { ACCOUNT_LOGIN_BY_CODE_REQUIRED: ['socialaccount'] } });
+    expect((await obtain({ json: { username: 'ada', password: PASSWORD } })).json()).toEqual({ token: expect.stringMatching(KEY_FORMAT) });
   });
 
   it('asks a user with MFA for the code, refuses a wrong one, and accepts a TOTP or recovery code', async () => {

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
+import { continueLogin, type LoginResult } from '../../login/pipeline.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { settleLogin } from '../kit/session-state.js';
+import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
@@ -16,25 +17,43 @@ import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './r
  * 401 with `login_by_code` pending whether or not the address has an account; a confirmation
  * answers as a login does (signed in, or the next stage pending), 400 for a wrong code, and 409
  * once no code is pending (never asked, expired, used, or its attempts used up).
+ *
+ * auth/code/confirm also takes the code of a login stopped at login_by_code
+ * (ACCOUNT_LOGIN_BY_CODE_REQUIRED, allauth's same flow id), which the stopped login holds; that
+ * login comes first when both wait. An expired or used-up code there ends the login (401, nothing
+ * pending): the person signs in again for a new one.
  */
 export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
-  if (!deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) return;
+  const enabled = deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
+  if (!enabled && deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED === false) return;
 
-  api.post('/auth/code/request', async (request, reply) => {
-    try {
-      const { state, delivery } = await requestLoginCode(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
-      // Not awaited: the answer must not wait for mail that only an existing account gets.
-      void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
-      await keepLoginCode(ctx, request, reply, state);
-    } catch (error) {
-      return sendHeadlessRefusal(ctx, request, reply, error);
-    }
-    return sendUnauthenticated(ctx, request, reply);
-  });
+  if (enabled) {
+    api.post('/auth/code/request', async (request, reply) => {
+      try {
+        const { state, delivery } = await requestLoginCode(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
+        // Not awaited: the answer must not wait for mail that only an existing account gets.
+        void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
+        await keepLoginCode(ctx, request, reply, state);
+      } catch (error) {
+        return sendHeadlessRefusal(ctx, request, reply, error);
+      }
+      return sendUnauthenticated(ctx, request, reply);
+    });
+  }
 
   api.post('/auth/code/confirm', async (request, reply) => {
-    const state = await currentLoginCode(ctx, request);
+    const waiting = await loginWaitingAt(ctx, request, 'login_by_code');
+    if (waiting) {
+      let result: LoginResult;
+      try {
+        result = await continueLogin(deps, waiting.login, { emailCode: textField(request.body, 'code') ?? '' }, loginContextOf(ctx, request));
+      } catch (error) {
+        return sendHeadlessRefusal(ctx, request, reply, error);
+      }
+      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+    }
+    const state = enabled ? await currentLoginCode(ctx, request) : undefined;
     if (!state) return sendEnvelope(ctx, request, reply, 409);
     const code = textField(request.body, 'code') ?? '';
     const confirmation = await confirmLoginCode(deps, state, { code, ...loginContextOf(ctx, request) });

@@ -63,7 +63,7 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
     delete: { tag: 'Authentication', summary: 'Sign out', description: 'Ends the session, together with any login waiting for its next step. Always answers 401: nobody is signed in afterwards.', responses: { 401: unauthenticated } },
   },
   '/auth/login': {
-    post: { tag: 'Authentication', summary: 'Sign in with a password', description: 'Username or email (as the configuration\'s `login_methods` allow) and password. 200 when signed in; 401 when the login waits at a step (`verify_email`, `mfa_authenticate`, `mfa_trust`), named in the pending flow; 409 when someone is already signed in.', requestBody: 'Login', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
+    post: { tag: 'Authentication', summary: 'Sign in with a password', description: 'Username or email (as the configuration\'s `login_methods` allow) and password. 200 when signed in; 401 when the login waits at a step (`login_by_code`, `verify_email`, `mfa_authenticate`, `mfa_trust`), named in the pending flow; 409 when someone is already signed in.', requestBody: 'Login', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
   },
   '/auth/signup': {
     post: { tag: 'Authentication', summary: 'Create an account', description: 'When email verification is mandatory the answer is 401 with a pending `verify_email` flow, whether or not the address already had an account (its owner is told by email). Otherwise the new account is signed in, through the same steps as a login.', requestBody: 'Signup', limited: true, busy: true, responses: { 200: authenticated, 400: error, 401: unauthenticated, 403: ref('responses', 'Forbidden'), 409: ref('responses', 'Conflict') } },
@@ -132,12 +132,16 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
 
 /** Operations of one client only: "trust this browser" is a cookie, which only browsers keep. */
 /** Login by a mailed code: served only where the project turns it on (ACCOUNT_LOGIN_BY_CODE_ENABLED). */
-const LOGIN_CODE_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
+const LOGIN_CODE_REQUEST_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
   '/auth/code/request': {
     post: { tag: 'Authentication', summary: 'Ask for a sign-in code', description: 'Mails a short code to the account the address names, and keeps the login in this session: 401 with `login_by_code` pending, the same answer whether or not there is an account, without waiting for the mail.', requestBody: 'RequestLoginCode', limited: true, responses: { 400: error, 401: unauthenticated } },
   },
+};
+
+/** The mailed code's answer: for a login by code, and for the code ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for after the password or provider. */
+const LOGIN_CODE_CONFIRM_OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
   '/auth/code/confirm': {
-    post: { tag: 'Authentication', summary: 'Sign in with the mailed code', description: 'The code works only in the session that asked for it, once, for a few minutes and a few tries. 200 when signed in; 401 when the login waits at a step (`mfa_authenticate`); 400 for a wrong code; 409 when no code is pending.', requestBody: 'ConfirmLoginCode', responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
+    post: { tag: 'Authentication', summary: 'Sign in with the mailed code', description: 'The code works only in the session that asked for it (or whose login, waiting at `login_by_code`, had it mailed), once, for a few minutes and a few tries. 200 when signed in; 401 when the login waits at a further step (`verify_email`, `mfa_authenticate`), or when the code of a waiting login has expired or been used up (the login is over: sign in again); 400 for a wrong code; 409 when no code is pending.', requestBody: 'ConfirmLoginCode', responses: { 200: authenticated, 400: error, 401: unauthenticated, 409: ref('responses', 'Conflict') } },
   },
 };
 
@@ -191,8 +195,14 @@ const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allaut
 **Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415), but for the provider redirect, a real form post. Nothing is cached (\`Cache-Control: no-store\`).`;
 
 /** The whole document, for this site (its name and address). */
-export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> & Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED'>>): Json {
-  const operations = settings.ACCOUNT_LOGIN_BY_CODE_ENABLED === true ? { ...OPERATIONS, ...LOGIN_CODE_OPERATIONS } : OPERATIONS;
+export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> & Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED'>>): Json {
+  const byCode = settings.ACCOUNT_LOGIN_BY_CODE_ENABLED === true;
+  const codeRequired = settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== undefined && settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false;
+  const operations = {
+    ...OPERATIONS,
+    ...(byCode ? LOGIN_CODE_REQUEST_OPERATIONS : {}),
+    ...(byCode || codeRequired ? LOGIN_CODE_CONFIRM_OPERATIONS : {}),
+  };
   return {
     openapi: '3.0.3',
     info: { title: `${settings.SITE_NAME}: headless API`, version: '1', description: DESCRIPTION },

@@ -52,15 +52,19 @@ export async function availableFlows(ctx: HttpContext, request: FastifyRequest):
   const flows: Flow[] = [{ id: 'login' }];
   if (await ctx.deps.adapter.isOpenForSignup()) flows.push({ id: 'signup' });
   // allauth's place for it: after login and signup. A code asked for by this client and still
-  // live marks the flow pending (a login stopped at a later stage is listed below as its own).
-  if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) {
-    flows.push((await currentLoginCode(ctx, request)) ? { id: 'login_by_code', is_pending: true } : { id: 'login_by_code' });
+  // live marks the flow pending, as does a login stopped at the login_by_code stage
+  // (ACCOUNT_LOGIN_BY_CODE_REQUIRED), listed here once; a login stopped at a later stage is listed
+  // below as its own.
+  const pending = await currentPendingLogin(ctx, request);
+  const atCodeStage = pending?.stage === 'login_by_code';
+  if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || atCodeStage) {
+    flows.push(atCodeStage || (await currentLoginCode(ctx, request)) ? { id: 'login_by_code', is_pending: true } : { id: 'login_by_code' });
   }
   const fromProviders = await providerFlows(ctx, request);
   flows.push(...fromProviders.start);
-  const pending = await currentPendingLogin(ctx, request);
-  if (pending) flows.push(await pendingFlow(ctx, pending));
-  else if (fromProviders.pending) flows.push(fromProviders.pending);
+  if (pending) {
+    if (!atCodeStage) flows.push(await pendingFlow(ctx, pending));
+  } else if (fromProviders.pending) flows.push(fromProviders.pending);
   else if (await signupAwaitsVerification(ctx, request)) flows.push({ id: 'verify_email', is_pending: true });
   return flows;
 }

@@ -55,6 +55,11 @@ function firstFactorRecord(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User
  */
 export function loginRecords(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User, proofs: LoginProofs, at: Date): AuthenticationRecord[] {
   const [first, ...later] = proofs;
-  const codes = later.flatMap((proof) => (proof.kind === 'trusted_browser' ? [] : [codeRecord(proof.kind, at)]));
+  const codes = later.flatMap((proof): AuthenticationRecord[] => {
+    if (proof.kind === 'trusted_browser') return [];
+    // The code ACCOUNT_LOGIN_BY_CODE_REQUIRED asked for after the first factor: allauth records it as a code login.
+    if (proof.kind === 'email_code') return [{ method: 'code', at: seconds(at), email: proof.email }];
+    return [codeRecord(proof.kind, at)];
+  });
   return [firstFactorRecord(settings, user, first, at), ...codes];
 }

@@ -45,6 +45,9 @@ export async function takeClaimedSignIn(ctx: HttpContext, request: FastifyReques
   return undefined;
 }
 
+/** The refusals a login stage may give as a provider's sign-in begins, answered as a failed sign-in. */
+const STAGE_REFUSALS: ReadonlySet<string> = new Set(['no_email_address', 'rate_limited', 'mail_failed']);
+
 /** What a provider said about the person, once its answer is verified. */
 type ProviderAnswer = Parameters<typeof connectSocialAccount>[3];
 
@@ -71,7 +74,16 @@ export async function settleProviderAnswer(
     return { kind: 'failed', error: 'unknown' };
   }
   if (signIn.process === 'connect') return connect(ctx, request, configured, signIn, answer);
-  const result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
+  let result: Awaited<ReturnType<typeof finishProviderLogin>>;
+  try {
+    result = await finishProviderLogin(ctx.deps, configured, answer, signIn.next, loginContextOf(ctx, request));
+  } catch (error) {
+    // A login stage that cannot go on (ACCOUNT_LOGIN_BY_CODE_REQUIRED for an account without an
+    // address, its code mail limited or not sent): the sign-in failed, for the operator's log.
+    if (!isLatchkeyError(error) || !STAGE_REFUSALS.has(error.code)) throw error;
+    request.log.warn({ provider: configured.provider.id, code: error.code }, 'social sign-in stopped by a login stage');
+    return { kind: 'failed', error: 'unknown' };
+  }
   const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
   return settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next });
 }

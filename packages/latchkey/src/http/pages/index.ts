@@ -18,7 +18,8 @@ import { registerDummyAuthorizationPage } from './dummy-provider.js';
 /** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
 export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
   registerLoginPages(scope, page);
-  if (page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED) registerLoginCodePages(scope, page);
+  // The code pages: for a login by code, and for the code ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for after the password.
+  if (page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || page.deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false) registerLoginCodePages(scope, page);
   registerSignupPages(scope, page);
   registerConfirmEmailPages(scope, page);
   registerEmailPages(scope, page);

@@ -1,64 +1,96 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
+import { continueLogin, type LoginResult } from '../../login/pipeline.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { settleLogin } from '../kit/session-state.js';
-import { presentLogin } from './login-outcome.js';
+import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
+import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 
 export const LOGIN_CODE_PAGE = '/accounts/login/code/';
-export const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
+export { LOGIN_CODE_CONFIRM_PAGE };
 const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
+const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to have a new one sent.';
 
 /**
  * allauth's "Mail me a sign-in code" pages (ACCOUNT_LOGIN_BY_CODE_ENABLED): the address, then the
  * code. Both answers read the same whether or not the address has an account; the code is kept in
  * this browser's session only (kit/login-code-state.ts), and its login is settled like a password's,
- * so a second factor is still asked for.
+ * so a second factor is still asked for. The confirmation page also takes the code of a login
+ * stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED: a code after the password or the
+ * provider), which the stopped login itself holds; that login comes first when both wait.
  */
 export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, next: string, status = 200): Promise<FastifyReply> =>
     renderPage(page, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
-  const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200): Promise<FastifyReply> =>
-    renderPage(page, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next }, status);
+  const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200, required = false): Promise<FastifyReply> =>
+    renderPage(page, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
   const nextOf = (request: FastifyRequest): string => safeRedirectOr((request.query as Record<string, unknown>).next, '');
   const withNext = (path: string, next: string): string => (next === '' ? path : `${path}?next=${encodeURIComponent(next)}`);
+  // Only ACCOUNT_LOGIN_BY_CODE_REQUIRED on: the confirmation page alone, for the stage's code.
+  const enabled = page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
+  const startOver = (next: string): string => (enabled ? withNext(LOGIN_CODE_PAGE, next) : LOGIN_PAGE);
+  /** The client's own login by code, where the project offers it. */
+  const loginCodeOf = async (request: FastifyRequest) => (enabled ? await currentLoginCode(page, request) : undefined);
 
-  scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
-    const next = nextOf(request);
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
-    return requestForm(request, reply, emptyForm(), next);
-  });
+  if (enabled) {
+    scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
+      const next = nextOf(request);
+      if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+      return requestForm(request, reply, emptyForm(), next);
+    });
 
-  scope.post(LOGIN_CODE_PAGE, async (request, reply) => {
-    const fields = formFields(request.body, ['email', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    scope.post(LOGIN_CODE_PAGE, async (request, reply) => {
+      const fields = formFields(request.body, ['email', 'next']);
+      const next = safeRedirectOr(fields.next, '');
+      try {
+        const { state, delivery } = await requestLoginCode(page.deps, { email: fields.email, client: clientOf(request) });
+        // Not awaited: the answer must not wait for mail that only an existing account gets.
+        void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
+        await keepLoginCode(page, request, reply, state);
+        return redirect(reply, withNext(LOGIN_CODE_CONFIRM_PAGE, next));
+      } catch (error) {
+        return requestForm(request, reply, formWithError({ email: fields.email }, error), next, refusalStatus(reply, error));
+      }
+    });
+  }
+
+  /** The code of a login stopped at login_by_code: wrong codes stay on the form; an expired or used-up one ends the login. */
+  async function confirmStageCode(request: FastifyRequest, reply: FastifyReply, waiting: PendingLogin, code: string): Promise<FastifyReply> {
+    const email = waiting.login.code?.email ?? '';
+    let result: LoginResult;
     try {
-      const { state, delivery } = await requestLoginCode(page.deps, { email: fields.email, client: clientOf(request) });
-      // Not awaited: the answer must not wait for mail that only an existing account gets.
-      void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
-      await keepLoginCode(page, request, reply, state);
-      return redirect(reply, withNext(LOGIN_CODE_CONFIRM_PAGE, next));
+      result = await continueLogin(page.deps, waiting.login, { emailCode: code }, loginContextOf(page, request));
     } catch (error) {
-      return requestForm(request, reply, formWithError({ email: fields.email }, error), next, refusalStatus(reply, error));
+      return confirmForm(request, reply, formWithError({}, error), email, '', refusalStatus(reply, error), true);
     }
-  });
+    const outcome = await settleLogin(page, request, reply, result, { remember: waiting.remember, next: waiting.next });
+    if (outcome.kind === 'ended') {
+      await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+      return redirect(reply, LOGIN_PAGE);
+    }
+    return presentLogin(page, request, reply, outcome, waiting.next);
+  }
 
   scope.get(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const next = nextOf(request);
-    const state = await currentLoginCode(page, request);
-    if (!state) return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
+    const waiting = await loginWaitingAt(page, request, 'login_by_code');
+    if (waiting) return confirmForm(request, reply, emptyForm(), waiting.login.code?.email ?? '', '', 200, true);
+    const state = await loginCodeOf(request);
+    if (!state) return redirect(reply, startOver(next));
     return confirmForm(request, reply, emptyForm(), state.email, next);
   });
 
   scope.post(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    const state = await currentLoginCode(page, request);
-    if (!state) return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
+    const waiting = await loginWaitingAt(page, request, 'login_by_code');
+    if (waiting) return confirmStageCode(request, reply, waiting, fields.code);
+    const state = await loginCodeOf(request);
+    if (!state) return redirect(reply, startOver(next));
     const confirmation = await confirmLoginCode(page.deps, state, { code: fields.code, ...loginContextOf(page, request) });
     if (confirmation.status === 'incorrect' && confirmation.state) {
       await keepLoginCode(page, request, reply, confirmation.state);

@@ -7,6 +7,8 @@ import { flash, redirect, renderPage } from './page.js';
 export const LOGIN_PAGE = '/accounts/login/';
 export const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
 export const INACTIVE_PAGE = '/accounts/inactive/';
+/** Where a login stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED) takes its code, as a login by code does. */
+export const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
 /** Where a signup that must be verified first lands: allauth's "verification sent" page. */
 export const VERIFICATION_SENT_PAGE = '/accounts/confirm-email/';
 
@@ -24,9 +26,10 @@ export async function presentLogin(page: HttpContext, request: FastifyRequest, r
     case 'ended':
       return redirect(reply, LOGIN_PAGE);
     case 'stopped':
+      if (outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
+      if (outcome.stage === 'verify_email') return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
       // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
-      if (outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
-      return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+      return redirect(reply, MFA_AUTHENTICATE_PAGE);
     case 'signed_in':
       await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
       return redirect(reply, safeRedirectOr(next, page.deps.settings.LOGIN_REDIRECT_URL));

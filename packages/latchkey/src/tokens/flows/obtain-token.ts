@@ -20,6 +20,7 @@ export interface ObtainTokenInput {
 export const TOKEN_INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 export const TOKEN_EMAIL_UNVERIFIED = 'Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.';
 export const TOKEN_CODE_REQUIRED = 'Two-factor authentication is on for this account: send its code in "code".';
+export const TOKEN_LOGIN_CODE_REQUIRED = 'Signing in here needs a code mailed to you, which this endpoint cannot take. Sign in on the site instead.';
 
 function invalidCredentials(cause?: unknown): LatchkeyError {
   return new LatchkeyError('invalid_credentials', TOKEN_INVALID_CREDENTIALS, cause === undefined ? {} : { cause });
@@ -44,6 +45,9 @@ async function withTokenWording<T>(work: Promise<T>): Promise<T> {
  */
 function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
   if (result.status === 'stopped' && result.stage === 'verify_email') return new LatchkeyError('email_unverified', TOKEN_EMAIL_UNVERIFIED);
+  // ACCOUNT_LOGIN_BY_CODE_REQUIRED: the code is bound to the client that asked for it, and a token
+  // client keeps nothing between requests to bring it back to, so it can never pass this stage.
+  if (result.status === 'stopped' && result.stage === 'login_by_code') return new LatchkeyError('permission_denied', TOKEN_LOGIN_CODE_REQUIRED);
   // 'inactive', or 'ended': the password changed (or the account went) between the two steps.
   return invalidCredentials();
 }
@@ -56,15 +60,17 @@ function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }>): L
  * factor must send its code along, since a token client has no pending state to come back to.
  *
  * Throws LatchkeyError 'invalid_credentials' (wrong or missing credentials, unknown or inactive
- * account: one message for all), 'rate_limited', 'email_unverified', 'invalid_input' with
+ * account: one message for all), 'rate_limited', 'email_unverified', 'permission_denied' (the
+ * project requires a mailed code at every login: ACCOUNT_LOGIN_BY_CODE_REQUIRED), 'invalid_input' with
  * reason 'mfa_required' (param 'code': MFA is on and no code was sent), or 'incorrect_code' (the
  * code is wrong; counted against login_failed like a wrong password).
  *
  * The same key comes back on every call until the token is deleted, as DRF does.
  */
 export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput): Promise<{ user: User; key: string }> {
-  // A token client keeps no cookie: it is never asked to trust a browser, nor trusted as one.
-  const context = { client: input.client };
+  // A token client keeps no cookie: it is never asked to trust a browser, nor trusted as one; and
+  // nothing between requests: no stage mails it a code it could not bring back.
+  const context = { client: input.client, takesMailedCodes: false };
   let result = await withTokenWording(loginWithPassword(deps, { login: input.login, password: input.password, ...context }));
   if (result.status === 'stopped' && result.stage === 'mfa_authenticate') {
     if (input.code.trim() === '') {
