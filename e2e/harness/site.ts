@@ -33,6 +33,12 @@ export interface StartSiteOptions {
   usernameType?: UsernameType;
   /** Options for the SMTP server, e.g. `{ failWith: 451 }` to see what a person meets when mail fails. */
   smtp?: TestSmtpServerOptions;
+  /**
+   * The name the site is visited by (and its SITE_URL's host): `127.0.0.1` by default, or
+   * `localhost`, which WebAuthn needs (browsers refuse an IP address as a relying party id, and
+   * accept localhost as a secure origin over plain http). The site listens on 127.0.0.1 either way.
+   */
+  hostname?: '127.0.0.1' | 'localhost';
   /** How long start-up (compile, migrate, listen) may take before the harness gives up; 50 s by default. */
   startTimeoutMs?: number;
   /**
@@ -43,7 +49,7 @@ export interface StartSiteOptions {
 }
 
 export interface RunningSite {
-  /** `http://127.0.0.1:PORT`, which is also the site's SITE_URL: links in its emails lead here. */
+  /** `http://127.0.0.1:PORT` (or `http://localhost:PORT`, see `hostname`), which is also the site's SITE_URL: links in its emails lead here. */
   url: string;
   /** The real SMTP server on loopback that receives the site's mail. */
   smtp: TestSmtpServer;
@@ -99,7 +105,7 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
     const cwd = projectDirectory(options.usernameType ?? projectSettings.USERNAME_TYPE, directory);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
+      const url = `http://${options.hostname ?? '127.0.0.1'}:${port}`;
       const env: Record<string, string> = {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
@@ -112,7 +118,8 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
         ...Object.fromEntries(Object.entries(options.env ?? {}).map(([name, value]) => [name, value.replaceAll('{SITE_URL}', url)])),
       };
       const started = await spawnSite(cwd, env, options.startTimeoutMs ?? 50_000);
-      if (started.ok) return handle(started, { smtp, directory, cwd, env, database, postgres });
+      // The site logs the address it listens on; a test visits it by the name chosen above.
+      if (started.ok) return handle({ ...started, url }, { smtp, directory, cwd, env, database, postgres });
       if (!started.addressInUse || attempt === PORT_ATTEMPTS) throw new Error(`The example site did not start:\n${started.stderr || started.stdout}`);
     }
   } catch (error) {

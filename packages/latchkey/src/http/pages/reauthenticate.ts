@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
+import { listWebauthnKeys } from '../../mfa/flows/webauthn.js';
 import type { User } from '../../account/model.js';
 import { passwordRecord } from '../kit/authentication-records.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
@@ -17,10 +18,11 @@ const REAUTHENTICATED_REDIRECT = '/';
  */
 export function registerReauthenticatePages(scope: FastifyInstance, page: HttpContext): void {
   const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
-    // A user with a second factor may confirm with a code instead (2fa/reauthenticate/).
-    const withCode = await hasMfaEnabled(page.deps, user.id);
-    const mfaReauthenticateUrl = withCode ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
-    return renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl }, status);
+    // A user with a second factor may confirm with it instead (2fa/reauthenticate/): a code, or a security key.
+    const withSecondFactor = await hasMfaEnabled(page.deps, user.id);
+    const mfaReauthenticateUrl = withSecondFactor ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
+    const withKey = withSecondFactor && (await listWebauthnKeys(page.deps, user)).length > 0;
+    return renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
   };
 
   scope.get('/accounts/reauthenticate/', async (request, reply) => {

@@ -101,6 +101,8 @@ describe.each(testDatabaseKinds())('signing in with security keys and passkeys o
       const authenticatorId = (await latchkey.deps.store.authenticators.listForUser(ada.id)).find((each) => each.type === 'webauthn')!.id;
       const remove = `/accounts/2fa/webauthn/keys/${authenticatorId}/remove/`;
       expect((await browser.get(remove)).headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(remove)}`);
+      const passwordPage = await browser.get(`/accounts/reauthenticate/?next=${encodeURIComponent(remove)}`);
+      expect(passwordPage.body).toContain('>Use a security key or another second factor instead</a>');
       const page = await browser.get(`${REAUTHENTICATE}?next=${encodeURIComponent(remove)}`);
       expect(page.body).toContain(`action="${REAUTHENTICATE_BY_KEY}"`);
       expect(page.body).toContain(`<input type="hidden" name="next" value="${remove}">`);
