@@ -121,10 +121,11 @@
     if (!window.PublicKeyCredential || !navigator.credentials) throw new Refusal('This browser cannot use security keys or passkeys.');
     const body = await fetchOptions(form);
     if (!body) return false;
+    // The options come as { publicKey: <JSON> }, allauth's shape.
     const credential =
       form.dataset.webauthn === 'create'
-        ? await navigator.credentials.create({ publicKey: creationOptionsOf(body.creation_options) })
-        : await navigator.credentials.get({ publicKey: requestOptionsOf(body.request_options) });
+        ? await navigator.credentials.create({ publicKey: creationOptionsOf(body.creation_options.publicKey) })
+        : await navigator.credentials.get({ publicKey: requestOptionsOf(body.request_options.publicKey) });
     if (!credential) throw new Refusal('The security key gave no answer. Please try again.');
     form.elements.namedItem('credential').value = JSON.stringify(answerOf(credential));
     return true;

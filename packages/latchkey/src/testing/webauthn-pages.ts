@@ -15,11 +15,11 @@ async function optionsJson(client: PageClient, path: string): Promise<Record<str
 }
 
 export async function creationOptionsFrom(client: PageClient, path: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  return (await optionsJson(client, path)).creation_options as PublicKeyCredentialCreationOptionsJSON;
+  return ((await optionsJson(client, path)).creation_options as { publicKey: PublicKeyCredentialCreationOptionsJSON }).publicKey;
 }
 
 export async function requestOptionsFrom(client: PageClient, path: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return (await optionsJson(client, path)).request_options as PublicKeyCredentialRequestOptionsJSON;
+  return ((await optionsJson(client, path)).request_options as { publicKey: PublicKeyCredentialRequestOptionsJSON }).publicKey;
 }
 
 /** Fetches `optionsPath`'s request options, has the authenticator answer them, and posts the answer to `formPath`. */

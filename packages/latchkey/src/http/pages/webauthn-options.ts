@@ -15,7 +15,10 @@ export function wantsOptions(request: FastifyRequest): boolean {
   return String(request.headers.accept ?? '').includes('application/json');
 }
 
-/** What the script reads: `creation_options` for a new key, `request_options` for proving one (allauth's js_data names). */
+/**
+ * What the script reads: `creation_options` for a new key, `request_options` for proving one, each
+ * as `{ publicKey: <options JSON> }` (allauth's js_data and the headless API's shape alike).
+ */
 export type OptionsName = 'creation_options' | 'request_options';
 
 export async function sendOptions(
@@ -26,7 +29,7 @@ export async function sendOptions(
   begun: { options: unknown; ceremony: WebauthnCeremony },
 ): Promise<FastifyReply> {
   await keepWebauthnCeremony(page, request, reply, begun.ceremony);
-  return reply.code(200).header('cache-control', 'no-store').header('vary', 'Accept').type('application/json; charset=utf-8').send({ [name]: begun.options });
+  return reply.code(200).header('cache-control', 'no-store').header('vary', 'Accept').type('application/json; charset=utf-8').send({ [name]: { publicKey: begun.options } });
 }
 
 const OPTIONS_STATUS: Partial<Record<ErrorKind, number>> = { not_found: 404, too_many: 429, unavailable: 503, reauthenticate: 401, forbidden: 403 };
