@@ -24,8 +24,8 @@ const PASSWORD = 'a long enough passphrase';
 const NEW_PASSWORD = 'another fine passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
-it('runs the mailed code first (allauth\'s order), then the email stage, then the code stage, and asks to trust the browser last', () => {
-  expect(LOGIN_STAGES).toEqual(['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust']);
+it('runs the mailed code first (allauth\'s order), then the email stage, then the code stage, asks to trust the browser, and makes a passkey signup\'s passkey last', () => {
+  expect(LOGIN_STAGES).toEqual(['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'mfa_signup_webauthn']);
 });
 
 describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) => {

@@ -17,7 +17,13 @@ export type FirstFactor =
   /** A passkey: possession and user verification in one, so it is a second factor too. */
   | { kind: 'passkey'; authenticatorId: number }
   /** A one-time code mailed to the address. */
-  | { kind: 'email_code'; email: string };
+  | { kind: 'email_code'; email: string }
+  /**
+   * A passkey signup (MFA_PASSKEY_SIGNUP_ENABLED): a new account's address alone, with no password.
+   * It proves nothing yet: the login waits for the address to be verified by a code, then at
+   * mfa_signup_webauthn for the passkey, which signs the person in.
+   */
+  | { kind: 'passkey_signup' };
 
 /**
  * What a later stage proved: a code from an authenticator, a browser trusted to skip that code, or

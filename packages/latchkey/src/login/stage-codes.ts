@@ -54,7 +54,9 @@ function methodOf(factor: FirstFactor): LoginByCodeRequiredMethod | 'code' {
     // A passkey login is recorded by allauth as an "mfa" authentication.
     case 'passkey':
       return 'mfa';
+    // A passkey signup proves its address by a mailed code before its passkey is made.
     case 'email_code':
+    case 'passkey_signup':
       return 'code';
   }
 }

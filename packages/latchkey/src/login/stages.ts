@@ -5,6 +5,7 @@ import { isLatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import { hasSecondFactor } from '../mfa/authenticators.js';
 import { checkLoginCode, checkLoginWebauthn, trustThisBrowser, type WebauthnAnswer } from '../mfa/flows/authenticate.js';
+import { addSignupPasskey, type SignupPasskeyAnswer } from '../mfa/flows/webauthn.js';
 import { isTrustedBrowser } from '../mfa/trust.js';
 import type { Settings } from '../config/settings.js';
 import { gaveCode, provedSecondFactor, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
@@ -20,9 +21,11 @@ import { askForLoginCode, type StageCode } from './stage-codes.js';
  * - mfa_authenticate: a user with a second factor gives a code, unless this browser is trusted
  *   for them (or the first factor was a passkey, itself a second factor);
  * - mfa_trust: a browser that gave a code is asked whether to trust it next time, where the
- *   project allows it (MFA_TRUST_ENABLED) and the client can keep the cookie.
+ *   project allows it (MFA_TRUST_ENABLED) and the client can keep the cookie;
+ * - mfa_signup_webauthn: a passkey signup (first factor passkey_signup), its address verified,
+ *   makes the account's passkey.
  */
-export const LOGIN_STAGES = ['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust'] as const;
+export const LOGIN_STAGES = ['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'mfa_signup_webauthn'] as const;
 export type LoginStage = (typeof LOGIN_STAGES)[number];
 
 /** What a login context tells the stages: who is asking, and what their client can keep. */
@@ -54,6 +57,8 @@ export interface StageAnswers {
   emailCode?: string;
   webauthn?: WebauthnAnswer;
   trust?: boolean;
+  /** The new passkey of a passkey signup (mfa_signup_webauthn). */
+  signupPasskey?: SignupPasskeyAnswer;
 }
 
 export interface StageRun {
@@ -138,9 +143,23 @@ async function askToTrustBrowser({ deps, user, proofs, answers, context }: Stage
   return trustToken === undefined ? PASSED : { passed: true, trustToken };
 }
 
+/**
+ * A passkey signup ends by making the account's passkey (allauth's PasskeySignupStage): the login
+ * waits here until the browser's new passkey is checked and stored (addSignupPasskey throws
+ * 'incorrect_code' for a bad one, and the login keeps waiting). The passkey is the login's proof:
+ * the session records it as a passkey sign-in. Any other login passes.
+ */
+async function makeSignupPasskey({ deps, user, proofs, answers, context }: StageRun): Promise<StageOutcome> {
+  if (proofs[0].kind !== 'passkey_signup') return PASSED;
+  if (answers.signupPasskey === undefined) return STOPPED;
+  await addSignupPasskey(deps, user, answers.signupPasskey, context.client);
+  return PASSED;
+}
+
 export const STAGE_CHECKS: Record<LoginStage, (run: StageRun) => Promise<StageOutcome>> = {
   login_by_code: askForLoginCode,
   verify_email: verifyEmail,
   mfa_authenticate: authenticateWithSecondFactor,
   mfa_trust: askToTrustBrowser,
+  mfa_signup_webauthn: makeSignupPasskey,
 };

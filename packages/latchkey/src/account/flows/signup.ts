@@ -1,7 +1,7 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
-import { PASSWORD } from '../../login/proofs.js';
+import { PASSWORD, type FirstFactor } from '../../login/proofs.js';
 import type { Store } from '../../store.js';
 import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
@@ -17,13 +17,17 @@ export const USERNAME_TAKEN = 'A user with that username already exists.';
 export const PASSWORDS_DIFFER = 'You must type the same password each time.';
 const REQUIRED = 'This field is required.';
 
-export interface SignupInput {
+/** What every signup gives, whatever will prove the person later: the address and the username. */
+export interface SignupIdentityInput {
   email: string;
   /** Read only when the project signs in by username (USERNAME_TYPE=username). */
   username: string;
+  client: ClientInfo;
+}
+
+export interface SignupInput extends SignupIdentityInput {
   password1: string;
   password2: string;
-  client: ClientInfo;
 }
 
 export type SignupResult =
@@ -42,10 +46,14 @@ export type SignupResult =
    */
   | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean; login: LoginResult };
 
-interface CleanSignup {
+interface SignupIdentity {
   username: string | undefined;
   email: string;
-  password: string;
+}
+
+interface CleanSignup extends SignupIdentity {
+  /** Null for a signup without a password: the account gets an unusable one. */
+  password: string | null;
 }
 
 /**
@@ -54,14 +62,35 @@ interface CleanSignup {
  * refusal of a bad password reads the same whether or not the address has an account.
  */
 export async function signup(deps: LatchkeyDeps, input: SignupInput): Promise<SignupResult> {
-  if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
-  await deps.rateLimits.enforce('signup', { ip: input.client.ip });
-  const clean = await cleanSignupFields(deps, input);
-  // One signup per address at a time: see oneAtATime.
-  return oneAtATime(deps.store, clean.email, () => createAccount(deps, clean, input.client));
+  return registerAccount(deps, input, PASSWORD, (identity) => cleanPassword(deps, input, identity));
 }
 
-async function cleanSignupFields(deps: LatchkeyDeps, input: SignupInput): Promise<CleanSignup> {
+/**
+ * A signup without a password: the first step of a passkey signup (passkey-signup.ts). Every rule
+ * of signup() holds (open or closed, the rate limit, the adapter's cleaning hooks, the same answer
+ * and a mail to the owner for an address that has an account); the account gets an unusable
+ * password, and its login begins with `firstFactor`, whose own stage asks for the passkey.
+ */
+export async function signupWithoutPassword(deps: LatchkeyDeps, input: SignupIdentityInput, firstFactor: FirstFactor): Promise<SignupResult> {
+  return registerAccount(deps, input, firstFactor, () => null);
+}
+
+async function registerAccount(
+  deps: LatchkeyDeps,
+  input: SignupIdentityInput,
+  firstFactor: FirstFactor,
+  /** The password's check, once the address and username are clean; null for none. */
+  passwordOf: (identity: SignupIdentity) => string | null,
+): Promise<SignupResult> {
+  if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
+  await deps.rateLimits.enforce('signup', { ip: input.client.ip });
+  const identity = await cleanIdentity(deps, input);
+  const clean: CleanSignup = { ...identity, password: passwordOf(identity) };
+  // One signup per address at a time: see oneAtATime.
+  return oneAtATime(deps.store, clean.email, () => createAccount(deps, clean, input.client, firstFactor));
+}
+
+async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Promise<SignupIdentity> {
   let username: string | undefined;
   if (deps.settings.USERNAME_TYPE === 'username') {
     username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
@@ -70,15 +99,19 @@ async function cleanSignupFields(deps: LatchkeyDeps, input: SignupInput): Promis
   // The adapter sees the normalized address, and what it returns is normalized again, so that no
   // hook can store a spelling the uniqueness checks would not recognise.
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+  return { username, email };
+}
+
+function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email }: SignupIdentity): string {
   if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
   validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
-  return { username, email, password: input.password1 };
+  return input.password1;
 }
 
-async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<SignupResult> {
+async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo, firstFactor: FirstFactor): Promise<SignupResult> {
   // The username first: its refusal is a plain field error either way, and checking it before the
   // address means a taken username cannot be used to learn whether an address has an account.
   if (clean.username !== undefined && (await deps.store.users.findByUsername(clean.username))) {
@@ -115,14 +148,15 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
       mailFailed = true;
     }
   }
-  // The person has just chosen the password: it is the login's first factor. Under mandatory
-  // verification the login stops at verify_email, like a password login of the same account; the
-  // link has just been mailed above, so the stage does not mail it again.
+  // What the person has just given (the password they chose, or for a passkey signup the address
+  // alone) is the login's first factor. Under mandatory verification the login stops at
+  // verify_email, like a password login of the same account; the link has just been mailed above,
+  // so the stage does not mail it again.
   if (verification === 'mandatory') {
-    const waiting = await beginLogin(deps, user, PASSWORD, { client, confirmationJustSent: true });
+    const waiting = await beginLogin(deps, user, firstFactor, { client, confirmationJustSent: true });
     return { status: 'verification_sent', email: clean.email, mailFailed, login: waiting };
   }
-  const login = await beginLogin(deps, user, PASSWORD, { client });
+  const login = await beginLogin(deps, user, firstFactor, { client });
   return { status: 'signed_up', user, verificationSent, mailFailed, login };
 }
 
@@ -130,12 +164,12 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
  * An address that already has an account. Without mandatory verification the form says so: the
  * new account would be signed in at once, so hiding it is impossible (allauth says the same).
  * With mandatory verification the response is the one a new signup gets, and the address's owner
- * is told by email instead. The password is still hashed and thrown away so that the time taken
- * does not tell the two apart either.
+ * is told by email instead. A password is still hashed and thrown away so that the time taken
+ * does not tell the two apart either (a signup without one hashes nothing either way).
  */
 async function accountAlreadyExists(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<SignupResult> {
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') throw new LatchkeyError('email_taken', EMAIL_TAKEN, { param: 'email' });
-  await deps.passwords.hash(clean.password);
+  if (clean.password !== null) await deps.passwords.hash(clean.password);
   const mailFailed = !(await notifyAddressOwner(deps, clean.email, client, 'signup'));
   return { status: 'verification_sent', email: clean.email, mailFailed };
 }

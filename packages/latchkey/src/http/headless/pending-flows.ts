@@ -14,7 +14,20 @@ import { offeredProviders, providerDataOf, type ProviderData } from './provider-
  * authenticator types for `mfa_authenticate`, which clients route on).
  */
 export interface Flow {
-  id: 'login' | 'login_by_code' | 'signup' | 'verify_email' | 'mfa_authenticate' | 'mfa_trust' | 'reauthenticate' | 'mfa_reauthenticate' | 'provider_redirect' | 'provider_token' | 'provider_signup';
+  id:
+    | 'login'
+    | 'login_by_code'
+    | 'signup'
+    | 'verify_email'
+    | 'mfa_authenticate'
+    | 'mfa_trust'
+    | 'mfa_login_webauthn'
+    | 'mfa_signup_webauthn'
+    | 'reauthenticate'
+    | 'mfa_reauthenticate'
+    | 'provider_redirect'
+    | 'provider_token'
+    | 'provider_signup';
   is_pending?: true;
   types?: AuthenticatorType[];
   /** For `provider_redirect` and `provider_token`: the ids of the providers that sign in that way. */
@@ -23,8 +36,9 @@ export interface Flow {
   provider?: ProviderData;
 }
 
+/** The kinds of authenticator a user has, each once (a user may have several security keys). */
 async function authenticatorTypes(ctx: HttpContext, userId: number): Promise<AuthenticatorType[]> {
-  return (await ctx.deps.store.authenticators.listForUser(userId)).map((authenticator) => authenticator.type);
+  return [...new Set((await ctx.deps.store.authenticators.listForUser(userId)).map((authenticator) => authenticator.type))];
 }
 
 async function pendingFlow(ctx: HttpContext, pending: PendingLogin): Promise<Flow> {
@@ -62,6 +76,8 @@ export async function availableFlows(ctx: HttpContext, request: FastifyRequest):
   }
   const fromProviders = await providerFlows(ctx, request);
   flows.push(...fromProviders.start);
+  // allauth's flow for a passkey login (auth/webauthn/login), offered where the project has it.
+  if (ctx.deps.settings.MFA_PASSKEY_LOGIN_ENABLED) flows.push({ id: 'mfa_login_webauthn' });
   if (pending) {
     if (!atCodeStage) flows.push(await pendingFlow(ctx, pending));
   } else if (fromProviders.pending) flows.push(fromProviders.pending);

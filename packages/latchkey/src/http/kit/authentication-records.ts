@@ -42,7 +42,10 @@ function firstFactorRecord(settings: Pick<Settings, 'USERNAME_TYPE'>, user: User
       return { method: 'socialaccount', at: seconds(at), provider: factor.provider, uid: factor.uid, reauthenticated: false };
     case 'saml':
       return { method: 'socialaccount', at: seconds(at), provider: factor.organization, uid: factor.uid, reauthenticated: false };
+    // A passkey signup ends when its new passkey is made, with the person verified: the session
+    // holds it as a sign-in with that passkey.
     case 'passkey':
+    case 'passkey_signup':
       return { method: 'mfa', at: seconds(at), type: 'webauthn', passwordless: true };
     case 'email_code':
       return { method: 'code', at: seconds(at), email: factor.email };

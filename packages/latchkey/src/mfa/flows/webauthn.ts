@@ -61,9 +61,13 @@ export async function webauthnRegistrationOptions(
   passwordless: boolean,
 ): Promise<CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>> {
   requireSupportedType(deps, 'webauthn');
+  await requireVerifiedAddress(deps, user);
+  return registrationOptions(deps, user, await userKeys(deps, user.id), passwordless);
+}
+
+async function requireVerifiedAddress(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<void> {
   const addresses = await deps.store.emailAddresses.listForUser(user.id);
   if (!addresses.some((address) => address.verified)) throw new LatchkeyError('email_unverified', EMAIL_UNVERIFIED);
-  return registrationOptions(deps, user, await userKeys(deps, user.id), passwordless);
 }
 
 export interface AddWebauthnKeyInput extends MfaChangeInput {
@@ -80,14 +84,15 @@ export interface AddWebauthnKeyResult {
 }
 
 /**
- * Adds a key once the browser has made it: needs a recent reauthentication (a stolen session
- * must not add the thief's key), the ceremony this session began for this user, and a valid
- * registration. The key and, with the first second factor, recovery codes are made in one
+ * Adds a key once the browser has made it: needs a verified address still (as for the options),
+ * a recent reauthentication (a stolen session must not add the thief's key), the ceremony this
+ * session began for this user, and a valid registration. The key and, with the first second factor, recovery codes are made in one
  * transaction.
  */
 export async function addWebauthnKey(deps: LatchkeyDeps, input: AddWebauthnKeyInput): Promise<AddWebauthnKeyResult> {
   const { user } = input;
   requireSupportedType(deps, 'webauthn');
+  await requireVerifiedAddress(deps, user);
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const name = cleanKeyName(input.name, 'Security key');
   const claimed = await claimCeremony(deps, input.ceremony, 'register');
@@ -100,21 +105,49 @@ export async function addWebauthnKey(deps: LatchkeyDeps, input: AddWebauthnKeyIn
   return { authenticator, recoveryCodesGenerated, notification };
 }
 
-/** Stores a verified key and, where the project offers them and the user has none, recovery codes. */
+/**
+ * Stores a verified key and, where the project offers them and the user has none, recovery codes
+ * (unless `recoveryCodes` is false: a passkey signup makes none, as allauth's).
+ */
 export async function storeKey(
   deps: Pick<LatchkeyDeps, 'settings' | 'clock'>,
   repositories: Repositories,
   user: User,
   registration: { credentialId: string; data: Record<string, unknown> },
+  options: { recoveryCodes?: boolean } = {},
 ): Promise<{ authenticator: Authenticator; recoveryCodesGenerated: boolean }> {
   const now = deps.clock.now();
   const authenticator = await repositories.authenticators.create({ userId: user.id, type: 'webauthn', data: registration.data, credentialId: registration.credentialId, createdAt: now });
-  if (!deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes') || (await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) {
+  if (options.recoveryCodes === false || !deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes') || (await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) {
     return { authenticator, recoveryCodesGenerated: false };
   }
   const seed = newRecoverySeed();
   await repositories.authenticators.create({ userId: user.id, type: 'recovery_codes', data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed), createdAt: now });
   return { authenticator, recoveryCodesGenerated: true };
+}
+
+/** A passkey signup's answer: the new passkey the browser made, with the ceremony the client's session kept. */
+export interface SignupPasskeyAnswer {
+  ceremony: WebauthnCeremony | undefined;
+  credential: RegistrationResponseJSON;
+  name?: string | undefined;
+}
+
+/**
+ * The passkey that ends a passkey signup (the mfa_signup_webauthn stage): made for this new user
+ * in a ceremony this client began for a passkey (discoverable, the person verified), since it is
+ * the account's only way in. No reauthentication (the login is still going on), no notice by mail
+ * and no recovery codes, as allauth's signup_authenticator: the person has just made the account.
+ */
+export async function addSignupPasskey(deps: LatchkeyDeps, user: User, answer: SignupPasskeyAnswer, client: ClientInfo): Promise<Authenticator> {
+  requireSupportedType(deps, 'webauthn');
+  const name = cleanKeyName(answer.name, 'Passkey');
+  const claimed = await claimCeremony(deps, answer.ceremony, 'register');
+  if (claimed.userId !== user.id || claimed.passwordless !== true) throw new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });
+  const registration = await verifyRegistration(deps, claimed, answer.credential, name);
+  const { authenticator } = await deps.store.transaction((repositories) => storeKey(deps, repositories, user, registration, { recoveryCodes: false }));
+  await deps.events.emit('authenticator_added', user.id, client, { type: 'webauthn', passwordless: true });
+  return authenticator;
 }
 
 /** The user's keys, oldest first. */
