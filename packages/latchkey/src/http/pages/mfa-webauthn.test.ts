@@ -133,6 +133,14 @@ describe.each(testDatabaseKinds())('security key pages on %s', (kind) => {
       expect(await keyRows()).toEqual([]);
     });
 
+    it('a script whose session has ended is sent to sign in', async () => {
+      await setUp();
+      await browser.post('/accounts/logout/', {});
+      const options = await browser.get(ADD, { accept: 'application/json' });
+      expect(options.statusCode).toBe(409);
+      expect(JSON.parse(options.body)).toEqual({ location: `/accounts/login/?next=${encodeURIComponent(ADD)}` });
+    });
+
     it('without a verified address: a clear message, no form, and no options', async () => {
       await setUp({}, { verified: false });
       const page = await browser.get(ADD);

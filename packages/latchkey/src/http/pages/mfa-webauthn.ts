@@ -11,7 +11,7 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { formatTime, MFA_INDEX, RECOVERY_CODES } from './mfa-manage.js';
 import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
-import { sendOptions, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
+import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
 
 const KEYS_PAGE = '/accounts/2fa/webauthn/';
 const ADD_PAGE = '/accounts/2fa/webauthn/add/';
@@ -75,16 +75,19 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
   }
 
   scope.get(ADD_PAGE, async (request, reply) => {
-    const auth = await signedIn(request, reply);
-    if ('response' in auth) return auth.response;
-    const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
     if (wantsOptions(request)) {
+      // A script whose session has ended meanwhile is sent to sign in, not handed the login page as JSON.
+      const user = await page.sessions.currentUser(request);
+      if (!user) return sendOptionsElsewhere(reply, `/accounts/login/?next=${encodeURIComponent(ADD_PAGE)}`);
+      const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
       try {
-        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, auth.user, passwordless));
+        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, user, passwordless));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
     }
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
     const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
     if (reauthenticate) return reauthenticate.response;
     try {
