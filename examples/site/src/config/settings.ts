@@ -33,8 +33,17 @@ export const projectSettings: ProjectSettings = {
     // Sessions: two weeks at most, a week without a visit ends them.
     SESSION_COOKIE_AGE: 14 * 86400,
     SESSION_IDLE_TIMEOUT: 7 * 86400,
-    // Two-factor authentication (allauth.mfa): an authenticator app and recovery codes.
-    MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes'],
+    // Login by a mailed code ("Mail me a sign-in code", headless auth/code/*); false leaves the password only.
+    ACCOUNT_LOGIN_BY_CODE_ENABLED: true,
+    // Two-factor authentication (allauth.mfa): an authenticator app, recovery codes, and security keys or passkeys; drop 'webauthn' for no keys.
+    MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes', 'webauthn'],
+    // "Sign in with a passkey": a passkey alone signs in (it counts as both factors); false keeps keys a second factor only.
+    MFA_PASSKEY_LOGIN_ENABLED: true,
+    // Verification by a mailed code instead of a link, and signup with an address and a passkey (no password). A
+    // passkey signup proves its address by that code, so turn both on together, as allauth's example backend does;
+    // it also needs ACCOUNT_EMAIL_VERIFICATION 'mandatory' (production's; locally set it below), or start-up refuses.
+    ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED: false,
+    MFA_PASSKEY_SIGNUP_ENABLED: false,
     MFA_RECOVERY_CODE_COUNT: 10,
     MFA_TRUST_ENABLED: false,
     // Social sign-in: no provider is configured. An OpenID Connect identity provider, Google and
