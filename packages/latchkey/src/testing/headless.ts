@@ -79,9 +79,10 @@ export class HeadlessSpec {
 
   constructor() {
     this.document = toJsonSchema(parse(readFileSync(SPEC_FILE, 'utf8')));
-    // The README's known difference: the reference server also emits the `mfa_trust` flow.
+    // The README's known differences: the reference server also emits the `mfa_trust`,
+    // `mfa_login_webauthn` and `mfa_signup_webauthn` flows.
     const flow = (this.document as { components: { schemas: { Flow: { properties: { id: { enum: string[] } } } } } }).components.schemas.Flow;
-    flow.properties.id.enum.push('mfa_trust');
+    flow.properties.id.enum.push('mfa_trust', 'mfa_login_webauthn', 'mfa_signup_webauthn');
     this.ajv.addSchema(this.document, 'spec');
   }
 

@@ -50,11 +50,11 @@ describe.each(testDatabaseKinds())('headless login, session and logout on %s', (
   });
 });
 
-describe('headless operations of capabilities Latchkey does not have yet', () => {
+describe('headless operations of capabilities Latchkey does not have yet, or the project has not turned on', () => {
   let latchkey: TestLatchkey;
   afterEach(() => latchkey.destroy());
 
-  it('answers 404 for passkeys, phone numbers, login codes and token refresh, and config does not advertise them', async () => {
+  it('answers 404 for phone numbers and token refresh, and by default for passkeys and login codes, and config does not advertise them', async () => {
     latchkey = await createTestLatchkey();
     const app = await HeadlessTestClient.createApp(latchkey);
     for (const client of ['browser', 'app'] as const) {
@@ -77,7 +77,7 @@ describe('headless operations of capabilities Latchkey does not have yet', () =>
       // No provider configured: none offered.
       expect(config.body.data.socialaccount).toEqual({ providers: [] });
       expect(config.body.data.account).toMatchObject({ login_by_code_enabled: false, email_verification_by_code_enabled: false, password_reset_by_code_enabled: false, is_open_for_signup: true, login_methods: ['username'] });
-      expect(config.body.data.mfa).toEqual({ supported_types: ['totp', 'recovery_codes'] });
+      expect(config.body.data.mfa).toEqual({ supported_types: ['totp', 'recovery_codes'], passkey_login_enabled: false });
     }
     await app.close();
   });

@@ -5,9 +5,9 @@ import { sendOk } from './respond.js';
 
 /**
  * GET config: what a front end needs to know to draw its forms. Only what exists is advertised:
- * login by code when the project turns it on; no passkeys until the issue that adds them. The
- * providers are listed by name; the app client is shown only those it can use, the ones that take
- * a token (it cannot follow a redirect).
+ * login by code and passkey login when the project turns them on. The providers are listed by
+ * name; the app client is shown only those it can use, the ones that take a token (it cannot
+ * follow a redirect).
  */
 async function configuredProviders(ctx: HttpContext): Promise<ProviderData[]> {
   const providers = await offeredProviders(ctx);
@@ -29,7 +29,7 @@ export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): voi
           password_reset_by_code_enabled: false,
         },
         socialaccount: { providers: await configuredProviders(ctx) },
-        mfa: { supported_types: settings.MFA_SUPPORTED_TYPES },
+        mfa: { supported_types: settings.MFA_SUPPORTED_TYPES, passkey_login_enabled: settings.MFA_PASSKEY_LOGIN_ENABLED },
         usersessions: { track_activity: false },
       },
     }),

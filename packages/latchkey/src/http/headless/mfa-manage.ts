@@ -6,6 +6,7 @@ import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js
 import type { Authenticator } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { webauthnKeyData } from './webauthn-manage.js';
 import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/session-state.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
@@ -60,6 +61,7 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     const data: object[] = [];
     if (overview.totp) data.push(totpData(overview.totp));
     if (overview.recoveryCodes) data.push(recoveryCodesData(overview.recoveryCodes));
+    data.push(...overview.webauthn.map(webauthnKeyData));
     return sendOk(ctx, request, reply, { data });
   });
 

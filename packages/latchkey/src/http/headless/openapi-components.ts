@@ -1,7 +1,10 @@
+import { WEBAUTHN_PARAMETERS, WEBAUTHN_REQUEST_BODIES, WEBAUTHN_RESPONSES, WEBAUTHN_SCHEMAS } from './openapi-webauthn.js';
+
 /**
  * The shapes of the headless API's OpenAPI document (openapi.ts): schemas, request bodies,
- * parameters and responses. Field names and types are allauth.headless's, so that its clients
- * read them unchanged; the descriptions are Latchkey's own.
+ * parameters and responses (those of passkeys and security keys in openapi-webauthn.ts). Field
+ * names and types are allauth.headless's, so that its clients read them unchanged; the
+ * descriptions are Latchkey's own.
  */
 
 type Json = Record<string, unknown>;
@@ -16,7 +19,7 @@ const requestBody = (description: string, body: Json): Json => ({ description, r
 /** A refusal in the envelope: the status and, usually, what went wrong. */
 const refusal = (code: number): Json => object({ status: status(code), errors: schema('Errors') }, ['status']);
 
-const FLOW_IDS = ['login', 'login_by_code', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
+const FLOW_IDS = ['login', 'login_by_code', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'mfa_login_webauthn', 'mfa_signup_webauthn', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
 
 const SCHEMAS: Json = {
   Timestamp: { type: 'number', description: 'A moment, in seconds since the Unix epoch (with a fraction).', example: 1767225600.25 },
@@ -24,7 +27,7 @@ const SCHEMAS: Json = {
   Username: { type: 'string', description: 'A username (projects that sign in by username).', example: 'ada' },
   Password: { type: 'string', description: 'A password.', example: 'correct horse battery staple' },
   AuthenticatorCode: { type: 'string', description: 'A code from an authenticator app, or a recovery code.', example: '492039' },
-  AuthenticatorType: { type: 'string', enum: ['totp', 'recovery_codes'], description: 'A kind of second factor: an authenticator app, or recovery codes.' },
+  AuthenticatorType: { type: 'string', enum: ['totp', 'recovery_codes', 'webauthn'], description: 'A kind of second factor: an authenticator app, recovery codes, or security keys and passkeys.' },
   User: object(
     {
       id: { type: 'integer', description: "The user's id.", example: 42 },
@@ -40,9 +43,15 @@ const SCHEMAS: Json = {
     oneOf: [
       object({ method: { type: 'string', enum: ['password'] }, at: schema('Timestamp'), email: schema('Email'), username: schema('Username') }, ['method', 'at'], { title: 'A password, at login or to reauthenticate' }),
       object(
-        { method: { type: 'string', enum: ['mfa'] }, at: schema('Timestamp'), type: schema('AuthenticatorType'), reauthenticated: { type: 'boolean', description: 'Given to reauthenticate rather than at login.' } },
+        {
+          method: { type: 'string', enum: ['mfa'] },
+          at: schema('Timestamp'),
+          type: schema('AuthenticatorType'),
+          reauthenticated: { type: 'boolean', description: 'Given to reauthenticate rather than at login.' },
+          passwordless: { type: 'boolean', enum: [true], description: 'A passkey that signed in alone (type `webauthn`).' },
+        },
         ['method', 'at', 'type'],
-        { title: 'A second-factor code' },
+        { title: 'A second factor: a code, a security key, or a passkey sign-in' },
       ),
       object(
         { method: { type: 'string', enum: ['socialaccount'] }, at: schema('Timestamp'), provider: schema('ProviderID'), uid: schema('ProviderAccountID'), reauthenticated: { type: 'boolean' } },
@@ -123,7 +132,10 @@ const SCHEMAS: Json = {
       {
         account: schema('AccountConfiguration'),
         socialaccount: object({ providers: arrayOf(schema('Provider'), 'The providers offered, by name (the app client is shown only those that take a token).') }),
-        mfa: object({ supported_types: arrayOf(schema('AuthenticatorType'), 'The second factors people may set up (MFA_SUPPORTED_TYPES).') }),
+        mfa: object({
+          supported_types: arrayOf(schema('AuthenticatorType'), 'The second factors people may set up (MFA_SUPPORTED_TYPES).'),
+          passkey_login_enabled: { type: 'boolean', description: 'Whether a passkey signs in alone (MFA_PASSKEY_LOGIN_ENABLED).' },
+        }),
         usersessions: object({ track_activity: { type: 'boolean', description: 'Always false: a session\'s last-seen time is kept, but not every request it made.' } }),
       },
       ['account'],
@@ -154,7 +166,7 @@ const SCHEMAS: Json = {
     unused_code_count: { type: 'integer', description: 'Codes not used yet.' },
   }),
   RecoveryCodesWithCodes: { allOf: [schema('RecoveryCodesAuthenticator'), object({ unused_codes: arrayOf(schema('AuthenticatorCode'), 'The codes not used yet.') })] },
-  Authenticator: { oneOf: [schema('TotpAuthenticator'), schema('RecoveryCodesAuthenticator')] },
+  Authenticator: { oneOf: [schema('TotpAuthenticator'), schema('RecoveryCodesAuthenticator'), schema('WebAuthnAuthenticator')] },
   Login: {
     ...object({ username: schema('Username'), email: schema('Email'), password: schema('Password') }, ['password']),
     description: 'The password with the username or the email address, as the configuration\'s `login_methods` allow.',
@@ -265,7 +277,7 @@ const RESPONSES: Json = {
   PasswordResetInfo: json('Whose password the key resets.', object({ status: status(200), data: object({ user: schema('User') }) })),
   Sessions: json("The user's live sessions.", object({ status: status(200), data: arrayOf(schema('Session')) })),
   EmailAddresses: json("The user's addresses.", object({ status: status(200), data: arrayOf(schema('EmailAddress')) })),
-  Authenticators: json("The user's second factors.", object({ status: status(200), data: arrayOf(schema('Authenticator')) })),
+  Authenticators: json("The user's second factors: the authenticator app, the recovery codes, each security key.", object({ status: status(200), data: arrayOf(schema('Authenticator')) })),
   TotpAuthenticator: json('The authenticator app.', object({
     status: status(200),
     data: schema('TotpAuthenticator'),
@@ -281,4 +293,9 @@ const RESPONSES: Json = {
   RecoveryCodes: json('The recovery codes.', object({ status: status(200), data: schema('RecoveryCodesWithCodes') })),
 };
 
-export const HEADLESS_COMPONENTS: Json = { schemas: SCHEMAS, parameters: PARAMETERS, requestBodies: REQUEST_BODIES, responses: RESPONSES };
+export const HEADLESS_COMPONENTS: Json = {
+  schemas: { ...SCHEMAS, ...WEBAUTHN_SCHEMAS },
+  parameters: { ...PARAMETERS, ...WEBAUTHN_PARAMETERS },
+  requestBodies: { ...REQUEST_BODIES, ...WEBAUTHN_REQUEST_BODIES },
+  responses: { ...RESPONSES, ...WEBAUTHN_RESPONSES },
+};

@@ -1,5 +1,6 @@
 import type { Settings } from '../../config/settings.js';
 import { HEADLESS_COMPONENTS } from './openapi-components.js';
+import { webauthnOperations } from './openapi-webauthn.js';
 
 /**
  * Latchkey's own OpenAPI 3.0.3 description of the headless API it serves, written as data and
@@ -21,12 +22,12 @@ const TAGS = [
   { name: 'Authentication', description: 'Signing in and out, signing up, and proving identity again before a sensitive change.' },
   { name: 'Email verification', description: 'Confirming an email address with the key from a mailed link.' },
   { name: 'Password reset', description: 'Setting a new password with the key from a mailed link.' },
-  { name: 'Two-factor authentication', description: "The login's code step, reauthentication with a code, and trusting a browser." },
+  { name: 'Two-factor authentication', description: "The login's code or security key step, reauthentication with a code or a key, and trusting a browser." },
   { name: 'Providers', description: 'Signing in with an identity provider: through a redirect, with an ID token, and the signup form a provider\'s answer may need.' },
   { name: 'Sessions', description: "The signed-in user's sessions on every device." },
   { name: 'Account: password', description: 'Changing (or setting) the password of the signed-in user.' },
   { name: 'Account: email', description: 'The email addresses of the signed-in user.' },
-  { name: 'Account: two-factor', description: 'Authenticator apps (TOTP) and recovery codes of the signed-in user.' },
+  { name: 'Account: two-factor', description: 'Authenticator apps (TOTP), recovery codes, security keys and passkeys of the signed-in user.' },
   { name: 'Account: providers', description: "The signed-in user's accounts at identity providers." },
 ] as const;
 type Tag = (typeof TAGS)[number]['name'];
@@ -117,7 +118,7 @@ const OPERATIONS: Record<string, Partial<Record<HttpMethod, OperationSpec>>> = {
     delete: { tag: 'Account: providers', summary: 'Disconnect a provider account', description: 'By provider and uid; needs a recent proof of identity. Refused when it is the last way to sign in: `no_password`, or under mandatory verification `no_verified_email`; `account_not_found` for an account that is not the user\'s.', requestBody: 'ProviderAccount', responses: { 200: ref('responses', 'ProviderAccounts'), 400: error, 401: orReauthentication } },
   },
   '/account/authenticators': {
-    get: { tag: 'Account: two-factor', summary: 'List second factors', description: 'The authenticator app and the recovery codes, when set up.', responses: { 200: ref('responses', 'Authenticators'), 401: unauthenticated } },
+    get: { tag: 'Account: two-factor', summary: 'List second factors', description: 'The authenticator app and the recovery codes, when set up, and each security key.', responses: { 200: ref('responses', 'Authenticators'), 401: unauthenticated } },
   },
   '/account/authenticators/totp': {
     get: { tag: 'Account: two-factor', summary: 'Authenticator app status', description: 'The app when one is set up; else 404 with a new secret and its `otpauth:` URL in `meta`, the same until it is activated. 409 when the account may not add one (no verified address).', responses: { 200: ref('responses', 'TotpAuthenticator'), 401: unauthenticated, 404: ref('responses', 'TotpNotSetUp'), 409: ref('responses', 'Conflict') } },
@@ -195,13 +196,17 @@ const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allaut
 **Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415), but for the provider redirect, a real form post. Nothing is cached (\`Cache-Control: no-store\`).`;
 
 /** The whole document, for this site (its name and address). */
-export function headlessOpenApiDocument(settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> & Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED'>>): Json {
+export function headlessOpenApiDocument(
+  settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> &
+    Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED' | 'MFA_SUPPORTED_TYPES' | 'MFA_PASSKEY_LOGIN_ENABLED' | 'MFA_PASSKEY_SIGNUP_ENABLED'>>,
+): Json {
   const byCode = settings.ACCOUNT_LOGIN_BY_CODE_ENABLED === true;
   const codeRequired = settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== undefined && settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false;
   const operations = {
     ...OPERATIONS,
     ...(byCode ? LOGIN_CODE_REQUEST_OPERATIONS : {}),
     ...(byCode || codeRequired ? LOGIN_CODE_CONFIRM_OPERATIONS : {}),
+    ...webauthnOperations(settings),
   };
   return {
     openapi: '3.0.3',

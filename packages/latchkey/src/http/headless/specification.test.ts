@@ -6,8 +6,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient, type HeadlessResponse } from '../../testing/headless.js';
+import { SoftwareAuthenticator } from '../../testing/webauthn-authenticator.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../../testing/latchkey.js';
 import { headlessOpenApiDocument } from './openapi.js';
+import type { SettingValues } from '../../config/settings.js';
+
+/** Security keys, passkey login and passkey signup (which needs verification by code), as allauth's example backend. */
+const PASSKEYS: Partial<SettingValues> = {
+  MFA_SUPPORTED_TYPES: ['totp', 'recovery_codes', 'webauthn'],
+  MFA_PASSKEY_LOGIN_ENABLED: true,
+  MFA_PASSKEY_SIGNUP_ENABLED: true,
+  ACCOUNT_EMAIL_VERIFICATION: 'mandatory',
+  ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED: true,
+};
 
 type Json = Record<string, unknown>;
 
@@ -37,14 +48,16 @@ function at(spec: Json, ref: string): unknown {
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 ajv.addSchema(document, 'latchkey');
-const ours = (pointer: string) => ajv.compile({ $ref: `latchkey${pointer}` });
+const ours = (pointer: string, id = 'latchkey') => ajv.compile({ $ref: `${id}${pointer}` });
+const passkeysDocument = headlessOpenApiDocument(testSettings({ settings: PASSKEYS }));
+ajv.addSchema(passkeysDocument, 'latchkey-passkeys');
 
-/** The schema this document gives a response of one operation, as a validator. */
-function responseValidator(template: string, method: string, status: number) {
-  const response = ((document.paths as Json)[template] as Record<string, { responses: Json }>)[method]!.responses[String(status)] as Json | undefined;
+/** The schema a document (this one, or the one with passkeys) gives a response of one operation, as a validator. */
+function responseValidator(template: string, method: string, status: number, spec: Json = document) {
+  const response = ((spec.paths as Json)[template] as Record<string, { responses: Json }>)[method]!.responses[String(status)] as Json | undefined;
   if (response === undefined) return undefined;
   const ref = typeof response.$ref === 'string' ? response.$ref : `#/paths/${template.replaceAll('/', '~1')}/${method}/responses/${status}`;
-  return ours(`${ref}/content/application~1json/schema`);
+  return ours(`${ref}/content/application~1json/schema`, spec === document ? 'latchkey' : 'latchkey-passkeys');
 }
 
 describe('the OpenAPI document', () => {
@@ -110,8 +123,8 @@ describe.each(testDatabaseKinds())('the served specification on %s', (kind) => {
   afterEach(() => latchkey.destroy());
 
   /** The app, and every route it registered. */
-  async function setUp(serve: boolean): Promise<{ app: FastifyInstance; routes: string[] }> {
-    latchkey = await createTestLatchkey({ kind, settings: { HEADLESS_SERVE_SPECIFICATION: serve } });
+  async function setUp(serve: boolean, settings: Partial<SettingValues> = {}): Promise<{ app: FastifyInstance; routes: string[] }> {
+    latchkey = await createTestLatchkey({ kind, settings: { HEADLESS_SERVE_SPECIFICATION: serve, ...settings } });
     const app = Fastify();
     const routes: string[] = [];
     app.addHook('onRoute', (route) => {
@@ -122,13 +135,41 @@ describe.each(testDatabaseKinds())('the served specification on %s', (kind) => {
     return { app, routes };
   }
 
-  it('describes exactly the routes the server registers, for both clients', async () => {
-    const { app, routes } = await setUp(true);
-    const served = routes.filter((route) => /^(get|post|put|patch|delete) \/_allauth\/(browser|app)\//.test(route)).sort();
-    const described = operationsOf(document)
+  /** Every operation a document describes, for each client it serves. */
+  const describedRoutes = (spec: Json) =>
+    operationsOf(spec)
       .flatMap(([path, method]) => (path.includes('{client}') ? ['browser', 'app'].map((client) => `${method} ${path.replace('{client}', client)}`) : [`${method} ${path}`]))
       .sort();
-    expect(described).toEqual(served);
+  const servedRoutes = (routes: string[]) => routes.filter((route) => /^(get|post|put|patch|delete) \/_allauth\/(browser|app)\//.test(route)).sort();
+
+  it('describes exactly the routes the server registers, for both clients', async () => {
+    const { app, routes } = await setUp(true);
+    expect(describedRoutes(document)).toEqual(servedRoutes(routes));
+    await app.close();
+  });
+
+  it('describes the WebAuthn routes exactly where the settings register them', async () => {
+    const { app, routes } = await setUp(true, PASSKEYS);
+    const withPasskeys = headlessOpenApiDocument(latchkey.settings);
+    expect(describedRoutes(withPasskeys)).toEqual(servedRoutes(routes));
+    expect(describedRoutes(withPasskeys).filter((route) => route.includes('webauthn') && route.includes('/browser/'))).toEqual([
+      'delete /_allauth/browser/v1/account/authenticators/webauthn',
+      'get /_allauth/browser/v1/account/authenticators/webauthn',
+      'get /_allauth/browser/v1/auth/webauthn/authenticate',
+      'get /_allauth/browser/v1/auth/webauthn/login',
+      'get /_allauth/browser/v1/auth/webauthn/reauthenticate',
+      'get /_allauth/browser/v1/auth/webauthn/signup',
+      'post /_allauth/browser/v1/account/authenticators/webauthn',
+      'post /_allauth/browser/v1/auth/webauthn/authenticate',
+      'post /_allauth/browser/v1/auth/webauthn/login',
+      'post /_allauth/browser/v1/auth/webauthn/reauthenticate',
+      'post /_allauth/browser/v1/auth/webauthn/signup',
+      'put /_allauth/browser/v1/account/authenticators/webauthn',
+      'put /_allauth/browser/v1/auth/webauthn/signup',
+    ]);
+    for (const ref of refsIn(withPasskeys)) expect(at(withPasskeys, ref), ref).toBeDefined();
+    const published = new Set(operationsOf(reference).map(([path, method]) => `${method} ${path}`));
+    expect(operationsOf(withPasskeys).map(([path, method]) => `${method} ${path}`).filter((operation) => !published.has(operation))).toEqual([]);
     await app.close();
   });
 
@@ -209,6 +250,38 @@ describe.each(testDatabaseKinds())('the served specification on %s', (kind) => {
           'delete /account/providers 400',
         ]),
       );
+      await app.close();
+    });
+
+    it("describes the WebAuthn routes' real answers: each status is listed and each body fits its schema", async () => {
+      const { app } = await setUp(true, { ...PASSKEYS, ACCOUNT_EMAIL_VERIFICATION: 'mandatory' });
+      await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+      const api = new HeadlessTestClient(app, client, latchkey);
+      const authenticator = new SoftwareAuthenticator('http://testserver');
+      const check = async (response: Promise<HeadlessResponse>, method: string, path: string) => {
+        const answer = await response;
+        const validate = responseValidator(`/_allauth/{client}/v1${path}`, method, answer.status, passkeysDocument);
+        expect(validate, `${method} ${path} ${answer.status} is not described`).toBeDefined();
+        expect(validate!(answer.body), `${method} ${path} ${answer.status}: ${ajv.errorsText(validate!.errors)}`).toBe(true);
+        return answer;
+      };
+      await check(api.get('/config'), 'get', '/config');
+      await check(api.get('/auth/webauthn/signup'), 'get', '/auth/webauthn/signup');
+      await check(api.post('/auth/webauthn/signup', { email: 'not an address' }), 'post', '/auth/webauthn/signup');
+      await check(api.post('/auth/webauthn/login', { credential: {} }), 'post', '/auth/webauthn/login');
+      await check(api.post('/auth/login', { username: 'ada', password: PASSWORD }), 'post', '/auth/login');
+      const creation = await check(api.get('/account/authenticators/webauthn?passwordless'), 'get', '/account/authenticators/webauthn');
+      const created = authenticator.create((creation.body.data as { creation_options: { publicKey: Parameters<SoftwareAuthenticator['create']>[0] } }).creation_options.publicKey);
+      const added = await check(api.post('/account/authenticators/webauthn', { name: 'Laptop', credential: created }), 'post', '/account/authenticators/webauthn');
+      await check(api.get('/account/authenticators'), 'get', '/account/authenticators');
+      await check(api.put('/account/authenticators/webauthn', { id: added.body.data.id, name: 'Phone' }), 'put', '/account/authenticators/webauthn');
+      await check(api.put('/account/authenticators/webauthn', { id: 999999, name: 'Phone' }), 'put', '/account/authenticators/webauthn');
+      const reauthentication = await check(api.get('/auth/webauthn/reauthenticate'), 'get', '/auth/webauthn/reauthenticate');
+      const assertion = authenticator.get((reauthentication.body.data as { request_options: { publicKey: Parameters<SoftwareAuthenticator['get']>[0] } }).request_options.publicKey);
+      await check(api.post('/auth/webauthn/reauthenticate', { credential: assertion }), 'post', '/auth/webauthn/reauthenticate');
+      await check(api.post('/auth/webauthn/login', { credential: assertion }), 'post', '/auth/webauthn/login');
+      await check(api.delete('/account/authenticators/webauthn', { authenticators: [added.body.data.id] }), 'delete', '/account/authenticators/webauthn');
+      await check(api.delete('/auth/session'), 'delete', '/auth/session');
       await app.close();
     });
   });

@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import type { User } from '../../account/model.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { addWebauthnKey, removeWebauthnKeys, renameWebauthnKey, webauthnRegistrationOptions } from '../../mfa/flows/webauthn.js';
+import { webauthnKey, type WebauthnKey } from '../../mfa/webauthn.js';
+import type { HttpContext } from '../kit/context.js';
+import { bodyObject, integerListField, textField } from '../kit/input.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { sendHeadlessRefusal } from './refusals.js';
+import { sendEnvelope, sendOk, sendUnauthenticated } from './respond.js';
+import { registrationAnswer, sendWebauthnOptions, webauthnSupported } from './webauthn-kit.js';
+
+const seconds = (at: Date): number => at.getTime() / 1000;
+
+/** A key as the contract lists it (WebAuthnAuthenticator): its id for renaming and removing, its name, whether it is a passkey. */
+export function webauthnKeyData(key: WebauthnKey) {
+  const { authenticator } = key;
+  return {
+    type: 'webauthn',
+    id: authenticator.id,
+    name: key.name,
+    is_passwordless: key.passwordless,
+    created_at: seconds(authenticator.createdAt),
+    last_used_at: authenticator.lastUsedAt ? seconds(authenticator.lastUsedAt) : null,
+  };
+}
+
+/**
+ * account/authenticators/webauthn: the options for a new key (GET, `?passwordless` for a passkey:
+ * present at all, whatever its value, as allauth reads it), adding it (POST), renaming (PUT) and
+ * removing keys (DELETE), over the flows the pages call. Registered only where the project offers
+ * security keys.
+ *
+ * As allauth's: an account that may not add a key (no verified address) is 409 before anything
+ * else; every change, and the options for a new key, need a recent proof of identity (401 with the
+ * ways to give one). A key that is not the user's reads as no key (404).
+ */
+export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: HttpContext): void {
+  if (!webauthnSupported(ctx)) return;
+  const { deps } = ctx;
+  const PATH = '/account/authenticators/webauthn';
+
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
+    const user = await ctx.sessions.currentUser(request);
+    if (!user) return { response: await sendUnauthenticated(ctx, request, reply) };
+    return { user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
+  }
+
+  function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+    if (isLatchkeyError(error, 'not_found')) return sendEnvelope(ctx, request, reply, 404);
+    if (isLatchkeyError(error, 'email_unverified')) return sendEnvelope(ctx, request, reply, 409);
+    return sendHeadlessRefusal(ctx, request, reply, error);
+  }
+
+  api.get(PATH, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const passwordless = Object.hasOwn(request.query as object, 'passwordless');
+    try {
+      const begun = await webauthnRegistrationOptions(deps, auth.user, passwordless);
+      // allauth's begin_registration asks for a recent proof of identity (after the 409 above):
+      // the options are the first step of adding a key, which needs one too (addWebauthnKey).
+      requireRecentAuthentication(deps, auth.lastAuthenticatedAt);
+      return await sendWebauthnOptions(ctx, request, reply, 'creation_options', begun);
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+  });
+
+  api.post(PATH, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    let result;
+    try {
+      result = await addWebauthnKey(deps, { ...auth, ...(await registrationAnswer(ctx, request)), client: clientOf(request) });
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+    // A new factor is a change of privilege, as for an authenticator app: a new session id or token.
+    await ctx.sessions.rotate(request, reply);
+    logMailFailures(request, [result.notification], 'security key notice');
+    const key = webauthnKey(result.authenticator);
+    if (!key) return sendEnvelope(ctx, request, reply, 404);
+    return sendOk(ctx, request, reply, { data: webauthnKeyData(key), meta: { recovery_codes_generated: result.recoveryCodesGenerated } });
+  });
+
+  api.put(PATH, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const id = bodyObject(request.body).id;
+    try {
+      if (!Number.isSafeInteger(id)) throw new LatchkeyError('invalid_input', 'Choose a security key.', { param: 'id' });
+      // allauth's rename_authenticator asks for a recent proof of identity too.
+      requireRecentAuthentication(deps, auth.lastAuthenticatedAt);
+      const key = await renameWebauthnKey(deps, { user: auth.user, id: id as number, name: textField(request.body, 'name') ?? '' });
+      return await sendOk(ctx, request, reply, { data: webauthnKeyData(key) });
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+  });
+
+  api.delete(PATH, async (request, reply) => {
+    const auth = await signedIn(request, reply);
+    if ('response' in auth) return auth.response;
+    const ids = integerListField(request.body, 'authenticators');
+    try {
+      if (ids === undefined) throw new LatchkeyError('invalid_input', 'Choose a security key to remove.', { param: 'authenticators' });
+      const { notification } = await removeWebauthnKeys(deps, { ...auth, ids, client: clientOf(request) });
+      logMailFailures(request, [notification], 'security key removal notice');
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+    return sendOk(ctx, request, reply);
+  });
+}
