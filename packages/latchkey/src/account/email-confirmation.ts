@@ -5,6 +5,7 @@ import type { EmailAddress } from './model.js';
 import type { ClientInfo } from '../core/client.js';
 import type { Repositories } from '../store.js';
 import { sendAccountEmail } from './emails.js';
+import { checkMailedCode, codeMinutes, emailVerificationCodePolicy, INCORRECT_CODE, issueMailedCode, type MailedCodeCheck, type MailedCodeState } from './mailed-codes.js';
 import { makeUnusablePassword } from './passwords/index.js';
 import { accountUrl } from './urls.js';
 
@@ -31,12 +32,17 @@ export async function addressForKey(deps: Pick<LatchkeyDeps, 'settings' | 'clock
   return address;
 }
 
-/** Whether a confirmation mail went, and when not (the confirm_email limit held it back), how long until one may. */
-export type ConfirmationMail = { sent: true } | { sent: false; retryAfterSeconds: number };
+/**
+ * Whether a confirmation mail went, and when not (the confirm_email limit held it back), how long
+ * until one may. Under verification by code, a mail that went carries a code: `code` is its state,
+ * for the caller to keep in the session of the client that asked (the code works nowhere else).
+ */
+export type ConfirmationMail = { sent: true; code?: MailedCodeState } | { sent: false; retryAfterSeconds: number };
 
 /**
- * Mails a confirmation link for the address, within the confirm_email rate limit (per address).
- * A delivery failure throws 'mail_failed'.
+ * Mails a confirmation for the address, within the confirm_email rate limit (per address): a
+ * link, or under ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED a short code (same templates, with
+ * `code` and `minutes` instead of `activate_url`). A delivery failure throws 'mail_failed'.
  */
 export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<ConfirmationMail> {
   const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: address.email });
@@ -44,14 +50,33 @@ export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAd
   const user = await deps.store.users.findById(address.userId);
   // The address's account was deleted meanwhile: there is nothing to confirm, now or later.
   if (!user) return { sent: false, retryAfterSeconds: 0 };
-  const key = makeConfirmationKey(deps, address);
-  await sendAccountEmail(deps, {
-    template: 'account/email/email_confirmation',
-    to: address.email,
-    context: { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key },
-  });
+  let mail: ConfirmationMail & { sent: true };
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {
+    const policy = emailVerificationCodePolicy(deps.settings);
+    const { state, code } = issueMailedCode(deps, policy, address.email);
+    await sendAccountEmail(deps, { template: 'account/email/email_confirmation', to: address.email, context: { user, email: address.email, code, minutes: codeMinutes(policy) } });
+    mail = { sent: true, code: state };
+  } else {
+    const key = makeConfirmationKey(deps, address);
+    await sendAccountEmail(deps, {
+      template: 'account/email/email_confirmation',
+      to: address.email,
+      context: { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key },
+    });
+    mail = { sent: true };
+  }
   await deps.events.emit('email_confirmation_sent', user.id, client, { email: address.email });
-  return { sent: true };
+  return mail;
+}
+
+/**
+ * A verification code's state that no mail carries: what a client is given where an answer must
+ * look like a real one (a signup or an added address whose address another account has verified:
+ * its owner is told by a notice instead). Its code is thrown away, so no answer can be right;
+ * wrong answers use up its attempts exactly as a real code's do.
+ */
+export function unmailedVerificationCode(deps: Pick<LatchkeyDeps, 'settings' | 'clock'>, email: string): MailedCodeState {
+  return issueMailedCode(deps, emailVerificationCodePolicy(deps.settings), email).state;
 }
 
 /**
@@ -101,6 +126,40 @@ export async function markAddressVerifiedIndirectly(deps: LatchkeyDeps, userId: 
 export async function confirmEmail(deps: LatchkeyDeps, key: unknown, client: ClientInfo): Promise<EmailAddress> {
   const address = await addressForKey(deps, key);
   if (!address) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
+  return confirmAddress(deps, address, client);
+}
+
+export type CodeConfirmation = { status: 'confirmed'; address: EmailAddress } | Exclude<MailedCodeCheck, { status: 'right' }>;
+
+/**
+ * Confirms the address of user `userId` that a mailed verification code names (`state`, as the
+ * asking client kept it), if `code` is right: as a link confirms it (confirmAddress). 'incorrect'
+ * uses one of ACCOUNT_EMAIL_VERIFICATION_BY_CODE_MAX_ATTEMPTS tries; 'expired' means the code is
+ * past its TIMEOUT, used, or out of tries. With `peek`, a right code is only checked, not used
+ * (headless GET auth/email/verify), though the check still takes one of the tries.
+ */
+export async function confirmEmailByCode(
+  deps: LatchkeyDeps,
+  input: { userId: number; state: MailedCodeState; code: string; client: ClientInfo; peek?: boolean },
+): Promise<CodeConfirmation> {
+  const check = await checkMailedCode(deps, emailVerificationCodePolicy(deps.settings), input.state, input.code, { use: input.peek !== true });
+  if (check.status !== 'right') return check;
+  const address = await deps.store.emailAddresses.findForUser(input.userId, input.state.email);
+  // The address was removed meanwhile: the code has nothing left to confirm.
+  if (!address) return { status: 'expired' };
+  if (input.peek === true || address.verified) return { status: 'confirmed', address };
+  return { status: 'confirmed', address: await confirmAddress(deps, address, input.client, { by: 'code' }) };
+}
+
+/** The refusal of a wrong verification code, in allauth's words. */
+export const INCORRECT_VERIFICATION_CODE = INCORRECT_CODE;
+
+/**
+ * Marks the address verified (a link or a code proved it). When the user has no verified primary
+ * address it becomes the primary one. Refused with 'invalid_key' when it was verified meanwhile,
+ * and with 'email_taken' when another account verified the same address meanwhile.
+ */
+async function confirmAddress(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo, extra: Record<string, string> = {}): Promise<EmailAddress> {
   const confirmed = await deps.store.transaction(async (repositories) => {
     const verified = await repositories.emailAddresses.markVerified(address.id);
     if (!verified) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
@@ -111,6 +170,6 @@ export async function confirmEmail(deps: LatchkeyDeps, key: unknown, client: Cli
     }
     return verified;
   });
-  await deps.events.emit('email_confirmed', address.userId, client, { email: address.email });
+  await deps.events.emit('email_confirmed', address.userId, client, { email: address.email, ...extra });
   return confirmed;
 }

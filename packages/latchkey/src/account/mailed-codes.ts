@@ -105,13 +105,15 @@ async function claimAttempt(deps: Pick<LatchkeyDeps, 'oneTimeClaims' | 'clock'>,
 
 /**
  * Checks a code against the client's state: expired or out of attempts first, then one attempt
- * slot is taken and the code compared in constant time; a right code is then claimed as used.
+ * slot is taken and the code compared in constant time; a right code is then claimed as used,
+ * unless `use` is false (a look before the real answer: it still takes an attempt slot).
  */
 export async function checkMailedCode(
   deps: Pick<LatchkeyDeps, 'settings' | 'clock' | 'oneTimeClaims'>,
   policy: MailedCodePolicy,
   state: MailedCodeState,
   code: string,
+  options: { use?: boolean } = {},
 ): Promise<MailedCodeCheck> {
   if (!mailedCodeIsLive(deps, state)) return { status: 'expired' };
   const slot = await claimAttempt(deps, policy, state);
@@ -120,6 +122,8 @@ export async function checkMailedCode(
     const attempts = slot + 1;
     return { status: 'incorrect', state: attempts >= policy.maxAttempts ? undefined : { ...state, attempts } };
   }
+  // A look only: the code stays usable (the state that holds it is dropped once it is used).
+  if (options.use === false) return { status: 'right' };
   if (!(await deps.oneTimeClaims.claim(`${policy.purpose}:${state.id}:used`, policy.timeoutSeconds, deps.clock.now()))) return { status: 'expired' };
   return { status: 'right' };
 }

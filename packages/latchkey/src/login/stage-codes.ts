@@ -1,6 +1,6 @@
-import { markAddressVerifiedIndirectly } from '../account/email-confirmation.js';
+import { confirmEmailByCode, markAddressVerifiedIndirectly, sendEmailConfirmation } from '../account/email-confirmation.js';
 import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, sendLoginCodeMail, type MailedCodeState } from '../account/mailed-codes.js';
-import type { User } from '../account/model.js';
+import type { EmailAddress, User } from '../account/model.js';
 import type { LoginByCodeRequiredMethod } from '../config/choices.js';
 import type { Settings } from '../config/settings.js';
 import type { ClientInfo } from '../core/client.js';
@@ -10,14 +10,15 @@ import type { FirstFactor, LoginProofs, StageProof } from './proofs.js';
 
 /**
  * The login stages that mail a code and wait for it to be typed back: login_by_code (a code after
- * the first factor, ACCOUNT_LOGIN_BY_CODE_REQUIRED). The code's state travels with the stopped
+ * the first factor, ACCOUNT_LOGIN_BY_CODE_REQUIRED) and verify_email under verification by code
+ * (ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED). The code's state travels with the stopped
  * login (PendingLoginState.code), which the door keeps in the client's session: so the code works
  * only for the client whose login asked for it, and it ends with that login. Its mechanics (hash,
  * attempts, single use, expiry) are account/mailed-codes.ts's.
  */
 
 /** A code a stage mailed, and which stage it answers. */
-export type StageCode = MailedCodeState & { stage: 'login_by_code' };
+export type StageCode = MailedCodeState & { stage: 'login_by_code' | 'verify_email' };
 
 /** What these stages are given (a part of stages.ts's StageRun, which this module cannot import: stages.ts imports it). */
 export interface CodeStageRun {
@@ -27,7 +28,7 @@ export interface CodeStageRun {
   answers: { emailCode?: string | undefined };
   /** The code the stopped login holds, if any. */
   code?: StageCode | undefined;
-  context: { client: ClientInfo; takesMailedCodes?: boolean | undefined };
+  context: { client: ClientInfo; takesMailedCodes?: boolean | undefined; confirmationJustSent?: boolean | undefined; sentVerificationCode?: MailedCodeState | undefined };
 }
 
 export type CodeStageOutcome =
@@ -109,6 +110,8 @@ export async function askForLoginCode(run: CodeStageRun): Promise<CodeStageOutco
     return { passed: true, proof: { kind: 'email_code', email: held.email } };
   }
   if (held !== undefined) return { passed: false, code: held };
+  // An answer with no code held (none could be mailed): nothing to check, and no mail for it.
+  if (answers.emailCode !== undefined) return { passed: false };
   // A client that cannot answer (the token API keeps nothing between requests) is not mailed a code it cannot use.
   if (context.takesMailedCodes === false) return { passed: false };
   const email = await codeAddressOf(deps, user);
@@ -123,4 +126,39 @@ export async function askForLoginCode(run: CodeStageRun): Promise<CodeStageOutco
     throw error;
   }
   return { passed: false, code: { ...state, stage: 'login_by_code' } };
+}
+
+/**
+ * The verify_email stage under verification by code, for a login whose account has no verified
+ * address yet (stages.ts decides that): the code is mailed to `address` (the primary one) the
+ * first time the stage stops the login, or taken from the caller that has just mailed it (a
+ * signup), and held in the stopped login. The code typed back in the same client verifies the
+ * address and carries the login on, whatever ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION says (as
+ * allauth's: the code proves this very client, where a link proves only the mailbox). A wrong
+ * code is 'incorrect_code' and uses one of ACCOUNT_EMAIL_VERIFICATION_BY_CODE_MAX_ATTEMPTS
+ * tries; an expired or used-up one ends the login (signing in again mails a new code, and so does
+ * a resend meanwhile). A mail held back by the confirm_email limit, or that could not be sent,
+ * leaves the login waiting without a code: a resend gives it one.
+ */
+export async function verifyEmailByCode(run: CodeStageRun, address: EmailAddress | undefined): Promise<CodeStageOutcome> {
+  const { deps, user, answers, context } = run;
+  const held = run.code?.stage === 'verify_email' ? run.code : undefined;
+  if (held !== undefined && answers.emailCode !== undefined) {
+    const confirmation = await confirmEmailByCode(deps, { userId: user.id, state: held, code: answers.emailCode, client: context.client });
+    if (confirmation.status === 'incorrect') throw new LatchkeyError('incorrect_code', INCORRECT_CODE, { param: 'code' });
+    if (confirmation.status === 'expired') return { passed: false, ended: true };
+    return { passed: true };
+  }
+  if (held !== undefined) return { passed: false, code: held };
+  if (answers.emailCode !== undefined) return { passed: false };
+  if (context.sentVerificationCode !== undefined) return { passed: false, code: { ...context.sentVerificationCode, stage: 'verify_email' } };
+  if (context.takesMailedCodes === false || context.confirmationJustSent === true || address === undefined) return { passed: false };
+  try {
+    const mail = await sendEmailConfirmation(deps, address, context.client);
+    return mail.sent && mail.code !== undefined ? { passed: false, code: { ...mail.code, stage: 'verify_email' } } : { passed: false };
+  } catch (error) {
+    // Not sent now: the login waits without a code, and a resend (or the next login) mails one.
+    if (!isLatchkeyError(error, 'mail_failed')) throw error;
+    return { passed: false };
+  }
 }

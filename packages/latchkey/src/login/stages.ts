@@ -9,7 +9,8 @@ import { addSignupPasskey, type SignupPasskeyAnswer } from '../mfa/flows/webauth
 import { isTrustedBrowser } from '../mfa/trust.js';
 import type { Settings } from '../config/settings.js';
 import { gaveCode, provedSecondFactor, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
-import { askForLoginCode, type StageCode } from './stage-codes.js';
+import { askForLoginCode, verifyEmailByCode, type StageCode } from './stage-codes.js';
+import type { MailedCodeState } from '../account/mailed-codes.js';
 
 /**
  * The stages after the first factor, in this order (allauth's). Every login runs all of them,
@@ -17,7 +18,7 @@ import { askForLoginCode, type StageCode } from './stage-codes.js';
  * - login_by_code: where ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for it, a login that did not begin
  *   with a mailed code waits for one (stage-codes.ts);
  * - verify_email: under mandatory verification, an account without a verified address waits
- *   for the mailed link;
+ *   for the mailed link, or under verification by code for the mailed code (stage-codes.ts);
  * - mfa_authenticate: a user with a second factor gives a code, unless this browser is trusted
  *   for them (or the first factor was a passkey, itself a second factor);
  * - mfa_trust: a browser that gave a code is asked whether to trust it next time, where the
@@ -40,6 +41,8 @@ export interface LoginContext {
    * the mail left), so a login stopped at verify_email must not mail it a second time.
    */
   confirmationJustSent?: boolean;
+  /** Under verification by code: the code that mail carried, for the stage to hold. */
+  sentVerificationCode?: MailedCodeState | undefined;
   /**
    * Whether the client can type back a code a stage mails (default true). The token API keeps
    * nothing between requests, so it could never answer one: no code is mailed to it.
@@ -53,7 +56,7 @@ export interface LoginContext {
  */
 export interface StageAnswers {
   code?: string;
-  /** The code a stage mailed (login_by_code). */
+  /** The code a stage mailed (login_by_code, verify_email by code). */
   emailCode?: string;
   webauthn?: WebauthnAnswer;
   trust?: boolean;
@@ -96,11 +99,13 @@ export function emailVerificationFor(settings: Settings, firstFactor: FirstFacto
  * (within the confirm_email limit). A mail that cannot go out now does not change the answer (the
  * next attempt resends it); anything else (the database) is a real failure.
  */
-async function verifyEmail({ deps, user, proofs, context }: StageRun): Promise<StageOutcome> {
+async function verifyEmail(run: StageRun): Promise<StageOutcome> {
+  const { deps, user, proofs, context } = run;
   if (emailVerificationFor(deps.settings, proofs[0]) !== 'mandatory') return PASSED;
   const addresses = await deps.store.emailAddresses.listForUser(user.id);
   if (addresses.some((address) => address.verified)) return PASSED;
   const primary = addresses.find((address) => address.primary) ?? addresses[0];
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return verifyEmailByCode(run, primary);
   if (primary && context.confirmationJustSent !== true) {
     try {
       await sendEmailConfirmation(deps, primary, context.client);

@@ -49,7 +49,7 @@ describe.each(testDatabaseKinds())('email management flows on %s', (kind) => {
   it('sends a link again without reauthentication, and says how long to wait when the limit holds it back', async () => {
     await setUp();
     await latchkey.deps.store.emailAddresses.add({ userId: ada.id, email: 'second@example.com', verified: false, primary: false });
-    expect(await resendEmailConfirmation(latchkey.deps, { user: ada, client, email: 'second@example.com' })).toMatchObject({ email: 'second@example.com' });
+    expect(await resendEmailConfirmation(latchkey.deps, { user: ada, client, email: 'second@example.com' })).toMatchObject({ address: { email: 'second@example.com' } });
     expect(latchkey.mailer.lastTo('second@example.com')?.text).toContain('/accounts/confirm-email/');
     latchkey.clock.advance(60 * 1000);
     const refused = await resendEmailConfirmation(latchkey.deps, { user: ada, client, email: 'second@example.com' }).catch((error: unknown) => error);
@@ -67,7 +67,7 @@ describe.each(testDatabaseKinds())('email management flows on %s', (kind) => {
   it("resends a waiting login's link to the unverified primary address, and to nobody once one is verified", async () => {
     await setUp();
     const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: false });
-    expect(await resendLoginVerification(latchkey.deps, { userId: bob.id, client })).toMatchObject({ email: 'bob@example.com' });
+    expect(await resendLoginVerification(latchkey.deps, { userId: bob.id, client })).toMatchObject({ address: { email: 'bob@example.com' } });
     expect(latchkey.mailer.lastTo('bob@example.com')?.text).toContain('/accounts/confirm-email/');
     await expect(resendLoginVerification(latchkey.deps, { userId: bob.id, client })).rejects.toBeInstanceOf(RateLimitedError);
     latchkey.mailer.clear();

@@ -3,7 +3,8 @@ import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { EmailAddress, User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
-import { sendEmailConfirmation } from '../email-confirmation.js';
+import { sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
+import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { tryNormalizeEmail, validateEmail } from '../../core/identifiers.js';
 import { requireRecentAuthentication } from './reauthenticate.js';
@@ -37,6 +38,17 @@ export interface ChangeEmailInput extends ManageEmailInput {
   lastAuthenticatedAt: Date | undefined;
 }
 
+/**
+ * A confirmation mailed (again) for one address. Under verification by code, `code` is the state
+ * of the code it carried, for the adapter to keep in the asking client's session: the code works
+ * there only. Where the address is another account's, `code` is one no mail carries, so the
+ * answer and the code form look the same.
+ */
+export interface AddressConfirmation {
+  address: EmailAddress;
+  code?: MailedCodeState;
+}
+
 /** The user's addresses, primary first, for the email page and the API. */
 export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<EmailAddress[]> {
   return deps.store.emailAddresses.listForUser(user.id);
@@ -50,7 +62,7 @@ export function listEmailAddresses(deps: Pick<LatchkeyDeps, 'store'>, user: User
  * be used to find out which addresses have accounts. An address only claimed (unverified)
  * elsewhere is added too: whoever confirms it owns it, and confirmEmail voids the other claims.
  */
-export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInput): Promise<{ email: string; mailFailed: boolean }> {
+export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInput): Promise<{ email: string; mailFailed: boolean; code?: MailedCodeState }> {
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
@@ -69,16 +81,24 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInpu
     }
   });
   await deps.events.emit('email_added', input.user.id, input.client, { email });
-  if (await isVerifiedElsewhere(deps, added)) return { email, mailFailed: !(await notifyAddressOwner(deps, email, input.client, 'add')) };
+  if (await isVerifiedElsewhere(deps, added)) {
+    const mailFailed = !(await notifyAddressOwner(deps, email, input.client, 'add'));
+    return { email, mailFailed, ...unmailedCode(deps, email) };
+  }
   try {
-    await sendEmailConfirmation(deps, added, input.client);
-    return { email, mailFailed: false };
+    const mail = await sendEmailConfirmation(deps, added, input.client);
+    return { email, mailFailed: false, ...(mail.sent && mail.code !== undefined ? { code: mail.code } : {}) };
   } catch (error) {
     // The address stays listed, unverified, with a button to send the link again.
     if (!isLatchkeyError(error, 'mail_failed')) throw error;
     await refundMailAttempt(deps, email, input.client);
     return { email, mailFailed: true };
   }
+}
+
+/** Under verification by code, a code no mail carries (see AddressConfirmation); nothing otherwise. */
+function unmailedCode(deps: LatchkeyDeps, email: string): { code?: MailedCodeState } {
+  return deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED ? { code: unmailedVerificationCode(deps, email) } : {};
 }
 
 async function isVerifiedElsewhere(deps: LatchkeyDeps, address: EmailAddress): Promise<boolean> {
@@ -91,7 +111,7 @@ async function isVerifiedElsewhere(deps: LatchkeyDeps, address: EmailAddress): P
  * nothing about the account, so it needs no recent reauthentication (the confirm_email limit
  * keeps it from flooding a mailbox).
  */
-export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
+export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageEmailInput): Promise<AddressConfirmation> {
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const address = await ownAddress(deps, input);
   if (address.verified) throw new LatchkeyError('invalid_input', ALREADY_VERIFIED, { param: 'email' });
@@ -99,10 +119,9 @@ export async function resendEmailConfirmation(deps: LatchkeyDeps, input: ManageE
     // Answer as a send would, limit included, without mailing another account's address.
     const limit = await deps.rateLimits.consume('confirm_email', { ip: input.client.ip, key: address.email });
     if (!limit.allowed) throw new RateLimitedError('confirm_email', limit.retryAfterSeconds, WAIT_BEFORE_RESENDING);
-    return address;
+    return { address, ...unmailedCode(deps, address.email) };
   }
-  await sendConfirmationAgain(deps, address, input.client);
-  return address;
+  return { address, ...(await sendConfirmationAgain(deps, address, input.client)) };
 }
 
 export interface ResendLoginVerificationInput {
@@ -116,17 +135,19 @@ export interface ResendLoginVerificationInput {
  * address the login stage mails (the primary one, else the first), while it is still unverified.
  * Returns the address mailed, or undefined when none needs it any more (it was verified meanwhile).
  */
-export async function resendLoginVerification(deps: LatchkeyDeps, input: ResendLoginVerificationInput): Promise<EmailAddress | undefined> {
+export async function resendLoginVerification(deps: LatchkeyDeps, input: ResendLoginVerificationInput): Promise<AddressConfirmation | undefined> {
   const addresses = await deps.store.emailAddresses.listForUser(input.userId);
   if (addresses.some((address) => address.verified)) return undefined;
   const address = addresses.find((candidate) => candidate.primary) ?? addresses[0];
   if (!address) return undefined;
-  await sendConfirmationAgain(deps, address, input.client);
-  return address;
+  return { address, ...(await sendConfirmationAgain(deps, address, input.client)) };
 }
 
-/** Mails the link within the confirm_email limit: refused with 'rate_limited' (and how long to wait) or 'mail_failed'. */
-async function sendConfirmationAgain(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<void> {
+/**
+ * Mails the link (or code) within the confirm_email limit: refused with 'rate_limited' (and how
+ * long to wait) or 'mail_failed'. Returns the code's state when the mail carried one.
+ */
+async function sendConfirmationAgain(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<{ code?: MailedCodeState }> {
   let mail;
   try {
     mail = await sendEmailConfirmation(deps, address, client);
@@ -137,6 +158,7 @@ async function sendConfirmationAgain(deps: LatchkeyDeps, address: EmailAddress, 
     throw new LatchkeyError('mail_failed', `We could not send an email to ${address.email} just now. Please try again later.`, { param: 'email' });
   }
   if (!mail.sent) throw new RateLimitedError('confirm_email', Math.max(1, mail.retryAfterSeconds), WAIT_BEFORE_RESENDING);
+  return mail.code === undefined ? {} : { code: mail.code };
 }
 
 /** Removes one of the user's addresses, never the primary one (the account's sign-in and mail address). */

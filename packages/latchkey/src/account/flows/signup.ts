@@ -5,7 +5,8 @@ import { PASSWORD, type FirstFactor } from '../../login/proofs.js';
 import type { Store } from '../../store.js';
 import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
-import { sendEmailConfirmation } from '../email-confirmation.js';
+import { sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
+import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import { accountUrl, signInUrl } from '../urls.js';
@@ -37,14 +38,17 @@ export type SignupResult =
    * account `login` is the signup's login, stopped at verify_email as a password login would be,
    * for the adapter to keep in the client's session (so that confirming there can carry it on);
    * for an existing one there is none. The adapter must present both alike: the result says
-   * whether an account was created only so that it can keep the right state.
+   * whether an account was created only so that it can keep the right state. Under verification by
+   * code, an existing account's result carries `code`, a code state no mail carries, for the
+   * adapter to keep as it keeps a new account's (in its stopped login): then the code form and
+   * its wrong answers look the same for both.
    */
-  | { status: 'verification_sent'; email: string; mailFailed: boolean; login?: LoginResult }
+  | { status: 'verification_sent'; email: string; mailFailed: boolean; login?: LoginResult; code?: MailedCodeState }
   /**
    * Optional or no verification: the new account is signed in at once, through the login stages
    * like any login (`login`: what they gave, for the adapter to settle).
    */
-  | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean; login: LoginResult };
+  | { status: 'signed_up'; user: User; verificationSent: boolean; mailFailed: boolean; login: LoginResult; verificationCode?: MailedCodeState };
 
 interface SignupIdentity {
   username: string | undefined;
@@ -136,10 +140,14 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
   const verification = deps.settings.ACCOUNT_EMAIL_VERIFICATION;
   let mailFailed = false;
   let verificationSent = false;
+  // Under verification by code, the code the mail carried: the signup's client keeps it.
+  let verificationCode: MailedCodeState | undefined;
   if (verification !== 'none') {
     const address = await deps.store.emailAddresses.findForUser(user.id, clean.email);
     try {
-      verificationSent = address !== undefined && (await sendEmailConfirmation(deps, address, client)).sent;
+      const mail = address === undefined ? undefined : await sendEmailConfirmation(deps, address, client);
+      verificationSent = mail?.sent === true;
+      verificationCode = mail?.sent === true ? mail.code : undefined;
     } catch (error) {
       // The account stays: the mail can be sent again (a login under mandatory verification
       // resends it; the email page has a button). The person is told; the adapter says how.
@@ -153,11 +161,11 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
   // verify_email, like a password login of the same account; the link has just been mailed above,
   // so the stage does not mail it again.
   if (verification === 'mandatory') {
-    const waiting = await beginLogin(deps, user, firstFactor, { client, confirmationJustSent: true });
+    const waiting = await beginLogin(deps, user, firstFactor, { client, confirmationJustSent: true, sentVerificationCode: verificationCode });
     return { status: 'verification_sent', email: clean.email, mailFailed, login: waiting };
   }
   const login = await beginLogin(deps, user, firstFactor, { client });
-  return { status: 'signed_up', user, verificationSent, mailFailed, login };
+  return { status: 'signed_up', user, verificationSent, mailFailed, login, ...(verificationCode === undefined ? {} : { verificationCode }) };
 }
 
 /**
@@ -171,6 +179,7 @@ async function accountAlreadyExists(deps: LatchkeyDeps, clean: CleanSignup, clie
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') throw new LatchkeyError('email_taken', EMAIL_TAKEN, { param: 'email' });
   if (clean.password !== null) await deps.passwords.hash(clean.password);
   const mailFailed = !(await notifyAddressOwner(deps, clean.email, client, 'signup'));
+  if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return { status: 'verification_sent', email: clean.email, mailFailed, code: unmailedVerificationCode(deps, clean.email) };
   return { status: 'verification_sent', email: clean.email, mailFailed };
 }
 

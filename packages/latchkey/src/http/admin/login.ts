@@ -15,6 +15,8 @@ import { adminRoot } from './paths.js';
 const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
 /** The account pages' page for the code mailed at the login_by_code stage (ACCOUNT_LOGIN_BY_CODE_REQUIRED). */
 const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
+/** The account pages' page for the verification code (ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED). */
+const CONFIRM_EMAIL_PAGE = '/accounts/confirm-email/';
 
 /** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
 const ACCOUNT_LOGIN_PAGE = '/accounts/login/';
@@ -73,6 +75,8 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       const outcome = await settleLogin(ctx, request, reply, result, { remember: false, next });
       if (outcome.kind === 'signed_in') return redirect(reply, next);
       if (outcome.kind === 'stopped' && outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
+      // Under verification by code, the code is typed in on the account pages' confirmation page.
+      if (outcome.kind === 'stopped' && outcome.stage === 'verify_email' && settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, CONFIRM_EMAIL_PAGE);
       if (outcome.kind === 'stopped' && outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
       const why = outcome.kind === 'stopped' ? 'Verify your email address first: follow the link we have sent you.' : 'This account is inactive.';
       return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);

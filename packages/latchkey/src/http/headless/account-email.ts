@@ -8,6 +8,7 @@ import {
   type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
 import type { User } from '../../account/model.js';
+import { keepVerificationCode } from '../kit/email-code-state.js';
 import { clientOf } from '../kit/request-info.js';
 import type { HttpContext } from '../kit/context.js';
 import { booleanField, textField } from '../kit/input.js';
@@ -18,7 +19,8 @@ import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
  * account/email: the signed-in user's addresses (GET), add one (POST), send its link again (PUT),
  * make one primary (PATCH), remove one (DELETE), over the flows of the email page. The flows decide
  * which of these need a recent authentication (the changes; not a resend); a stale session gets the
- * 401 that lists the ways to reauthenticate.
+ * 401 that lists the ways to reauthenticate. Under verification by code, the code mailed for an
+ * added (or resent) address is kept in this session, for auth/email/verify.
  */
 export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
@@ -64,6 +66,7 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
       const result = await addEmailAddress(deps, input);
       // The address is added and listed, unverified; its link can be asked for again (PUT).
       if (result.mailFailed) request.log.error('account email: the confirmation email of an added address could not be sent');
+      if (result.code !== undefined) await keepVerificationCode(ctx, request, reply, { userId: input.user.id, state: result.code });
       return sendAddresses(request, reply, input.user);
     }),
   );
@@ -71,7 +74,8 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
   api.put(
     '/account/email',
     change(async (input, request, reply) => {
-      await resendEmailConfirmation(deps, input);
+      const resent = await resendEmailConfirmation(deps, input);
+      if (resent.code !== undefined) await keepVerificationCode(ctx, request, reply, { userId: input.user.id, state: resent.code });
       return sendOk(ctx, request, reply);
     }),
   );

@@ -24,7 +24,7 @@ export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): voi
           authentication_method: methods.length > 1 ? 'username_email' : methods[0],
           login_methods: methods,
           is_open_for_signup: await ctx.deps.adapter.isOpenForSignup(),
-          email_verification_by_code_enabled: false,
+          email_verification_by_code_enabled: settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED,
           login_by_code_enabled: settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
           password_reset_by_code_enabled: false,
         },

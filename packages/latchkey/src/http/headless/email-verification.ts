@@ -13,6 +13,7 @@ import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
+import { lookUpCode, resendCode, verifyByCode } from './email-verification-code.js';
 
 const KEY_HEADER = 'x-email-verification-key';
 const INVALID_KEY = 'This confirmation link is invalid or has expired.';
@@ -22,14 +23,17 @@ const CONFIRMED_ELSEWHERE = 'This email address has already been confirmed by an
  * auth/email/verify (GET: what a key confirms; POST: confirm it) and auth/email/verify/resend, over
  * the flows the confirmation pages call. As there, confirming proves the address, not the person
  * holding this session: it signs in only a session whose login, with the right password, stopped
- * for this very user's verification, and only through the stages that remain.
+ * for this very user's verification, and only through the stages that remain. Under verification
+ * by code the same routes take the mailed code instead (email-verification-code.ts).
  */
 export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
+  const byCode = deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED;
   const invalidKey = (request: FastifyRequest, reply: FastifyReply) => sendErrors(ctx, request, reply, 400, [{ message: INVALID_KEY, code: 'invalid', param: 'key' }]);
 
   // A GET only reads: link scanners and previews fetch what they find, and must change nothing.
   api.get('/auth/email/verify', async (request, reply) => {
+    if (byCode) return lookUpCode(ctx, request, reply);
     const key = request.headers[KEY_HEADER];
     const address = typeof key === 'string' ? await addressForKey(deps, key) : undefined;
     const owner = address ? await deps.store.users.findById(address.userId) : undefined;
@@ -42,6 +46,7 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
   });
 
   api.post('/auth/email/verify', async (request, reply) => {
+    if (byCode) return verifyByCode(ctx, request, reply);
     const waiting = await loginWaitingAt(ctx, request, 'verify_email');
     let verification: EmailVerification;
     try {
@@ -66,6 +71,7 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
   });
 
   api.post('/auth/email/verify/resend', async (request, reply) => {
+    if (byCode) return resendCode(ctx, request, reply);
     const pending = await loginWaitingAt(ctx, request, 'verify_email');
     if (!pending) return resendForSignupWait(ctx, request, reply);
     try {

@@ -6,6 +6,7 @@ import type { LoginResult, PendingLoginState } from '../../login/pipeline.js';
 import type { LoginStage } from '../../login/stages.js';
 import { loginRecords } from './authentication-records.js';
 import type { HttpContext } from './context.js';
+import { keepVerificationCode } from './email-code-state.js';
 import { setMfaTrustCookie } from './mfa-trust-cookie.js';
 import { clientOf } from './request-info.js';
 
@@ -75,6 +76,14 @@ export function forgetPendingLogin(ctx: HttpContext, request: FastifyRequest): P
   return forgetValue(ctx, request, PENDING_LOGIN);
 }
 
+/**
+ * Replaces the flow's state of the client's stopped login where it waits (a resend gave it a new
+ * code), under the same session id and with the same expiry: nothing was proved meanwhile.
+ */
+export async function replacePendingLoginState(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, pending: PendingLogin, login: PendingLoginState): Promise<void> {
+  await saveValue(ctx, request, reply, PENDING_LOGIN, { ...pending, login });
+}
+
 async function keepPendingLogin(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, pending: Omit<PendingLogin, 'expiresAt'>): Promise<void> {
   // The first factor has just been proved: like a login, a change of privilege. A session id
   // planted in the client before it (or seen by anyone else) must not be the one that can finish
@@ -121,7 +130,14 @@ export async function settleSignup(
   result: SignupResult,
   options: { remember: boolean; next: string },
 ): Promise<SignupOutcome> {
-  if (result.status === 'signed_up') return settleLogin(ctx, request, reply, result.login, options);
+  if (result.status === 'signed_up') {
+    const outcome = await settleLogin(ctx, request, reply, result.login, options);
+    // Optional verification by code: the new account's session keeps the code its mail carried.
+    if (outcome.kind === 'signed_in' && result.verificationCode !== undefined) {
+      await keepVerificationCode(ctx, request, reply, { userId: outcome.user.id, state: result.verificationCode });
+    }
+    return outcome;
+  }
   if (result.login?.status === 'stopped') {
     await forgetValue(ctx, request, SIGNUP_AWAITING_VERIFICATION);
     await keepPendingLogin(ctx, request, reply, { login: result.login.pending, stage: result.login.stage, ...options });
@@ -130,6 +146,8 @@ export async function settleSignup(
     await ctx.sessions.rotate(request, reply);
     const wait: SignupWait = { until: expiresAt(ctx), email: result.email };
     await saveValue(ctx, request, reply, SIGNUP_AWAITING_VERIFICATION, wait);
+    // Verification by code: the code no mail carries, kept as a signed-in user's would be.
+    if (result.code !== undefined) await keepVerificationCode(ctx, request, reply, { userId: null, state: result.code });
   }
   return { kind: 'verification_sent' };
 }

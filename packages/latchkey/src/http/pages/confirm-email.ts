@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey } from '../../account/email-confirmation.js';
 import { verifyEmail, type EmailVerification } from '../../account/flows/verify-email.js';
+import { registerConfirmEmailCodePages } from './confirm-email-code.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -26,9 +27,13 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpCont
   const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
     renderPage(page, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
 
-  scope.get('/accounts/confirm-email/', (request, reply) =>
-    renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
-  );
+  // Under verification by code this page takes the mailed code (confirm-email-code.ts).
+  if (page.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) registerConfirmEmailCodePages(scope, page);
+  else {
+    scope.get('/accounts/confirm-email/', (request, reply) =>
+      renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
+    );
+  }
 
   scope.get('/accounts/confirm-email/:key/', async (request, reply) => {
     const key = keyOf(request);

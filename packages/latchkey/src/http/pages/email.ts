@@ -8,10 +8,13 @@ import {
   type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import type { MailedCodeState } from '../../account/mailed-codes.js';
 import type { User } from '../../account/model.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, redirectUnlessRecentlyAuthenticated, requireUser, type FormState } from './page.js';
 import type { HttpContext } from '../kit/context.js';
+import { keepVerificationCode } from '../kit/email-code-state.js';
 import { clientOf } from '../kit/request-info.js';
+import { VERIFICATION_SENT_PAGE } from './login-outcome.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
 
@@ -24,17 +27,27 @@ function chosenAction(body: unknown): EmailAction | undefined {
   return ACTIONS.find((name) => source[name] !== undefined);
 }
 
+/**
+ * What an action did: the message the page flashes, and under verification by code the code the
+ * mail carried, which this browser keeps (the person types it in at the confirmation page).
+ */
+interface ActionOutcome {
+  level: 'success' | 'info' | 'error';
+  text: string;
+  code?: MailedCodeState | undefined;
+}
+
 /** What each action does, and the message the page flashes once it has. */
-const PERFORM: Record<EmailAction, (page: HttpContext, input: ChangeEmailInput) => Promise<{ level: 'success' | 'info' | 'error'; text: string }>> = {
+const PERFORM: Record<EmailAction, (page: HttpContext, input: ChangeEmailInput) => Promise<ActionOutcome>> = {
   async action_add(page, input) {
     // The same words whether the address was added or belongs to another account (see the flow).
     const result = await addEmailAddress(page.deps, input);
     if (result.mailFailed) return { level: 'error', text: `We could not send an email to ${result.email} just now. Please try again later.` };
-    return { level: 'info', text: `Confirmation email sent to ${result.email}.` };
+    return { level: 'info', text: `${result.code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${result.email}.`, code: result.code };
   },
   async action_send(page, input) {
-    const address = await resendEmailConfirmation(page.deps, input);
-    return { level: 'info', text: `Confirmation email sent to ${address.email}.` };
+    const { address, code } = await resendEmailConfirmation(page.deps, input);
+    return { level: 'info', text: `${code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${address.email}.`, code };
   },
   async action_remove(page, input) {
     const address = await removeEmailAddress(page.deps, input);
@@ -82,9 +95,12 @@ export function registerEmailPages(scope: FastifyInstance, page: HttpContext): v
     }
     try {
       const lastAuthenticatedAt = await page.sessions.lastAuthenticatedAt(request);
-      const message = await PERFORM[action](page, { user, email, client: clientOf(request), lastAuthenticatedAt });
+      const { code, ...message } = await PERFORM[action](page, { user, email, client: clientOf(request), lastAuthenticatedAt });
       await flash(page, request, reply, message);
-      return redirect(reply, EMAIL_PAGE);
+      if (code === undefined) return redirect(reply, EMAIL_PAGE);
+      // Verification by code: on to the page where the code is typed in.
+      await keepVerificationCode(page, request, reply, { userId: user.id, state: code });
+      return redirect(reply, VERIFICATION_SENT_PAGE);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'reauthentication_required') {

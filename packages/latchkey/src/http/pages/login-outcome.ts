@@ -9,8 +9,10 @@ export const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
 export const INACTIVE_PAGE = '/accounts/inactive/';
 /** Where a login stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED) takes its code, as a login by code does. */
 export const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
-/** Where a signup that must be verified first lands: allauth's "verification sent" page. */
+/** Where a signup that must be verified first lands: allauth's "verification sent" page (under verification by code, where the code is typed in). */
 export const VERIFICATION_SENT_PAGE = '/accounts/confirm-email/';
+/** The signed-in user's addresses. */
+export const EMAIL_PAGE_PATH = '/accounts/email/';
 
 /**
  * How the pages present what became of a login (kit/session-state.ts settleLogin), wherever it
@@ -27,7 +29,11 @@ export async function presentLogin(page: HttpContext, request: FastifyRequest, r
       return redirect(reply, LOGIN_PAGE);
     case 'stopped':
       if (outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
-      if (outcome.stage === 'verify_email') return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+      if (outcome.stage === 'verify_email') {
+        // Under verification by code the confirmation page takes the code this login holds.
+        if (page.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, VERIFICATION_SENT_PAGE);
+        return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+      }
       // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
       return redirect(reply, MFA_AUTHENTICATE_PAGE);
     case 'signed_in':

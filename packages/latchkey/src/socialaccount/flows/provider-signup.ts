@@ -193,7 +193,11 @@ async function createAndSignIn(
   );
   await deps.events.emit('user_signed_up', user.id, context.client, { provider: providerId });
   await deps.events.emit('social_account_added', user.id, context.client, { provider: providerId });
-  if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional') await confirmAddress(deps, user, fields.email, context.client);
+  // Under verification by code a code would be bound to a client session this flow does not keep:
+  // the person asks for one from the email page instead, where their session keeps it.
+  if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional' && !deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {
+    await confirmAddress(deps, user, fields.email, context.client);
+  }
   return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
 }
 

@@ -19,6 +19,8 @@ export interface ObtainTokenInput {
 /** DRF's refusal of credentials, word for word (CONTRACT.md): clients may match on it. */
 export const TOKEN_INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 export const TOKEN_EMAIL_UNVERIFIED = 'Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.';
+/** Under verification by code: the code is mailed to a client that can type it back, which this one cannot. */
+export const TOKEN_EMAIL_UNVERIFIED_BY_CODE = 'Your email address is not verified. Sign in on the site to verify it with a mailed code, then ask for a token again.';
 export const TOKEN_CODE_REQUIRED = 'Two-factor authentication is on for this account: send its code in "code".';
 export const TOKEN_LOGIN_CODE_REQUIRED = 'Signing in here needs a code mailed to you, which this endpoint cannot take. Sign in on the site instead.';
 
@@ -43,8 +45,10 @@ async function withTokenWording<T>(work: Promise<T>): Promise<T> {
  * Unverified email is said plainly, as on every other login path: only the right password gets
  * that far.
  */
-function refusalOf(result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
-  if (result.status === 'stopped' && result.stage === 'verify_email') return new LatchkeyError('email_unverified', TOKEN_EMAIL_UNVERIFIED);
+function refusalOf(deps: Pick<LatchkeyDeps, 'settings'>, result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
+  if (result.status === 'stopped' && result.stage === 'verify_email') {
+    return new LatchkeyError('email_unverified', deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED ? TOKEN_EMAIL_UNVERIFIED_BY_CODE : TOKEN_EMAIL_UNVERIFIED);
+  }
   // ACCOUNT_LOGIN_BY_CODE_REQUIRED: the code is bound to the client that asked for it, and a token
   // client keeps nothing between requests to bring it back to, so it can never pass this stage.
   if (result.status === 'stopped' && result.stage === 'login_by_code') return new LatchkeyError('permission_denied', TOKEN_LOGIN_CODE_REQUIRED);
@@ -78,7 +82,7 @@ export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput
     }
     result = await withTokenWording(continueLogin(deps, result.pending, { code: input.code }, context));
   }
-  if (result.status !== 'authenticated') throw refusalOf(result);
+  if (result.status !== 'authenticated') throw refusalOf(deps, result);
   const { user, proofs } = result;
   const key = await issueApiToken(deps, user, input.client).catch((error: unknown) => {
     // The account was deleted after the password was checked: as if it had never been there.

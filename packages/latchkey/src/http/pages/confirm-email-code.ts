@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { resendVerificationCode, verifyEmailWithCode, type CodeVerification } from '../../account/flows/verify-email.js';
+import { INCORRECT_VERIFICATION_CODE } from '../../account/email-confirmation.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { HttpContext } from '../kit/context.js';
+import { forgetVerificationCode, heldVerificationCode, keepVerificationCode } from '../kit/email-code-state.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { clientOf } from '../kit/request-info.js';
+import { forgetSignupAwaitingVerification, loginWaitingAt, replacePendingLoginState, settleLogin } from '../kit/session-state.js';
+import { EMAIL_PAGE_PATH, LOGIN_PAGE, presentLogin, VERIFICATION_SENT_PAGE } from './login-outcome.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+
+const TITLE = 'Confirm your email address';
+const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to have a new one sent.';
+const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
+
+/**
+ * /accounts/confirm-email/ under verification by code (allauth's "enter the code" page): the code
+ * mailed for this browser's login waiting at verify_email, for an address the signed-in user
+ * added, or for a signup (account/flows/verify-email.ts). A right code verifies the address; the
+ * waiting login then carries on (MFA still asked for) and signs the person in. "Send a new code"
+ * replaces the pending code, within the confirm_email limit. A form post needs the CSRF token, as
+ * every form does.
+ */
+export function registerConfirmEmailCodePages(scope: FastifyInstance, page: HttpContext): void {
+  /** What this browser has pending: the waiting login, the held code, who is signed in; and the address to name. */
+  async function pendingOf(request: FastifyRequest) {
+    const waiting = await loginWaitingAt(page, request, 'verify_email');
+    const held = await heldVerificationCode(page, request);
+    const user = await page.sessions.currentUser(request);
+    const ownHeld = held !== undefined && (held.userId === null || held.userId === user?.id) ? held : undefined;
+    const email = waiting ? waiting.login.code?.email : ownHeld?.state.email;
+    return { waiting, held, user, pending: waiting !== undefined || ownHeld !== undefined, email };
+  }
+
+  const codeForm = (request: FastifyRequest, reply: FastifyReply, email: string | undefined, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> =>
+    renderPage(page, request, reply, 'account/confirm_email_verification_code.html', { title: TITLE, form, email }, status);
+
+  scope.get(VERIFICATION_SENT_PAGE, async (request, reply) => {
+    const { pending, email } = await pendingOf(request);
+    if (pending) return codeForm(request, reply, email);
+    return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+  });
+
+  scope.post(VERIFICATION_SENT_PAGE, async (request, reply) => {
+    const { waiting, held, user, pending, email } = await pendingOf(request);
+    if (!pending) return redirect(reply, user ? EMAIL_PAGE_PATH : LOGIN_PAGE);
+    const fields = formFields(request.body, ['code', 'action_resend']);
+    const input = { waitingLogin: waiting?.login, held, signedInUserId: user?.id };
+    if (fields.action_resend !== '') {
+      try {
+        const resent = await resendVerificationCode(page.deps, { ...input, client: clientOf(request) });
+        if ('waitingLogin' in resent && waiting) await replacePendingLoginState(page, request, reply, waiting, resent.waitingLogin);
+        else if ('held' in resent) await keepVerificationCode(page, request, reply, resent.held);
+      } catch (error) {
+        return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
+      }
+      await flash(page, request, reply, { level: 'info', text: `A new code has been sent${email === undefined ? '' : ` to ${email}`}.` });
+      return redirect(reply, VERIFICATION_SENT_PAGE);
+    }
+    let verification: CodeVerification;
+    try {
+      verification = await verifyEmailWithCode(page.deps, { ...input, code: fields.code, context: loginContextOf(page, request) });
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
+    }
+    switch (verification.status) {
+      case 'none':
+        return redirect(reply, user ? EMAIL_PAGE_PATH : LOGIN_PAGE);
+      case 'incorrect':
+        return codeForm(request, reply, email, { values: {}, errors: { code: [INCORRECT_VERIFICATION_CODE] } }, 400);
+      case 'login': {
+        const outcome = await settleLogin(page, request, reply, verification.result, { remember: waiting?.remember ?? false, next: waiting?.next ?? '' });
+        if (outcome.kind === 'ended') {
+          await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+          return redirect(reply, LOGIN_PAGE);
+        }
+        return presentLogin(page, request, reply, outcome, waiting?.next ?? '');
+      }
+      case 'confirmed':
+        await forgetVerificationCode(page, request);
+        await flash(page, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
+        return redirect(reply, EMAIL_PAGE_PATH);
+      case 'expired':
+        await forgetVerificationCode(page, request);
+        if (held?.userId === null) {
+          // A signup whose address had an account ends as a new account's login does when its code runs out.
+          await forgetSignupAwaitingVerification(page, request);
+          await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+          return redirect(reply, LOGIN_PAGE);
+        }
+        await flash(page, request, reply, { level: 'error', text: ASK_AGAIN });
+        return redirect(reply, EMAIL_PAGE_PATH);
+    }
+  });
+}
