@@ -7,6 +7,7 @@
  *   no username or password (on SQLite and, when there is one, PostgreSQL).
  * - A security key as a second factor: asked for after the password, used to reauthenticate an
  *   old login, then removed, after which the password alone signs in again.
+ * - Passkey signup: an address and a username, the mailed code, then the passkey, never a password.
  *
  * The site is visited as http://localhost:PORT: Chromium refuses an IP address as a WebAuthn
  * relying party id.
@@ -179,6 +180,51 @@ describe.runIf(browserTestsEnabled())('a security key as a second factor in Chro
     await signOut(person, 'signed-out-after-removal');
     await person.signIn(bea.username, bea.password, { shot: 'password-only' });
     expect(person.pathname()).toBe(`/users/${bea.username}/`);
+    await person.close();
+  }, JOURNEY_TIMEOUT_MS);
+});
+
+describe.runIf(browserTestsEnabled())('passkey signup in Chromium', () => {
+  let site: RunningSite;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const signup = { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'mandatory', LATCHKEY_ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED: 'true', LATCHKEY_MFA_PASSKEY_SIGNUP_ENABLED: 'true' };
+    ({ site, browser } = await startSiteAndBrowser(siteOptions(signup)));
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.allSettled([browser?.close(), site?.stop()]);
+  }, SETUP_TIMEOUT_MS);
+
+  it('signs up with an address, the mailed code and a passkey, then signs in with the passkey', async () => {
+    const cleo = newAccount('cleo');
+    const person = await Person.open(browser, site);
+    const authenticator = await VirtualAuthenticator.attach(person.page);
+    await person.visit('/accounts/signup/', 'signup-page');
+    await person.follow('Sign up using a passkey', 'passkey-signup-form', person.page.locator('main'));
+    expect(person.pathname()).toBe('/accounts/signup/passkey/');
+    expect(await person.page.locator('[name=password1]').count()).toBe(0);
+    await person.fill({ email: cleo.email, username: cleo.username });
+    await person.press('Sign up', 'code-form');
+    expect(person.pathname()).toBe('/accounts/confirm-email/');
+
+    const mail = await waitForEmail(site.smtp, { to: cleo.email, subject: SUBJECTS.confirm });
+    const code = /enter this code where you were asked for it:\s+(\S+)/.exec(mail.text)?.[1];
+    expect(code).toBeDefined();
+    await person.fill({ code: code! });
+    await person.press('Confirm', 'passkey-step');
+    expect(person.pathname()).toBe('/accounts/2fa/webauthn/signup/');
+    expect(await person.heading()).toBe('Create your passkey');
+    await person.fill({ name: 'My phone' });
+    await person.press('Create passkey', 'signed-up');
+    expect(person.pathname()).toBe(`/users/${cleo.username}/`);
+    expect(await authenticator.credentials()).toMatchObject([{ isResidentCredential: true, rpId: 'localhost' }]);
+
+    await signOut(person, 'signed-out');
+    await person.visit('/accounts/login/', 'login-page');
+    await person.press('Sign in with a passkey', 'signed-in-with-passkey');
+    expect(person.pathname()).toBe(`/users/${cleo.username}/`);
     await person.close();
   }, JOURNEY_TIMEOUT_MS);
 });

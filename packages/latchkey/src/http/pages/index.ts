@@ -7,6 +7,7 @@ import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
 import { registerWebauthnManagementPages } from './mfa-webauthn.js';
 import { registerPasskeyLoginPages } from './passkey-login.js';
+import { registerPasskeySignupPages } from './passkey-signup.js';
 import type { HttpContext } from '../kit/context.js';
 import { registerSignupPages } from './signup.js';
 import { registerPasswordPages } from './password.js';
@@ -32,6 +33,7 @@ export function registerAccountPages(scope: FastifyInstance, page: HttpContext):
   // able to see and remove a key of a type since taken out); the flows refuse what is not offered.
   registerWebauthnManagementPages(scope, page);
   registerPasskeyLoginPages(scope, page);
+  if (page.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) registerPasskeySignupPages(scope, page);
   registerSocialAccountPages(scope, page);
   // allauth's dummy provider's stand-in authorization page: only when the project configures the
   // dummy provider, and never in production (start-up refuses the provider there too).

@@ -9,6 +9,8 @@ export const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
 export const INACTIVE_PAGE = '/accounts/inactive/';
 /** Where a login stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED) takes its code, as a login by code does. */
 export const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
+/** Where a passkey signup, its address confirmed, makes the account's passkey (allauth's mfa_signup_webauthn). */
+export const PASSKEY_SIGNUP_STAGE_PAGE = '/accounts/2fa/webauthn/signup/';
 /** Where a signup that must be verified first lands: allauth's "verification sent" page (under verification by code, where the code is typed in). */
 export const VERIFICATION_SENT_PAGE = '/accounts/confirm-email/';
 /** The signed-in user's addresses. */
@@ -29,6 +31,7 @@ export async function presentLogin(page: HttpContext, request: FastifyRequest, r
       return redirect(reply, LOGIN_PAGE);
     case 'stopped':
       if (outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
+      if (outcome.stage === 'mfa_signup_webauthn') return redirect(reply, PASSKEY_SIGNUP_STAGE_PAGE);
       if (outcome.stage === 'verify_email') {
         // Under verification by code the confirmation page takes the code this login holds.
         if (page.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, VERIFICATION_SENT_PAGE);

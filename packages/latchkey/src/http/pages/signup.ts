@@ -17,6 +17,7 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
   const context = async (next: string) => ({
     title: 'Sign up',
     with_username: page.deps.settings.USERNAME_TYPE === 'username',
+    passkey_signup: page.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
     next,
     providers: await providerLinks(page),
   });

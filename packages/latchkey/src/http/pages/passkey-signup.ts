@@ -1,0 +1,95 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { beginPasskeySignup, completePasskeySignup, passkeySignupOptions } from '../../account/flows/passkey-signup.js';
+import { isLatchkeyError } from '../../core/errors.js';
+import type { HttpContext } from '../kit/context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { clientOf } from '../kit/request-info.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
+import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
+import { LOGIN_PAGE, PASSKEY_SIGNUP_STAGE_PAGE, presentLogin } from './login-outcome.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+import { mailFailedMessage } from './signup.js';
+import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
+
+export const PASSKEY_SIGNUP_PAGE = '/accounts/signup/passkey/';
+
+/**
+ * Passkey signup (MFA_PASSKEY_SIGNUP_ENABLED), allauth's two pages:
+ * - /accounts/signup/passkey/ (allauth's signup_by_passkey): the signup form without a password;
+ *   the new account's login then waits for the mailed code at /accounts/confirm-email/, as any
+ *   signup under verification by code;
+ * - /accounts/2fa/webauthn/signup/ (allauth's mfa_signup_webauthn): once the address is verified,
+ *   the browser makes the account's passkey, which signs the person in.
+ * The flow (account/flows/passkey-signup.ts) holds every rule; without the setting neither page exists.
+ */
+export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpContext): void {
+  const nextOfQuery = (request: FastifyRequest) => safeRedirectOr((request.query as Record<string, unknown>).next, '');
+  const closed = { title: 'Sign up closed' };
+  const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: page.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
+
+  scope.get(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
+    const next = nextOfQuery(request);
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
+    return showForm(request, reply, next);
+  });
+
+  scope.post(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
+    const fields = formFields(request.body, ['email', 'username', 'next']);
+    const next = safeRedirectOr(fields.next, '');
+    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    try {
+      const result = await beginPasskeySignup(page.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
+      const outcome = await settleSignup(page, request, reply, result, { remember: false, next });
+      if (result.status === 'verification_sent') {
+        // Word for word what a new signup and an address that already has an account both get.
+        const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
+        await flash(page, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
+      }
+      return await presentLogin(page, request, reply, outcome, next);
+    } catch (error) {
+      if (!isLatchkeyError(error)) throw error;
+      if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);
+      return showForm(request, reply, next, formWithError({ email: fields.email, username: fields.username }, error), refusalStatus(reply, error));
+    }
+  });
+
+  const showPasskeyStep = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
+    renderPage(page, request, reply, 'mfa/webauthn/signup_form.html', { title: 'Create your passkey', form }, status);
+
+  /** The browser's signup waiting for its passkey, or undefined (such a browser is sent to sign up). */
+  const waitingSignup = (request: FastifyRequest): Promise<PendingLogin | undefined> => loginWaitingAt(page, request, 'mfa_signup_webauthn');
+
+  scope.get(PASSKEY_SIGNUP_STAGE_PAGE, async (request, reply) => {
+    const pending = await waitingSignup(request);
+    if (wantsOptions(request)) {
+      if (!pending) return sendOptionsElsewhere(reply, PASSKEY_SIGNUP_PAGE);
+      try {
+        return await sendOptions(page, request, reply, 'creation_options', await passkeySignupOptions(page.deps, pending.login));
+      } catch (error) {
+        return sendOptionsRefusal(reply, error);
+      }
+    }
+    if (!pending) return redirect(reply, PASSKEY_SIGNUP_PAGE);
+    return showPasskeyStep(request, reply);
+  });
+
+  scope.post(PASSKEY_SIGNUP_STAGE_PAGE, async (request, reply) => {
+    const pending = await waitingSignup(request);
+    if (!pending) return redirect(reply, LOGIN_PAGE);
+    const fields = formFields(request.body, ['name', 'credential']);
+    let result;
+    try {
+      const credential = credentialOfField(fields.credential) as unknown as RegistrationResponseJSON;
+      const answer = { ceremony: await takeWebauthnCeremony(page, request, 'register'), credential, name: fields.name };
+      result = await completePasskeySignup(page.deps, pending.login, answer, loginContextOf(page, request));
+    } catch (error) {
+      return showPasskeyStep(request, reply, formWithError({ name: fields.name }, error), refusalStatus(reply, error));
+    }
+    const outcome = await settleLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
+    return presentLogin(page, request, reply, outcome, pending.next);
+  });
+}
