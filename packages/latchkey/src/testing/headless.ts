@@ -37,6 +37,16 @@ const OMITTED_SUCCESS: Record<string, string> = {
 };
 
 /**
+ * Answers the contract describes wrongly, validated against what the reference server sends: the
+ * passkey signup's GET hands out creation options (allauth's SignupWebAuthnView answers with its
+ * AddWebAuthnResponse, and its own test reads `creation_options`), where the contract names
+ * request options.
+ */
+const CORRECTED: Record<string, string> = {
+  'GET /_allauth/{client}/v1/auth/webauthn/signup 200': '#/components/responses/WebAuthnCreationOptionsResponse',
+};
+
+/**
  * Refusals outside the contract, Latchkey's own, in the contract's error shape: a CSRF failure
  * (403), a body that is not JSON (415), an unknown route (404), a busy server or mail server (503).
  */
@@ -99,6 +109,8 @@ export class HeadlessSpec {
   }
 
   private responseRef(method: string, template: string, status: number): string | undefined {
+    const corrected = CORRECTED[`${method} ${template} ${status}`];
+    if (corrected !== undefined) return corrected;
     const operation = ((this.document.paths as Json)[template] as Json)[method.toLowerCase()] as { responses: Json };
     const listed = operation.responses[String(status)] as Json | undefined;
     if (listed !== undefined) {
