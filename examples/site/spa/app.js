@@ -4,18 +4,23 @@
  *
  * It routes as allauth's own clients do, on the API's answers rather than on its own guesses:
  * a 200 with a user is "signed in"; a 401 lists the flows, and the one marked `is_pending` is the
- * step a login waits at (confirm the email address, enter a code); a 401 whose `meta` says the
+ * step a login waits at (confirm the email address, enter a mailed code or a second factor, make
+ * the passkey of a passkey signup); a 401 whose `meta` says the
  * session is authenticated asks the person to prove again who they are, after which the action
  * is sent again. A sign-in through a third-party provider leaves the app and comes back to
  * `#/provider/callback/...` (provider-views.js), where the session is read as after any sign-in.
- * Views live in auth-views.js, account-views.js and provider-views.js; this file holds the state,
- * the router and the page frame.
+ * Views live in auth-views.js, code-views.js (mailed codes), passkey-views.js (signing in and up
+ * with a key), account-views.js, key-views.js (managing keys) and provider-views.js; this file
+ * holds the state, the router and the page frame.
  */
 /* global document, window */
 import { call, isAuthenticated, needsReauthentication, pendingFlow } from './api.js';
 import { accountView, providersView, totpView } from './account-views.js';
 import { isOpenForSignup, loginView, mfaAuthenticateView, providerSignupView, reauthenticateView, signupView, verifyEmailView, verifyKeyView } from './auth-views.js';
+import { confirmLoginCodeView, loginByCodeEnabled, requestLoginCodeView, verificationByCodeEnabled, verifyEmailCodeView } from './code-views.js';
 import { actionButton, h, messageList } from './dom.js';
+import { keysView } from './key-views.js';
+import { passkeyCreateView, passkeySignupView, securityKeysSupported } from './passkey-views.js';
 import { CALLBACK_ROUTE, providerErrorMessage, providerForm, redirectProviders, takeProviderError } from './provider-views.js';
 
 const SITE_NAME = 'My Awesome Project';
@@ -24,8 +29,9 @@ const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 
 /**
  * What the app knows: the server's configuration, the last answer about the session (a 200 with
- * the user, or a 401 with the flows), the messages to show on the next view, and the error a
- * provider's callback came back with (`?error=`), until the callback route has read it.
+ * the user, or a 401 with the flows), the messages to show on the next view, the error a
+ * provider's callback came back with (`?error=`), until the callback route has read it, and
+ * whether the site takes signups with a passkey, once asked (passkey-views.js).
  */
 const state = {
   /** @type {any} */ config: undefined,
@@ -33,6 +39,7 @@ const state = {
   /** @type {string[]} */ messages: [],
   /** @type {string[]} */ errors: [],
   /** @type {{ error: string, process: 'login' | 'connect' } | undefined} */ providerError: undefined,
+  /** @type {Promise<boolean> | undefined} */ passkeySignup: undefined,
 };
 
 /** Each render takes a ticket; a view whose data arrives after a newer render began is dropped. */
@@ -57,6 +64,8 @@ function homeFor(auth) {
   if (isAuthenticated(auth)) return '/account';
   const pending = pendingFlow(auth)?.id;
   if (pending === 'mfa_authenticate') return '/2fa/authenticate';
+  if (pending === 'mfa_signup_webauthn') return '/signup/passkey/create';
+  if (pending === 'login_by_code') return '/login/code/confirm';
   if (pending === 'verify_email') return '/verify-email';
   if (pending === 'provider_signup') return '/provider/signup';
   return '/login';
@@ -147,7 +156,9 @@ async function reauthenticationFlows() {
   const flows = [];
   if (state.auth.data?.user?.has_usable_password) flows.push({ id: 'reauthenticate' });
   const authenticators = await call('GET', '/account/authenticators');
-  if (authenticators.status === 200 && Array.isArray(authenticators.data) && authenticators.data.length > 0) flows.push({ id: 'mfa_reauthenticate' });
+  if (authenticators.status === 200 && Array.isArray(authenticators.data) && authenticators.data.length > 0) {
+    flows.push({ id: 'mfa_reauthenticate', types: [...new Set(authenticators.data.map((authenticator) => authenticator.type))] });
+  }
   return flows;
 }
 
@@ -210,13 +221,18 @@ async function render() {
     if (path === '/account') return accountView(app, ticket);
     if (path === '/account/2fa') return totpView(app, ticket);
     if (path === '/account/providers') return providersView(app, ticket);
+    if (path === '/account/keys' && securityKeysSupported(app)) return keysView(app, ticket);
     return go(home);
   }
-  // A login waiting for a code can only go on (or be cancelled there).
+  // A login waiting for a second factor, or a passkey signup for its passkey, can only go on (or be cancelled there).
   if (home === '/2fa/authenticate') return path === home ? mfaAuthenticateView(app, ticket) : go(home);
+  if (home === '/signup/passkey/create') return path === home ? passkeyCreateView(app, ticket) : go(home);
   if (path === '/login') return loginView(app, ticket);
+  if (path === '/login/code' && loginByCodeEnabled(app)) return requestLoginCodeView(app, ticket);
+  if (path === '/login/code/confirm' && home === path) return confirmLoginCodeView(app, ticket);
   if (path === '/signup') return signupView(app, ticket);
-  if (path === '/verify-email' && home === '/verify-email') return verifyEmailView(app, ticket);
+  if (path === '/signup/passkey') return passkeySignupView(app, ticket);
+  if (path === '/verify-email' && home === path) return verificationByCodeEnabled(app) ? verifyEmailCodeView(app, ticket) : verifyEmailView(app, ticket);
   if (path === '/provider/signup' && home === '/provider/signup') return providerSignupView(app, ticket);
   return go(home);
 }

@@ -40,7 +40,7 @@ export function messageList(messages, kind = 'info') {
 /**
  * A form whose submission calls `onSubmit(values)`. While it runs, the button is disabled (one
  * request at a time); when it resolves to a list of messages, they are shown as the form's errors
- * and the form stays. Fields are `{name, label, type?, autocomplete?, inputmode?, value?}`.
+ * and the form stays. Fields are `{name, label, type?, autocomplete?, inputmode?, value?}`; a `checkbox` is optional, the others required.
  *
  * @param {{ fields: Array<Record<string, string>>, submitLabel: string, onSubmit: (values: Record<string, string>) => Promise<string[] | undefined>, name?: string, after?: unknown }} options
  */
@@ -49,24 +49,30 @@ export function form({ fields, submitLabel, onSubmit, name, after }) {
   const button = h('button', { type: 'submit', class: 'button' }, submitLabel);
   const inputs = fields.map((field) => {
     const id = `field-${(name ?? 'form').toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${field.name}`;
+    const checkbox = field.type === 'checkbox';
     const input = h('input', {
       id,
       name: field.name,
       type: field.type ?? 'text',
       autocomplete: field.autocomplete,
       inputmode: field.inputmode,
-      value: field.value,
-      required: true,
+      value: checkbox ? undefined : field.value,
+      // A checkbox may be left unticked; every other field is needed.
+      required: !checkbox,
     });
-    return { field, input, row: h('div', { class: 'field' }, h('label', { for: id }, field.label), input) };
+    const row = checkbox ? h('div', { class: 'field field-checkbox' }, input, h('label', { for: id }, field.label)) : h('div', { class: 'field' }, h('label', { for: id }, field.label), input);
+    return { field, input, row };
   });
   const element = h('form', { class: 'form', 'aria-label': name }, errors, inputs.map(({ row }) => row), h('div', { class: 'actions' }, button, after));
   element.addEventListener('submit', (event) => {
     event.preventDefault();
     if (button.disabled) return;
     const values = Object.fromEntries(inputs.map(({ field, input }) => [field.name, input.value.trim()]));
-    // A password is sent as typed: spaces at its ends are part of it.
-    for (const { field, input } of inputs) if (field.type === 'password') values[field.name] = input.value;
+    for (const { field, input } of inputs) {
+      // A password is sent as typed: spaces at its ends are part of it. A ticked box reads 'on', as in a posted form.
+      if (field.type === 'password') values[field.name] = input.value;
+      if (field.type === 'checkbox') values[field.name] = input.checked ? 'on' : '';
+    }
     button.disabled = true;
     errors.replaceChildren();
     onSubmit(values)

@@ -1,5 +1,5 @@
 /**
- * The views of a signed-in person: their email addresses (add, send the link again, make
+ * The views of a signed-in person: their email addresses (add, send the link or code again, make
  * primary, remove), their authenticator app (activate from the secret, show recovery codes,
  * deactivate) and their connected third-party accounts (connect, disconnect). Changes that the
  * API guards with reauthentication go through `app.withReauthentication`, which asks for the
@@ -8,17 +8,19 @@
 /* global document */
 import { call, errorMessages } from './api.js';
 import { displayName } from './auth-views.js';
+import { addressCodeForm, verificationByCodeEnabled } from './code-views.js';
 import { actionButton, form, h } from './dom.js';
+import { securityKeysSupported } from './passkey-views.js';
 import { providerForm, redirectProviders } from './provider-views.js';
 
 /** An API timestamp (seconds since the epoch) as a person reads it, in UTC. */
-function formatTime(seconds) {
+export function formatTime(seconds) {
   if (typeof seconds !== 'number') return '';
   return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** A 401 that says nobody is signed in (the session ended elsewhere): back to the router. */
-function signedOut(answer) {
+export function signedOut(answer) {
   return answer.status === 401 && answer.meta?.is_authenticated !== true;
 }
 
@@ -27,7 +29,7 @@ function signedOut(answer) {
  * errors otherwise. Returns the errors instead when `keepForm` and no prompt replaced the page,
  * so that the form they belong to can show them next to what was typed.
  */
-async function change(app, request, success, keepForm = false) {
+export async function change(app, request, success, keepForm = false) {
   const { answer, prompted } = await app.withReauthentication(request);
   if (answer === undefined) return void (await app.render());
   if (answer.status === 200) {
@@ -86,6 +88,8 @@ export async function accountView(app, ticket) {
       answer.status === 200
         ? h('table', { class: 'table', id: 'spa-emails' }, h('thead', {}, h('tr', {}, h('th', {}, 'Address'), h('th', {}, 'Status'), h('th', {}, 'Actions'))), h('tbody', {}, addresses.map((address) => addressRow(app, address))))
         : h('p', { role: 'alert' }, ...errorMessages(answer)),
+      // Where the site mails codes rather than links, the code of the last address added confirms it here.
+      verificationByCodeEnabled(app) && addresses.some((address) => !address.verified) ? addressCodeForm(app) : null,
       add,
     ),
     h(
@@ -93,6 +97,7 @@ export async function accountView(app, ticket) {
       { class: 'section', 'aria-labelledby': 'spa-2fa-heading' },
       h('h2', { id: 'spa-2fa-heading' }, 'Two-factor authentication'),
       h('p', {}, h('a', { href: '#/account/2fa' }, 'Manage your authenticator app')),
+      securityKeysSupported(app) ? h('p', {}, h('a', { href: '#/account/keys' }, 'Manage your security keys and passkeys')) : null,
     ),
     redirectProviders(app).length > 0
       ? h(
@@ -195,7 +200,7 @@ function activationView(app, ticket, meta) {
 }
 
 /** Fetches the unused recovery codes (the API may first ask who it is) and lists them in `container`. */
-async function showRecoveryCodes(app, container) {
+export async function showRecoveryCodes(app, container) {
   const { answer } = await app.withReauthentication(() => call('GET', '/account/authenticators/recovery-codes'));
   if (answer === undefined) return app.render();
   if (answer.status !== 200) {

@@ -63,6 +63,11 @@ export function isAuthenticated(envelope) {
   return envelope.status === 200 && Boolean(envelope.data?.user);
 }
 
+/** A 200 with a user or a 401 with flows: an answer about the session, for the router. */
+export function isSessionAnswer(envelope) {
+  return isAuthenticated(envelope) || (envelope.status === 401 && envelope.meta?.is_authenticated === false);
+}
+
 /**
  * A 401 from a signed-in session: the action needs the person to prove again who they are.
  * (A 401 without `is_authenticated` means nobody is signed in.)

@@ -1,17 +1,15 @@
 /**
- * The views for getting in: sign in, sign up (each with a button per third-party provider), the
- * form that completes a signup through a provider, "check your email", a mailed confirmation link,
- * the two-factor code step of a login, and the "confirm it is you" prompt. Each sends one
+ * The views for getting in: sign in (with a link to a mailed code and a passkey button where the
+ * site has them), sign up (each with a button per third-party provider), the form that completes
+ * a signup through a provider, "check your email", a mailed confirmation link, the two-factor step
+ * of a login (a security key or a code), and the "confirm it is you" prompt. Each sends one
  * request and hands any answer about the session to `app.applyAuth`, which routes on it.
  */
-import { call, errorMessages, isAuthenticated } from './api.js';
+import { call, errorMessages, isAuthenticated, isSessionAnswer, pendingFlow } from './api.js';
+import { loginCodeLink } from './code-views.js';
 import { actionButton, form, h } from './dom.js';
+import { passkeyLoginButton, passkeySignupEnabled, reauthenticateWithKey, securityKeyStep } from './passkey-views.js';
 import { providerButtons } from './provider-views.js';
-
-/** A 200 with a user or a 401 with flows: an answer about the session, for the router. */
-function isSessionAnswer(answer) {
-  return isAuthenticated(answer) || (answer.status === 401 && answer.meta?.is_authenticated === false);
-}
 
 /** What the person who is signed in (or confirming) is called. */
 export function displayName(user) {
@@ -42,7 +40,7 @@ export function loginView(app, ticket) {
       return errorMessages(answer);
     },
   });
-  app.mount(ticket, 'Sign in', signIn, providerButtons(app, 'Sign in'), h('p', {}, 'No account yet? ', h('a', { href: '#/signup' }, 'Sign up'), '.'));
+  app.mount(ticket, 'Sign in', signIn, loginCodeLink(app), passkeyLoginButton(app), providerButtons(app, 'Sign in'), h('p', {}, 'No account yet? ', h('a', { href: '#/signup' }, 'Sign up'), '.'));
 }
 
 /** Whether the site takes new accounts (config's `account.is_open_for_signup`; assumed open when unknown). */
@@ -50,7 +48,7 @@ export function isOpenForSignup(app) {
   return app.state.config?.account?.is_open_for_signup !== false;
 }
 
-export function signupView(app, ticket) {
+export async function signupView(app, ticket) {
   if (!isOpenForSignup(app)) {
     app.mount(ticket, 'Sign up', h('p', { id: 'spa-signup-closed' }, 'Sign up is closed on this site.'), h('p', {}, h('a', { href: '#/login' }, 'Sign in')));
     return;
@@ -73,7 +71,16 @@ export function signupView(app, ticket) {
       return errorMessages(answer);
     },
   });
-  app.mount(ticket, 'Sign up', signUp, providerButtons(app, 'Sign up'), h('p', {}, 'Already have an account? ', h('a', { href: '#/login' }, 'Sign in'), '.'));
+  app.loading(ticket);
+  const withPasskey = await passkeySignupEnabled(app);
+  app.mount(
+    ticket,
+    'Sign up',
+    signUp,
+    withPasskey ? h('p', {}, h('a', { href: '#/signup/passkey', id: 'spa-passkey-signup-link' }, 'Sign up with a passkey'), ' instead of a password.') : null,
+    providerButtons(app, 'Sign up'),
+    h('p', {}, 'Already have an account? ', h('a', { href: '#/login' }, 'Sign in'), '.'),
+  );
 }
 
 /**
@@ -172,8 +179,22 @@ export async function verifyKeyView(app, ticket, key) {
   );
 }
 
-/** The two-factor step of a login: a code from the authenticator app, or a recovery code. */
+/** What the two-factor step asks for, from the kinds of authenticator the account has. */
+function secondStepText(types) {
+  const codes = [];
+  if (types.includes('totp')) codes.push('the code your authenticator app shows now');
+  if (types.includes('recovery_codes')) codes.push('one of your recovery codes');
+  const enter = codes.length > 0 ? `enter ${codes.join(', or ')}` : '';
+  if (types.includes('webauthn')) return enter ? `Use your security key, or ${enter}.` : 'Use your security key.';
+  return enter ? `E${enter.slice(1)}.` : 'Confirm it is you.';
+}
+
+/**
+ * The two-factor step of a login, with what this account has (the pending flow's `types`): a
+ * security key, a code from the authenticator app, or a recovery code.
+ */
 export function mfaAuthenticateView(app, ticket) {
+  const types = pendingFlow(app.state.auth)?.types ?? ['totp', 'recovery_codes'];
   const code = form({
     name: 'Two-factor authentication',
     fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'numeric' }],
@@ -183,15 +204,23 @@ export function mfaAuthenticateView(app, ticket) {
       if (isSessionAnswer(answer)) return void (await app.applyAuth(answer));
       return errorMessages(answer);
     },
-    after: actionButton('Cancel', async () => app.applyAuth(await call('DELETE', '/auth/session'))),
   });
-  app.mount(ticket, 'Two-factor authentication', h('p', {}, 'Enter the code your authenticator app shows now, or one of your recovery codes.'), code);
+  const withCode = types.includes('totp') || types.includes('recovery_codes');
+  app.mount(
+    ticket,
+    'Two-factor authentication',
+    h('p', {}, secondStepText(types)),
+    types.includes('webauthn') ? securityKeyStep(app) : null,
+    withCode ? code : null,
+    h('div', { class: 'actions' }, actionButton('Cancel', async () => app.applyAuth(await call('DELETE', '/auth/session')))),
+  );
 }
 
 /**
  * "Confirm it is you", shown when an action answered that the session must prove again who the
- * person is: the password, or a code when the account has a second factor (the API lists which
- * in `flows`). `done(true)` once confirmed, `done(false)` when the person cancels.
+ * person is: the password, or a code or a security key when the account has a second factor (the
+ * API lists which in `flows`, with the kinds in `types`). `done(true)` once confirmed,
+ * `done(false)` when the person cancels.
  */
 export function reauthenticateView(app, ticket, flows, done) {
   const ids = flows.map((flow) => flow.id);
@@ -199,8 +228,7 @@ export function reauthenticateView(app, ticket, flows, done) {
     done(false);
     return Promise.resolve();
   };
-  const confirmWith = (path) => async (values) => {
-    const answer = await call('POST', path, { body: values });
+  const confirmed = async (answer) => {
     if (isAuthenticated(answer)) {
       app.state.auth = answer;
       done(true);
@@ -209,6 +237,7 @@ export function reauthenticateView(app, ticket, flows, done) {
     if (answer.status === 401) return void (await app.applyAuth(answer));
     return errorMessages(answer);
   };
+  const confirmWith = (path) => async (values) => confirmed(await call('POST', path, { body: values }));
   const forms = [];
   if (ids.includes('reauthenticate')) {
     forms.push(
@@ -216,9 +245,14 @@ export function reauthenticateView(app, ticket, flows, done) {
       form({ name: 'Confirm with password', fields: [{ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' }], submitLabel: 'Confirm', onSubmit: confirmWith('/auth/reauthenticate') }),
     );
   }
-  if (ids.includes('mfa_reauthenticate')) {
+  const types = flows.find((flow) => flow.id === 'mfa_reauthenticate')?.types ?? ['totp', 'recovery_codes'];
+  if (ids.includes('mfa_reauthenticate') && types.includes('webauthn')) {
+    forms.push(h('p', {}, forms.length > 0 ? 'Or use your security key.' : 'Use your security key.'), reauthenticateWithKey(confirmed));
+  }
+  if (ids.includes('mfa_reauthenticate') && (types.includes('totp') || types.includes('recovery_codes'))) {
+    const what = types.includes('totp') ? 'a code from your authenticator app, or a recovery code' : 'one of your recovery codes';
     forms.push(
-      h('p', {}, ids.includes('reauthenticate') ? 'Or enter a code from your authenticator app, or a recovery code.' : 'Enter a code from your authenticator app, or a recovery code.'),
+      h('p', {}, forms.length > 0 ? `Or enter ${what}.` : `Enter ${what}.`),
       form({ name: 'Confirm with a code', fields: [{ name: 'code', label: 'Code', autocomplete: 'one-time-code', inputmode: 'numeric' }], submitLabel: 'Confirm with code', onSubmit: confirmWith('/auth/2fa/reauthenticate') }),
     );
   }
