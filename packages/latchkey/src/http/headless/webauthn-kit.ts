@@ -1,8 +1,7 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
-import type { CeremonyPurpose, WebauthnCeremony } from '../../mfa/webauthn.js';
-import { INVALID_CREDENTIAL } from '../../mfa/webauthn.js';
+import { INVALID_CREDENTIAL, type CeremonyPurpose, type WebauthnCeremony } from '../../mfa/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { credentialOfField, keepWebauthnCeremony, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
