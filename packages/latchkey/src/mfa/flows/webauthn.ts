@@ -163,7 +163,12 @@ async function ownKey(deps: Pick<LatchkeyDeps, 'store'>, user: User, id: number)
   return key;
 }
 
-/** Renames one of the user's keys: only a label, so no reauthentication is asked (as allauth). */
+/**
+ * Renames one of the user's keys. This asks no reauthentication itself, though allauth's
+ * rename_authenticator does (raise_if_reauthentication_required): the headless API checks a
+ * recent proof of identity before calling it (http/headless/webauthn-manage.ts); the pages'
+ * rename does not yet.
+ */
 export async function renameWebauthnKey(deps: LatchkeyDeps, input: { user: User; id: number; name: string }): Promise<WebauthnKey> {
   const key = await ownKey(deps, input.user, input.id);
   const name = cleanKeyName(input.name, key.name);
