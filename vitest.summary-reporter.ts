@@ -1,8 +1,9 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
 /**
- * Ends the run with one plain line, "N passed, N failed, N skipped", that CI logs and people can
- * read without colour codes.
+ * Ends the run with the slowest test files (so that CI's time budget is watched where it goes) and
+ * one plain line, "N passed, N failed, N skipped", that CI logs and people can read without colour
+ * codes.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -17,6 +18,11 @@ export default class SummaryReporter implements Reporter {
         else counts.skipped++;
       }
     }
+    const slowest = [...testModules]
+      .map((module) => ({ file: module.relativeModuleId, seconds: module.diagnostic().duration / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, 15);
+    process.stdout.write(`\nslowest test files:\n${slowest.map(({ file, seconds }) => `  ${seconds.toFixed(1).padStart(7)} s  ${file}`).join('\n')}\n`);
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
 }

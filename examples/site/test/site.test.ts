@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,11 +68,11 @@ interface RunningServer {
 }
 
 /**
- * Runs the server as `npm run dev` and `npm start` do (tsx src/server.ts), as a separate process.
- * Without npm in between, the exit status seen is the server's own.
+ * Runs the server as `npm run dev` and `npm start` do (node --import tsx src/server.ts), as a separate
+ * process. Without npm in between, the exit status seen is the server's own.
  */
 function startServer(mode: 'local' | 'production', env: Record<string, string>): RunningServer {
-  const child = spawn(process.execPath, [createRequire(import.meta.url).resolve('tsx/cli'), 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: mode === 'local' ? 'development' : 'production', PORT: '0', ...env },
   });
