@@ -18,7 +18,8 @@ const COMBINATIONS = [
 
 /** Bare module names a file imports ('fastify', '@fastify/static', 'node:fs' excluded). */
 function importedPackages(source: string): string[] {
-  const names = [...source.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((match) => match[1]!);
+  // Not `--import` (a Node option the site test passes to start the server).
+  const names = [...source.matchAll(/(?<![\w-])(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((match) => match[1]!);
   return names.filter((name) => !name.startsWith('node:')).map((name) => (name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]!));
 }
 
