@@ -52,8 +52,9 @@ export async function addWebauthnKeyFor(
 ): Promise<{ authenticator: SoftwareAuthenticator; credentialId: string; authenticatorId: number }> {
   const { deps } = latchkey;
   const authenticator = options.authenticator ?? new SoftwareAuthenticator(new URL(deps.settings.SITE_URL).origin);
-  const { options: creation, ceremony } = await webauthnRegistrationOptions(deps, user, options.passwordless ?? true);
+  const lastAuthenticatedAt = deps.clock.now();
+  const { options: creation, ceremony } = await webauthnRegistrationOptions(deps, { user, lastAuthenticatedAt, passwordless: options.passwordless ?? true });
   const credential = authenticator.create(creation);
-  const added = await addWebauthnKey(deps, { user, client: TEST_CLIENT, lastAuthenticatedAt: deps.clock.now(), ceremony, credential, name: options.name });
+  const added = await addWebauthnKey(deps, { user, client: TEST_CLIENT, lastAuthenticatedAt, ceremony, credential, name: options.name });
   return { authenticator, credentialId: credential.id, authenticatorId: added.authenticator.id };
 }

@@ -4,7 +4,7 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { continueLogin, type LoginResult, type PendingLoginState } from '../../login/pipeline.js';
 import type { FirstFactor } from '../../login/proofs.js';
 import type { LoginContext } from '../../login/stages.js';
-import { webauthnRegistrationOptions, type CeremonyOptions, type SignupPasskeyAnswer } from '../../mfa/flows/webauthn.js';
+import { signupPasskeyOptions, type CeremonyOptions, type SignupPasskeyAnswer } from '../../mfa/flows/webauthn.js';
 import type { User } from '../model.js';
 import { signupWithoutPassword, type SignupIdentityInput, type SignupResult } from './signup.js';
 
@@ -55,7 +55,7 @@ async function signupUser(deps: LatchkeyDeps, pending: PendingLoginState): Promi
 
 /** Step 3: the options for the account's passkey, and the ceremony for the door to keep. */
 export async function passkeySignupOptions(deps: LatchkeyDeps, pending: PendingLoginState): Promise<CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>> {
-  return webauthnRegistrationOptions(deps, await signupUser(deps, pending), true);
+  return signupPasskeyOptions(deps, await signupUser(deps, pending));
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { addWebauthnKey, removeWebauthnKeys, renameWebauthnKey, webauthnRegistrationOptions } from '../../mfa/flows/webauthn.js';
@@ -58,11 +57,7 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     if ('response' in auth) return auth.response;
     const passwordless = Object.hasOwn(request.query as object, 'passwordless');
     try {
-      const begun = await webauthnRegistrationOptions(deps, auth.user, passwordless);
-      // allauth's begin_registration asks for a recent proof of identity (after the 409 above):
-      // the options are the first step of adding a key, which needs one too (addWebauthnKey).
-      requireRecentAuthentication(deps, auth.lastAuthenticatedAt);
-      return await sendWebauthnOptions(ctx, request, reply, 'creation_options', begun);
+      return await sendWebauthnOptions(ctx, request, reply, 'creation_options', await webauthnRegistrationOptions(deps, { ...auth, passwordless }));
     } catch (error) {
       return refuse(request, reply, error);
     }
@@ -91,9 +86,7 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     const id = bodyObject(request.body).id;
     try {
       if (!Number.isSafeInteger(id)) throw new LatchkeyError('invalid_input', 'Choose a security key.', { param: 'id' });
-      // allauth's rename_authenticator asks for a recent proof of identity too.
-      requireRecentAuthentication(deps, auth.lastAuthenticatedAt);
-      const key = await renameWebauthnKey(deps, { user: auth.user, id: id as number, name: textField(request.body, 'name') ?? '' });
+      const key = await renameWebauthnKey(deps, { ...auth, id: id as number, name: textField(request.body, 'name') ?? '' });
       return await sendOk(ctx, request, reply, { data: webauthnKeyData(key) });
     } catch (error) {
       return refuse(request, reply, error);

@@ -80,20 +80,22 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
       const user = await page.sessions.currentUser(request);
       if (!user) return sendOptionsElsewhere(reply, `/accounts/login/?next=${encodeURIComponent(ADD_PAGE)}`);
       const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
+      const lastAuthenticatedAt = await page.sessions.lastAuthenticatedAt(request);
       try {
-        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, user, passwordless));
+        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, { user, lastAuthenticatedAt, passwordless }));
       } catch (error) {
-        return sendOptionsRefusal(reply, error);
+        // A confirmation that has grown old while the page was open: confirm again, then back here.
+        const confirmFirst = isLatchkeyError(error, 'reauthentication_required') ? `/accounts/reauthenticate/?next=${encodeURIComponent(ADD_PAGE)}` : undefined;
+        return sendOptionsRefusal(reply, error, confirmFirst);
       }
     }
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
-    if (reauthenticate) return reauthenticate.response;
     try {
-      // Whether a key may be added at all (the type offered, a verified address) is the flow's to
-      // say: asking it for options is asking that. The script asks again when the button is pressed.
-      await webauthnRegistrationOptions(page.deps, auth.user, false);
+      // Whether a key may be added at all (the type offered, a verified address, a recent
+      // confirmation) is the flow's to say: asking it for options is asking that. The script asks
+      // again when the button is pressed.
+      await webauthnRegistrationOptions(page.deps, { ...auth, passwordless: false });
     } catch (error) {
       const refusal = await addRefusal(request, reply, error);
       if (refusal) return refusal.response;
@@ -131,19 +133,26 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
     if ('response' in auth) return auth.response;
     const own = await ownKey(request, auth.user);
     if (!own) return reply.callNotFound();
+    // Confirm first, rather than after the new name is typed (the flow refuses without it).
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (reauthenticate) return reauthenticate.response;
     return showEdit(request, reply, own.key.authenticator.id, emptyForm({ name: own.key.name }));
   });
 
   scope.post('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
-    const auth = await requireUser(page, request, reply);
+    const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const id = keyIdOf(request);
     if (id === undefined) return reply.callNotFound();
     const { name } = formFields(request.body, ['name']);
     try {
-      await renameWebauthnKey(page.deps, { user: auth.user, id, name });
+      await renameWebauthnKey(page.deps, { ...auth, id, name });
     } catch (error) {
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
+      if (isLatchkeyError(error, 'reauthentication_required')) {
+        const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+        if (reauthenticate) return reauthenticate.response;
+      }
       return showEdit(request, reply, id, formWithError({ name }, error), refusalStatus(reply, error));
     }
     await flash(page, request, reply, { level: 'success', text: 'Security key renamed.' });

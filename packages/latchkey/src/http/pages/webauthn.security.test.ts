@@ -89,15 +89,25 @@ describe.each(testDatabaseKinds())('security key pages under attack on %s', (kin
     expect(keys.map((each) => each.data.name)).toEqual(['Ada key']);
   });
 
-  it('removing a key needs a recent reauthentication, even by a direct POST', async () => {
+  it('adding, renaming or removing a key needs a recent reauthentication, even by a direct request', async () => {
     await setUp();
     await signedInAda();
     latchkey.clock.advance(STALE_MS);
+    const reauthenticateFor = (path: string) => `/accounts/reauthenticate/?next=${encodeURIComponent(path)}`;
+    const edit = `/accounts/2fa/webauthn/keys/${adaKey.authenticatorId}/edit/`;
     const remove = `/accounts/2fa/webauthn/keys/${adaKey.authenticatorId}/remove/`;
-    const posted = await browser.post(remove, {});
-    expect(posted.statusCode).toBe(302);
-    expect(posted.headers.location).toBe(`/accounts/reauthenticate/?next=${encodeURIComponent(remove)}`);
+    for (const path of [edit, remove]) {
+      expect((await browser.get(path)).headers.location, path).toBe(reauthenticateFor(path));
+      const posted = await browser.post(path, { name: 'Renamed by a thief' });
+      expect(posted.statusCode, path).toBe(302);
+      expect(posted.headers.location, path).toBe(reauthenticateFor(path));
+    }
     expect(await keyName(adaKey.authenticatorId)).toBe('Ada key');
+    // The script's request for options (sent when the button is pressed) is refused too, and told where to go.
+    const add = '/accounts/2fa/webauthn/add/';
+    const options = await browser.get(add, { accept: 'application/json' });
+    expect(options.statusCode).toBe(401);
+    expect(JSON.parse(options.body)).toMatchObject({ location: reauthenticateFor(add) });
   });
 
   it('an answer counts once, in the browser that asked, for the purpose it was asked for', async () => {

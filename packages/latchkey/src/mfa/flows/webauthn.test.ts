@@ -80,7 +80,7 @@ describe.each(testDatabaseKinds())('passkeys and security keys (WebAuthn) on %s'
     await setUp();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
     for (const overrides of [{ origin: 'https://evil.example' }, { rpId: 'evil.example' }]) {
-      const { options, ceremony } = await webauthnRegistrationOptions(latchkey.deps, ada, true);
+      const { options, ceremony } = await webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), passwordless: true });
       const credential = authenticator.create(options, overrides);
       await expect(addWebauthnKey(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now(), ceremony, credential })).rejects.toMatchObject({ code: 'incorrect_code' });
     }
@@ -137,19 +137,32 @@ describe.each(testDatabaseKinds())('passkeys and security keys (WebAuthn) on %s'
   it('keeps a key imported from allauth working: public key from its attestation, the user id as its handle', async () => {
     await setUp();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
-    const { options } = await webauthnRegistrationOptions(latchkey.deps, ada, true);
+    const { options } = await webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), passwordless: true });
     const credential = authenticator.create({ ...options, user: { ...options.user, id: isoBase64URL.fromUTF8String(String(ada.id)) } });
     // allauth's Authenticator.data: the name and the registration response, nothing else.
     await latchkey.deps.store.authenticators.create({ userId: ada.id, type: 'webauthn', data: { name: 'From allauth', credential }, credentialId: credential.id, createdAt: latchkey.clock.now() });
     expect(await passkeyLogin(authenticator)).toMatchObject({ status: 'authenticated', user: { id: ada.id } });
   });
 
-  it('renames a key and removes keys (the recovery codes with the last), needing a recent reauthentication to remove', async () => {
+  it('gives the options for a new key only after a recent reauthentication, and to a verified address first', async () => {
+    await setUp();
+    const stale = new Date(latchkey.clock.now().getTime() - 3600_000);
+    await expect(webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: stale, passwordless: true })).rejects.toMatchObject({ code: 'reauthentication_required' });
+    await expect(webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: undefined, passwordless: false })).rejects.toMatchObject({ code: 'reauthentication_required' });
+    const eve = await createUser(latchkey.deps, { username: 'eve', email: 'eve@example.com', password: PASSWORD });
+    await expect(webauthnRegistrationOptions(latchkey.deps, { user: eve, lastAuthenticatedAt: stale, passwordless: true })).rejects.toMatchObject({ code: 'email_unverified' });
+    const { options } = await webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), passwordless: true });
+    expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
+  });
+
+  it('renames a key and removes keys (the recovery codes with the last), each needing a recent reauthentication', async () => {
     await setUp();
     const first = await addWebauthnKeyFor(latchkey, ada, { name: 'One' });
     const second = await addWebauthnKeyFor(latchkey, ada, { name: 'Two', authenticator: first.authenticator });
-    expect((await renameWebauthnKey(latchkey.deps, { user: ada, id: first.authenticatorId, name: '  Yubikey  ' })).name).toBe('Yubikey');
     const stale = new Date(latchkey.clock.now().getTime() - 3600_000);
+    await expect(renameWebauthnKey(latchkey.deps, { user: ada, lastAuthenticatedAt: stale, id: first.authenticatorId, name: 'Stolen' })).rejects.toMatchObject({ code: 'reauthentication_required' });
+    expect((await listWebauthnKeys(latchkey.deps, ada)).map((key) => key.name)).toEqual(['One', 'Two']);
+    expect((await renameWebauthnKey(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), id: first.authenticatorId, name: '  Yubikey  ' })).name).toBe('Yubikey');
     await expect(removeWebauthnKeys(latchkey.deps, { user: ada, client, lastAuthenticatedAt: stale, ids: [first.authenticatorId] })).rejects.toMatchObject({ code: 'reauthentication_required' });
     await removeWebauthnKeys(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now(), ids: [first.authenticatorId] });
     expect((await latchkey.deps.store.authenticators.listForUser(ada.id)).map((authenticator) => authenticator.type).sort()).toEqual(['recovery_codes', 'webauthn']);
@@ -162,7 +175,7 @@ describe.each(testDatabaseKinds())('passkeys and security keys (WebAuthn) on %s'
     const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
     const adas = await addWebauthnKeyFor(latchkey, ada);
     const bobs = await addWebauthnKeyFor(latchkey, bob);
-    await expect(renameWebauthnKey(latchkey.deps, { user: ada, id: bobs.authenticatorId, name: 'Mine' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(renameWebauthnKey(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), id: bobs.authenticatorId, name: 'Mine' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(removeWebauthnKeys(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now(), ids: [adas.authenticatorId, bobs.authenticatorId] })).rejects.toMatchObject({ code: 'not_found' });
     expect(await listWebauthnKeys(latchkey.deps, ada)).toHaveLength(1);
     expect(await listWebauthnKeys(latchkey.deps, bob)).toHaveLength(1);

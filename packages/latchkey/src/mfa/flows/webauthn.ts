@@ -1,5 +1,6 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -21,7 +22,7 @@ import {
   type WebauthnCeremony,
   type WebauthnKey,
 } from '../webauthn.js';
-import { EMAIL_UNVERIFIED, notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { EMAIL_UNVERIFIED, mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
 
 /**
  * Passkeys and security keys: adding, naming and removing them, and proving one, for a second
@@ -52,17 +53,30 @@ export function cleanKeyName(name: string | undefined, fallback: string): string
 }
 
 /**
- * The options for a new key. As for an authenticator app, only a user with a verified address may
- * add one: the address is how they would hear of the change and get back in without it.
+ * The options for a new key, the first step of adding one, so under the same rules as the last:
+ * as for an authenticator app, only a user with a verified address may add one (the address is
+ * how they would hear of the change and get back in without it), and only after a recent proof of
+ * identity (allauth's begin_registration; checked after the address, in allauth's order).
  */
 export async function webauthnRegistrationOptions(
   deps: LatchkeyDeps,
-  user: User,
-  passwordless: boolean,
+  input: { user: User; lastAuthenticatedAt: Date | undefined; passwordless: boolean },
 ): Promise<CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>> {
+  const { user } = input;
   requireSupportedType(deps, 'webauthn');
   await requireVerifiedAddress(deps, user);
-  return registrationOptions(deps, user, await userKeys(deps, user.id), passwordless);
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
+  return registrationOptions(deps, user, await userKeys(deps, user.id), input.passwordless);
+}
+
+/**
+ * The options for the passkey a passkey signup makes: no reauthentication (the login is still
+ * going on, and the passkey is to be its only way in), but a verified address all the same.
+ */
+export async function signupPasskeyOptions(deps: LatchkeyDeps, user: User): Promise<CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>> {
+  requireSupportedType(deps, 'webauthn');
+  await requireVerifiedAddress(deps, user);
+  return registrationOptions(deps, user, await userKeys(deps, user.id), true);
 }
 
 async function requireVerifiedAddress(deps: Pick<LatchkeyDeps, 'store'>, user: User): Promise<void> {
@@ -98,11 +112,14 @@ export async function addWebauthnKey(deps: LatchkeyDeps, input: AddWebauthnKeyIn
   const claimed = await claimCeremony(deps, input.ceremony, 'register');
   if (claimed.userId !== user.id) throw new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });
   const registration = await verifyRegistration(deps, claimed, input.credential, name);
-  const { authenticator, recoveryCodesGenerated } = await deps.store.transaction((repositories) => storeKey(deps, repositories, user, registration));
-  await deps.events.emit('authenticator_added', user.id, input.client, { type: 'webauthn', passwordless: authenticator.data.passwordless === true });
-  if (recoveryCodesGenerated) await deps.events.emit('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
-  const notification = await notifyMfaChange(deps, user, 'webauthn_added', input.client, { name });
-  return { authenticator, recoveryCodesGenerated, notification };
+  // The key, its recovery codes, their audit records and the notice: all of it, or none.
+  const { authenticator, recoveryCodesGenerated, notice } = await commitChange(deps, async (change) => {
+    const stored = await storeKey(deps, change.repositories, user, registration);
+    await change.record('authenticator_added', user.id, input.client, { type: 'webauthn', passwordless: stored.authenticator.data.passwordless === true });
+    if (stored.recoveryCodesGenerated) await change.record('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
+    return { ...stored, notice: await change.queueMail(mfaNotice(deps, user, 'webauthn_added', input.client, { name })) };
+  });
+  return { authenticator, recoveryCodesGenerated, notification: await deliverMail(deps, notice) };
 }
 
 /**
@@ -145,9 +162,11 @@ export async function addSignupPasskey(deps: LatchkeyDeps, user: User, answer: S
   const claimed = await claimCeremony(deps, answer.ceremony, 'register');
   if (claimed.userId !== user.id || claimed.passwordless !== true) throw new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });
   const registration = await verifyRegistration(deps, claimed, answer.credential, name);
-  const { authenticator } = await deps.store.transaction((repositories) => storeKey(deps, repositories, user, registration, { recoveryCodes: false }));
-  await deps.events.emit('authenticator_added', user.id, client, { type: 'webauthn', passwordless: true });
-  return authenticator;
+  return commitChange(deps, async (change) => {
+    const { authenticator } = await storeKey(deps, change.repositories, user, registration, { recoveryCodes: false });
+    await change.record('authenticator_added', user.id, client, { type: 'webauthn', passwordless: true });
+    return authenticator;
+  });
 }
 
 /** The user's keys, oldest first. */
@@ -164,12 +183,14 @@ async function ownKey(deps: Pick<LatchkeyDeps, 'store'>, user: User, id: number)
 }
 
 /**
- * Renames one of the user's keys. This asks no reauthentication itself, though allauth's
- * rename_authenticator does (raise_if_reauthentication_required): the headless API checks a
- * recent proof of identity before calling it (http/headless/webauthn-manage.ts); the pages'
- * rename does not yet.
+ * Renames one of the user's keys, after a recent proof of identity (allauth's
+ * rename_authenticator asks for one too: a name is what the person trusts when removing a key).
  */
-export async function renameWebauthnKey(deps: LatchkeyDeps, input: { user: User; id: number; name: string }): Promise<WebauthnKey> {
+export async function renameWebauthnKey(
+  deps: LatchkeyDeps,
+  input: { user: User; lastAuthenticatedAt: Date | undefined; id: number; name: string },
+): Promise<WebauthnKey> {
+  requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const key = await ownKey(deps, input.user, input.id);
   const name = cleanKeyName(input.name, key.name);
   const data = { ...key.authenticator.data, name };
@@ -186,18 +207,18 @@ export async function removeWebauthnKeys(deps: LatchkeyDeps, input: MfaChangeInp
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   if (input.ids.length === 0) throw new LatchkeyError('invalid_input', 'Choose a security key to remove.', { param: 'authenticators' });
   const keys = await Promise.all([...new Set(input.ids)].map((id) => ownKey(deps, user, id)));
-  const codesRemoved = await deps.store.transaction(async (repositories) => {
-    let codes = false;
+  const notice = await commitChange(deps, async (change) => {
+    let codesRemoved = false;
     for (const key of keys) {
-      const removed = await removeAuthenticator(repositories, key.authenticator);
+      const removed = await removeAuthenticator(change.repositories, key.authenticator);
       if (!removed) throw new LatchkeyError('not_found', KEY_NOT_FOUND);
-      codes ||= removed.codesRemoved;
+      codesRemoved ||= removed.codesRemoved;
     }
-    return codes;
+    for (const key of keys) await change.record('authenticator_removed', user.id, input.client, { type: 'webauthn', name: key.name });
+    if (codesRemoved) await change.record('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
+    return change.queueMail(mfaNotice(deps, user, 'webauthn_removed', input.client, { names: keys.map((key) => key.name) }));
   });
-  for (const key of keys) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'webauthn', name: key.name });
-  if (codesRemoved) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
-  return { notification: await notifyMfaChange(deps, user, 'webauthn_removed', input.client, { names: keys.map((key) => key.name) }) };
+  return { notification: await deliverMail(deps, notice) };
 }
 
 /**
