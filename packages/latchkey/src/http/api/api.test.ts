@@ -227,6 +227,10 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
         expect(response.statusCode, body).toBe(400);
         expect(response.json<{ detail: string }>().detail).toMatch(/^JSON parse error - /);
       }
+      // Nested past what the parser's stack holds: a parse error in our words, nothing about the server.
+      const deep = await client.request('POST', '/api/open/', { body: `${'['.repeat(10_000)}${']'.repeat(10_000)}`, headers: { 'content-type': 'application/json' } });
+      expect(deep.statusCode).toBe(400);
+      expect(deep.json()).toEqual({ detail: 'JSON parse error - The JSON is nested too deeply.' });
     });
 
     it('reads JSON and form bodies alike; an empty JSON body is no data', async () => {

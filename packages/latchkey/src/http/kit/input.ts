@@ -37,9 +37,18 @@ export function refusePrototypeKeys(key: string, value: unknown): unknown {
   return value;
 }
 
-/** JSON.parse with refusePrototypeKeys; throws a SyntaxError on anything malformed. */
+/**
+ * JSON.parse with refusePrototypeKeys; throws a SyntaxError on anything malformed. A body nested
+ * so deeply that the reviver runs out of stack is malformed too, said in words of our own: the
+ * engine's RangeError ("Maximum call stack size exceeded") describes the server, not the request.
+ */
 export function parseJson(text: string): unknown {
-  return JSON.parse(text, refusePrototypeKeys);
+  try {
+    return JSON.parse(text, refusePrototypeKeys);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw error;
+    throw new SyntaxError('The JSON is nested too deeply.');
+  }
 }
 
 /** A JSON field's boolean, or undefined when it is anything else ("true" is not true). */
