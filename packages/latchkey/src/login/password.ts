@@ -37,10 +37,14 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
     throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
   }
   const subject = { ip: context.client.ip, key: await loginKey(deps, login) };
-  const attempt = await deps.rateLimits.consume('login', { ip: context.client.ip });
-  if (!attempt.allowed) throw new RateLimitedError('login', attempt.retryAfterSeconds, TOO_MANY_ATTEMPTS);
-  const failures = await deps.rateLimits.consume('login_failed', subject);
-  if (!failures.allowed) throw new RateLimitedError('login_failed', failures.retryAfterSeconds, TOO_MANY_ATTEMPTS);
+  // Both limits are counted, and a refusal names the longest wait of those that refuse: the IP's
+  // minute may end in two seconds while the account stays locked for minutes, and a client told
+  // to come back in two seconds would only be refused again.
+  const [attempt, failures] = await Promise.all([deps.rateLimits.consume('login', { ip: context.client.ip }), deps.rateLimits.consume('login_failed', subject)]);
+  const longest = [{ action: 'login' as const, ...attempt }, { action: 'login_failed' as const, ...failures }]
+    .filter((decision) => !decision.allowed)
+    .sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
+  if (longest) throw new RateLimitedError(longest.action, longest.retryAfterSeconds, TOO_MANY_ATTEMPTS);
 
   const user = await verifyCredentials(deps, { login, password });
   if (!user) throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);

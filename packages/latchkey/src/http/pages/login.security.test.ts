@@ -63,6 +63,20 @@ describe.each(testDatabaseKinds())('login under attack on %s', (kind) => {
     expect((await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD })).statusCode).toBe(302);
   });
 
+  it('names the longest wait when both the per-IP and the per-account limits refuse', async () => {
+    await setUp({ settings: { ACCOUNT_RATE_LIMITS: { login: '3/m/ip', login_failed: '3/h/key' } } });
+    // Windows are aligned to the clock: start at the top of a minute that is not near the hour's end.
+    const minute = 60_000;
+    const intoHour = latchkey.clock.now().getTime() % (60 * minute);
+    latchkey.clock.advance(60 * minute - intoHour + 10 * minute);
+    for (let i = 0; i < 3; i++) expect((await browser.post('/accounts/login/', { login: 'ada', password: `wrong ${i}` })).statusCode).toBe(400);
+    // Two seconds before the IP's minute ends, the account still has fifty minutes to wait.
+    latchkey.clock.advance(58_000);
+    const refused = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBe(50 * 60 - 58);
+  });
+
   it('case, whitespace and NFKC variants of one login count against one account', async () => {
     await setUp();
     for (const login of ['ada', 'ADA', ' ada ', 'ａｄａ', 'Ada']) await browser.post('/accounts/login/', { login, password: 'wrong' });
