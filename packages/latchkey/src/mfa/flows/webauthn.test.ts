@@ -149,7 +149,7 @@ describe.each(testDatabaseKinds())('passkeys and security keys (WebAuthn) on %s'
     const stale = new Date(latchkey.clock.now().getTime() - 3600_000);
     await expect(webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: stale, passwordless: true })).rejects.toMatchObject({ code: 'reauthentication_required' });
     await expect(webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: undefined, passwordless: false })).rejects.toMatchObject({ code: 'reauthentication_required' });
-    const eve = await createUser(latchkey.deps, { username: 'eve', email: 'eve@example.com', password: PASSWORD });
+    const eve = await createUser(latchkey.deps, { username: 'eve', email: 'eve@example.com', password: PASSWORD, emailVerified: false });
     await expect(webauthnRegistrationOptions(latchkey.deps, { user: eve, lastAuthenticatedAt: stale, passwordless: true })).rejects.toMatchObject({ code: 'email_unverified' });
     const { options } = await webauthnRegistrationOptions(latchkey.deps, { user: ada, lastAuthenticatedAt: latchkey.clock.now(), passwordless: true });
     expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
