@@ -1,7 +1,9 @@
 /**
  * Rate-limit counters in Redis (REDIS_URL), shared by every instance that uses the same server.
+ * While Redis is away every call is refused with LatchkeyError('server_busy') (redis-connection.ts):
+ * an attempt that cannot be counted is not allowed.
  */
-import { closeRedis, connectRedis } from './redis-connection.js';
+import { connectRedis, type OutageLog, type RedisConnection } from './redis-connection.js';
 import { fixedWindow, type ClosableCounterStore } from '../core/rate-limit/counter-store.js';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'latchkey:rate-limit:';
@@ -12,6 +14,9 @@ export interface RedisCounterStoreOptions {
   keyPrefix?: string;
   /** How long to wait for the server at start-up; default 5000 ms. */
   connectTimeoutMs?: number;
+  /** How long a command may wait for its answer; default 2000 ms. */
+  commandTimeoutMs?: number;
+  log?: OutageLog;
 }
 
 /**
@@ -26,28 +31,32 @@ return 0`;
 
 /** Opens the connection and checks that the server answers, so a bad REDIS_URL stops start-up. */
 export async function openRedisCounterStore(options: RedisCounterStoreOptions): Promise<ClosableCounterStore> {
-  const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
-  const client = await connectRedis(options.url, options.connectTimeoutMs);
+  return redisCounterStore(await connectRedis(options), options.keyPrefix);
+}
 
+/** The counters over a connection already open; closing the store lets go of the connection. */
+export function redisCounterStore(connection: RedisConnection, keyPrefix: string = DEFAULT_REDIS_KEY_PREFIX): ClosableCounterStore {
   let closed = false;
   return {
     async increment(bucket: string, windowSeconds: number, now: Date): Promise<number> {
-      const key = prefix + bucket;
+      const key = keyPrefix + bucket;
       // The expiry is relative (PEXPIRE, the time left in the window as this instance sees it),
       // not absolute (PEXPIREAT): an absolute end computed from our clock would be read against
       // Redis's clock, and with ours running behind by more than a window every key would expire
       // on arrival, switching the limit off without a sound.
       const remainingMs = Math.max(1, fixedWindow(now, windowSeconds).end.getTime() - now.getTime());
-      const results = await client.multi().incr(key).pexpire(key, remainingMs).exec();
-      const [incremented] = results ?? [];
-      if (results === null || incremented === undefined) throw new Error('Redis discarded the rate-limit transaction.');
-      const [error, count] = incremented;
-      if (error !== null) throw error;
-      return Number(count);
+      return connection.run(async (client) => {
+        const results = await client.multi().incr(key).pexpire(key, remainingMs).exec();
+        const [incremented] = results ?? [];
+        if (results === null || incremented === undefined) throw new Error('Redis discarded the rate-limit transaction.');
+        const [error, count] = incremented;
+        if (error !== null) throw error;
+        return Number(count);
+      });
     },
 
     async decrement(bucket: string): Promise<void> {
-      await client.eval(DECREMENT_TO_ZERO, 1, prefix + bucket);
+      await connection.run((client) => client.eval(DECREMENT_TO_ZERO, 1, keyPrefix + bucket));
     },
 
     deleteExpired(): Promise<number> {
@@ -57,7 +66,7 @@ export async function openRedisCounterStore(options: RedisCounterStoreOptions): 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await closeRedis(client);
+      await connection.close();
     },
   };
 }

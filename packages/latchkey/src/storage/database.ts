@@ -188,6 +188,14 @@ async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }
   // An idle connection that the server drops emits 'error' on the pool; unhandled, that event
   // would crash the process. The next query gets a fresh connection or reports the failure itself.
   pool.on('error', () => undefined);
+  // A connection in use (checked out for a request or a transaction) that the server drops emits
+  // 'error' on the client itself, where the pool listens only while it is idle: unhandled, a
+  // PostgreSQL restart would crash every process with a request in flight. The query under way
+  // fails on its own (the request answers 503), and the pool discards the dead connection when
+  // it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   try {
     await pool.query('select 1');
   } catch (error) {
