@@ -9,7 +9,7 @@ import type { TemplateRenderer } from './templates/ports.js';
 import type { Settings } from './config/settings.js';
 import type { BackgroundTasks } from './core/background.js';
 import type { Clock } from './core/clock.js';
-import type { Mailer } from './mail/ports.js';
+import type { MailOutbox, Mailer } from './mail/ports.js';
 import type { SessionService } from './sessions/session-service.js';
 import type { Store } from './store.js';
 
@@ -24,6 +24,8 @@ export interface LatchkeyDeps {
   store: Store;
   passwords: PasswordHashing;
   mailer: Mailer;
+  /** Sends mail queued in a change's transaction (account/changes.ts), and the rows a crash left. */
+  mailOutbox: MailOutbox;
   sessions: SessionService;
   /** The project's hook points (account/adapter.ts). */
   adapter: AccountAdapter;

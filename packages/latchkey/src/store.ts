@@ -1,10 +1,11 @@
 /**
  * The store: every feature's repositories (each feature owns its ports: account/ports.ts,
- * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts, admin/ports.ts) behind one object, and the transaction that
+ * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts, admin/ports.ts; the mail outbox's is mail/ports.ts) behind one object, and the transaction that
  * binds them all to one database transaction. storage/kysely/ implements it.
  */
 import type { AdminPermissionRepository } from './admin/ports.js';
 import type { AuditLogRepository, EmailAddressRepository, UserRepository } from './account/ports.js';
+import type { MailOutboxRepository } from './mail/ports.js';
 import type { AuthenticatorRepository } from './mfa/ports.js';
 import type { SessionRepository } from './sessions/ports.js';
 import type { SocialAccountRepository, SocialAppRepository, SocialTokenRepository } from './socialaccount/ports.js';
@@ -22,6 +23,8 @@ export interface Repositories {
   socialAccounts: SocialAccountRepository;
   socialTokens: SocialTokenRepository;
   adminPermissions: AdminPermissionRepository;
+  /** Mail written with the change it tells of, sent after the commit (mail/ports.ts). */
+  mailOutbox: MailOutboxRepository;
 }
 
 export interface Store extends Repositories {

@@ -1,10 +1,12 @@
-import { LatchkeyError } from '../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../core/errors.js';
 import { signValue, unsignValue } from '../core/signing.js';
 import type { LatchkeyDeps } from '../deps.js';
-import type { EmailAddress } from './model.js';
+import type { EmailMessage } from '../mail/ports.js';
+import type { EmailAddress, User } from './model.js';
 import type { ClientInfo } from '../core/client.js';
 import type { Repositories } from '../store.js';
-import { sendAccountEmail } from './emails.js';
+import { commitChange, deliverMail, type ChangeWriter, type QueuedMail } from './changes.js';
+import { renderAccountEmail } from './emails.js';
 import { checkMailedCode, codeMinutes, emailVerificationCodePolicy, INCORRECT_CODE, issueMailedCode, type MailedCodeCheck, type MailedCodeState } from './mailed-codes.js';
 import { makeUnusablePassword } from './passwords/index.js';
 import { accountUrl } from './urls.js';
@@ -42,7 +44,9 @@ export type ConfirmationMail = { sent: true; code?: MailedCodeState } | { sent: 
 /**
  * Mails a confirmation for the address, within the confirm_email rate limit (per address): a
  * link, or under ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED a short code (same templates, with
- * `code` and `minutes` instead of `activate_url`). A delivery failure throws 'mail_failed'.
+ * `code` and `minutes` instead of `activate_url`). The mail and its audit record are committed
+ * together before it is sent (queueEmailConfirmation). A delivery failure throws 'mail_failed';
+ * the outbox tries the mail again later all the same.
  */
 export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo): Promise<ConfirmationMail> {
   const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: address.email });
@@ -50,23 +54,47 @@ export async function sendEmailConfirmation(deps: LatchkeyDeps, address: EmailAd
   const user = await deps.store.users.findById(address.userId);
   // The address's account was deleted meanwhile: there is nothing to confirm, now or later.
   if (!user) return { sent: false, retryAfterSeconds: 0 };
-  let mail: ConfirmationMail & { sent: true };
+  const queued = await commitChange(deps, (change) => queueEmailConfirmation(deps, change, user, address, client));
+  const outcome = await deliverMail(deps, queued.mail);
+  if (outcome.status === 'failed') throw mailFailed(outcome.error);
+  return { sent: true, ...(queued.code === undefined ? {} : { code: queued.code }) };
+}
+
+/** A failed delivery as the callers of sendEmailConfirmation expect it: 'mail_failed'. */
+function mailFailed(error: unknown): LatchkeyError {
+  return isLatchkeyError(error, 'mail_failed') ? error : new LatchkeyError('mail_failed', 'The email could not be sent.', { cause: error });
+}
+
+/**
+ * Queues the confirmation mail of the address, and its audit record (email_confirmation_sent), in
+ * the transaction of `change`: a signup's, so that the account never exists without its mail. The
+ * caller has counted the confirm_email limit. Under verification by code, `code` is the state of
+ * the code the mail carries.
+ */
+export async function queueEmailConfirmation(
+  deps: LatchkeyDeps,
+  change: ChangeWriter,
+  user: User,
+  address: EmailAddress,
+  client: ClientInfo,
+): Promise<{ mail: QueuedMail; code?: MailedCodeState }> {
+  const { message, code } = confirmationMessage(deps, user, address);
+  // A message in, a queued mail out: queueMail passes undefined through only for no message.
+  const mail = (await change.queueMail(message))!;
+  await change.record('email_confirmation_sent', user.id, client, { email: address.email });
+  return { mail, ...(code === undefined ? {} : { code }) };
+}
+
+function confirmationMessage(deps: LatchkeyDeps, user: User, address: EmailAddress): { message: EmailMessage; code?: MailedCodeState } {
+  const template = 'account/email/email_confirmation';
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {
     const policy = emailVerificationCodePolicy(deps.settings);
     const { state, code } = issueMailedCode(deps, policy, address.email);
-    await sendAccountEmail(deps, { template: 'account/email/email_confirmation', to: address.email, context: { user, email: address.email, code, minutes: codeMinutes(policy) } });
-    mail = { sent: true, code: state };
-  } else {
-    const key = makeConfirmationKey(deps, address);
-    await sendAccountEmail(deps, {
-      template: 'account/email/email_confirmation',
-      to: address.email,
-      context: { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key },
-    });
-    mail = { sent: true };
+    return { message: renderAccountEmail(deps, { template, to: address.email, context: { user, email: address.email, code, minutes: codeMinutes(policy) } }), code: state };
   }
-  await deps.events.emit('email_confirmation_sent', user.id, client, { email: address.email });
-  return mail;
+  const key = makeConfirmationKey(deps, address);
+  const context = { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key };
+  return { message: renderAccountEmail(deps, { template, to: address.email, context }) };
 }
 
 /**
@@ -105,12 +133,12 @@ export async function voidOtherClaims(repositories: Repositories, verified: Emai
 export async function markAddressVerifiedIndirectly(deps: LatchkeyDeps, userId: number, email: string, client: ClientInfo, by: string): Promise<void> {
   const address = await deps.store.emailAddresses.findForUser(userId, email);
   if (!address || address.verified) return;
-  const verified = await deps.store.transaction(async (repositories) => {
-    const marked = await repositories.emailAddresses.markVerified(address.id);
-    if (marked) await voidOtherClaims(repositories, marked);
-    return marked;
+  await commitChange(deps, async (change) => {
+    const marked = await change.repositories.emailAddresses.markVerified(address.id);
+    if (!marked) return;
+    await voidOtherClaims(change.repositories, marked);
+    await change.record('email_confirmed', userId, client, { email: marked.email, by });
   });
-  if (verified) await deps.events.emit('email_confirmed', userId, client, { email: verified.email, by });
 }
 
 /**
@@ -160,16 +188,17 @@ export const INCORRECT_VERIFICATION_CODE = INCORRECT_CODE;
  * and with 'email_taken' when another account verified the same address meanwhile.
  */
 async function confirmAddress(deps: LatchkeyDeps, address: EmailAddress, client: ClientInfo, extra: Record<string, string> = {}): Promise<EmailAddress> {
-  const confirmed = await deps.store.transaction(async (repositories) => {
-    const verified = await repositories.emailAddresses.markVerified(address.id);
+  return commitChange(deps, async (change) => {
+    const { repositories } = change;
+    // Only if still unverified: the same key used twice at once (on two instances) confirms once.
+    const verified = await repositories.emailAddresses.markVerified(address.id, { unverifiedOnly: true });
     if (!verified) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
     await voidOtherClaims(repositories, verified);
+    await change.record('email_confirmed', address.userId, client, { email: address.email, ...extra });
     const all = await repositories.emailAddresses.listForUser(address.userId);
     if (!all.some((other) => other.primary && other.verified && other.id !== address.id)) {
       return (await repositories.emailAddresses.setPrimary(address.userId, address.id)) ?? verified;
     }
     return verified;
   });
-  await deps.events.emit('email_confirmed', address.userId, client, { email: address.email, ...extra });
-  return confirmed;
 }

@@ -1,29 +1,41 @@
 import type { LatchkeyDeps } from '../deps.js';
+import type { EmailMessage } from '../mail/ports.js';
 import type { User } from './model.js';
 import type { ClientInfo } from '../core/client.js';
 import { accountUrl, siteUrl } from './urls.js';
 
+export type { MailOutcome } from '../mail/ports.js';
+
+export interface AccountEmail {
+  template: string;
+  to: string;
+  context: Record<string, unknown>;
+}
+
 /**
- * Sends one account email from its templates: `<name>_subject.txt`, `<name>_message.txt` and
+ * Renders one account email from its templates: `<name>_subject.txt`, `<name>_message.txt` and
  * `<name>_message.html` (a project overrides any of them by path). The subject gets the prefix
  * (ACCOUNT_EMAIL_SUBJECT_PREFIX, by default "[Site name] ") and is kept to one line; links in the
  * context are built by the caller from settings (account/urls.ts), never from the request's Host header.
- * A delivery failure throws LatchkeyError('mail_failed'); each flow decides what the person sees.
+ * A mail that goes with a change of stored state is queued in the change's transaction
+ * (account/changes.ts); one that changes nothing (a reset link, a sign-in code) is sent at once.
  */
-export async function sendAccountEmail(
-  deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>,
-  input: { template: string; to: string; context: Record<string, unknown> },
-): Promise<void> {
+export function renderAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'templates'>, input: AccountEmail): EmailMessage {
   const { settings, templates } = deps;
   const context = { site_name: settings.SITE_NAME, site_url: settings.SITE_URL, ...input.context };
   const prefix = settings.ACCOUNT_EMAIL_SUBJECT_PREFIX ?? `[${settings.SITE_NAME}] `;
   const subject = `${prefix}${templates.render(`${input.template}_subject.txt`, context)}`.replace(/\s+/g, ' ').trim();
-  await deps.mailer.send({
+  return {
     to: [input.to],
     subject,
     text: templates.render(`${input.template}_message.txt`, context),
     html: templates.render(`${input.template}_message.html`, context),
-  });
+  };
+}
+
+/** Renders and sends an account email at once; a delivery failure throws LatchkeyError('mail_failed'). */
+export async function sendAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>, input: AccountEmail): Promise<void> {
+  await deps.mailer.send(renderAccountEmail(deps, input));
 }
 
 /** An absolute link to a path of this site, from SITE_URL. */
@@ -32,41 +44,29 @@ export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): st
 }
 
 /**
- * What became of a notification email. A flow never fails over one: by the time it is sent the
- * change has happened, and telling the person "error" would make them think it had not.
- * The adapter logs a failure.
+ * The notice telling the account's owner, at its primary address, of a change to how the account
+ * is protected (a password changed, a second factor added or removed): when, from where, and
+ * where to reset the password if it was not them. Undefined for an account without an address.
  */
-export type MailOutcome = { status: 'sent' } | { status: 'skipped' } | { status: 'failed'; error: unknown };
-
-/**
- * Tells the account's owner, at its primary address, of a change to how the account is protected
- * (a password changed, a second factor added or removed): when, from where, and where to reset
- * the password if it was not them. Never throws.
- */
-export async function sendSecurityNotice(
-  deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'clock'>,
+export function securityNotice(
+  deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'clock'>,
   user: User,
   template: string,
   client: ClientInfo,
   context: Record<string, unknown> = {},
-): Promise<MailOutcome> {
-  if (user.email === '') return { status: 'skipped' };
+): EmailMessage | undefined {
+  if (user.email === '') return undefined;
   const at = deps.clock.now();
-  try {
-    await sendAccountEmail(deps, {
-      template,
-      to: user.email,
-      context: {
-        user,
-        ip: client.ip,
-        user_agent: client.userAgent,
-        timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-        password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
-        ...context,
-      },
-    });
-    return { status: 'sent' };
-  } catch (error) {
-    return { status: 'failed', error };
-  }
+  return renderAccountEmail(deps, {
+    template,
+    to: user.email,
+    context: {
+      user,
+      ip: client.ip,
+      user_agent: client.userAgent,
+      timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
+      ...context,
+    },
+  });
 }

@@ -106,16 +106,35 @@ export class AccountEvents {
     };
   }
 
+  /** Writes the audit record and then tells the subscribers: for an event that changes no rows of its own. */
   async emit(name: AccountEventName, userId: number | null, client: ClientInfo, data: Record<string, unknown> = {}): Promise<AccountEvent> {
+    const event = await this.record(this.auditLog, name, userId, client, data);
+    await this.publish([event]);
+    return event;
+  }
+
+  /**
+   * Writes the audit record through `auditLog`, which may be an open transaction's: then the record
+   * commits or rolls back with the change it describes (account/changes.ts). Subscribers are not
+   * told yet: publish() once the transaction has committed, so that none hears of a change that
+   * was rolled back.
+   */
+  async record(auditLog: AuditLogRepository, name: AccountEventName, userId: number | null, client: ClientInfo, data: Record<string, unknown> = {}): Promise<AccountEvent> {
     const event: AccountEvent = { name, userId, at: this.clock.now(), client, data };
-    await this.auditLog.record({ event: name, userId, targetUserId: targetOf(data), createdAt: event.at, ipAddress: client.ip, userAgent: client.userAgent, data });
-    for (const handler of [...(this.handlers.get(name) ?? []), ...(this.handlers.get('*') ?? [])]) {
-      try {
-        await handler(event);
-      } catch (error) {
-        this.onHandlerError(error, event);
+    await auditLog.record({ event: name, userId, targetUserId: targetOf(data), createdAt: event.at, ipAddress: client.ip, userAgent: client.userAgent, data });
+    return event;
+  }
+
+  /** Tells the subscribers of events already recorded, in order. */
+  async publish(events: readonly AccountEvent[]): Promise<void> {
+    for (const event of events) {
+      for (const handler of [...(this.handlers.get(event.name) ?? []), ...(this.handlers.get('*') ?? [])]) {
+        try {
+          await handler(event);
+        } catch (error) {
+          this.onHandlerError(error, event);
+        }
       }
     }
-    return event;
   }
 }

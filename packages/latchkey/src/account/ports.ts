@@ -87,8 +87,12 @@ export interface EmailAddressRepository {
   listByEmail(email: string): Promise<EmailAddress[]>;
   /** The one verified row with this address, if any user has verified it. */
   findVerified(email: string): Promise<EmailAddress | undefined>;
-  /** Throws 'email_taken' when another user has already verified the same address. */
-  markVerified(id: number): Promise<EmailAddress | undefined>;
+  /**
+   * Throws 'email_taken' when another user has already verified the same address. With
+   * `unverifiedOnly`, an address that is verified already is left alone and undefined comes back:
+   * of two uses of one confirmation key at once (on two instances, say), exactly one confirms.
+   */
+  markVerified(id: number, options?: { unverifiedOnly?: boolean }): Promise<EmailAddress | undefined>;
   /**
    * Makes the address the user's only primary one and copies it to the user's email column,
    * atomically. Returns undefined (changing nothing) when the address is not this user's; throws

@@ -3,6 +3,7 @@ import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { User } from './model.js';
 import type { Repositories } from '../store.js';
+import { commitChange, type ChangeWriter } from './changes.js';
 import { validateEmail, validateUsername } from '../core/identifiers.js';
 import { cleanName } from './names.js';
 import { makeUnusablePassword, validatePassword, type PasswordPolicy } from './passwords/index.js';
@@ -48,10 +49,13 @@ export interface CreateUserInput {
  * parallel creations of the same identifier cannot both succeed.
  */
 export async function createUser(
-  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events'>,
   input: CreateUserInput,
-  /** Rows that belong with the new user (a social account), written in the same transaction. */
-  withUser?: (repositories: Repositories, user: User) => Promise<void>,
+  /**
+   * What belongs with the new user, written in the same transaction: rows (a social account), its
+   * audit records (user_signed_up) and mails (the confirmation), so a crash keeps all or none.
+   */
+  withUser?: (change: ChangeWriter, user: User) => Promise<void>,
 ): Promise<User> {
   const byEmail = deps.settings.USERNAME_TYPE === 'email';
   if (byEmail && input.username !== undefined) {
@@ -71,7 +75,8 @@ export async function createUser(
     encoded = await deps.passwords.hash(input.password);
   }
 
-  return deps.store.transaction(async (repositories) => {
+  return commitChange(deps, async (change) => {
+    const { repositories } = change;
     const user = await repositories.users.create({
       ...(username === undefined ? {} : { username }),
       email,
@@ -84,7 +89,7 @@ export async function createUser(
     if (email !== '') {
       await repositories.emailAddresses.add({ userId: user.id, email, verified: input.emailVerified, primary: true });
     }
-    await withUser?.(repositories, user);
+    await withUser?.(change, user);
     return user;
   });
 }
@@ -123,6 +128,7 @@ export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store'>, user: Pi
 
 /** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */
 export async function emailInUse(deps: Pick<LatchkeyDeps, 'store'>, email: string): Promise<boolean> {
-  if ((await deps.store.emailAddresses.listByEmail(email)).length > 0) return true;
-  return (await deps.store.users.findByEmail(email)) !== undefined;
+  const claims = await deps.store.emailAddresses.listByEmail(email);
+  const holder = await deps.store.users.findByEmail(email);
+  return claims.length > 0 || holder !== undefined;
 }

@@ -3,6 +3,7 @@
  * ModelBackend.has_perm), with per-user permissions and no groups yet.
  */
 import type { User } from '../account/model.js';
+import { commitChange, type ChangeWriter } from '../account/changes.js';
 import type { ClientInfo } from '../core/client.js';
 import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
@@ -134,9 +135,12 @@ export async function replaceAdminPermissionsIn(repositories: Repositories, targ
   return !samePermissions(before, wanted);
 }
 
-/** The audit trail's record of a change of permissions, made only when the set changed (saving a form untouched leaves none). */
-export async function recordPermissionsChanged(deps: Pick<LatchkeyDeps, 'events'>, actor: User, target: User, granted: readonly AdminPermission[], client: ClientInfo): Promise<void> {
-  await deps.events.emit('admin_permissions_changed', actor.id, client, { target: target.id, permissions: granted.map(permissionKey) });
+/**
+ * The audit trail's record of a change of permissions, in the change's transaction; made only when
+ * the set changed (saving a form untouched leaves none).
+ */
+export async function recordPermissionsChanged(change: Pick<ChangeWriter, 'record'>, actor: User, target: User, granted: readonly AdminPermission[], client: ClientInfo): Promise<void> {
+  await change.record('admin_permissions_changed', actor.id, client, { target: target.id, permissions: granted.map(permissionKey) });
 }
 
 /**
@@ -155,6 +159,8 @@ export async function setAdminPermissions(
 ): Promise<void> {
   if (!isAdminSuperuser(actor)) throw new LatchkeyError('permission_denied', ONLY_SUPERUSERS_GRANT);
   const wanted = normalizeAdminPermissions(permissions);
-  const changed = await deps.store.transaction((repositories) => replaceAdminPermissionsIn(repositories, target.id, wanted));
-  if (changed) await recordPermissionsChanged(deps, actor, target, wanted, client);
+  // The permissions and their audit record: both, or (a crash, a failure) neither.
+  await commitChange(deps, async (change) => {
+    if (await replaceAdminPermissionsIn(change.repositories, target.id, wanted)) await recordPermissionsChanged(change, actor, target, wanted, client);
+  });
 }

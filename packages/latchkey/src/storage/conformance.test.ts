@@ -10,6 +10,7 @@ import { describeApiTokenRepository } from '../testing/conformance/api-tokens.js
 import { describeAuditLogRepository } from '../testing/conformance/audit-log.js';
 import { describeAuthenticatorRepository } from '../testing/conformance/authenticators.js';
 import { describeEmailAddressRepository } from '../testing/conformance/email-addresses.js';
+import { describeMailOutboxRepository } from '../testing/conformance/mail-outbox.js';
 import { describeMigrations } from '../testing/conformance/migrations.js';
 import { describeSessionRepository } from '../testing/conformance/sessions.js';
 import { describeSocialAccountRepository } from '../testing/conformance/social-accounts.js';
@@ -37,6 +38,7 @@ for (const kind of kinds) {
       describeSocialAccountRepository(target);
       describeSocialTokenRepository(target);
       describeAdminPermissionRepository(target);
+      describeMailOutboxRepository(target);
       describeStoreTransactions(target);
       describeMigrations(target);
     });

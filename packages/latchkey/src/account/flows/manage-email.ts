@@ -1,14 +1,16 @@
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../../deps.js';
+import type { EmailMessage } from '../../mail/ports.js';
 import type { EmailAddress, User } from '../model.js';
-import { sendAccountEmail } from '../emails.js';
-import { sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
+import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
+import { renderAccountEmail } from '../emails.js';
+import { queueEmailConfirmation, sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { tryNormalizeEmail, validateEmail } from '../../core/identifiers.js';
 import { requireRecentAuthentication } from './reauthenticate.js';
-import { notifyAddressOwner, refundMailAttempt } from './signup.js';
+import { accountExistsNotice, refundMailAttempt } from './signup.js';
 
 export const ALREADY_YOURS = 'This email address is already associated with this account.';
 export const NOT_YOURS = 'Select one of your email addresses.';
@@ -67,33 +69,42 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInpu
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
   const max = deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
-  const added = await deps.store.transaction(async (repositories) => {
-    const own = await repositories.emailAddresses.listForUser(input.user.id);
-    if (own.some((address) => address.email === email)) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
-    // Checked before the address is looked up elsewhere, so the limit says nothing about others.
-    if (own.length >= max) throw new LatchkeyError('invalid_input', tooManyAddresses(max), { param: 'email' });
-    try {
-      return await repositories.emailAddresses.add({ userId: input.user.id, email, verified: false, primary: false });
-    } catch (error) {
-      // A parallel add of the same address by this user won.
-      if (isLatchkeyError(error, 'email_taken')) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
-      throw error;
-    }
-  });
-  await deps.events.emit('email_added', input.user.id, input.client, { email });
-  if (await isVerifiedElsewhere(deps, added)) {
-    const mailFailed = !(await notifyAddressOwner(deps, email, input.client, 'add'));
-    return { email, mailFailed, ...unmailedCode(deps, email) };
-  }
+  // The confirm_email limit is counted first, so that the mail can be queued with the address.
+  const mayMail = (await deps.rateLimits.consume('confirm_email', { ip: input.client.ip, key: email })).allowed;
+  let added: { elsewhere: boolean; mail?: QueuedMail | undefined; code?: MailedCodeState };
   try {
-    const mail = await sendEmailConfirmation(deps, added, input.client);
-    return { email, mailFailed: false, ...(mail.sent && mail.code !== undefined ? { code: mail.code } : {}) };
+    // The address, its email_added record and its mail (the link, or the neutral notice to the
+    // holder of an address another account verified) are one transaction.
+    added = await commitChange(deps, async (change) => {
+      const { repositories } = change;
+      const own = await repositories.emailAddresses.listForUser(input.user.id);
+      if (own.some((address) => address.email === email)) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
+      // Checked before the address is looked up elsewhere, so the limit says nothing about others.
+      if (own.length >= max) throw new LatchkeyError('invalid_input', tooManyAddresses(max), { param: 'email' });
+      let address: EmailAddress;
+      try {
+        address = await repositories.emailAddresses.add({ userId: input.user.id, email, verified: false, primary: false });
+      } catch (error) {
+        // A parallel add of the same address by this user won.
+        if (isLatchkeyError(error, 'email_taken')) throw new LatchkeyError('email_taken', ALREADY_YOURS, { param: 'email' });
+        throw error;
+      }
+      await change.record('email_added', input.user.id, input.client, { email });
+      const verified = await repositories.emailAddresses.findVerified(email);
+      const elsewhere = verified !== undefined && verified.userId !== input.user.id;
+      if (!mayMail) return { elsewhere };
+      if (elsewhere) return { elsewhere, mail: await change.queueMail(accountExistsNotice(deps, email, 'add')) };
+      return { elsewhere, ...(await queueEmailConfirmation(deps, change, input.user, address, input.client)) };
+    });
   } catch (error) {
-    // The address stays listed, unverified, with a button to send the link again.
-    if (!isLatchkeyError(error, 'mail_failed')) throw error;
-    await refundMailAttempt(deps, email, input.client);
-    return { email, mailFailed: true };
+    if (mayMail) await refundMailAttempt(deps, email, input.client);
+    throw error;
   }
+  const mailFailed = added.mail !== undefined && (await deliverMail(deps, added.mail)).status === 'failed';
+  // The address stays listed, unverified, with a button to send the link again; the outbox retries this one.
+  if (mailFailed) await refundMailAttempt(deps, email, input.client);
+  if (added.elsewhere) return { email, mailFailed, ...unmailedCode(deps, email) };
+  return { email, mailFailed, ...(!mailFailed && added.code !== undefined ? { code: added.code } : {}) };
 }
 
 /** Under verification by code, a code no mail carries (see AddressConfirmation); nothing otherwise. */
@@ -166,17 +177,20 @@ export async function removeEmailAddress(deps: LatchkeyDeps, input: ChangeEmailI
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const chosen = await ownAddress(deps, input);
-  const removed = await deps.store.transaction(async (repositories) => {
+  const { removed, notice } = await commitChange(deps, async (change) => {
+    const { repositories } = change;
     // Read again inside the transaction: a parallel "make primary" may have changed it.
     const current = await repositories.emailAddresses.findById(chosen.id);
     if (!current || current.userId !== input.user.id) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
     if (current.primary) throw new LatchkeyError('invalid_input', CANNOT_REMOVE_PRIMARY, { param: 'email' });
     await repositories.emailAddresses.remove(current.id);
-    return current;
+    await change.record('email_removed', input.user.id, input.client, { email: current.email });
+    const primary = (await repositories.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
+    const message = primary && addressNotice(deps, 'account/email/email_deleted', primary.email, { user: input.user, deleted_email: current.email });
+    return { removed: current, notice: await change.queueMail(message) };
   });
-  await deps.events.emit('email_removed', input.user.id, input.client, { email: removed.email });
-  const primary = (await deps.store.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
-  if (primary) await sendNotice(deps, 'account/email/email_deleted', primary.email, { user: input.user, deleted_email: removed.email });
+  // Best effort: the removal stands whether or not the mail goes now; the outbox tries it again.
+  await deliverMail(deps, notice);
   return removed;
 }
 
@@ -189,24 +203,23 @@ export async function makePrimaryEmailAddress(deps: LatchkeyDeps, input: ChangeE
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   await deps.rateLimits.enforce('manage_email', { ip: input.client.ip, userId: input.user.id });
   const chosen = await ownAddress(deps, input);
-  const change = await deps.store.transaction(async (repositories) => {
+  const made = await commitChange(deps, async (change) => {
+    const { repositories } = change;
     const current = await repositories.emailAddresses.findById(chosen.id);
     if (!current || current.userId !== input.user.id) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
     if (!current.verified) throw new LatchkeyError('invalid_input', PRIMARY_MUST_BE_VERIFIED, { param: 'email' });
     const previous = (await repositories.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
-    if (previous?.id === current.id) return { address: current, previous: undefined };
+    if (previous?.id === current.id) return { address: current, notice: undefined };
     const address = await repositories.emailAddresses.setPrimary(input.user.id, current.id);
     if (!address) throw new LatchkeyError('not_found', NOT_YOURS, { param: 'email' });
-    return { address, previous };
+    if (previous === undefined) return { address, notice: undefined };
+    const moved = { from_email: previous.email, to_email: address.email };
+    await change.record('email_changed', input.user.id, input.client, moved);
+    return { address, notice: await change.queueMail(addressNotice(deps, 'account/email/email_changed', previous.email, { user: input.user, ...moved })) };
   });
-  if (change.previous === undefined) return change.address;
-  await deps.events.emit('email_changed', input.user.id, input.client, { from_email: change.previous.email, to_email: change.address.email });
-  await sendNotice(deps, 'account/email/email_changed', change.previous.email, {
-    user: input.user,
-    from_email: change.previous.email,
-    to_email: change.address.email,
-  });
-  return change.address;
+  // Best effort, as a removal's notice.
+  await deliverMail(deps, made.notice);
+  return made.address;
 }
 
 async function ownAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<EmailAddress> {
@@ -217,13 +230,10 @@ async function ownAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<
 }
 
 /**
- * A notice about a change already made. It is best effort: the change stands whether or not the
- * mail goes out, and a mail server that is down must not turn a completed change into an error.
+ * A notice about a change of the account's addresses, queued with the change. It is best effort:
+ * the change stands whether or not the mail goes out at once, and a mail server that is down must
+ * not turn a completed change into an error (the outbox tries it again).
  */
-async function sendNotice(deps: LatchkeyDeps, template: string, to: string, context: Record<string, unknown>): Promise<void> {
-  try {
-    await sendAccountEmail(deps, { template, to, context });
-  } catch (error) {
-    if (!isLatchkeyError(error, 'mail_failed')) throw error;
-  }
+function addressNotice(deps: LatchkeyDeps, template: string, to: string, context: Record<string, unknown>): EmailMessage {
+  return renderAccountEmail(deps, { template, to, context });
 }

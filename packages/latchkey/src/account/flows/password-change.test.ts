@@ -87,9 +87,16 @@ describe.each(testDatabaseKinds())('password change and set flows on %s', (kind)
   it('finishes the change even when the notification cannot be sent', async () => {
     await setUp();
     const failure = new Error('SMTP down');
+    const send = latchkey.mailer.send.bind(latchkey.mailer);
     latchkey.mailer.send = () => Promise.reject(failure);
     const result = await change({});
     expect(result.notification).toEqual({ status: 'failed', error: failure });
     expect((await latchkey.deps.store.auditLog.listForUser(ada.id)).map((record) => record.event)).toContain('password_changed');
+    // The notice is not lost: the outbox keeps it and sends it once the server is back.
+    expect(await latchkey.deps.store.mailOutbox.list()).toEqual([expect.objectContaining({ recipients: ['ada@example.com'], attempts: 1, lastError: 'SMTP down' })]);
+    latchkey.mailer.send = send;
+    latchkey.clock.advance(60_000);
+    expect(await latchkey.deps.mailOutbox.sweep()).toBe(1);
+    expect(latchkey.mailer.outbox.map((mail) => mail.subject)).toEqual(['[Test Site] Your password has been changed']);
   });
 });

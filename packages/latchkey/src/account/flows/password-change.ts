@@ -2,7 +2,8 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { StoredSession } from '../../sessions/model.js';
 import type { User } from '../model.js';
-import { sendSecurityNotice, type MailOutcome } from '../emails.js';
+import { commitChange, deliverMail } from '../changes.js';
+import { securityNotice, type MailOutcome } from '../emails.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isUsablePassword } from '../passwords/index.js';
 import { validatePasswordStrength } from '../users.js';
@@ -40,26 +41,27 @@ export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: Use
 }
 
 /**
- * Replaces the password the caller read (`user.password`) and ends the user's sessions (all, or
- * all but `keep`) in one transaction. The compare-and-swap makes two racing changes, or two
- * submissions of one reset key, end with exactly one winner; the loser changes nothing.
+ * Replaces the password the caller read (`user.password`), ends the user's sessions (all, or all
+ * but `keep`), records the event (`what`: password_changed, _set or _reset) and queues its notice
+ * mail, in one transaction; then sends the notice. The compare-and-swap makes two racing changes,
+ * or two submissions of one reset key, end with exactly one winner; the loser changes nothing and
+ * gets undefined.
  */
-export async function replacePasswordAndEndSessions(
-  deps: Pick<LatchkeyDeps, 'store'>,
-  user: User,
-  encoded: string,
-  keep?: Pick<StoredSession, 'idHash'>,
-): Promise<boolean> {
-  return deps.store.transaction(async (repositories) => {
-    if (!(await repositories.users.replacePassword(user.id, user.password, encoded))) return false;
-    await repositories.sessions.deleteForUser(user.id, keep ? { exceptIdHash: keep.idHash } : {});
-    return true;
+export async function replacePassword(
+  deps: LatchkeyDeps,
+  input: { user: User; encoded: string; what: PasswordNotification; client: ClientInfo; keep?: Pick<StoredSession, 'idHash'> },
+): Promise<PasswordChangeResult | undefined> {
+  const { user, keep } = input;
+  const changed = { ...user, password: input.encoded };
+  const notice = await commitChange(deps, async (change) => {
+    if (!(await change.repositories.users.replacePassword(user.id, user.password, input.encoded))) return false;
+    await change.repositories.sessions.deleteForUser(user.id, keep ? { exceptIdHash: keep.idHash } : {});
+    await change.record(input.what, user.id, input.client);
+    // allauth's notification mails, to the account's primary address.
+    return { queued: await change.queueMail(securityNotice(deps, changed, `account/email/${input.what}`, input.client)) };
   });
-}
-
-/** Tells the account's owner, at its primary address, that its password changed (allauth's notification mails). */
-export function notifyPasswordChange(deps: LatchkeyDeps, user: User, template: PasswordNotification, client: ClientInfo): Promise<MailOutcome> {
-  return sendSecurityNotice(deps, user, `account/email/${template}`, client);
+  if (notice === false) return undefined;
+  return { user: changed, notification: await deliverMail(deps, notice.queued) };
 }
 
 export interface ChangePasswordInput extends NewPasswordInput {
@@ -84,14 +86,10 @@ export async function changePassword(deps: LatchkeyDeps, input: ChangePasswordIn
   const { valid } = await deps.passwords.verify(input.oldPassword, user.password);
   if (!valid) throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
   const encoded = await deps.passwords.hash(input.password1);
+  const result = await replacePassword(deps, { user, encoded, what: 'password_changed', client: input.client, keep: input.currentSession });
   // Lost the race to another change: the old password this request proved is no longer current.
-  if (!(await replacePasswordAndEndSessions(deps, user, encoded, input.currentSession))) {
-    throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
-  }
-  const changed = { ...user, password: encoded };
-  const notification = await notifyPasswordChange(deps, changed, 'password_changed', input.client);
-  await deps.events.emit('password_changed', user.id, input.client);
-  return { user: changed, notification };
+  if (!result) throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
+  return result;
 }
 
 export interface SetPasswordInput extends NewPasswordInput {
@@ -111,9 +109,7 @@ export async function setPassword(deps: LatchkeyDeps, input: SetPasswordInput): 
   if (isUsablePassword(user.password)) throw refused;
   checkNewPassword(deps, user, input);
   const encoded = await deps.passwords.hash(input.password1);
-  if (!(await replacePasswordAndEndSessions(deps, user, encoded, input.currentSession))) throw refused;
-  const changed = { ...user, password: encoded };
-  const notification = await notifyPasswordChange(deps, changed, 'password_set', input.client);
-  await deps.events.emit('password_set', user.id, input.client);
-  return { user: changed, notification };
+  const result = await replacePassword(deps, { user, encoded, what: 'password_set', client: input.client, keep: input.currentSession });
+  if (!result) throw refused;
+  return result;
 }

@@ -8,8 +8,7 @@ import { tryNormalizeEmail } from '../../core/identifiers.js';
 import { accountUrl } from '../urls.js';
 import {
   checkNewPassword,
-  notifyPasswordChange,
-  replacePasswordAndEndSessions,
+  replacePassword,
   requiredField,
   type MailOutcome,
   type NewPasswordInput,
@@ -158,9 +157,7 @@ export async function resetPasswordWithKey(deps: LatchkeyDeps, input: ResetPassw
   if (!user) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);
   checkNewPassword(deps, user, input);
   const encoded = await deps.passwords.hash(input.password1);
-  if (!(await replacePasswordAndEndSessions(deps, user, encoded))) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);
-  const changed = { ...user, password: encoded };
-  const notification = await notifyPasswordChange(deps, changed, 'password_reset', input.client);
-  await deps.events.emit('password_reset', user.id, input.client);
-  return { user: changed, notification };
+  const result = await replacePassword(deps, { user, encoded, what: 'password_reset', client: input.client });
+  if (!result) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);
+  return result;
 }

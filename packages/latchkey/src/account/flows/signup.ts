@@ -2,13 +2,16 @@ import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
 import { PASSWORD, type FirstFactor } from '../../login/proofs.js';
+import type { EmailMessage } from '../../mail/ports.js';
 import type { Store } from '../../store.js';
 import type { User } from '../model.js';
-import { sendAccountEmail } from '../emails.js';
-import { sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
+import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
+import { renderAccountEmail } from '../emails.js';
+import { queueEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
+import { randomAlphanumeric } from '../../core/random.js';
 import { accountUrl, signInUrl } from '../urls.js';
 import { validatePasswordStrength, createUser, emailInUse } from '../users.js';
 
@@ -122,38 +125,47 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
     throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
   }
   if (await emailInUse(deps, clean.email)) return accountAlreadyExists(deps, clean, client);
+  const verification = deps.settings.ACCOUNT_EMAIL_VERIFICATION;
+  // The confirm_email limit (sendEmailConfirmation's) is counted before the account is made, so
+  // that the confirmation can be queued in the account's own transaction.
+  const mayMail = verification !== 'none' && (await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: clean.email })).allowed;
+  // Filled in by the transaction's work: the queued mail, and its code's state under verification by code.
+  const queued: { confirmation?: { mail: QueuedMail; code?: MailedCodeState } } = {};
   let user: User;
   try {
-    user = await createUser(deps, {
-      ...(clean.username === undefined ? {} : { username: clean.username }),
-      email: clean.email,
-      password: clean.password,
-      emailVerified: false,
-    });
+    // The account, its address, its user_signed_up record and its confirmation mail are one
+    // transaction: a crash leaves all of them or none, and the outbox sends the mail after it.
+    user = await createUser(
+      deps,
+      { ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, password: clean.password, emailVerified: false },
+      async (change, created) => {
+        await change.record('user_signed_up', created.id, client, { email: clean.email });
+        const address = mayMail ? await change.repositories.emailAddresses.findForUser(created.id, clean.email) : undefined;
+        if (address) queued.confirmation = await queueEmailConfirmation(deps, change, created, address, client);
+      },
+    );
   } catch (error) {
+    if (mayMail) await refundMailAttempt(deps, clean.email, client);
     // Another instance won the race for the address; the database's unique index decided.
     if (isLatchkeyError(error, 'email_taken')) return accountAlreadyExists(deps, clean, client);
     throw error;
   }
-  await deps.events.emit('user_signed_up', user.id, client, { email: clean.email });
 
-  const verification = deps.settings.ACCOUNT_EMAIL_VERIFICATION;
   let mailFailed = false;
   let verificationSent = false;
   // Under verification by code, the code the mail carried: the signup's client keeps it.
   let verificationCode: MailedCodeState | undefined;
-  if (verification !== 'none') {
-    const address = await deps.store.emailAddresses.findForUser(user.id, clean.email);
-    try {
-      const mail = address === undefined ? undefined : await sendEmailConfirmation(deps, address, client);
-      verificationSent = mail?.sent === true;
-      verificationCode = mail?.sent === true ? mail.code : undefined;
-    } catch (error) {
-      // The account stays: the mail can be sent again (a login under mandatory verification
-      // resends it; the email page has a button). The person is told; the adapter says how.
-      if (!isLatchkeyError(error, 'mail_failed')) throw error;
+  const { confirmation } = queued;
+  if (confirmation !== undefined) {
+    if ((await deliverMail(deps, confirmation.mail)).status === 'failed') {
+      // The account stays, and so does its mail: the outbox tries it again. The person is told
+      // (the adapter says how) and may ask for another: a login under mandatory verification
+      // resends it; the email page has a button.
       await refundMailAttempt(deps, clean.email, client);
       mailFailed = true;
+    } else {
+      verificationSent = true;
+      verificationCode = confirmation.code;
     }
   }
   // What the person has just given (the password they chose, or for a passkey signup the address
@@ -178,9 +190,51 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
 async function accountAlreadyExists(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<SignupResult> {
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION !== 'mandatory') throw new LatchkeyError('email_taken', EMAIL_TAKEN, { param: 'email' });
   if (clean.password !== null) await deps.passwords.hash(clean.password);
+  await rehearseNewAccount(deps, clean, client);
   const mailFailed = !(await notifyAddressOwner(deps, clean.email, client, 'signup'));
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return { status: 'verification_sent', email: clean.email, mailFailed, code: unmailedVerificationCode(deps, clean.email) };
   return { status: 'verification_sent', email: clean.email, mailFailed };
+}
+
+/** Thrown by the rehearsal's work to roll it back; nothing else throws this object. */
+const REHEARSAL_OVER = new Error('signup rehearsal over');
+
+/**
+ * The database work of a new account, done for a stand-in account and rolled back: the
+ * counterpart of the throwaway hash above. A registered address would otherwise answer a few
+ * milliseconds sooner than a new one (no insert, no audit record, no queued mail), and that
+ * difference can be measured (`npm run bench -- login-enumeration --only=signup`). Nothing of it
+ * survives: the transaction is rolled back, so no row, audit record or mail remains and no
+ * subscriber hears of it. On PostgreSQL the rolled-back inserts use up sequence values, which
+ * says only that some signup met some registered address.
+ */
+async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo): Promise<void> {
+  const standIn = randomAlphanumeric(12).toLowerCase();
+  const email = `${standIn}@rehearsal.invalid`;
+  try {
+    await commitChange(deps, async (change) => {
+      const { repositories } = change;
+      // As createUser does; the password passed these checks already, so this cannot refuse it.
+      if (clean.password !== null) validatePasswordStrength(deps.settings, clean.password, { username: clean.username ?? null, email: clean.email });
+      const user = await repositories.users.create({
+        ...(clean.username === undefined ? {} : { username: `r${standIn}` }),
+        email,
+        name: '',
+        password: 'x',
+        isStaff: false,
+        isSuperuser: false,
+        dateJoined: deps.clock.now(),
+      });
+      await repositories.emailAddresses.add({ userId: user.id, email, verified: false, primary: true });
+      await change.record('user_signed_up', user.id, client, { email });
+      const address = await repositories.emailAddresses.findForUser(user.id, email);
+      if (address) await queueEmailConfirmation(deps, change, user, address, client);
+      await repositories.emailAddresses.listForUser(user.id);
+      throw REHEARSAL_OVER;
+    });
+  } catch (error) {
+    if (error !== REHEARSAL_OVER) throw error;
+  }
 }
 
 /**
@@ -192,23 +246,20 @@ async function accountAlreadyExists(deps: LatchkeyDeps, clean: CleanSignup, clie
 export async function notifyAddressOwner(deps: LatchkeyDeps, email: string, client: ClientInfo, attempt: 'signup' | 'add'): Promise<boolean> {
   const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: email });
   if (!limit.allowed) return true;
-  try {
-    await sendAccountEmail(deps, {
-      template: 'account/email/account_already_exists',
-      to: email,
-      context: {
-        email,
-        attempt,
-        password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
-        login_url: signInUrl(deps.settings),
-      },
-    });
-    return true;
-  } catch (error) {
-    if (!isLatchkeyError(error, 'mail_failed')) throw error;
-    await refundMailAttempt(deps, email, client);
-    return false;
-  }
+  // Through the outbox like a new account's confirmation: as sure to arrive, and as much work.
+  const queued = await commitChange(deps, (change) => change.queueMail(accountExistsNotice(deps, email, attempt)));
+  if ((await deliverMail(deps, queued)).status !== 'failed') return true;
+  await refundMailAttempt(deps, email, client);
+  return false;
+}
+
+/** The notice to the holder of an address that someone tried to sign up with it, or to add it elsewhere. */
+export function accountExistsNotice(deps: LatchkeyDeps, email: string, attempt: 'signup' | 'add'): EmailMessage {
+  return renderAccountEmail(deps, {
+    template: 'account/email/account_already_exists',
+    to: email,
+    context: { email, attempt, password_reset_url: accountUrl(deps.settings, 'account_reset_password'), login_url: signInUrl(deps.settings) },
+  });
 }
 
 /**

@@ -6,6 +6,7 @@
  * The user's own event (authenticator_removed, with `by: 'admin'`) is recorded against them and
  * they are told by email; the admin's change joins the audit trail against the staff member.
  */
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
@@ -13,7 +14,7 @@ import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { removeAuthenticator, removedWith } from '../../mfa/authenticators.js';
-import { notifyMfaChange } from '../../mfa/flows/manage.js';
+import { mfaNotice } from '../../mfa/flows/manage.js';
 import type { Authenticator, AuthenticatorType } from '../../mfa/model.js';
 import { requireAdminPermission, requireSuperuserFor } from '../access.js';
 
@@ -49,12 +50,15 @@ export async function removeAuthenticatorByAdmin(
   if (!authenticator || !user) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
   requireSuperuserFor(granted, user);
   requireRecentAuthentication(deps, lastAuthenticatedAt);
-  const removed = await deps.store.transaction((repositories) => removeAuthenticator(repositories, authenticator));
-  if (!removed) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
   const { type } = authenticator;
-  await deps.events.emit('authenticator_removed', user.id, client, { by: 'admin', type });
-  if (removed.codesRemoved) await deps.events.emit('authenticator_removed', user.id, client, { by: 'admin', type: 'recovery_codes' });
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'authenticator_removed', type, ...(removed.codesRemoved ? { codes_removed: true } : {}) });
-  const notification = await notifyMfaChange(deps, user, 'authenticator_removed_by_admin', client, { type, codes_removed: removed.codesRemoved });
-  return { user, type, codesRemoved: removed.codesRemoved, notification };
+  const { codesRemoved, notice } = await commitChange(deps, async (change) => {
+    const removed = await removeAuthenticator(change.repositories, authenticator);
+    if (!removed) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
+    await change.record('authenticator_removed', user.id, client, { by: 'admin', type });
+    if (removed.codesRemoved) await change.record('authenticator_removed', user.id, client, { by: 'admin', type: 'recovery_codes' });
+    await change.record('admin_user_changed', actor.id, client, { target: user.id, change: 'authenticator_removed', type, ...(removed.codesRemoved ? { codes_removed: true } : {}) });
+    const message = mfaNotice(deps, user, 'authenticator_removed_by_admin', client, { type, codes_removed: removed.codesRemoved });
+    return { codesRemoved: removed.codesRemoved, notice: await change.queueMail(message) };
+  });
+  return { user, type, codesRemoved, notification: await deliverMail(deps, notice) };
 }

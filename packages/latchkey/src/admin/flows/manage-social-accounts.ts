@@ -7,6 +7,7 @@
  * event (social_account_removed, with `by: 'admin'`) is recorded against them and they are told by
  * email; the admin's change joins the audit trail against the staff member.
  */
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
@@ -15,7 +16,7 @@ import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
-import { notifySocialAccountChange } from '../../socialaccount/notifications.js';
+import { socialAccountNotice } from '../../socialaccount/notifications.js';
 import { requireAdminPermission, requireSuperuserFor } from '../access.js';
 
 export const SOCIAL_ACCOUNT_NOT_FOUND = 'This social account has been removed already.';
@@ -59,12 +60,14 @@ export async function removeSocialAccountByAdmin(
   if (!account || !user) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
   requireSuperuserFor(granted, user);
   requireRecentAuthentication(deps, lastAuthenticatedAt);
-  // Of two parallel removals one deletes the row; the other is told it is gone.
-  if (!(await deps.store.socialAccounts.delete(account.id))) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
   const { provider } = account;
-  await deps.events.emit('social_account_removed', user.id, client, { provider, by: 'admin' });
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'social_account_removed', provider });
   const providerName = await socialProviderName(deps, provider);
-  const notification = await notifySocialAccountChange(deps, user, 'account_disconnected', providerName, client);
-  return { user, account, providerName, notification };
+  const notice = await commitChange(deps, async (change) => {
+    // Of two parallel removals one deletes the row; the other is told it is gone.
+    if (!(await change.repositories.socialAccounts.delete(account.id))) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
+    await change.record('social_account_removed', user.id, client, { provider, by: 'admin' });
+    await change.record('admin_user_changed', actor.id, client, { target: user.id, change: 'social_account_removed', provider });
+    return change.queueMail(socialAccountNotice(deps, user, 'account_disconnected', providerName, client));
+  });
+  return { user, account, providerName, notification: await deliverMail(deps, notice) };
 }

@@ -15,8 +15,9 @@
  * have the right, so that a refusal never turns into a prompt for a password.
  */
 import { cleanName } from '../../account/names.js';
+import { commitChange } from '../../account/changes.js';
 import type { User } from '../../account/model.js';
-import { createUser, deactivateUser, deactivateUserIn, setUserPassword } from '../../account/users.js';
+import { createUser, deactivateUserIn, validatePasswordStrength } from '../../account/users.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
@@ -58,9 +59,9 @@ export interface NewUserByAdmin {
 export async function addUserByAdmin(deps: LatchkeyDeps, actor: User, input: NewUserByAdmin, client: ClientInfo): Promise<User> {
   await requireGrant(deps, actor, 'add');
   if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
-  const user = await createUser(deps, { ...(input.username === undefined ? {} : { username: input.username }), email: input.email, password: input.password1, emailVerified: false });
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'added' });
-  return user;
+  const fields = { ...(input.username === undefined ? {} : { username: input.username }), email: input.email, password: input.password1, emailVerified: false };
+  // The account and the record of who added it: one transaction.
+  return createUser(deps, fields, (change, user) => change.record('admin_user_changed', actor.id, client, { target: user.id, change: 'added' }));
 }
 
 export interface UserChangesByAdmin {
@@ -142,7 +143,12 @@ export async function changeUserByAdmin(
   const permissions = changes.permissions === undefined ? undefined : normalizeAdminPermissions(changes.permissions);
   if ((await sensitiveChanges(deps, target, changes)).length > 0) requireRecentAuthentication(deps, lastAuthenticatedAt);
   const deactivating = target.isActive && !changes.isActive;
-  const permissionsChanged = await deps.store.transaction(async (repositories) => {
+  const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
+    .filter(([, differs]) => differs)
+    .map(([field]) => field);
+  // The change and its audit records commit together: a crash leaves both or neither.
+  await commitChange(deps, async (change) => {
+    const { repositories } = change;
     await repositories.users.update(target.id, { name, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
     if (email !== undefined) {
       try {
@@ -153,13 +159,11 @@ export async function changeUserByAdmin(
       }
     }
     if (deactivating) await deactivateUserIn(repositories, target.id);
-    return permissions !== undefined && (await replaceAdminPermissionsIn(repositories, target.id, permissions));
+    if (permissions !== undefined && (await replaceAdminPermissionsIn(repositories, target.id, permissions))) {
+      await recordPermissionsChanged(change, actor, target, permissions, client);
+    }
+    if (changed.length > 0) await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: changed });
   });
-  if (permissions !== undefined && permissionsChanged) await recordPermissionsChanged(deps, actor, target, permissions, client);
-  const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
-    .filter(([, differs]) => differs)
-    .map(([field]) => field);
-  if (changed.length > 0) await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: changed });
   return (await deps.store.users.findById(target.id)) ?? target;
 }
 
@@ -174,16 +178,20 @@ export async function setPasswordByAdmin(
 ): Promise<void> {
   requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   requireRecentAuthentication(deps, lastAuthenticatedAt);
+  let encoded: string;
   if (input.usable) {
     if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
-    await setUserPassword(deps, target, input.password1);
+    validatePasswordStrength(deps.settings, input.password1, { username: target.username, email: target.email, name: target.name });
+    encoded = await deps.passwords.hash(input.password1);
   } else {
-    await deps.store.transaction(async (repositories) => {
-      await repositories.users.update(target.id, { password: makeUnusablePassword() });
-      await repositories.sessions.deleteForUser(target.id);
-    });
+    encoded = makeUnusablePassword();
   }
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: input.usable ? 'password_set' : 'password_unusable' });
+  // The password, the sessions it ends and the audit record: all of it, or none.
+  await commitChange(deps, async (change) => {
+    await change.repositories.users.update(target.id, { password: encoded });
+    await change.repositories.sessions.deleteForUser(target.id);
+    await change.record('admin_user_changed', actor.id, client, { target: target.id, change: input.usable ? 'password_set' : 'password_unusable' });
+  });
 }
 
 /** What goes with a user when it is deleted, for the confirmation page. */
@@ -203,14 +211,18 @@ export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target:
   requireSuperuserFor(await requireGrant(deps, actor, 'delete'), target);
   if (target.id === actor.id) throw refuse('You cannot delete your own account here.');
   requireRecentAuthentication(deps, lastAuthenticatedAt);
-  await deps.store.users.delete(target.id);
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
+  await commitChange(deps, async (change) => {
+    await change.repositories.users.delete(target.id);
+    await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
+  });
 }
 
 /** Deactivation alone (a bulk action): as a change of the active flag. */
 export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
   requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
   if (target.id === actor.id) throw refuse('You cannot take away your own access to the admin: ask another superuser.');
-  await deactivateUser(deps, target);
-  await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });
+  await commitChange(deps, async (change) => {
+    await deactivateUserIn(change.repositories, target.id);
+    await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });
+  });
 }

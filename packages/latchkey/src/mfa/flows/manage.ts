@@ -1,4 +1,5 @@
-import { sendSecurityNotice, siteLink, type MailOutcome } from '../../account/emails.js';
+import { securityNotice, siteLink } from '../../account/emails.js';
+import type { EmailMessage } from '../../mail/ports.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -18,14 +19,14 @@ export interface MfaChangeInput {
 export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_codes_generated' | 'webauthn_added' | 'webauthn_removed' | 'authenticator_removed_by_admin';
 
 /**
- * Tells the account's owner that its second factors changed (allauth.mfa's notification mails),
- * with a link to the 2FA page, unless the project serves no pages (HEADLESS_ONLY): its front end's
- * routes are its own, and a link to a 404 would be worse than none. `details` are the template's own
- * (what an administrator removed).
+ * The notice telling the account's owner that its second factors changed (allauth.mfa's
+ * notification mails), to queue with the change: with a link to the 2FA page, unless the project
+ * serves no pages (HEADLESS_ONLY): its front end's routes are its own, and a link to a 404 would be
+ * worse than none. `details` are the template's own (what an administrator removed).
  */
-export function notifyMfaChange(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo, details: Record<string, unknown> = {}): Promise<MailOutcome> {
+export function mfaNotice(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo, details: Record<string, unknown> = {}): EmailMessage | undefined {
   const context = deps.settings.HEADLESS_ONLY ? {} : { mfa_url: siteLink(deps, '/accounts/2fa/') };
-  return sendSecurityNotice(deps, user, `mfa/email/${template}`, client, { ...details, ...context });
+  return securityNotice(deps, user, `mfa/email/${template}`, client, { ...details, ...context });
 }
 
 /**

@@ -1,10 +1,11 @@
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { hasSecondFactor, sealedAuthenticatorData, unusedRecoveryCodes } from '../authenticators.js';
 import { newRecoverySeed, recoveryCodes } from '../recovery-codes.js';
-import { notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
 
 export const NO_RECOVERY_CODES = 'You have no recovery codes.';
 export const NEEDS_AUTHENTICATOR = 'Recovery codes can only be generated once two-factor authentication is active.';
@@ -36,7 +37,8 @@ export async function regenerateRecoveryCodes(deps: LatchkeyDeps, input: MfaChan
   requireSupportedType(deps, 'recovery_codes');
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const seed = newRecoverySeed();
-  await deps.store.transaction(async (repositories) => {
+  const notice = await commitChange(deps, async (change) => {
+    const { repositories } = change;
     const authenticators = await repositories.authenticators.listForUser(user.id);
     if (!hasSecondFactor(authenticators)) throw new LatchkeyError('invalid_input', NEEDS_AUTHENTICATOR);
     const old = authenticators.find((authenticator) => authenticator.type === 'recovery_codes');
@@ -47,8 +49,9 @@ export async function regenerateRecoveryCodes(deps: LatchkeyDeps, input: MfaChan
       data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed),
       createdAt: deps.clock.now(),
     });
+    await change.record('authenticator_reset', user.id, input.client, { type: 'recovery_codes' });
+    return change.queueMail(mfaNotice(deps, user, 'recovery_codes_generated', input.client));
   });
-  await deps.events.emit('authenticator_reset', user.id, input.client, { type: 'recovery_codes' });
-  const notification = await notifyMfaChange(deps, user, 'recovery_codes_generated', input.client);
+  const notification = await deliverMail(deps, notice);
   return { codes: recoveryCodes(seed, deps.settings.MFA_RECOVERY_CODE_COUNT, deps.settings.MFA_RECOVERY_CODE_DIGITS), notification };
 }

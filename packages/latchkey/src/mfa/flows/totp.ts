@@ -1,4 +1,5 @@
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { decryptSecret, encryptSecret } from '../../core/encryption.js';
 import { LatchkeyError } from '../../core/errors.js';
@@ -9,7 +10,7 @@ import { INCORRECT_CODE } from './authenticate.js';
 import { qrCodeSvg } from '../qr-code.js';
 import { newRecoverySeed } from '../recovery-codes.js';
 import { matchTotpCode, newTotpSecret, totpSecretToBase32, totpUri } from '../totp.js';
-import { EMAIL_UNVERIFIED, notifyMfaChange, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { EMAIL_UNVERIFIED, mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
 
 export { EMAIL_UNVERIFIED };
 export const TOTP_ALREADY_ACTIVE = 'You already have an authenticator app set up.';
@@ -88,19 +89,23 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
   const step = matchTotpCode(secret, normalizeCode(input.code), now, totpParameters(deps.settings));
   if (step === undefined) throw new LatchkeyError('incorrect_code', INCORRECT_CODE, { param: 'code' });
   const withRecoveryCodes = deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes');
-  const { totp, recoveryCodesGenerated } = await deps.store.transaction(async (repositories) => {
+  // The app, its recovery codes, their audit records and the notice: all of it, or none.
+  const { totp, recoveryCodesGenerated, notice } = await commitChange(deps, async (change) => {
+    const { repositories } = change;
     const totp = await repositories.authenticators.create({ userId: user.id, type: 'totp', data: sealedAuthenticatorData(deps.settings, user.id, 'totp', secret), createdAt: now });
-    if (!withRecoveryCodes || (await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) return { totp, recoveryCodesGenerated: false };
-    const seed = newRecoverySeed();
-    await repositories.authenticators.create({ userId: user.id, type: 'recovery_codes', data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed), createdAt: now });
-    return { totp, recoveryCodesGenerated: true };
+    await change.record('authenticator_added', user.id, input.client, { type: 'totp' });
+    let recoveryCodesGenerated = false;
+    if (withRecoveryCodes && !(await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) {
+      const seed = newRecoverySeed();
+      await repositories.authenticators.create({ userId: user.id, type: 'recovery_codes', data: sealedAuthenticatorData(deps.settings, user.id, 'recovery_codes', seed), createdAt: now });
+      await change.record('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
+      recoveryCodesGenerated = true;
+    }
+    return { totp, recoveryCodesGenerated, notice: await change.queueMail(mfaNotice(deps, user, 'totp_activated', input.client)) };
   });
   // The code that proved the app is used up like any other: seen over a shoulder, it cannot sign in.
   await claimTotpStep(deps, totp, step, now);
-  await deps.events.emit('authenticator_added', user.id, input.client, { type: 'totp' });
-  if (recoveryCodesGenerated) await deps.events.emit('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
-  const notification = await notifyMfaChange(deps, user, 'totp_activated', input.client);
-  return { recoveryCodesGenerated, notification };
+  return { recoveryCodesGenerated, notification: await deliverMail(deps, notice) };
 }
 
 /**
@@ -111,12 +116,13 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
 export async function deactivateTotp(deps: LatchkeyDeps, input: MfaChangeInput): Promise<{ notification: MailOutcome }> {
   const { user } = input;
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
-  const removed = await deps.store.transaction(async (repositories) => {
-    const totp = await repositories.authenticators.findForUser(user.id, 'totp');
-    return totp && removeAuthenticator(repositories, totp);
+  const notice = await commitChange(deps, async (change) => {
+    const totp = await change.repositories.authenticators.findForUser(user.id, 'totp');
+    const removed = totp && (await removeAuthenticator(change.repositories, totp));
+    if (!removed) throw new LatchkeyError('not_found', TOTP_NOT_ACTIVE);
+    await change.record('authenticator_removed', user.id, input.client, { type: 'totp' });
+    if (removed.codesRemoved) await change.record('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
+    return change.queueMail(mfaNotice(deps, user, 'totp_deactivated', input.client));
   });
-  if (!removed) throw new LatchkeyError('not_found', TOTP_NOT_ACTIVE);
-  await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'totp' });
-  if (removed.codesRemoved) await deps.events.emit('authenticator_removed', user.id, input.client, { type: 'recovery_codes' });
-  return { notification: await notifyMfaChange(deps, user, 'totp_deactivated', input.client) };
+  return { notification: await deliverMail(deps, notice) };
 }

@@ -4,13 +4,14 @@
  * already connected to another user is refused, never moved; the provider's addresses are not
  * added to the account.
  */
+import { commitChange, deliverMail, type QueuedMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { ConfiguredProvider } from '../directory.js';
-import { notifySocialAccountChange } from '../notifications.js';
+import { socialAccountNotice } from '../notifications.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
@@ -54,10 +55,14 @@ export async function connectSocialAccount(
     await deps.events.emit('social_account_updated', user.id, client, { provider: providerId });
     return { status: 'updated' };
   }
+  let notice: QueuedMail | undefined;
   try {
-    await deps.store.transaction(async (repositories) => {
+    notice = await commitChange(deps, async (change) => {
+      const { repositories } = change;
       const account = await repositories.socialAccounts.create({ userId: user.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
       await storeProviderTokens(deps, repositories, account.id, configured.app, answer.tokens);
+      await change.record('social_account_added', user.id, client, { provider: providerId });
+      return change.queueMail(socialAccountNotice(deps, user, 'account_connected', configured.provider.name, client));
     });
   } catch (error) {
     // A parallel connect (or signup) of the same provider account won: whoever it was, this one is refused.
@@ -68,6 +73,5 @@ export async function connectSocialAccount(
     }
     throw error;
   }
-  await deps.events.emit('social_account_added', user.id, client, { provider: providerId });
-  return { status: 'connected', notification: await notifySocialAccountChange(deps, user, 'account_connected', configured.provider.name, client) };
+  return { status: 'connected', notification: await deliverMail(deps, notice) };
 }

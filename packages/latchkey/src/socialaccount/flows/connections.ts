@@ -2,6 +2,7 @@
  * A user's accounts at providers (allauth's connections): listing them, and disconnecting one,
  * which is refused when it would leave the user no way to sign in.
  */
+import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
 import type { User } from '../../account/model.js';
@@ -11,7 +12,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { Repositories } from '../../store.js';
 import type { SocialAccount } from '../model.js';
-import { notifySocialAccountChange } from '../notifications.js';
+import { socialAccountNotice } from '../notifications.js';
 
 export const NO_PASSWORD = 'Your account has no password set up.';
 export const NO_VERIFIED_EMAIL = 'Your account has no verified email address.';
@@ -49,18 +50,23 @@ export async function disconnectSocialAccount(
 ): Promise<{ account: SocialAccount; notification: MailOutcome }> {
   requireRecentAuthentication(deps, requester.lastAuthenticatedAt);
   const { user } = requester;
-  const account = await deps.store.transaction(async (repositories) => {
+  const notFound = new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
+  // The provider's name is looked up first: the directory reads the store, which a transaction's work may not.
+  const chosen = (await deps.store.socialAccounts.listForUser(user.id)).find((candidate) => candidate.id === accountId);
+  if (!chosen) throw notFound;
+  const providerName = (await deps.socialProviders.provider(chosen.provider))?.provider.name ?? chosen.provider;
+  const { account, notice } = await commitChange(deps, async (change) => {
+    const { repositories } = change;
     const accounts = await repositories.socialAccounts.listForUserLocked(user.id);
     const found = accounts.find((candidate) => candidate.id === accountId);
-    if (!found) throw new LatchkeyError('not_found', 'The account was not found.', { param: 'account', reason: 'account_not_found' });
+    if (!found) throw notFound;
     // Read again under the lock: a password removed or an address dropped meanwhile counts.
     if (accounts.length === 1) await refuseLastWayIn(deps, repositories, user.id);
     await repositories.socialAccounts.delete(found.id);
-    return found;
+    await change.record('social_account_removed', user.id, client, { provider: found.provider });
+    return { account: found, notice: await change.queueMail(socialAccountNotice(deps, user, 'account_disconnected', providerName, client)) };
   });
-  await deps.events.emit('social_account_removed', user.id, client, { provider: account.provider });
-  const providerName = (await deps.socialProviders.provider(account.provider))?.provider.name ?? account.provider;
-  return { account, notification: await notifySocialAccountChange(deps, user, 'account_disconnected', providerName, client) };
+  return { account, notification: await deliverMail(deps, notice) };
 }
 
 async function refuseLastWayIn(deps: Pick<LatchkeyDeps, 'settings'>, repositories: Repositories, userId: number): Promise<void> {

@@ -186,13 +186,15 @@ async function createAndSignIn(
   const user = await createUser(
     deps,
     { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.name, password: null, emailVerified: verified },
-    async (repositories, created) => {
+    // The account, its social account and tokens, and their audit records: one transaction.
+    async (change, created) => {
+      const { repositories } = change;
       const account = await repositories.socialAccounts.create({ userId: created.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
       await storeProviderTokens(deps, repositories, account.id, configured.app, tokens);
+      await change.record('user_signed_up', created.id, context.client, { provider: providerId });
+      await change.record('social_account_added', created.id, context.client, { provider: providerId });
     },
   );
-  await deps.events.emit('user_signed_up', user.id, context.client, { provider: providerId });
-  await deps.events.emit('social_account_added', user.id, context.client, { provider: providerId });
   // Under verification by code a code would be bound to a client session this flow does not keep:
   // the person asks for one from the email page instead, where their session keeps it.
   if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional' && !deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {

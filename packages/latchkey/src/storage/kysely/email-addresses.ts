@@ -114,12 +114,15 @@ export function createEmailAddressRepository({ db, dialect, usernameType }: Repo
       return row === undefined ? undefined : toEmailAddress(row);
     },
 
-    async markVerified(id: number): Promise<EmailAddress | undefined> {
+    async markVerified(id: number, options: { unverifiedOnly?: boolean } = {}): Promise<EmailAddress | undefined> {
       // The partial unique index on (email) WHERE verified decides races: of two users verifying
-      // the same address at once, exactly one succeeds and the other gets 'email_taken'.
-      const row = await translateConstraintViolations(db, dialect, () =>
-        db.updateTable('latchkey_email_addresses').set({ verified: 1 }).where('id', '=', id).returningAll().executeTakeFirst(),
-      );
+      // the same address at once, exactly one succeeds and the other gets 'email_taken'. Two uses
+      // of one key race on the same row: the condition is checked again once the first update has
+      // committed (PostgreSQL re-reads a row it waited for; SQLite runs one writer at a time), so
+      // the second finds the address verified and changes nothing.
+      let update = db.updateTable('latchkey_email_addresses').set({ verified: 1 }).where('id', '=', id);
+      if (options.unverifiedOnly === true) update = update.where('verified', '=', toBooleanColumn(false));
+      const row = await translateConstraintViolations(db, dialect, () => update.returningAll().executeTakeFirst());
       return row === undefined ? undefined : toEmailAddress(row);
     },
 

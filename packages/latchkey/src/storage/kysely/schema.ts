@@ -144,6 +144,21 @@ export interface AdminPermissionsTable {
   action: string;
 }
 
+export interface MailOutboxTable {
+  id: Generated<number>;
+  queued_at: InstantColumn;
+  /** JSON array text. */
+  recipients: string;
+  subject: string;
+  /** JSON text of the EmailMessage; '' once abandoned. */
+  message: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: InstantColumn;
+  claimed_until: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  abandoned_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
+}
+
 export interface DatabaseSchema {
   latchkey_users: UsersTable;
   latchkey_email_addresses: EmailAddressesTable;
@@ -159,6 +174,7 @@ export interface DatabaseSchema {
   latchkey_social_accounts: SocialAccountsTable;
   latchkey_social_tokens: SocialTokensTable;
   latchkey_admin_permissions: AdminPermissionsTable;
+  latchkey_mail_outbox: MailOutboxTable;
 }
 
 export function toBooleanColumn(value: boolean): number {

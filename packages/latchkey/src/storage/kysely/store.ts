@@ -7,6 +7,7 @@ import { createApiTokenRepository } from './api-tokens.js';
 import { createAuditLogRepository } from './audit-log.js';
 import { createAuthenticatorRepository } from './authenticators.js';
 import { createEmailAddressRepository } from './email-addresses.js';
+import { createMailOutboxRepository } from './mail-outbox.js';
 import { createSessionRepository } from './sessions.js';
 import { createSocialAccountRepository } from './social-accounts.js';
 import { createSocialAppRepository } from './social-apps.js';
@@ -26,6 +27,7 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     socialAccounts: createSocialAccountRepository(context),
     socialTokens: createSocialTokenRepository(context),
     adminPermissions: createAdminPermissionRepository(context),
+    mailOutbox: createMailOutboxRepository(context),
   };
 }
 
@@ -76,6 +78,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     socialAccounts: guarded('socialAccounts', outer.socialAccounts, check),
     socialTokens: guarded('socialTokens', outer.socialTokens, check),
     adminPermissions: guarded('adminPermissions', outer.adminPermissions, check),
+    mailOutbox: guarded('mailOutbox', outer.mailOutbox, check),
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

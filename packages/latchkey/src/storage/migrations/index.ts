@@ -17,6 +17,7 @@ import { adminPermissionsMigration } from './0006_admin_permissions.js';
 import { adminIndexesMigration } from './0007_admin_indexes.js';
 import { auditTargetUserMigration } from './0008_audit_target_user.js';
 import { webauthnMigration } from './0009_webauthn.js';
+import { mailOutboxMigration } from './0010_mail_outbox.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -33,6 +34,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0007_admin_indexes': adminIndexesMigration(dialect, usernameType),
     '0008_audit_target_user': auditTargetUserMigration(dialect),
     '0009_webauthn': webauthnMigration(),
+    '0010_mail_outbox': mailOutboxMigration(dialect),
   };
 }
 
