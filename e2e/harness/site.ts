@@ -46,6 +46,12 @@ export interface StartSiteOptions {
    * own on TEST_DATABASE_URL's server (harness/postgres.ts; siteDatabases() says whether there is one).
    */
   database?: SiteDatabase;
+  /**
+   * Run it as `npm start` does, in production mode (production settings, request logging to
+   * stdout), after `manage migrate` as an operator's deploy step (production never migrates by
+   * itself), with the variables production requires for a site on loopback.
+   */
+  production?: boolean;
 }
 
 export interface RunningSite {
@@ -85,9 +91,9 @@ afterAll(async () => {
 });
 
 /**
- * Starts the example site as a separate process with `npm run dev` (local mode), on SQLite in a
- * fresh directory or on a fresh PostgreSQL database (`options.database`), sending its mail to a
- * real SMTP server on loopback.
+ * Starts the example site as a separate process with `npm run dev` (local mode, or production
+ * mode with `options.production`), on SQLite in a fresh directory or on a fresh PostgreSQL
+ * database (`options.database`), sending its mail to a real SMTP server on loopback.
  *
  * The port is picked here rather than with PORT=0 because the site builds the links in its emails
  * from SITE_URL (never from the Host header), and SITE_URL must name the port the site listens on
@@ -110,6 +116,7 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         NODE_ENV: 'development',
+        ...(options.production ? productionEnv(options.hostname ?? '127.0.0.1') : {}),
         PORT: String(port),
         DATABASE_URL: databaseUrl,
         EMAIL_URL: smtp.url,
@@ -117,6 +124,7 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
         LATCHKEY_SITE_URL: url,
         ...Object.fromEntries(Object.entries(options.env ?? {}).map(([name, value]) => [name, value.replaceAll('{SITE_URL}', url)])),
       };
+      if (options.production && attempt === 1) await runManage(cwd, env, ['migrate']);
       const started = await spawnSite(cwd, env, options.startTimeoutMs ?? 50_000);
       // The site logs the address it listens on; a test visits it by the name chosen above.
       if (started.ok) return handle({ ...started, url }, { smtp, directory, cwd, env, database, postgres });
@@ -214,6 +222,11 @@ function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, 
   };
   runningSites.add(site);
   return site;
+}
+
+/** What production requires (docs/production.md), for a site on loopback. */
+function productionEnv(hostname: string): Record<string, string> {
+  return { NODE_ENV: 'production', HOST: '127.0.0.1', LATCHKEY_ALLOWED_HOSTS: hostname, LATCHKEY_ADMIN_URL: 'staff-e2e/' };
 }
 
 function runManage(cwd: string, env: Record<string, string>, args: string[]): Promise<{ stdout: string; stderr: string }> {

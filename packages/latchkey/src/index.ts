@@ -1,4 +1,5 @@
 export { createLatchkey, passwordHashingFrom, type CreateLatchkeyOptions, type Latchkey } from './latchkey.js';
+export type { OutageLog } from './cache/redis-connection.js';
 export { loadSettings, environmentFromNodeEnv, type ProjectSettings, type LoadSettingsOptions } from './config/load.js';
 export type { Settings, SettingValues, SettingName, Environment, UsernameType } from './config/settings.js';
 export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/errors.js';
@@ -21,7 +22,10 @@ export { cleanName, NAME_MAX_LENGTH } from './account/names.js';
 export { verifyCredentials, findUserByLogin } from './account/credentials.js';
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/kit/csrf.js';
 export { handleUnexpectedError } from './http/kit/unexpected-errors.js';
-export type { Mailer, EmailMessage } from './mail/ports.js';
+export { loggerOptions } from './http/kit/logger-options.js';
+export type { Mailer, EmailMessage, MailOutcome, MailOutbox, OutboxEntry } from './mail/ports.js';
+export type { MailOutboxPolicy } from './mail/outbox-sender.js';
+export type { ChangeWriter } from './account/changes.js';
 export type { ClientInfo } from './core/client.js';
 export { clientOf } from './http/kit/request-info.js';
 export { updateProfile, type UpdateProfileInput } from './account/flows/profile.js';

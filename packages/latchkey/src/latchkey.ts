@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
@@ -10,20 +11,22 @@ import { createProviderRegistry } from './socialaccount/providers/registry.js';
 import { AccountEvents } from './account/events.js';
 import { BackgroundTasks } from './core/background.js';
 import { systemClock, type Clock } from './core/clock.js';
-import { createOneTimeClaimStore } from './cache/create-one-time-claim-store.js';
-import { createCounterStore } from './cache/create-counter-store.js';
+import { createSharedStores } from './cache/create-shared-stores.js';
+import type { OutageLog } from './cache/redis-connection.js';
 import { createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
 import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/kit/allowed-hosts.js';
+import { strictTransportSecurity, type OnRequestHook } from './http/kit/strict-transport-security.js';
+import type { ServiceChecks } from './http/health.js';
 import { csrfOptionsFrom, csrfToken } from './http/kit/csrf.js';
 import { isInsideLatchkeyScope, latchkeyPlugin, type LatchkeyPluginOptions } from './http/plugin.js';
 import { RequestSessions } from './http/kit/request-sessions.js';
 import type { HttpContext } from './http/kit/context.js';
 import { flash, renderPage, type FlashMessage } from './http/pages/page.js';
-import { createMailer } from './mail/index.js';
+import { createMailer, MailOutboxSender, type MailOutboxPolicy } from './mail/index.js';
 import { type Mailer } from './mail/ports.js';
 import { SessionService } from './sessions/session-service.js';
 import { openDatabase, type Database } from './storage/database.js';
@@ -56,6 +59,16 @@ export interface CreateLatchkeyOptions {
    * while any is pending, so production changes its schema only through `manage migrate`.
    */
   migrations?: 'auto' | 'require';
+  /**
+   * Where Latchkey reports the state of the services it depends on while running (Redis gone
+   * away, Redis back: one line each). A Fastify or pino logger fits; default the console.
+   */
+  log?: OutageLog;
+  /**
+   * The mail outbox's retries (mail/outbox-sender.ts: claims, backoff, attempts) and how often it
+   * sweeps for mail left behind (default every 30 s; it also sweeps once at start-up).
+   */
+  mailOutbox?: { policy?: Partial<MailOutboxPolicy>; sweepIntervalMs?: number };
 }
 
 export interface Latchkey {
@@ -66,6 +79,11 @@ export interface Latchkey {
   readonly plugin: FastifyPluginAsync<LatchkeyPluginOptions>;
   /** An onRequest hook refusing Host headers outside ALLOWED_HOSTS; add it to the whole app. */
   readonly allowedHostsGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * An onRequest hook adding Strict-Transport-Security (SECURE_HSTS_SECONDS and its companions) to
+   * every answer of a request made over HTTPS; add it to the whole app, beside allowedHostsGuard.
+   */
+  readonly securityHeaders: OnRequestHook;
   readonly requestSessions: RequestSessions;
   /** The logged-in, active user of a request, for the project's own routes. */
   currentUser(request: FastifyRequest): Promise<User | undefined>;
@@ -83,7 +101,7 @@ export interface Latchkey {
   renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
   /** Queues a message for the next page the person sees ("Information successfully updated."), as Django's messages. */
   flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
-  /** Closes the database, the mailer and the hashing workers. */
+  /** Waits for mail being sent and work under way, then closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
 }
 
@@ -137,6 +155,14 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
 
   const passwords = passwordHashingFrom(settings);
   const mailer = options.mailer ?? createMailer({ url: settings.EMAIL_URL, defaultFrom: settings.DEFAULT_FROM_EMAIL });
+  // The outbox sends through deps.mailer as it is at the time of sending, so that a mailer swapped
+  // in later (a test pointing it at a failing server) is the one every mail goes through.
+  const mailOutbox = new MailOutboxSender({
+    repository: database.store.mailOutbox,
+    mailer: { send: (message) => deps.mailer.send(message), close: () => deps.mailer.close() },
+    clock,
+    ...(options.mailOutbox?.policy ? { policy: options.mailOutbox.policy } : {}),
+  });
   const sessions = new SessionService(database.store.sessions, clock, {
     absoluteLifetime: settings.SESSION_COOKIE_AGE,
     idleTimeout: settings.SESSION_IDLE_TIMEOUT,
@@ -144,10 +170,11 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
   // Keys in Redis are named per project: projects sharing a server must not share counters, nor
   // block each other's codes through claims on the same authenticator ids.
   const namespace = redisNamespace(settings);
-  const counters = await createCounterStore({ database, redisUrl: settings.REDIS_URL, redisKeyPrefix: `${namespace}rate-limit:` });
-  const oneTimeClaims = await createOneTimeClaimStore({ database, redisUrl: settings.REDIS_URL, redisKeyPrefix: `${namespace}claim:` }).catch(async (error: unknown) => {
-    await counters.close();
-    throw error;
+  const { counters, oneTimeClaims, pingRedis } = await createSharedStores({
+    database,
+    redisUrl: settings.REDIS_URL,
+    redisNamespace: namespace,
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   const deps: LatchkeyDeps = {
     settings,
@@ -155,6 +182,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     store: database.store,
     passwords,
     mailer,
+    mailOutbox,
     sessions,
     adapter: options.adapter ?? new AccountAdapter(settings),
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
@@ -166,8 +194,19 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     background: new BackgroundTasks(),
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
+  // Mail a previous run committed but did not send (it crashed, or the mail server was down) goes
+  // now, and whatever is left behind later goes with the next sweep.
+  void deps.background.run(() => mailOutbox.sweep());
+  mailOutbox.sweepEvery(options.mailOutbox?.sweepIntervalMs ?? 30_000, (sweep) => void deps.background.run(sweep));
 
   const page: HttpContext = { deps, sessions: requestSessions, client: 'browser' };
+  const serviceChecks: ServiceChecks = {
+    // The cheapest statement that needs a working connection to the server.
+    database: async () => {
+      await sql`select 1`.execute(database.kysely);
+    },
+    redis: pingRedis,
+  };
   const insideOnly = (request: FastifyRequest, what: string) => {
     if (!isInsideLatchkeyScope(request)) {
       throw new Error(`latchkey.${what}() is for routes registered inside latchkey.plugin (its routes option), where cookies and CSRF are handled.`);
@@ -178,8 +217,9 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     settings,
     deps,
     database,
-    plugin: latchkeyPlugin(page),
+    plugin: latchkeyPlugin(page, serviceChecks),
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
+    securityHeaders: strictTransportSecurity(settings),
     requestSessions,
     currentUser: (request) => requestSessions.currentUser(request),
     csrfToken(request, reply) {
@@ -194,6 +234,8 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
       return flash(page, request, reply, message);
     },
     async close() {
+      // No new sweep starts; the mails being sent (a request's, a sweep's) finish first.
+      await mailOutbox.close();
       await deps.background.idle();
       await Promise.allSettled([passwords.close(), mailer.close(), counters.close(), oneTimeClaims.close()]);
       await database.close();

@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 %% if use_drf %%
 import fastifyStatic from '@fastify/static';
 %% endif %%
-import Fastify, { type FastifyInstance } from 'fastify';
-import { handleUnexpectedError, type Latchkey } from '@latchkey/core';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { handleUnexpectedError, loggerOptions, type Latchkey } from '@latchkey/core';
 %% if use_drf %%
 import { registerUserApi } from './users/api.js';
 %% endif %%
@@ -39,15 +39,26 @@ function setSpaHeaders(reply: { setHeader(name: string, value: string): unknown 
 }
 %% endif %%
 
+export interface AppOptions {
+  /**
+   * Request logging: true writes JSON lines to stdout (the server does); Fastify's logger options
+   * (`{ level, stream }`) send them elsewhere, so that a test can read what the site would log.
+   * Off by default.
+   */
+  logger?: FastifyServerOptions['logger'];
+}
+
 /**
  * The project's web app: Latchkey mounted as one plugin, and the project's own pages registered
  * inside it (so they share its layout, sessions and CSRF protection). Returned before `ready()`
  * so that a caller can add routes (tests do).
  */
-export async function buildApp(latchkey: Latchkey, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(latchkey: Latchkey, options: AppOptions = {}): Promise<FastifyInstance> {
   const { settings } = latchkey;
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Latchkey's logger options, so that no header, and no key, code or token in a URL, is ever
+    // written; a caller's level or stream goes on top.
+    logger: options.logger ? { ...loggerOptions(settings), ...(options.logger === true ? {} : options.logger) } : false,
     // X-Forwarded-For is believed only for as many hops as the operator says proxies add, so a
     // client cannot pick its own IP address (and escape per-IP rate limits) by sending one.
     trustProxy: (_address: string, hop: number) => hop < settings.TRUST_PROXY_HOPS,
@@ -59,6 +70,8 @@ export async function buildApp(latchkey: Latchkey, options: { logger?: boolean }
 %% endif %%
   });
   app.addHook('onRequest', latchkey.allowedHostsGuard);
+  // Strict-Transport-Security on every HTTPS answer (SECURE_HSTS_SECONDS: a year in production).
+  app.addHook('onRequest', latchkey.securityHeaders);
   app.setErrorHandler(handleUnexpectedError);
   app.addHook('onClose', () => latchkey.close());
   await app.register(latchkey.plugin, {

@@ -44,6 +44,35 @@ describe('the site in process', () => {
     expect((await app.inject({ url: '/', headers: { host: 'evil.example' } })).statusCode).toBe(400);
   });
 
+  it('answers the health check, also to a load balancer that calls by IP address', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    const app = await buildApp(latchkey);
+    const response = await app.inject({ url: '/health/', headers: { host: '10.0.0.7:8000' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', database: 'ok', redis: 'not configured' });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('sends Strict-Transport-Security on HTTPS requests from its proxy when SECURE_HSTS_SECONDS is set', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, settings: { SECURE_HSTS_SECONDS: 31_536_000, TRUST_PROXY_HOPS: 1 } });
+    const app = await buildApp(latchkey);
+    const overHttps = await app.inject({ url: '/', headers: { host: 'testserver', 'x-forwarded-proto': 'https' } });
+    expect(overHttps.headers['strict-transport-security']).toBe('max-age=31536000');
+    const overHttp = await app.inject({ url: '/', headers: { host: 'testserver' } });
+    expect(overHttp.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('logs requests with the keys of mailed links redacted', async () => {
+    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    const lines: string[] = [];
+    const app = await buildApp(latchkey, { logger: { stream: { write: (line: string) => lines.push(line) } } });
+    await app.inject({ url: '/accounts/password/reset/key/MQ-a-live-reset-key/', headers: { host: 'testserver', authorization: 'Token a-live-api-token' } });
+    const log = lines.join('');
+    expect(log).toContain('"url":"/accounts/password/reset/key/[redacted]/"');
+    expect(log).not.toContain('a-live-reset-key');
+    expect(log).not.toContain('a-live-api-token');
+  });
+
   it('on close, finishes the request in flight, then closes the database', async () => {
     latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
     const app = await buildApp(latchkey);

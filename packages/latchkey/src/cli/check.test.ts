@@ -49,3 +49,10 @@ describe('check --deploy: the headless settings', () => {
     expect(problems[0]?.message).toContain('http://app.acme.example, http://app.acme.example/signup');
   });
 });
+
+describe('check --deploy: HSTS', () => {
+  it('is quiet with the production default and warns when Strict-Transport-Security is switched off (W015)', () => {
+    expect(production().SECURE_HSTS_SECONDS).toBe(31_536_000);
+    expect(ids({ LATCHKEY_SECURE_HSTS_SECONDS: '0' })).toEqual(['latchkey.W015']);
+  });
+});

@@ -34,6 +34,13 @@ export function findDeploymentProblems(settings: Settings): CheckProblem[] {
   if (settings.ADMIN_URL === 'admin/') {
     add('latchkey.W007', 'ADMIN_URL is the default "admin/", the first path an attacker tries.', 'Set LATCHKEY_ADMIN_URL to a hard-to-guess path such as "staff-7f3k2x/".');
   }
+  if (settings.SECURE_HSTS_SECONDS === 0) {
+    add(
+      'latchkey.W015',
+      'SECURE_HSTS_SECONDS is 0: no Strict-Transport-Security header is sent, so a browser may try the site over plain HTTP, where an attacker on the network can intercept the visit.',
+      'Set LATCHKEY_SECURE_HSTS_SECONDS=31536000 (the production default) once the site is served over HTTPS only.',
+    );
+  }
   if (!settings.SITE_URL.startsWith('https://')) {
     add('latchkey.W008', `SITE_URL "${settings.SITE_URL}" is not HTTPS: links in emails would travel in clear.`, 'Set LATCHKEY_SITE_URL to the https:// address of the site.');
   }

@@ -99,6 +99,11 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   SESSION_IDLE_TIMEOUT: 7 * 86400,
   SESSION_COOKIE_SECURE: false,
   CSRF_COOKIE_SECURE: false,
+  // Django's: no Strict-Transport-Security unless asked (production asks, below). Subdomains and
+  // the browsers' preload list are the operator's decision: both bind hosts beyond this site.
+  SECURE_HSTS_SECONDS: 0,
+  SECURE_HSTS_INCLUDE_SUBDOMAINS: false,
+  SECURE_HSTS_PRELOAD: false,
   CSRF_TRUSTED_ORIGINS: [],
   SOCIALACCOUNT_PROVIDERS: {},
   // allauth's: a new person signs up without a form when the provider gave a free address; email
@@ -176,6 +181,9 @@ export function environmentDefaults(environment: Environment, domainName: string
         SESSION_COOKIE_NAME: '__Host-sessionid',
         SESSION_COOKIE_SECURE: true,
         CSRF_COOKIE_SECURE: true,
+        // A year: browsers that have seen the site once never try it over plain HTTP again, so an
+        // attacker on the network cannot strip TLS from the next visit (RFC 6797 section 2.3).
+        SECURE_HSTS_SECONDS: 365 * 86400,
       };
   }
 }

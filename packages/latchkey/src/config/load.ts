@@ -83,6 +83,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   checkArgon2Memory(settings);
   checkFrontendUrls(settings);
   checkPasskeys(settings);
+  checkHstsPreload(settings);
   for (const name of Object.keys(SETTING_FIELDS)) {
     if (settings[name as SettingName] === undefined) throw settingsError(`Setting ${name} has no value: set ${envNameOf(name as SettingName)}.`);
   }
@@ -215,6 +216,22 @@ function checkPasskeys(settings: Settings): void {
     throw settingsError(`${envNameOf('MFA_WEBAUTHN_RP_ID')}=${JSON.stringify(rpId)} is not allowed: use SITE_URL's host (${siteHost}) or a parent domain of it.`);
   }
 }
+
+/**
+ * Asking browsers to preload the site (the `preload` directive) commits every subdomain to HTTPS
+ * for good, and the preload list (hstspreload.org) accepts a site only with includeSubDomains and
+ * a max-age of at least a year: a header without them would promise what it cannot get.
+ */
+function checkHstsPreload(settings: Settings): void {
+  if (!settings.SECURE_HSTS_PRELOAD) return;
+  if (!settings.SECURE_HSTS_INCLUDE_SUBDOMAINS || settings.SECURE_HSTS_SECONDS < HSTS_PRELOAD_MIN_SECONDS) {
+    throw settingsError(
+      `${envNameOf('SECURE_HSTS_PRELOAD')}=true needs ${envNameOf('SECURE_HSTS_INCLUDE_SUBDOMAINS')}=true and ${envNameOf('SECURE_HSTS_SECONDS')} of at least ${HSTS_PRELOAD_MIN_SECONDS} (a year), as the browsers' preload list requires.`,
+    );
+  }
+}
+
+const HSTS_PRELOAD_MIN_SECONDS = 365 * 86400;
 
 /** Settings whose values may hold credentials anywhere inside them: never echoed. */
 const NEVER_ECHOED = new Set(['SECRET_KEY', 'SOCIALACCOUNT_PROVIDERS']);

@@ -10,6 +10,7 @@ import { registerAccountPages } from './pages/index.js';
 import { registerAdmin } from './admin/index.js';
 import type { HttpContext } from './kit/context.js';
 import type { ApiOptions } from './api/views.js';
+import { registerHealthCheck, type ServiceChecks } from './health.js';
 
 /** Requests routed inside Latchkey's scope, where cookies are parsed and CSRF is checked. */
 const insideLatchkey = new WeakSet<FastifyRequest>();
@@ -46,9 +47,14 @@ export interface LatchkeyPluginOptions {
    * through the account pages, so it is never served under HEADLESS_ONLY.
    */
   admin?: boolean;
+  /**
+   * Serve GET /health/ (http/health.ts): the database and Redis answer or not, for load balancers.
+   * On unless false (a project with a /health/ of its own turns it off).
+   */
+  health?: boolean;
 }
 
-export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPluginOptions> {
+export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): FastifyPluginAsync<LatchkeyPluginOptions> {
   const { settings } = ctx.deps;
   return async function latchkey(scope, options) {
     await scope.register(fastifyCookie);
@@ -61,6 +67,7 @@ export function latchkeyPlugin(ctx: HttpContext): FastifyPluginAsync<LatchkeyPlu
       done();
     });
     scope.setErrorHandler(handleUnexpectedError);
+    if (options.health !== false) registerHealthCheck(scope, serviceChecks);
     // HEADLESS_ONLY: the project's own front end is the only interface, so the pages are never
     // registered and /accounts/ answers 404 like any path nobody serves. Start-up has made sure
     // that emails link to the front end instead (config/load.ts); without the API, nobody could sign in.

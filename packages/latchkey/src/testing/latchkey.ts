@@ -7,6 +7,7 @@ import type { ProviderKind } from '../socialaccount/providers/kind.js';
 import { MemoryMailer } from '../mail/index.js';
 import type { UsernameType } from '../config/settings.js';
 import { createTestDatabase, type TestDatabaseKind } from './database.js';
+import type { OutageLog } from '../cache/redis-connection.js';
 
 export interface TestLatchkey extends Latchkey {
   clock: ManualClock;
@@ -27,6 +28,8 @@ export interface TestLatchkeyOptions {
   adapter?: (settings: Settings) => AccountAdapter;
   /** Provider kinds of the project's own (createLatchkey's socialProviderKinds). */
   socialProviderKinds?: readonly ProviderKind[];
+  /** Where Latchkey reports a service going away and coming back (createLatchkey's log). */
+  log?: OutageLog;
 }
 
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
@@ -57,6 +60,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
     ...(options.socialProviderKinds ? { socialProviderKinds: options.socialProviderKinds } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   return {
     ...latchkey,

@@ -101,6 +101,8 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
   api.setErrorHandler(
     unexpectedErrorHandler(({ status, message }, request, reply) => {
       if (status === 500) return sendErrors(ctx, request, reply, 500, [{ message, code: 'server_error' }]);
+      // The database is away for a moment: the code a flow's own refusal uses when it cannot go on.
+      if (status === 503) return sendErrors(ctx, request, reply, 503, [{ message, code: 'server_busy' }]);
       return sendErrors(ctx, request, reply, status, [{ message: status === 400 ? 'The request body is not valid JSON.' : message, code: 'invalid' }]);
     }),
   );

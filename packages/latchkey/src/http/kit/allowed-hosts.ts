@@ -1,5 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * True on a route whose answer is the same whatever the Host header and built from nothing in
+     * it (the health check, which load balancers call by IP address): the guard lets it through.
+     */
+    allowAnyHost?: boolean;
+  }
+}
+
 /**
  * Django's ALLOWED_HOSTS: a request whose Host header names another site is refused with 400
  * before anything reads it. This stops Host-header poisoning of anything built from the host,
@@ -33,6 +43,7 @@ function hostWithoutPort(value: string): string | undefined {
  */
 export function allowedHostsGuard(allowed: readonly string[]) {
   return async function checkAllowedHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.routeOptions.config.allowAnyHost === true) return;
     const forwarded = request.host !== request.headers.host;
     if (!isAllowedHost(request.host, allowed) || (forwarded && !isAllowedHost(request.headers.host, allowed))) {
       await reply.code(400).type('text/html; charset=utf-8').send('<!doctype html><title>400 Bad Request</title><h1>Bad Request (400)</h1>');
