@@ -18,14 +18,14 @@ function buildLibrary(): void {
 function announceLeftOutParts(): void {
   const leftOut: string[] = [];
   if (!process.env.TEST_DATABASE_URL) {
-    leftOut.push('PostgreSQL: storage and integration suites run on SQLite only (set TEST_DATABASE_URL=postgres://... to add PostgreSQL).');
+    leftOut.push('PostgreSQL: storage and integration suites run on SQLite only, and the two-instance test (e2e/two-instances.test.ts) does not run (set TEST_DATABASE_URL=postgres://... to add PostgreSQL).');
   }
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) {
     leftOut.push(`Chromium: the browser journeys in e2e/ do not run (apt-get install chromium, or set CHROMIUM_PATH; looked at ${chromium}).`);
   }
   if (!process.env.REDIS_URL) {
-    leftOut.push('Redis: rate-limit counters and one-time-code replay guards are tested on the databases only (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
+    leftOut.push('Redis: rate-limit counters and one-time-code replay guards are tested on the databases only, and the two-instance test (e2e/two-instances.test.ts) does not run (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
   }
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import django, argon2, bcrypt'], { stdio: 'ignore' });
