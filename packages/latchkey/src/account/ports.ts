@@ -85,6 +85,13 @@ export interface EmailAddressRepository {
   listForUser(userId: number): Promise<EmailAddress[]>;
   /** Every row with this address, whichever user holds it, oldest first. */
   listByEmail(email: string): Promise<EmailAddress[]>;
+  /**
+   * Inside a transaction: waits until no other transaction holds a claim on this address, and
+   * holds one until this transaction ends, so that what it reads of the address afterwards
+   * includes every signup committed meanwhile, on any instance. PostgreSQL takes an advisory lock
+   * on the address; SQLite has nothing to do (its transactions begin IMMEDIATE: one writer at a time).
+   */
+  claimAddress(email: string): Promise<void>;
   /** The one verified row with this address, if any user has verified it. */
   findVerified(email: string): Promise<EmailAddress | undefined>;
   /**

@@ -135,3 +135,37 @@ describe.each(testDatabaseKinds())('signup durability on %s', (kind) => {
     expect(heard.map((event) => event.name)).not.toContain('user_signed_up');
   });
 });
+
+// Two instances in one process need two connections; on SQLite the second would wait for the
+// first's write lock inside the synchronous driver, so this runs on PostgreSQL, where it matters.
+describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('signups on two instances on %s', (kind) => {
+  let database: TestDatabase | undefined;
+  const running: Latchkey[] = [];
+  afterEach(async () => {
+    for (const instance of running.splice(0)) await instance.close();
+    await database?.destroy();
+    database = undefined;
+  });
+
+  it('make one account per address however many run at once, in a project that signs in by username', async () => {
+    database = await createTestDatabase(kind, 'username');
+    const settings = testSettings({ settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', ACCOUNT_RATE_LIMITS: false } });
+    const start = async (db: Parameters<typeof createLatchkey>[0]['database']) => {
+      const instance = await createLatchkey({ settings, clock: new ManualClock('2030-01-01T00:00:00Z'), mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
+      running.push(instance);
+      return instance;
+    };
+    const instances = [await start(database), await start(await openDatabase(database.openOptions))];
+    for (const round of [1, 2, 3]) {
+      const email = `ada${round}@example.com`;
+      const results = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((suffix, index) => signup(instances[index % 2]!.deps, { ...form, email, username: `ada${round}${suffix}` })),
+      );
+      // Each answers as a new signup does; one of them made the account, the others told its owner.
+      for (const result of results) expect(result).toMatchObject({ status: 'verification_sent', email });
+      expect(await instances[0]!.deps.store.emailAddresses.listByEmail(email), email).toHaveLength(1);
+    }
+    expect(await instances[1]!.deps.store.users.count()).toBe(3);
+  });
+});
+

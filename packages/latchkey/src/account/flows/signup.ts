@@ -3,7 +3,7 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
 import { PASSWORD, type FirstFactor } from '../../login/proofs.js';
 import type { EmailMessage } from '../../mail/ports.js';
-import type { Store } from '../../store.js';
+import type { Repositories } from '../../store.js';
 import type { User } from '../model.js';
 import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
 import { renderAccountEmail } from '../emails.js';
@@ -93,8 +93,7 @@ async function registerAccount(
   await deps.rateLimits.enforce('signup', { ip: input.client.ip });
   const identity = await cleanIdentity(deps, input);
   const clean: CleanSignup = { ...identity, password: passwordOf(identity) };
-  // One signup per address at a time: see oneAtATime.
-  return oneAtATime(deps.store, clean.email, () => createAccount(deps, clean, input.client, firstFactor));
+  return createAccount(deps, clean, input.client, firstFactor);
 }
 
 async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Promise<SignupIdentity> {
@@ -139,6 +138,7 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
       deps,
       { ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, password: clean.password, emailVerified: false },
       async (change, created) => {
+        await refuseIfSignedUpMeanwhile(change.repositories, clean.email, created.id);
         await change.record('user_signed_up', created.id, client, { email: clean.email });
         const address = mayMail ? await change.repositories.emailAddresses.findForUser(created.id, clean.email) : undefined;
         if (address) queued.confirmation = await queueEmailConfirmation(deps, change, created, address, client);
@@ -226,6 +226,7 @@ async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client
         dateJoined: deps.clock.now(),
       });
       await repositories.emailAddresses.add({ userId: user.id, email, verified: false, primary: true });
+      await refuseIfSignedUpMeanwhile(repositories, email, user.id);
       await change.record('user_signed_up', user.id, client, { email });
       const address = await repositories.emailAddresses.findForUser(user.id, email);
       if (address) await queueEmailConfirmation(deps, change, user, address, client);
@@ -271,28 +272,17 @@ export async function refundMailAttempt(deps: LatchkeyDeps, email: string, clien
   await deps.rateLimits.refund('confirm_email', { ip: client.ip, key: email });
 }
 
-const pendingByStore = new WeakMap<Store, Map<string, Promise<unknown>>>();
-
 /**
- * Runs signups for one address one after another within this process. Where the database can
- * decide (projects that sign in by email have a unique index on the user's address) it does, and
- * the loser becomes "already exists"; projects that sign in by username allow a shared address in
- * the schema, so without this, parallel signups could each see the address free and each create
- * an account. Several instances on one PostgreSQL database are not covered by this lock: that
- * needs a database-level guard in storage.
+ * One account per address, however many signups for it run at once and on however many
+ * instances. The address was free when createAccount looked, but another signup may have taken
+ * it since: projects that sign in by email have a unique index that refuses the second account,
+ * projects that sign in by username allow a shared address in the schema (an administrator may
+ * give two accounts one address). So inside the new account's transaction, once the address is
+ * claimed (claimAddress: a signup that took it meanwhile has committed by then), any other
+ * holder makes this signup an "already exists" one and the transaction is rolled back.
  */
-async function oneAtATime<T>(store: Store, key: string, work: () => Promise<T>): Promise<T> {
-  let pending = pendingByStore.get(store);
-  if (!pending) {
-    pending = new Map();
-    pendingByStore.set(store, pending);
-  }
-  const run = (pending.get(key) ?? Promise.resolve()).then(work);
-  const settled = run.catch(() => undefined);
-  pending.set(key, settled);
-  try {
-    return await run;
-  } finally {
-    if (pending.get(key) === settled) pending.delete(key);
-  }
+async function refuseIfSignedUpMeanwhile(repositories: Repositories, email: string, newUserId: number): Promise<void> {
+  await repositories.emailAddresses.claimAddress(email);
+  const holders = await repositories.emailAddresses.listByEmail(email);
+  if (holders.some((address) => address.userId !== newUserId)) throw new LatchkeyError('email_taken', EMAIL_TAKEN, { param: 'email' });
 }

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { normalizeEmail, tryNormalizeEmail } from '../../core/identifiers.js';
 import type { EmailAddress, NewEmailAddress } from '../../account/model.js';
 import type { EmailAddressRepository, EmailAddressSearch, ListedEmailAddress } from '../../account/ports.js';
@@ -89,6 +89,14 @@ export function createEmailAddressRepository({ db, dialect, usernameType }: Repo
         .orderBy('id')
         .execute();
       return rows.map(toEmailAddress);
+    },
+
+    async claimAddress(email: string): Promise<void> {
+      if (dialect !== 'postgres') return;
+      // Transaction-scoped: released by the commit or rollback. The key is a 64-bit hash of the
+      // normalized address; two addresses sharing a hash only wait for each other.
+      const key = `latchkey.email:${tryNormalizeEmail(email) ?? email}`;
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
     },
 
     async listByEmail(email: string): Promise<EmailAddress[]> {
