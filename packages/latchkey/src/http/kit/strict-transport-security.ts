@@ -3,6 +3,9 @@ import type { Settings } from '../../config/settings.js';
 
 type HstsSettings = Pick<Settings, 'SECURE_HSTS_SECONDS' | 'SECURE_HSTS_INCLUDE_SUBDOMAINS' | 'SECURE_HSTS_PRELOAD'>;
 
+/** A Fastify onRequest hook, as the app adds it to every route. */
+export type OnRequestHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
 /** The header's value (RFC 6797 section 6.1), or undefined when SECURE_HSTS_SECONDS is 0. */
 export function strictTransportSecurityValue(settings: HstsSettings): string | undefined {
   if (settings.SECURE_HSTS_SECONDS <= 0) return undefined;
@@ -23,8 +26,6 @@ export function strictTransportSecurityValue(settings: HstsSettings): string | u
  * Set in onRequest rather than onSend so that every answer has it, the 404s and error pages too,
  * and a route that sets its own keeps its own.
  */
-export type OnRequestHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
 export function strictTransportSecurity(settings: HstsSettings): OnRequestHook {
   const value = strictTransportSecurityValue(settings);
   return function addStrictTransportSecurity(request, reply, done) {
