@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dropPooledSchemas } from './packages/latchkey/src/testing/postgres-schema-pool.js';
 
 /**
  * The examples, the generated projects and the end-to-end journeys run the library as a project
@@ -37,7 +38,12 @@ function announceLeftOutParts(): void {
   for (const line of leftOut) console.log(`left out: ${line}`);
 }
 
-export default function setup(): void {
+export default function setup(): () => Promise<void> {
   buildLibrary();
   announceLeftOutParts();
+  // The PostgreSQL schemas the tests left free for each other (testing/postgres-schema-pool.ts).
+  return async () => {
+    const url = process.env.TEST_DATABASE_URL;
+    if (url) await dropPooledSchemas(url);
+  };
 }

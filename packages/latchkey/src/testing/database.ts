@@ -1,8 +1,8 @@
 /**
  * Fresh, migrated databases for tests. Every call gets its own: an in-memory SQLite database, or a
- * new schema `lk_test_<random>` in TEST_DATABASE_URL's PostgreSQL database, so that test files
- * running in parallel never see each other's rows. `destroy()` closes it and drops the schema (or
- * removes the temporary SQLite file).
+ * schema `lk_test_<random>` in TEST_DATABASE_URL's PostgreSQL database, so that test files
+ * running in parallel never see each other's rows. `destroy()` closes it and removes the SQLite
+ * file, or hands the emptied schema back to the pool (postgres-schema-pool.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database, type OpenDatabaseOptions } from '../storage/database.js';
 import type { UsernameType } from '../config/settings.js';
+import { claimPooledSchema, returnSchemaToPool } from './postgres-schema-pool.js';
 
 export type TestDatabaseKind = 'sqlite' | 'postgres';
 
@@ -67,13 +68,34 @@ export async function createTestDatabase(kind: TestDatabaseKind, usernameType: U
   if (url === undefined) {
     throw new Error('createTestDatabase("postgres") needs TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres.');
   }
+  const dropSchema = (schema: string) => () => runAdminStatement(url, `drop schema if exists ${schema} cascade`);
+  if (options.migrate !== false) {
+    const pooled = await claimPooledSchema(url, usernameType);
+    if (pooled !== undefined) {
+      const database = await openDatabase({ url, usernameType, postgresSchema: pooled });
+      return asTestDatabase(database, { url, usernameType, postgresSchema: pooled }, async () => {
+        // A schema a test left in a state it cannot be emptied from is dropped instead.
+        if (!(await returnSchemaToPool(url, pooled, usernameType))) await dropSchema(pooled)();
+      });
+    }
+  }
   // Random, lower-case and alphanumeric, so it is safe to splice into DDL.
   const schema = `lk_test_${randomBytes(8).toString('hex')}`;
   await runAdminStatement(url, `create schema ${schema}`);
-  return openMigrated({ url, usernameType, postgresSchema: schema }, options, () => runAdminStatement(url, `drop schema if exists ${schema} cascade`));
+  // A schema migrated here joins the pool when its test is done; one left unmigrated (a test of
+  // migrating itself) may hold anything, so it is dropped.
+  const release = options.migrate === false ? dropSchema(schema) : async () => {
+    if (!(await returnSchemaToPool(url, schema, usernameType))) await dropSchema(schema)();
+  };
+  return openMigrated({ url, usernameType, postgresSchema: schema }, options, release, dropSchema(schema));
 }
 
-async function openMigrated(openOptions: OpenDatabaseOptions, options: TestDatabaseOptions, removeStorage: () => Promise<void>): Promise<TestDatabase> {
+async function openMigrated(
+  openOptions: OpenDatabaseOptions,
+  options: TestDatabaseOptions,
+  release: () => Promise<void>,
+  removeOnFailure: () => Promise<void> = release,
+): Promise<TestDatabase> {
   let database: Database | undefined;
   try {
     database = await openDatabase(openOptions);
@@ -82,15 +104,18 @@ async function openMigrated(openOptions: OpenDatabaseOptions, options: TestDatab
     }
   } catch (error) {
     await database?.close();
-    await removeStorage();
+    await removeOnFailure();
     throw error;
   }
-  const opened = database;
-  return Object.assign(opened, {
+  return asTestDatabase(database, openOptions, release);
+}
+
+function asTestDatabase(database: Database, openOptions: OpenDatabaseOptions, release: () => Promise<void>): TestDatabase {
+  return Object.assign(database, {
     openOptions,
     async destroy(): Promise<void> {
-      await opened.close();
-      await removeStorage();
+      await database.close();
+      await release();
     },
   });
 }
