@@ -6,6 +6,7 @@ import { requireAdminPermission } from '../../admin/access.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
+import { commitChange } from '../changes.js';
 import { voidOtherClaims } from '../email-confirmation.js';
 import type { EmailAddress, User } from '../model.js';
 
@@ -32,7 +33,7 @@ export interface AddressesVerified {
  * Only staff who may change email addresses may ('permission_denied').
  */
 export async function markAddressesVerified(
-  deps: Pick<LatchkeyDeps, 'store' | 'events'>,
+  deps: Pick<LatchkeyDeps, 'store' | 'events' | 'clock'>,
   actor: User,
   ids: readonly number[],
   client: ClientInfo,
@@ -50,22 +51,20 @@ export async function markAddressesVerified(
       continue;
     }
     try {
-      const verified = await deps.store.transaction(async (repositories) => {
-        const marked = await repositories.emailAddresses.markVerified(id);
-        if (marked) await voidOtherClaims(repositories, marked);
+      // The address, the claims it voids and its email_confirmed record: one transaction.
+      const verified = await commitChange(deps, async (change) => {
+        const marked = await change.repositories.emailAddresses.markVerified(id);
+        if (!marked) return undefined;
+        await voidOtherClaims(change.repositories, marked);
+        await change.record('email_confirmed', marked.userId, client, { email: marked.email, by: 'admin', staff: actor.id });
         return marked;
       });
-      if (!verified) {
-        result.missing.push(id);
-        continue;
-      }
-      result.verified.push(verified);
+      if (verified) result.verified.push(verified);
+      else result.missing.push(id);
     } catch (error) {
       if (!isLatchkeyError(error, 'email_taken')) throw error;
       result.taken.push(address);
-      continue;
     }
-    await deps.events.emit('email_confirmed', address.userId, client, { email: address.email, by: 'admin', staff: actor.id });
   }
   return result;
 }

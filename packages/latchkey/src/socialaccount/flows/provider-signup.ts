@@ -8,11 +8,10 @@
  * verification for an address the provider did not vouch for, as SOCIALACCOUNT_EMAIL_VERIFICATION
  * says).
  */
-import { sendEmailConfirmation } from '../../account/email-confirmation.js';
+import { deliverMail, type QueuedMail } from '../../account/changes.js';
+import { queueEmailConfirmation } from '../../account/email-confirmation.js';
 import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
-import type { User } from '../../account/model.js';
 import { createUser, emailInUse } from '../../account/users.js';
-import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -183,33 +182,30 @@ async function createAndSignIn(
   const firstFactor = firstFactorOf(providerId, profile);
   const verified = profile.emails.some((address) => address.email.toLowerCase() === fields.email.toLowerCase() && address.verified);
   const now = deps.clock.now();
+  // Under optional verification an unverified address is sent its link, as a local signup's is
+  // (the stages do it under mandatory). Under verification by code a code would be bound to a
+  // client session this flow does not keep: the person asks for one from the email page instead,
+  // where their session keeps it. The confirm_email limit is counted first, so that the mail can
+  // be queued in the account's own transaction.
+  const mailsLink = !verified && emailVerificationFor(deps.settings, firstFactor) === 'optional' && !deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED;
+  const mayMail = mailsLink && (await deps.rateLimits.consume('confirm_email', { ip: context.client.ip, key: fields.email })).allowed;
+  let confirmation: QueuedMail | undefined;
   const user = await createUser(
     deps,
     { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.name, password: null, emailVerified: verified },
-    // The account, its social account and tokens, and their audit records: one transaction.
+    // The account, its social account and tokens, their audit records and the confirmation mail:
+    // one transaction.
     async (change, created) => {
       const { repositories } = change;
       const account = await repositories.socialAccounts.create({ userId: created.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
       await storeProviderTokens(deps, repositories, account.id, configured.app, tokens);
       await change.record('user_signed_up', created.id, context.client, { provider: providerId });
       await change.record('social_account_added', created.id, context.client, { provider: providerId });
+      const address = mayMail ? await repositories.emailAddresses.findForUser(created.id, fields.email) : undefined;
+      if (address) confirmation = (await queueEmailConfirmation(deps, change, created, address, context.client)).mail;
     },
   );
-  // Under verification by code a code would be bound to a client session this flow does not keep:
-  // the person asks for one from the email page instead, where their session keeps it.
-  if (!verified && emailVerificationFor(deps.settings, firstFactor) === 'optional' && !deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {
-    await confirmAddress(deps, user, fields.email, context.client);
-  }
+  // A failed delivery stays in the outbox, which tries it again; the sign-in goes on.
+  await deliverMail(deps, confirmation);
   return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
-}
-
-/** Under optional verification an unverified address is sent its link, as a local signup's is; the stages do it under mandatory. */
-async function confirmAddress(deps: LatchkeyDeps, user: User, email: string, client: ClientInfo): Promise<void> {
-  const address = await deps.store.emailAddresses.findForUser(user.id, email);
-  if (!address) return;
-  try {
-    await sendEmailConfirmation(deps, address, client);
-  } catch (error) {
-    if (!isLatchkeyError(error, 'mail_failed')) throw error;
-  }
 }
