@@ -11,11 +11,12 @@ import { createUser } from '../account/users.js';
 import type { User } from '../account/model.js';
 import { HeadlessTestClient } from '../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
-import { activateTotpFor, type ActivatedTotp } from '../testing/mfa.js';
+import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../testing/mfa.js';
 import { PageClient } from '../testing/pages.js';
 import { TestRedisServer } from '../testing/redis-server.js';
 import { testRedisUrl } from '../testing/shared-stores.js';
-import { REDIS_UNAVAILABLE_MESSAGE, type OutageLog } from './redis-connection.js';
+import type { LatchkeyLog } from '../latchkey.js';
+import { REDIS_UNAVAILABLE_MESSAGE } from './redis-connection.js';
 
 const PASSWORD = 'a long enough passphrase';
 const REDIS_PASSWORD = 'redis-s3cret';
@@ -23,7 +24,7 @@ const REDIS_PASSWORD = 'redis-s3cret';
 const PROMPT_MS = 5000;
 
 /** The log lines Latchkey writes, and a way to wait for the next one of a level. */
-class RecordingLog implements OutageLog {
+class RecordingLog implements LatchkeyLog {
   readonly lines: { level: 'warn' | 'info'; message: string }[] = [];
   private waiting: { level: 'warn' | 'info'; resolve: () => void }[] = [];
 
@@ -33,6 +34,13 @@ class RecordingLog implements OutageLog {
 
   info(message: string): void {
     this.add('info', message);
+  }
+
+  /** Not an outage line: kept apart (a mail the outbox could not send, say). */
+  readonly errors: string[] = [];
+
+  error(message: string): void {
+    this.errors.push(message);
   }
 
   next(level: 'warn' | 'info'): Promise<void> {
@@ -162,5 +170,29 @@ describe.runIf(testRedisUrl() !== undefined)('Redis stopped mid-run', () => {
     const back = log.next('info');
     expect((await api().post('/auth/login', { username: 'bob', password: PASSWORD })).status).toBe(200);
     await back;
+  });
+
+  it('refuses an authenticator app activation whole while Redis is stopped: 503 and no app; it works once Redis is back', async () => {
+    const carol = await createUser(latchkey.deps, { username: 'carol', email: 'carol@example.com', password: PASSWORD, emailVerified: true });
+    const carolApi = api();
+    expect((await carolApi.post('/auth/login', { username: 'carol', password: PASSWORD })).status).toBe(200);
+    const setup = await carolApi.get('/account/authenticators/totp');
+    expect(setup.status).toBe(404);
+    const code = totpCodeAt(latchkey.deps, setup.body.meta.secret as string, latchkey.clock.now());
+
+    await redis.stop();
+    try {
+      // Its code cannot be used up, so the app is not made: a 503, not an app the person was told failed.
+      const refused = await timed(() => carolApi.post('/account/authenticators/totp', { code }));
+      expect(refused.result.status).toBe(503);
+      expect(refused.ms).toBeLessThan(PROMPT_MS);
+      expect(await latchkey.deps.store.authenticators.listForUser(carol.id)).toEqual([]);
+    } finally {
+      const back = log.next('info');
+      await redis.restart();
+      await back;
+    }
+    expect((await carolApi.post('/account/authenticators/totp', { code })).status).toBe(200);
+    expect((await latchkey.deps.store.authenticators.listForUser(carol.id)).map((authenticator) => authenticator.type).sort()).toEqual(['recovery_codes', 'totp']);
   });
 });

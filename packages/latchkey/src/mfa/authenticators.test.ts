@@ -262,10 +262,10 @@ if (redisUrl !== undefined) {
     });
 
     /** The project's TOTP claims in Redis (under its own namespace), removed again after the test. */
-    async function claimKeys(authenticatorId: number): Promise<string[]> {
+    async function claimKeys(userId: number): Promise<string[]> {
       const client = new Redis(redisUrl!);
       try {
-        return (await client.keys(`latchkey:*:claim:mfa:totp:${authenticatorId}:*`)).sort();
+        return (await client.keys(`latchkey:*:claim:mfa:totp:${userId}:*`)).sort();
       } finally {
         await client.quit();
       }
@@ -295,14 +295,14 @@ if (redisUrl !== undefined) {
     const randomTime = () => new Date(Date.UTC(2030, 0, 1) + randomInt(0, 10_000_000) * 30_000);
 
     it('accepts exactly one of ten parallel submissions of one fresh code, claimed in Redis', async () => {
-      const { latchkey, ada, totp, authenticatorId, steps } = await project(randomTime());
+      const { latchkey, ada, totp, steps } = await project(randomTime());
       const code = totp.code();
       const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, code)));
       expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
       expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
 
       // The claims (the activation's and this one) are in Redis, under the project's namespace, not in the database.
-      const keys = (await claimKeys(authenticatorId)).filter((key) => steps.some((step) => key.endsWith(`:${step}`)));
+      const keys = (await claimKeys(ada.id)).filter((key) => steps.some((step) => key.endsWith(`:${step}`)));
       cleanUp.push(...keys);
       expect(keys).toHaveLength(2);
       expect(keys[0]!.startsWith('latchkey:claim:')).toBe(false);
@@ -313,14 +313,15 @@ if (redisUrl !== undefined) {
       const at = randomTime();
       const first = await project(at);
       const second = await project(at);
-      // The same authenticator id at the same time step: only the namespace keeps the claims apart.
-      expect(second.authenticatorId).toBe(first.authenticatorId);
+      // The same user id at the same time step: each project's claims are under its own namespace.
+      expect(second.ada.id).toBe(first.ada.id);
       expect(second.latchkey.clock.now()).toEqual(first.latchkey.clock.now());
       const outcomes = await Promise.all([useCode(first.latchkey.deps, first.ada, first.totp.code()), useCode(second.latchkey.deps, second.ada, second.totp.code())]);
       expect(outcomes).toEqual(['totp', 'totp']);
-      const keys = (await claimKeys(first.authenticatorId)).filter((key) => first.steps.some((step) => key.endsWith(`:${step}`)));
+      const keys = (await claimKeys(first.ada.id)).filter((key) => first.steps.some((step) => key.endsWith(`:${step}`)));
       cleanUp.push(...keys);
       expect(keys).toHaveLength(4);
+      expect(new Set(keys.map((key) => key.slice(0, key.indexOf(':claim:'))))).toHaveProperty('size', 2);
     });
   });
 }

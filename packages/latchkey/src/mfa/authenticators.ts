@@ -1,3 +1,4 @@
+import { keyedHash } from '../core/crypto.js';
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { Repositories } from '../store.js';
@@ -121,18 +122,23 @@ async function useTotpCode(deps: MfaDeps, authenticator: Authenticator, code: st
   const parameters = totpParameters(deps.settings);
   const step = matchTotpCode(secret, code, now, parameters);
   if (step === undefined) return false;
-  return claimTotpStep(deps, authenticator, step, now);
+  return claimTotpStep(deps, authenticator.userId, secret, step, now);
 }
 
 /**
  * Uses up the code of one time step: true for the first claim, false for every later one. The
  * claim outlives every moment at which the step's code could still be accepted (its own step and
- * `tolerance` steps after it), with one step to spare for instances whose clocks differ.
+ * `tolerance` steps after it), with one step to spare for instances whose clocks differ. It is
+ * keyed by the user and the secret (a keyed hash of it, so the claim store never holds anything
+ * that computes a code), not by the authenticator's id: so activation claims its proving code
+ * before the authenticator exists, and a claim store that is down stops it before anything is
+ * written.
  */
-export function claimTotpStep(deps: Pick<MfaDeps, 'settings' | 'oneTimeClaims'>, authenticator: Pick<Authenticator, 'id'>, step: number, now: Date): Promise<boolean> {
+export function claimTotpStep(deps: Pick<MfaDeps, 'settings' | 'oneTimeClaims'>, userId: number, secret: Uint8Array, step: number, now: Date): Promise<boolean> {
   const parameters = totpParameters(deps.settings);
   const lifetime = parameters.period * (2 * parameters.tolerance + 2);
-  return deps.oneTimeClaims.claim(`mfa:totp:${authenticator.id}:${step}`, lifetime, now);
+  const secretTag = keyedHash(deps.settings.SECRET_KEY, 'mfa:totp-claim', Buffer.from(secret).toString('base64')).slice(0, 22);
+  return deps.oneTimeClaims.claim(`mfa:totp:${userId}:${secretTag}:${step}`, lifetime, now);
 }
 
 async function useRecoveryCode(deps: MfaDeps, authenticator: Authenticator, code: string, now: Date): Promise<boolean> {

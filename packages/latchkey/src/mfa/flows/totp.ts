@@ -88,11 +88,16 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
   const now = deps.clock.now();
   const step = matchTotpCode(secret, normalizeCode(input.code), now, totpParameters(deps.settings));
   if (step === undefined) throw new LatchkeyError('incorrect_code', INCORRECT_CODE, { param: 'code' });
+  // The code that proves the app is used up like any other (seen over a shoulder, it cannot sign
+  // in), before anything is written: a claim store that is down refuses the activation whole. A
+  // code already claimed for this pending secret is a parallel activation's (the secret lives in
+  // this person's session only), which has made, or is making, the app.
+  if (!(await claimTotpStep(deps, user.id, secret, step, now))) throw new LatchkeyError('authenticator_exists', TOTP_ALREADY_ACTIVE);
   const withRecoveryCodes = deps.settings.MFA_SUPPORTED_TYPES.includes('recovery_codes');
   // The app, its recovery codes, their audit records and the notice: all of it, or none.
-  const { totp, recoveryCodesGenerated, notice } = await commitChange(deps, async (change) => {
+  const { recoveryCodesGenerated, notice } = await commitChange(deps, async (change) => {
     const { repositories } = change;
-    const totp = await repositories.authenticators.create({ userId: user.id, type: 'totp', data: sealedAuthenticatorData(deps.settings, user.id, 'totp', secret), createdAt: now });
+    await repositories.authenticators.create({ userId: user.id, type: 'totp', data: sealedAuthenticatorData(deps.settings, user.id, 'totp', secret), createdAt: now });
     await change.record('authenticator_added', user.id, input.client, { type: 'totp' });
     let recoveryCodesGenerated = false;
     if (withRecoveryCodes && !(await repositories.authenticators.findForUser(user.id, 'recovery_codes'))) {
@@ -101,10 +106,8 @@ export async function activateTotp(deps: LatchkeyDeps, input: ActivateTotpInput)
       await change.record('authenticator_added', user.id, input.client, { type: 'recovery_codes' });
       recoveryCodesGenerated = true;
     }
-    return { totp, recoveryCodesGenerated, notice: await change.queueMail(mfaNotice(deps, user, 'totp_activated', input.client)) };
+    return { recoveryCodesGenerated, notice: await change.queueMail(mfaNotice(deps, user, 'totp_activated', input.client)) };
   });
-  // The code that proved the app is used up like any other: seen over a shoulder, it cannot sign in.
-  await claimTotpStep(deps, totp, step, now);
   return { recoveryCodesGenerated, notification: await deliverMail(deps, notice) };
 }
 
