@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { handleUnexpectedError, loggerOptions, type Latchkey } from '@latchkey/core';
 import { registerUserApi } from './users/api.js';
 import { registerUserPages } from './users/pages.js';
@@ -40,6 +40,8 @@ export interface AppOptions {
    * Off by default.
    */
   logger?: FastifyServerOptions['logger'];
+  /** A logger made already (the server's, which Latchkey writes to as well); instead of `logger`. */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 /**
@@ -52,7 +54,9 @@ export async function buildApp(latchkey: Latchkey, options: AppOptions = {}): Pr
   const app = Fastify({
     // Latchkey's logger options, so that no header, and no key, code or token in a URL, is ever
     // written; a caller's level or stream goes on top.
-    logger: options.logger ? { ...loggerOptions(settings), ...(options.logger === true ? {} : options.logger) } : false,
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: options.logger ? { ...loggerOptions(settings), ...(options.logger === true ? {} : options.logger) } : false }),
     // X-Forwarded-For is believed only for as many hops as the operator says proxies add, so a
     // client cannot pick its own IP address (and escape per-IP rate limits) by sending one.
     trustProxy: (_address: string, hop: number) => hop < settings.TRUST_PROXY_HOPS,

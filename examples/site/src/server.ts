@@ -1,4 +1,5 @@
-import { createLatchkey, isLatchkeyError, loadSettings } from '@latchkey/core';
+import { createLatchkey, isLatchkeyError, loadSettings, loggerOptions } from '@latchkey/core';
+import pino from 'pino';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
@@ -13,14 +14,18 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function main(): Promise<void> {
   loadLocalEnvironment();
   const settings = loadSettings(projectSettings);
+  // One log, JSON lines on stdout with Latchkey's redaction: the requests, and what Latchkey
+  // reports outside them (Redis gone and back, a mail the outbox could not send).
+  const log = pino(loggerOptions(settings));
   const latchkey = await createLatchkey({
     settings,
     adapter: new AccountAdapter(settings),
     socialAdapter: new SocialAccountAdapter(settings),
     templateDirs: TEMPLATE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
+    log,
   });
-  const app = await buildApp(latchkey, { logger: true });
+  const app = await buildApp(latchkey, { loggerInstance: log });
   await app.listen({ port: settings.PORT, host: settings.HOST });
 
   // SIGTERM (and Ctrl-C): stop accepting connections, let in-flight requests finish, then close

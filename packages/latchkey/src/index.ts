@@ -1,4 +1,4 @@
-export { createLatchkey, passwordHashingFrom, type CreateLatchkeyOptions, type Latchkey } from './latchkey.js';
+export { createLatchkey, passwordHashingFrom, type CreateLatchkeyOptions, type Latchkey, type LatchkeyLog } from './latchkey.js';
 export type { OutageLog } from './cache/redis-connection.js';
 export { loadSettings, environmentFromNodeEnv, type ProjectSettings, type LoadSettingsOptions } from './config/load.js';
 export type { Settings, SettingValues, SettingName, Environment, UsernameType } from './config/settings.js';

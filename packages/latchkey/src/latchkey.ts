@@ -60,15 +60,21 @@ export interface CreateLatchkeyOptions {
    */
   migrations?: 'auto' | 'require';
   /**
-   * Where Latchkey reports the state of the services it depends on while running (Redis gone
-   * away, Redis back: one line each). A Fastify or pino logger fits; default the console.
+   * Where Latchkey writes what happens outside a request: the services it depends on (Redis gone
+   * away, Redis back: one line each), a mail the outbox could not send, an event subscriber that
+   * failed. A pino or Fastify logger fits; default the console.
    */
-  log?: OutageLog;
+  log?: LatchkeyLog;
   /**
    * The mail outbox's retries (mail/outbox-sender.ts: claims, backoff, attempts) and how often it
    * sweeps for mail left behind (default every 30 s; it also sweeps once at start-up).
    */
   mailOutbox?: { policy?: Partial<MailOutboxPolicy>; sweepIntervalMs?: number };
+}
+
+/** Latchkey's log outside requests: a pino or Fastify logger, or the console. */
+export interface LatchkeyLog extends OutageLog {
+  error(message: string): void;
 }
 
 export interface Latchkey {
@@ -103,6 +109,10 @@ export interface Latchkey {
   flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
   /** Waits for mail being sent and work under way, then closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function passwordHashingFrom(settings: Settings): PasswordHashing {
@@ -153,6 +163,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     throw error;
   }
 
+  const log = options.log ?? console;
   const passwords = passwordHashingFrom(settings);
   const mailer = options.mailer ?? createMailer({ url: settings.EMAIL_URL, defaultFrom: settings.DEFAULT_FROM_EMAIL });
   // The outbox sends through deps.mailer as it is at the time of sending, so that a mailer swapped
@@ -162,6 +173,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     mailer: { send: (message) => deps.mailer.send(message), close: () => deps.mailer.close() },
     clock,
     ...(options.mailOutbox?.policy ? { policy: options.mailOutbox.policy } : {}),
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   const sessions = new SessionService(database.store.sessions, clock, {
     absoluteLifetime: settings.SESSION_COOKIE_AGE,
@@ -187,7 +199,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     adapter: options.adapter ?? new AccountAdapter(settings),
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
     socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps, registry: providerRegistry }),
-    events: new AccountEvents(database.store.auditLog, clock),
+    events: new AccountEvents(database.store.auditLog, clock, (error, event) => log.error(`Account event ${event.name}: a subscriber failed: ${describeError(error)}`)),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,
     templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),

@@ -9,10 +9,10 @@ import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { TestRedisServer } from '../testing/redis-server.js';
 import { testRedisUrl } from '../testing/shared-stores.js';
-import type { OutageLog } from '../cache/redis-connection.js';
+import type { LatchkeyLog } from '../latchkey.js';
 
 /** Outage lines go nowhere: the health answer is what is checked. */
-const quiet: OutageLog = { warn: () => undefined, info: () => undefined };
+const quiet: LatchkeyLog = { warn: () => undefined, info: () => undefined, error: () => undefined };
 
 async function siteApp(latchkey: TestLatchkey): Promise<FastifyInstance> {
   const app = Fastify();

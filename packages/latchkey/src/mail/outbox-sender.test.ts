@@ -59,7 +59,7 @@ describe.each(testDatabaseKinds())('the mail outbox on %s', (kind) => {
     const clock = new ManualClock();
     const mailer = new UnreliableMailer();
     const errors: string[] = [];
-    const sender = new MailOutboxSender({ repository: on.store.mailOutbox, mailer, clock, policy, onError: (error) => errors.push(String(error)) });
+    const sender = new MailOutboxSender({ repository: on.store.mailOutbox, mailer, clock, policy, log: { error: (message) => errors.push(message) } });
     senders.push(sender);
     return { clock, mailer, sender, errors, outbox: on.store.mailOutbox };
   }

@@ -38,8 +38,8 @@ export interface MailOutboxSenderOptions {
   mailer: Mailer;
   clock: Clock;
   policy?: Partial<MailOutboxPolicy>;
-  /** Hears of a mail a sweep could not send, or of the outbox's own storage failing; never given a body. */
-  onError?: (error: unknown, mailId: number | undefined) => void;
+  /** Told of a mail that could not be sent, or of the outbox's own storage failing (never a body); default the console. */
+  log?: { error(message: string): void };
 }
 
 function describe(error: unknown): string {
@@ -59,7 +59,7 @@ export class MailOutboxSender implements MailOutbox {
   private readonly mailer: Mailer;
   private readonly clock: Clock;
   private readonly policy: MailOutboxPolicy;
-  private readonly onError: (error: unknown, mailId: number | undefined) => void;
+  private readonly log: { error(message: string): void };
   private readonly inFlight = new Set<Promise<unknown>>();
   private sweeping: Promise<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -70,7 +70,11 @@ export class MailOutboxSender implements MailOutbox {
     this.mailer = options.mailer;
     this.clock = options.clock;
     this.policy = { ...DEFAULT_MAIL_OUTBOX_POLICY, ...options.policy };
-    this.onError = options.onError ?? ((error, mailId) => console.error(`Mail outbox: mail ${mailId ?? '-'} not sent: ${describe(error)}`));
+    this.log = options.log ?? console;
+  }
+
+  private reportFailure(error: unknown, mailId: number | undefined): void {
+    this.log.error(`Mail outbox: mail ${mailId ?? '-'} not sent: ${describe(error)}`);
   }
 
   deliver(id: number): Promise<MailOutcome> {
@@ -120,13 +124,13 @@ export class MailOutboxSender implements MailOutbox {
       try {
         mail = await this.repository.claimNextDue(now, this.after(now, this.policy.claimMs), this.after(now, -this.policy.leftBehindAfterMs));
       } catch (error) {
-        this.onError(error, undefined);
+        this.reportFailure(error, undefined);
         break;
       }
       if (mail === undefined) break;
       const outcome = await this.send(mail);
       if (outcome.status === 'sent') sent += 1;
-      else if (outcome.status === 'failed') this.onError(outcome.error, mail.id);
+      else if (outcome.status === 'failed') this.reportFailure(outcome.error, mail.id);
     }
     return sent;
   }
@@ -135,11 +139,11 @@ export class MailOutboxSender implements MailOutbox {
     try {
       await this.mailer.send(mail.message);
     } catch (error) {
-      await this.recordFailure(mail, error).catch((storageError: unknown) => this.onError(storageError, mail.id));
+      await this.recordFailure(mail, error).catch((storageError: unknown) => this.reportFailure(storageError, mail.id));
       return { status: 'failed', error };
     }
     // Should the delete fail, the claim lapses and the mail goes again: at least once, as above.
-    await this.repository.remove(mail.id).catch((error: unknown) => this.onError(error, mail.id));
+    await this.repository.remove(mail.id).catch((error: unknown) => this.reportFailure(error, mail.id));
     return { status: 'sent' };
   }
 

@@ -2,12 +2,11 @@ import type { AccountAdapter } from '../account/adapter.js';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import type { Settings, SettingValues } from '../config/settings.js';
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { createLatchkey, type Latchkey, type LatchkeyLog } from '../latchkey.js';
 import type { ProviderKind } from '../socialaccount/providers/kind.js';
 import { MemoryMailer } from '../mail/index.js';
 import type { UsernameType } from '../config/settings.js';
 import { createTestDatabase, type TestDatabaseKind } from './database.js';
-import type { OutageLog } from '../cache/redis-connection.js';
 
 export interface TestLatchkey extends Latchkey {
   clock: ManualClock;
@@ -29,7 +28,7 @@ export interface TestLatchkeyOptions {
   /** Provider kinds of the project's own (createLatchkey's socialProviderKinds). */
   socialProviderKinds?: readonly ProviderKind[];
   /** Where Latchkey reports a service going away and coming back (createLatchkey's log). */
-  log?: OutageLog;
+  log?: LatchkeyLog;
 }
 
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
