@@ -141,13 +141,24 @@ describe('manage changepassword', () => {
 });
 
 describe('manage clearsessions', () => {
-  it('removes expired sessions and reports how many', async () => {
+  it('removes expired sessions and mail given up on over 30 days ago, and reports how many', async () => {
     await manage(['migrate']);
     const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
     const old = new Date('2020-01-01T00:00:00.000Z');
     await database.store.sessions.create({ idHash: 'x', userId: null, data: {}, createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
+    const mail = { from: 'site@example.com', to: ['ada@example.com'], subject: 'Hello', text: 'Hello' };
+    const longAgo = await database.store.mailOutbox.add(mail, old);
+    await database.store.mailOutbox.abandon(longAgo, old, 'Mailbox unavailable');
+    const lately = await database.store.mailOutbox.add(mail, new Date());
+    await database.store.mailOutbox.abandon(lately, new Date(), 'Mailbox unavailable');
     await database.close();
-    expect(await manage(['clearsessions'])).toMatchObject({ code: 0, out: 'Removed 1 expired session(s), 0 expired rate-limit counter(s) and 0 expired one-time claim(s).\n' });
+    expect(await manage(['clearsessions'])).toMatchObject({
+      code: 0,
+      out: 'Removed 1 expired session(s), 0 expired rate-limit counter(s), 0 expired one-time claim(s) and 1 mail(s) given up on over 30 days ago.\n',
+    });
+    const reopened = await openDatabase({ url: databaseUrl, usernameType: 'username' });
+    expect((await reopened.store.mailOutbox.list()).map((entry) => entry.id)).toEqual([lately]);
+    await reopened.close();
   });
 });
 

@@ -84,6 +84,8 @@ export interface MailOutboxRepository {
   abandon(id: number, at: Date, error: string): Promise<void>;
   /** Every row still waiting or abandoned, oldest first. */
   list(): Promise<OutboxEntry[]>;
+  /** Removes the rows abandoned before `cutoff` (kept until then for the operator to see); returns how many. */
+  removeAbandonedBefore(cutoff: Date): Promise<number>;
 }
 
 /** Sends what the outbox holds: one mail right after its commit, and the rows left behind. */

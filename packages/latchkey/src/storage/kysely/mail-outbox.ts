@@ -113,6 +113,11 @@ export function createMailOutboxRepository({ db, dialect }: RepositoryContext): 
         .execute();
     },
 
+    async removeAbandonedBefore(cutoff: Date): Promise<number> {
+      const result = await db.deleteFrom(TABLE).where('abandoned_at', '<', toInstantColumn(cutoff)).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async list(): Promise<OutboxEntry[]> {
       const rows = await db
         .selectFrom(TABLE)

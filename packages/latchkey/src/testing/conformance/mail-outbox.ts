@@ -62,6 +62,17 @@ export function describeMailOutboxRepository(target: ConformanceTarget): void {
       expect(row.message).toBe('');
     });
 
+    it('removes only the rows abandoned before a cutoff', async () => {
+      const abandoned = [await outbox().add(message('ada@example.com'), QUEUED), await outbox().add(message('bob@example.com'), QUEUED)];
+      const waiting = await outbox().add(message('cy@example.com'), QUEUED);
+      await outbox().abandon(abandoned[0]!, minutes(1), 'Mailbox unavailable');
+      await outbox().abandon(abandoned[1]!, minutes(10), 'Mailbox unavailable');
+      expect(await outbox().removeAbandonedBefore(minutes(10))).toBe(1);
+      expect((await outbox().list()).map((entry) => entry.id)).toEqual([abandoned[1], waiting]);
+      expect(await outbox().removeAbandonedBefore(minutes(60))).toBe(1);
+      expect((await outbox().list()).map((entry) => entry.id)).toEqual([waiting]);
+    });
+
     it('rolls a queued row back with the transaction that wrote it', async () => {
       const { store } = database();
       await expect(
