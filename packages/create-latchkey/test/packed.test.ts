@@ -112,6 +112,7 @@ describe('the packed packages, used outside this repository', () => {
   it('generates a project that installs wherever it is moved, passes its own tests and serves its login page', { timeout: 600_000 }, async () => {
     const generatedIn = join(workspace, 'generated');
     mkdirSync(generatedIn);
+    // email with the API: generated-projects.test.ts leaves this combination's own tests to this one.
     const generated = await run('npx', ['--yes', `file:${generator.tarball}`, 'shop', '--yes', '--username-type', 'email', '--use-drf', 'y'], generatedIn);
     expect(generated.code, generated.output).toBe(0);
     expect(generated.output).toContain('Created My Awesome Project in shop');
