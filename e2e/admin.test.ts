@@ -9,15 +9,16 @@
  * is screenshotted in the e2e artifacts; admin-pages.test.ts and admin-access-pages.test.ts walk
  * through the pages beyond the lists.
  *
- * The superuser's journey runs on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names a
- * server; the forced login, which adds no query of its own, on SQLite only.
+ * The superuser's journey runs once, on PostgreSQL when TEST_DATABASE_URL names a server (what a
+ * deployed site runs on; the admin's pages are tested on both databases without a browser); the
+ * forced login, which adds no query of its own, on SQLite.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestOidcProvider } from '../packages/latchkey/src/testing/oidc-provider.js';
 import { expectRowsNaming, filterBy, openFromIndex, postToThisPage, rowTexts, search } from './admin-journey.js';
 import { freshCode, PERIOD_MS, sleep } from './authenticator-app.js';
-import { browserTestsEnabled, siteDatabases, type RunningSite } from './harness.js';
+import { browserTestsEnabled, deployedDatabase, type RunningSite } from './harness.js';
 import { JOURNEY_TIMEOUT_MS, PASSWORD, Person, SETUP_TIMEOUT_MS, startSiteAndBrowser, uniqueName } from './journey.js';
 
 const CLIENT = { client_id: 'admin-added-app', client_secret: uniqueName('provider-secret-') };
@@ -56,7 +57,7 @@ async function createSuperuser(site: RunningSite, username: string): Promise<voi
   await site.manage(['createsuperuser', '--username', username, '--email', `${username}@example.com`, '--noinput'], { LATCHKEY_SUPERUSER_PASSWORD: PASSWORD });
 }
 
-describe.runIf(browserTestsEnabled()).each(siteDatabases())('the admin area, on %s', (database) => {
+describe.runIf(browserTestsEnabled()).each([deployedDatabase()])('the admin area, on %s', (database) => {
   const root = uniqueName('root');
   const dana = { sub: uniqueName('dana-at-corp'), username: uniqueName('dana'), email: `${uniqueName('dana')}@corp.example` };
   let provider: TestOidcProvider | undefined;
