@@ -7,6 +7,7 @@
  */
 import type { User } from '../account/model.js';
 import { addEmailAddress, makePrimaryEmailAddress } from '../account/flows/manage-email.js';
+import { signup } from '../account/flows/signup.js';
 import { changePassword } from '../account/flows/password-change.js';
 import { createUser } from '../account/users.js';
 import { changeUserByAdmin } from '../admin/flows/manage-users.js';
@@ -66,7 +67,33 @@ function judge(facts: Record<string, Fact>): ChangeState {
   return `between: ${JSON.stringify(facts)}`;
 }
 
+/** The address the signup scenario signs up with. */
+export const SIGNUP_EMAIL = 'eve@example.com';
+
 export const CRASH_SCENARIOS = {
+  /**
+   * A new account: nothing, or the user with its address, its records and its confirmation mail
+   * waiting in the outbox (the restarted site sends it: storage/flow-crash.test.ts follows it).
+   */
+  signup: {
+    setUp(deps) {
+      return Promise.resolve(() => signup(deps, { email: SIGNUP_EMAIL, username: 'eve', password1: NEW_PASSWORD, password2: NEW_PASSWORD, client: CLIENT }));
+    },
+    async observe(deps) {
+      const user = await deps.store.users.findByUsername('eve');
+      const addresses = user ? (await deps.store.emailAddresses.listForUser(user.id)).map((address) => address.email) : [];
+      const records = user ? (await deps.store.auditLog.listForUser(user.id)).map((record) => record.event).sort() : [];
+      const mails = (await deps.store.mailOutbox.list()).filter((mail) => mail.recipients.includes(SIGNUP_EMAIL));
+      return judge({
+        user: fact(user === undefined, user !== undefined, 'the user'),
+        address: fact(addresses.length === 0, addresses.join() === SIGNUP_EMAIL, `addresses ${addresses.join(', ')}`),
+        records: fact(records.length === 0, records.join() === 'email_confirmation_sent,user_signed_up', `records ${records.join(', ')}`),
+        mail: fact(mails.length === 0, mails.length === 1, `${mails.length} queued mails`),
+      });
+    },
+  },
+
+
   /** The hash and the sessions: old password with every session, or new with only the changer's. */
   'password change': {
     async setUp(deps) {
