@@ -3,15 +3,35 @@
  * Dropbox, Zoom, Notion, Figma, Patreon, Strava), set to each provider's documented shape in turn: which
  * client authentication its token endpoint takes (Spotify, Zoom, Notion and Figma a Basic header;
  * the others the body, RFC 6749 §2.3.1), what its token answer adds (Notion's owner and workspace),
- * what its profile endpoint answers and which headers that endpoint insists on (Twitch's
- * Client-Id). The pages are those providers' OAuth and user endpoints as their docs describe them
- * (named in each provider's file under socialaccount/providers/catalogue/); the real providers
- * cannot be reached from the tests.
+ * how its token endpoint refuses a code, what its profile endpoint answers and which headers that
+ * endpoint insists on (Twitch's Client-Id). The real providers cannot be reached from the tests;
+ * the pages each shape follows:
+ * - Discord: https://discord.com/developers/docs/topics/oauth2 and
+ *   https://discord.com/developers/docs/resources/user#get-current-user;
+ * - Twitch: https://dev.twitch.tv/docs/authentication/getting-tokens-oauth/#authorization-code-grant-flow
+ *   (its token errors are {error, status, message}) and https://dev.twitch.tv/docs/api/reference/#get-users
+ *   (the Client-Id header, {data: [user]});
+ * - Spotify: https://developer.spotify.com/documentation/web-api/tutorials/code-flow (Basic
+ *   client authentication) and https://developer.spotify.com/documentation/web-api/reference/get-current-users-profile;
+ * - Dropbox: https://developers.dropbox.com/oauth-guide and
+ *   https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account (a POST);
+ * - Zoom: https://developers.zoom.us/docs/integrations/oauth/ (Basic client authentication; its
+ *   token errors are {reason, error}) and https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId}
+ *   (`verified` a number);
+ * - Notion: https://developers.notion.com/docs/authorization (Basic client authentication, the
+ *   person in the token answer's owner; no profile endpoint);
+ * - Figma: https://www.figma.com/developers/api#oauth2 and https://www.figma.com/developers/api#get-me-endpoint;
+ * - Patreon: https://docs.patreon.com/#oauth and https://docs.patreon.com/#get-api-oauth2-v2-identity
+ *   (a JSON:API document);
+ * - Strava: https://developers.strava.com/docs/authentication/ and
+ *   https://developers.strava.com/docs/reference/#api-Athletes-getLoggedInAthlete, its errors a
+ *   Fault (https://developers.strava.com/docs/reference/#api-models-Fault): {message, errors: [...]}.
  *
  * It is strict where they are: one use per code, the redirect_uri checked against the one the code
  * was issued for, the access token accepted only as a Bearer header. `fixture_decision` on the
  * authorization URL plays the person declining (error=access_denied) or the provider failing
- * (error=server_error), and `tokenError` makes the token endpoint refuse the code.
+ * (error=server_error), and `tokenError` makes the token endpoint refuse the code, in the shape's
+ * `tokenErrorShape`.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -28,7 +48,23 @@ export interface ProviderShape {
   profileMethod?: 'GET' | 'POST';
   /** Headers the profile endpoint refuses to answer without, with their values. */
   profileHeaders?: Record<string, string>;
+  /** How the token endpoint refuses a code: RFC 6749 §5.2's JSON unless the provider documents its own. */
+  tokenErrorShape?: TokenErrorShape;
 }
+
+export type TokenErrorShape = keyof typeof TOKEN_ERRORS;
+
+/** A refused code, as each documents it (the pages are listed at the top of this file). */
+export const TOKEN_ERRORS = {
+  /** RFC 6749 §5.2: Discord, Spotify, Dropbox, Notion, Figma and Patreon answer this way. */
+  rfc6749: { status: 400, body: { error: 'invalid_grant', error_description: 'the code is unknown, used, or not this request’s' } },
+  /** Twitch: the HTTP reason, the status again, and a message. */
+  twitch: { status: 400, body: { error: 'Bad Request', status: 400, message: 'Invalid authorization code' } },
+  /** Zoom: `reason` where RFC 6749 has error_description. */
+  zoom: { status: 400, body: { reason: 'Invalid authorization code', error: 'invalid_request' } },
+  /** Strava: a Fault, naming the resource and field at fault. */
+  strava: { status: 400, body: { message: 'Bad Request', errors: [{ resource: 'AuthorizationCode', field: 'code', code: 'invalid' }] } },
+} as const;
 
 export interface SeenRequest {
   method: string;
@@ -45,7 +81,7 @@ export interface AppsFixture {
   readonly profileUrl: string;
   /** The provider the next requests speak as; set by the test. */
   shape: ProviderShape;
-  /** The token endpoint answers invalid_grant (HTTP 400, RFC 6749 §5.2) to every code. */
+  /** The token endpoint refuses every code, in the shape's tokenErrorShape (RFC 6749 §5.2's invalid_grant unless said). */
   tokenError: boolean;
   readonly requests: SeenRequest[];
   /** Plays the browser at the authorization URL: the redirect back, as a URL. */
@@ -103,7 +139,8 @@ export async function startAppsFixture(): Promise<AppsFixture> {
     // One use per code (RFC 6749 §4.1.2), even when the exchange then fails.
     codes.delete(code);
     if (handle.tokenError || body.get('grant_type') !== 'authorization_code' || redirectUri === undefined || redirectUri !== body.get('redirect_uri')) {
-      return reply.code(400).send({ error: 'invalid_grant', error_description: 'the code is unknown, used, or not this request’s' });
+      const refusal = TOKEN_ERRORS[handle.shape.tokenErrorShape ?? 'rfc6749'];
+      return reply.code(refusal.status).send(refusal.body);
     }
     const accessToken = randomBytes(20).toString('hex');
     accessTokens.add(accessToken);

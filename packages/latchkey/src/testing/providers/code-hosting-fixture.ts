@@ -1,18 +1,31 @@
 /**
  * One loopback server that plays the code-hosting providers of the catalogue, each under its own
- * path prefix and each speaking its documented protocol (the provider files name the pages):
- * - GitHub (/github, an Enterprise server's layout): the token answer form-encoded unless the
- *   request accepts JSON, a bad code reported as error=bad_verification_code in a 200, the address
- *   list at /api/v3/user/emails answering 404 without the user:email scope;
- * - GitLab (/gitlab): JSON tokens, /api/v4/user with a Bearer token, 401 {"message"} otherwise;
- * - Bitbucket (/bitbucket): the client authenticated with HTTP Basic only, /2.0/user and the
- *   paginated /2.0/user/emails ({"values": [...]}), errors as {"type": "error", "error": {...}};
- * - Stack Exchange (/stackexchange): a form-encoded `access_token=...&expires=...` answer, /me
- *   reading access_token, key and site from the query, wrapped in {"items": [...]};
- * - Atlassian (/atlassian): authorize insisting on audience=api.atlassian.com, /me with a Bearer token.
+ * path prefix and each speaking its documented protocol, the public page it follows named beside it:
+ * - GitHub (/github, an Enterprise server's layout):
+ *   https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps for the
+ *   token answer, form-encoded unless the request accepts JSON;
+ *   https://docs.github.com/en/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors
+ *   for a bad code, reported as error=bad_verification_code in a 200;
+ *   https://docs.github.com/en/rest/users/users#get-the-authenticated-user and
+ *   https://docs.github.com/en/rest/users/emails for /api/v3/user and /api/v3/user/emails, the
+ *   latter answering 404 without the user:email scope;
+ * - GitLab (/gitlab): https://docs.gitlab.com/ee/api/oauth2.html (JSON tokens, Doorkeeper's RFC 6749
+ *   errors) and https://docs.gitlab.com/ee/api/users.html (/api/v4/user with a Bearer token, 401
+ *   {"message"} otherwise, https://docs.gitlab.com/ee/api/rest/);
+ * - Bitbucket (/bitbucket): https://developer.atlassian.com/cloud/bitbucket/oauth-2/ (the client
+ *   authenticated with HTTP Basic only) and https://developer.atlassian.com/cloud/bitbucket/rest/api-group-users/
+ *   (/2.0/user and the paginated /2.0/user/emails, {"values": [...]}), API errors as
+ *   {"type": "error", "error": {...}} (https://developer.atlassian.com/cloud/bitbucket/rest/intro/);
+ * - Stack Exchange (/stackexchange): https://api.stackexchange.com/docs/authentication (a
+ *   form-encoded `access_token=...&expires=...` answer) and https://api.stackexchange.com/docs/me
+ *   (/me reading access_token, key and site from the query, wrapped in {"items": [...]} as
+ *   https://api.stackexchange.com/docs/wrapper says, errors as https://api.stackexchange.com/docs/error-handling);
+ * - Atlassian (/atlassian): https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/
+ *   (authorize insisting on audience=api.atlassian.com and prompt=consent, /me with a Bearer token).
  * Strict where the real ones are: one use per code, the redirect_uri and client checked, tokens
  * known. A person is chosen at the authorize step (`as`), declines (`deny`) or meets a provider
- * error (`fail`), as a browser at the provider would.
+ * error (`fail`), as a browser at the provider would; `tokenError` makes every token endpoint
+ * refuse the code in its provider's own error shape.
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -37,6 +50,10 @@ export interface CodeHostingFixture {
   readonly clientSecret: string;
   /** Stack Exchange's request key (the app's `key` field). */
   readonly requestKey: string;
+  /** The token endpoints refuse every code, each in its provider's error shape (GitHub's is a 200). */
+  tokenError: boolean;
+  /** The token endpoints' refusals, as sent: what a test checks the shape against. */
+  readonly tokenErrors: { family: CodeHostingFamily; status: number; contentType: string; body: string }[];
   /** The people each provider knows, by the login a test signs in as. */
   readonly accounts: Record<CodeHostingFamily, Map<string, FixtureAccount>>;
   /** The app settings that point a provider of the family at this server. */
@@ -69,6 +86,8 @@ export async function startCodeHostingFixture(): Promise<CodeHostingFixture> {
   const accounts = { github: new Map(), gitlab: new Map(), bitbucket: new Map(), stackexchange: new Map(), atlassian: new Map() } as CodeHostingFixture['accounts'];
   const codes = new Map<string, Grant>();
   const tokens = new Map<string, Grant>();
+  const tokenErrors: CodeHostingFixture['tokenErrors'] = [];
+  const switches = { tokenError: false };
   const app = Fastify({ forceCloseConnections: true });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   let origin = '';
@@ -108,7 +127,7 @@ export async function startCodeHostingFixture(): Promise<CodeHostingFixture> {
     const code = body.get('code') ?? '';
     const grant = codes.get(code);
     codes.delete(code);
-    if (grant === undefined || grant.family !== family || grant.redirectUri !== body.get('redirect_uri')) return tokenError(family, request, reply, 400, 'invalid_grant');
+    if (switches.tokenError || grant === undefined || grant.family !== family || grant.redirectUri !== body.get('redirect_uri')) return tokenError(family, request, reply, 400, 'invalid_grant');
     const accessToken = randomBytes(20).toString('hex');
     tokens.set(accessToken, { family, login: grant.login, scope: grant.scope });
     if (family === 'stackexchange') return reply.type('text/plain').send(new URLSearchParams({ access_token: accessToken, expires: '86400' }).toString());
@@ -126,9 +145,17 @@ export async function startCodeHostingFixture(): Promise<CodeHostingFixture> {
 
   function tokenError(family: CodeHostingFamily, request: FastifyRequest, reply: FastifyReply, status: number, error: string): FastifyReply {
     const description = 'The code passed is incorrect or expired.';
-    // GitHub reports a bad code in a 200, in the answer's own encoding.
-    if (family === 'github') return acceptsJson(request) ? reply.send({ error: 'bad_verification_code', error_description: description }) : reply.type('application/x-www-form-urlencoded').send(`error=bad_verification_code&error_description=${encodeURIComponent(description)}`);
-    return reply.code(status).send({ error, error_description: description });
+    const send = (code: number, contentType: string, body: string): FastifyReply => {
+      tokenErrors.push({ family, status: code, contentType, body });
+      return reply.code(code).type(contentType).send(body);
+    };
+    // GitHub (its troubleshooting page, above) reports a bad code in a 200, in the answer's own encoding.
+    if (family === 'github') {
+      const answer = { error: 'bad_verification_code', error_description: description, error_uri: 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#bad-verification-code' };
+      return acceptsJson(request) ? send(200, 'application/json', JSON.stringify(answer)) : send(200, 'application/x-www-form-urlencoded', new URLSearchParams(answer).toString());
+    }
+    // GitLab (Doorkeeper), Bitbucket, Stack Exchange and Atlassian answer RFC 6749 §5.2's JSON error.
+    return send(status, 'application/json', JSON.stringify({ error, error_description: description }));
   }
 
   /** The person a request's access token belongs to (Bearer header, or Stack Exchange's query parameter). */
@@ -186,6 +213,13 @@ export async function startCodeHostingFixture(): Promise<CodeHostingFixture> {
     clientSecret,
     requestKey,
     accounts,
+    get tokenError() {
+      return switches.tokenError;
+    },
+    set tokenError(value) {
+      switches.tokenError = value;
+    },
+    tokenErrors,
     settingsFor(family) {
       const at = (path: string) => `${origin}${path}`;
       switch (family) {

@@ -69,13 +69,17 @@ describe.each(testDatabaseKinds())('signing in with Apple on the pages, on %s', 
     await latchkey.destroy();
   });
 
-  async function setUp(certificateKey = clientKey.pem): Promise<void> {
+  /** `oneApp`: a single app whose client_id lists the Services ID, then the bundle id (allauth's comma-separated form). */
+  async function setUp(certificateKey = clientKey.pem, oneApp = false): Promise<void> {
     const endpoints = { authorize_url: fixture.authorizeUrl, access_token_url: fixture.accessTokenUrl, keys_url: fixture.keysUrl };
-    const apps = [
-      { client_id: WEB_CLIENT, secret: KEY_ID, key: TEAM_ID, settings: { ...endpoints, certificate_key: certificateKey } },
-      // The iOS app's bundle id, for token login only (allauth's advice: a hidden app).
-      { client_id: IOS_CLIENT, settings: { keys_url: fixture.keysUrl, hidden: true } },
-    ];
+    const web = { client_id: WEB_CLIENT, secret: KEY_ID, key: TEAM_ID, settings: { ...endpoints, certificate_key: certificateKey } };
+    const apps = oneApp
+      ? [{ ...web, client_id: `${WEB_CLIENT},${IOS_CLIENT}` }]
+      : [
+          web,
+          // The iOS app's bundle id, for token login only (allauth's advice: a hidden app).
+          { client_id: IOS_CLIENT, settings: { keys_url: fixture.keysUrl, hidden: true } },
+        ];
     latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', SOCIALACCOUNT_PROVIDERS: { apple: { APPS: apps } } } });
     latchkey.clock.set(NOW);
     browser = await PageClient.create(latchkey, { plugin: { headless: true } });
@@ -200,5 +204,28 @@ describe.each(testDatabaseKinds())('signing in with Apple on the pages, on %s', 
     expect(response.status).toBe(200);
     const user = await latchkey.deps.store.users.findByEmail('ada@example.com');
     expect(await latchkey.deps.store.socialAccounts.listForUser(user!.id)).toMatchObject([{ provider: 'apple', uid: '001234.ada' }]);
+  });
+
+  it('takes one app whose client_id is "<services id>,<bundle id>": the first id for the redirect, the token call and the secret, the second as a token login’s audience', async () => {
+    await setUp(clientKey.pem, true);
+    // signIn checks the authorization request names the Services ID alone; the fixture knows no "a,b" client.
+    const { response } = await signIn({ as: '001234.ada' });
+    expect(response.headers.location).toBe('/');
+    const user = (await latchkey.deps.store.users.findByEmail('ada@example.com'))!;
+    expect(await sessionUser()).toBe(user.id);
+    // The token call's client_id is checked by the fixture against the secret's sub: both the Services ID.
+    expect(fixture.acceptedSecrets).toHaveLength(1);
+    expect(fixture.acceptedSecrets[0]).toMatchObject({ sub: WEB_CLIENT, iss: TEAM_ID, kid: KEY_ID });
+
+    // The iOS app names the app by its client_id and brings an ID token issued to its bundle id.
+    const api = new HeadlessTestClient(browser.app, 'app', latchkey);
+    const tokenLogin = async (audience: string) => api.post('/auth/provider/token', { provider: 'apple', process: 'login', token: { client_id: `${WEB_CLIENT},${IOS_CLIENT}`, id_token: await fixture.idTokenFor('001234.ada', audience) } });
+    const stranger = await tokenLogin('com.example.someone-else');
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.errors).toMatchObject([{ code: 'invalid_token' }]);
+    const accepted = await tokenLogin(IOS_CLIENT);
+    expect(accepted.status).toBe(200);
+    expect(await latchkey.deps.store.socialAccounts.listForUser(user.id)).toMatchObject([{ provider: 'apple', uid: '001234.ada' }]);
+    expect(await latchkey.deps.store.users.count()).toBe(1);
   });
 });

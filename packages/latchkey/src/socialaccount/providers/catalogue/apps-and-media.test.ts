@@ -53,6 +53,7 @@ const ROWS: Row[] = [
     type: 'twitch',
     shape: {
       clientAuthentication: 'client_secret_post',
+      tokenErrorShape: 'twitch',
       profileHeaders: { 'Client-Id': 'apps-fixture-client' },
       profile: { data: [{ id: '141981764', login: 'adalive', display_name: 'AdaLive', type: '', broadcaster_type: 'partner', email: 'ada@example.com', created_at: '2016-12-14T20:32:28Z' }] },
     },
@@ -86,7 +87,7 @@ const ROWS: Row[] = [
   {
     title: 'zoom',
     type: 'zoom',
-    shape: { clientAuthentication: 'client_secret_basic', profile: { id: 'KDcuGIm1QgePTO8WbOqwIQ', first_name: 'Ada', last_name: 'Lovelace', display_name: 'Ada Lovelace', email: 'ada@example.com', type: 1, verified: 1, status: 'active' } },
+    shape: { clientAuthentication: 'client_secret_basic', tokenErrorShape: 'zoom', profile: { id: 'KDcuGIm1QgePTO8WbOqwIQ', first_name: 'Ada', last_name: 'Lovelace', display_name: 'Ada Lovelace', email: 'ada@example.com', type: 1, verified: 1, status: 'active' } },
     scope: null,
     uid: 'KDcuGIm1QgePTO8WbOqwIQ',
     email: { address: 'ada@example.com', from: 'provider-verified' },
@@ -137,11 +138,46 @@ const ROWS: Row[] = [
   {
     title: 'strava',
     type: 'strava',
-    shape: { clientAuthentication: 'client_secret_post', profile: { id: 134815, username: 'ada_rides', resource_state: 3, firstname: 'Ada', lastname: 'Lovelace', city: 'London', country: 'United Kingdom' } },
+    shape: { clientAuthentication: 'client_secret_post', tokenErrorShape: 'strava', profile: { id: 134815, username: 'ada_rides', resource_state: 3, firstname: 'Ada', lastname: 'Lovelace', city: 'London', country: 'United Kingdom' } },
     scope: 'read,activity:read',
     uid: '134815',
     email: { address: 'ada.typed@example.com', from: 'signup-form' },
     user: { username: 'ada_rides', name: 'Ada Lovelace' },
+  },
+  // The providers that say whether they verified the address, saying they did not: kept, unverified.
+  {
+    title: 'dropbox, address not verified at Dropbox',
+    type: 'dropbox',
+    shape: {
+      clientAuthentication: 'client_secret_post',
+      profileMethod: 'POST',
+      profile: { account_id: 'dbid:AAB7uQjqkKrK3VxmMxFg8l2ZbXp1oQxY9zc', name: { given_name: 'Grace', surname: 'Hopper', display_name: 'Grace Hopper' }, email: 'grace@example.com', email_verified: false, disabled: false },
+    },
+    scope: null,
+    uid: 'dbid:AAB7uQjqkKrK3VxmMxFg8l2ZbXp1oQxY9zc',
+    email: { address: 'grace@example.com', from: 'provider-unverified' },
+    user: { name: 'Grace Hopper' },
+  },
+  {
+    title: 'zoom, address not verified at Zoom (verified 0)',
+    type: 'zoom',
+    shape: { clientAuthentication: 'client_secret_basic', tokenErrorShape: 'zoom', profile: { id: 'z8yCRlsuQ4mUbVdNxQbLvw', first_name: 'Grace', last_name: 'Hopper', display_name: 'Grace Hopper', email: 'grace@example.com', type: 1, verified: 0, status: 'active' } },
+    scope: null,
+    uid: 'z8yCRlsuQ4mUbVdNxQbLvw',
+    email: { address: 'grace@example.com', from: 'provider-unverified' },
+    user: { name: 'Grace Hopper' },
+  },
+  {
+    title: 'patreon, address not verified at Patreon',
+    type: 'patreon',
+    shape: {
+      clientAuthentication: 'client_secret_post',
+      profile: { data: { id: '32188', type: 'user', attributes: { email: 'grace@example.com', full_name: 'Grace Hopper', first_name: 'Grace', last_name: 'Hopper', is_email_verified: false, vanity: 'graceh' } }, links: { self: 'https://www.patreon.com/api/oauth2/v2/user/32188' } },
+    },
+    scope: 'identity identity[email] campaigns campaigns.members',
+    uid: '32188',
+    email: { address: 'grace@example.com', from: 'provider-unverified' },
+    user: { username: 'graceh', name: 'Grace Hopper' },
   },
 ];
 
@@ -197,6 +233,9 @@ describe.each(testDatabaseKinds())('the apps-and-media providers on the pages, o
         expect(first.statusCode).toBe(200);
         expect(first.body).toContain('We have sent an email to verify your address.');
         expect(await sessionUserOf(latchkey, browser)).toBeFalsy();
+        // Kept as the provider gave it, unverified, until the mailed link is followed.
+        const pending = (await latchkey.deps.store.users.findByEmail(row.email.address))!;
+        expect(await latchkey.deps.store.emailAddresses.listForUser(pending.id)).toMatchObject([{ email: row.email.address, verified: false, primary: true }]);
         await confirm(row.email.address);
       } else {
         expect(first.headers.location).toBe('/accounts/3rdparty/signup/');

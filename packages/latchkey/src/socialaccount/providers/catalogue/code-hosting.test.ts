@@ -12,6 +12,7 @@ import { testDatabaseKinds } from '../../../testing/database.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { startCodeHostingFixture, type CodeHostingFamily, type CodeHostingFixture, type FixtureAccount } from '../../../testing/providers/code-hosting-fixture.js';
+import type { RedirectProvider } from '../provider.js';
 import { CODE_HOSTING_PROVIDER_KINDS } from './code-hosting.js';
 
 interface Row {
@@ -45,6 +46,19 @@ const ROWS: Row[] = [
     email: { address: 'ada@example.com', verified: true },
     username: 'octoada',
     name: 'Ada Lovelace',
+  },
+  {
+    label: 'github, the primary address not verified at GitHub',
+    type: 'github',
+    family: 'github',
+    account: {
+      user: { id: 583233, login: 'octolin', name: 'Lin Lovelace', email: null },
+      emails: [{ email: 'lin@example.com', verified: false, primary: true, visibility: 'private' }],
+    },
+    uid: '583233',
+    email: { address: 'lin@example.com', verified: false },
+    username: 'octolin',
+    name: 'Lin Lovelace',
   },
   {
     label: 'github with QUERY_EMAIL false (the public address only)',
@@ -83,6 +97,19 @@ const ROWS: Row[] = [
     name: 'Ada Lovelace',
   },
   {
+    label: 'bitbucket_oauth2, the primary address not confirmed at Bitbucket',
+    type: 'bitbucket_oauth2',
+    family: 'bitbucket',
+    account: {
+      user: { username: 'linbb', display_name: 'Lin Lovelace', account_id: '557058:1c8d4c2e-cc90', uuid: '{e412bbfb-e787-4ff1-99cf-a73cf8528678}', nickname: 'linbb' },
+      emails: [{ email: 'lin@example.com', is_primary: true, is_confirmed: false }],
+    },
+    uid: '557058:1c8d4c2e-cc90',
+    email: { address: 'lin@example.com', verified: false },
+    username: 'linbb',
+    name: 'Lin Lovelace',
+  },
+  {
     label: 'stackexchange',
     type: 'stackexchange',
     family: 'stackexchange',
@@ -99,7 +126,26 @@ const ROWS: Row[] = [
     username: 'ada.atl',
     name: 'Ada Lovelace',
   },
+  {
+    label: 'atlassian, the address not verified at Atlassian',
+    type: 'atlassian',
+    family: 'atlassian',
+    account: { user: { account_id: '5b10a2844c20165700ede21h', email: 'lin@example.com', email_verified: false, name: 'Lin Lovelace', nickname: 'lin.atl', account_status: 'active' } },
+    uid: '5b10a2844c20165700ede21h',
+    email: { address: 'lin@example.com', verified: false },
+    username: 'lin.atl',
+    name: 'Lin Lovelace',
+  },
 ];
+
+/** Each family's token refusal, as its documentation shows it (the fixture's comments name the pages). */
+const TOKEN_ERROR_SHAPES: Record<CodeHostingFamily, { status: number; body: Record<string, unknown> }> = {
+  github: { status: 200, body: { error: 'bad_verification_code' } },
+  gitlab: { status: 400, body: { error: 'invalid_grant' } },
+  bitbucket: { status: 400, body: { error: 'invalid_grant' } },
+  stackexchange: { status: 400, body: { error: 'invalid_grant' } },
+  atlassian: { status: 400, body: { error: 'invalid_grant' } },
+};
 
 let fixture: CodeHostingFixture;
 beforeAll(async () => {
@@ -112,6 +158,7 @@ describe.each(testDatabaseKinds())('the code-hosting providers on the pages, on 
   let latchkey: TestLatchkey;
   let browser: PageClient;
   afterEach(async () => {
+    fixture.tokenError = false;
     await browser.close();
     await latchkey.destroy();
   });
@@ -197,6 +244,22 @@ describe.each(testDatabaseKinds())('the code-hosting providers on the pages, on 
       expect(await sessionUser(browser)).toBeFalsy();
       expect(await latchkey.deps.store.users.count()).toBe(0);
     });
+
+    it('takes a token endpoint refusing the code to the error page: nobody signed in, no account made', async () => {
+      await setUp(row);
+      fixture.tokenError = true;
+      const refusals = fixture.tokenErrors.length;
+      expect((await signIn(row, browser)).headers.location).toBe('/accounts/3rdparty/login/error/');
+      // The refusal was the provider's own shape (GitHub's a 200 carrying error=bad_verification_code).
+      const [refusal, ...more] = fixture.tokenErrors.slice(refusals);
+      expect(more).toEqual([]);
+      expect(refusal).toMatchObject({ family: row.family, status: TOKEN_ERROR_SHAPES[row.family].status, contentType: 'application/json' });
+      expect(JSON.parse(refusal!.body)).toMatchObject(TOKEN_ERROR_SHAPES[row.family].body);
+      expect((await browser.get('/accounts/3rdparty/login/error/')).statusCode).toBe(401);
+      expect(await sessionUser(browser)).toBeFalsy();
+      expect(await latchkey.deps.store.users.count()).toBe(0);
+      expect(await latchkey.deps.store.socialAccounts.find(row.type, row.uid)).toBeUndefined();
+    });
   });
 });
 
@@ -240,6 +303,19 @@ describe('the code-hosting providers’ own endpoints, scopes and settings', () 
     ['atlassian', { auth_params: 'audience=x' }, 'auth_params'],
   ])('%s refuses %j, naming %s', (type, settings, key) => {
     expect(kindOf(type).checkSettings(settings)).toMatchObject({ key, reason: 'invalid' });
+  });
+
+  it.each([
+    ['form-encoded', 'application/x-www-form-urlencoded', 'error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired.'],
+    ['JSON', 'application/json', JSON.stringify({ error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' })],
+  ])('github refuses a bad_verification_code answered in a 200, %s', async (_encoding, contentType, body) => {
+    // GitHub's token endpoint answers a bad code with HTTP 200: the error is in the body, whatever its encoding.
+    const fakeFetch: typeof fetch = () => Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': contentType } }));
+    const app = { provider: 'github', providerId: '', id: 'github', name: 'GitHub', clientId: 'the-client', secret: 's', key: '', settings: {} };
+    const provider = kindOf('github').build(app, { ...context, http: { fetch: fakeFetch, timeoutSeconds: 5 } }) as RedirectProvider;
+    const { pending } = await provider.authorizationUrl({ redirectUri, state: 'st' });
+    const completing = provider.completeAuthorization({ callbackUrl: new URL(`${redirectUri}?code=c&state=st`), redirectUri, expectedState: 'st', pending });
+    await expect(completing).rejects.toMatchObject({ name: 'ProviderError', message: expect.stringContaining('error=bad_verification_code') });
   });
 
   it('stackexchange wants its request key (the app’s key field) before any sign-in', () => {

@@ -3,7 +3,8 @@
  * https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow (the dialog, the
  * code exchange, and debug_token for a token the client brings), and
  * https://developers.facebook.com/docs/graph-api/securing-requests (appsecret_proof on every Graph
- * call). The address is never vouched for: Facebook's `verified` says the account is, not the address.
+ * call, on {graph_api_url}/me or the app's `profile_url` when it gives one). The address is never
+ * vouched for: Facebook's `verified` says the account is, not the address.
  *
  * Besides the redirect, a mobile app that ran Facebook's own SDK may hand over the access token it
  * got (the headless API's provider token): it is checked with debug_token to be valid and issued to
@@ -40,9 +41,13 @@ export function appsecretProof(accessToken: string, appSecret: string): string {
   return createHmac('sha256', appSecret).update(accessToken, 'utf8').digest('hex');
 }
 
-/** /me for a token, with the fields and the proof: the URL to GET. */
-function meUrl(graphUrl: string, fields: string, accessToken: string, secret: string): URL {
-  const url = new URL(`${graphUrl}/me`);
+/**
+ * The person's Graph URL for a token, with the fields and the proof: the app's `profile_url` when it
+ * gives one (a proxy, a test server; its own query kept), else {graph_api_url}/me. The proof goes
+ * on either: Graph refuses a call without it when the app requires it, and a proxy passes it on.
+ */
+function meUrl(profileUrl: string | undefined, graphUrl: string, fields: string, accessToken: string, secret: string): URL {
+  const url = new URL(profileUrl ?? `${graphUrl}/me`);
   url.searchParams.set('fields', fields);
   url.searchParams.set('appsecret_proof', appsecretProof(accessToken, secret));
   return url;
@@ -64,14 +69,16 @@ const base = oauth2ProviderKind({
   accessTokenUrl: '{graph_api_url}/oauth/access_token',
   defaultScope: ['email', 'public_profile'],
   settingsReaders: { version: aVersion, graph_api_url: anEndpoint, fields: aTextList },
-  // `fields` is no placeholder: fetchProfile is given these values, not the app's settings.
+  // `fields` and `profile_url` are no placeholders: fetchProfile is given these values, not the
+  // app's settings (profile_url is checked by the base's reader, as every provider's is).
   endpointValues: (settings) => ({
     version: typeof settings.version === 'string' ? settings.version : FACEBOOK_GRAPH_VERSION,
     graph_api_url: graphApiUrl(settings),
     fields: fieldsOf(settings),
+    ...(typeof settings.profile_url === 'string' ? { profile_url: settings.profile_url } : {}),
   }),
   async fetchProfile({ accessToken, requests, values, client }) {
-    const url = meUrl(values.graph_api_url!, values.fields!, accessToken, client.secret);
+    const url = meUrl(values.profile_url, values.graph_api_url!, values.fields!, accessToken, client.secret);
     return readJsonObject('facebook', 'the profile', await requests.getJson(url));
   },
   profile: mapProfile,
@@ -109,7 +116,7 @@ async function verifyAccessToken(app: { id: string; clientId: string; secret: st
   if (data.is_valid !== true) throw fail('debug_token says the access token is not valid');
   const appId = textOf(data.app_id);
   if (appId !== app.clientId) throw fail(`the access token was issued to app ${clip(appId ?? 'none')}, not to ${app.clientId}`);
-  const json = await graphGet(app.id, 'profile request', meUrl(graphApiUrl(app.settings), fieldsOf(app.settings), accessToken, app.secret), accessToken, http);
+  const json = await graphGet(app.id, 'profile request', meUrl(typeof app.settings.profile_url === 'string' ? app.settings.profile_url : undefined, graphApiUrl(app.settings), fieldsOf(app.settings), accessToken, app.secret), accessToken, http);
   const mapped = mapProfile(json);
   const uid = checkedUid(app.id, mapped.uid);
   if (data.user_id !== undefined && textOf(data.user_id) !== uid) throw fail('debug_token and /me name different people');

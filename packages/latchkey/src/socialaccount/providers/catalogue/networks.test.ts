@@ -12,7 +12,7 @@ import { testDatabaseKinds } from '../../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../../testing/latchkey.js';
 import { PageClient } from '../../../testing/pages.js';
 import { defaultPeople, NETWORK_CLIENTS, startNetworksFixture, type NetworkProvider, type NetworksFixture } from '../../../testing/providers/networks-fixture.js';
-import { facebookProviderKind } from './facebook.js';
+import { appsecretProof, facebookProviderKind } from './facebook.js';
 import { microsoftProviderKind } from './microsoft.js';
 import { redditProviderKind } from './reddit.js';
 import { twitterOAuth2ProviderKind } from './twitter-oauth2.js';
@@ -146,6 +146,28 @@ describe.each(testDatabaseKinds())('the networks providers through the pages, on
     expect(await latchkey.deps.store.users.count()).toBe(0);
   });
 
+  it('facebook reads the person from the app’s profile_url when it gives one, still with the appsecret_proof', async () => {
+    const facebook = ROWS.find((row) => row.type === 'facebook')!;
+    // No Graph API at graph_api_url: the person can only come from profile_url (another version's /me
+    // on the fixture, which answers only with the proof of the token and the app secret).
+    await setUp({
+      ...facebook,
+      settings: (base) => ({
+        version: 'v21.0',
+        authorize_url: `${base}/fb-www/v21.0/dialog/oauth`,
+        access_token_url: `${base}/fb-graph/v21.0/oauth/access_token`,
+        graph_api_url: `${base}/no-graph-here`,
+        profile_url: `${base}/fb-graph/v22.0/me`,
+      }),
+    });
+    const answer = await signIn(facebook);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toContain('We have sent an email to verify your address.');
+    const user = (await latchkey.deps.store.users.findByEmail(facebook.email!))!;
+    expect(user).toMatchObject({ name: 'Grace Hopper' });
+    expect(await latchkey.deps.store.socialAccounts.listForUser(user.id)).toMatchObject([{ provider: 'facebook', uid: facebook.uid }]);
+  });
+
   it.each(ROWS)('$type takes a failing provider to the error page, signing nobody in', async (row) => {
     await setUp(row);
     fixture.failTokens = true;
@@ -176,6 +198,21 @@ describe("the networks providers' public endpoints, without overrides", () => {
     expect(url.searchParams.get('scope')).toBe(scope);
     if (kind === twitterOAuth2ProviderKind) expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     if (kind === redditProviderKind) expect(url.searchParams.get('duration')).toBe('permanent');
+  });
+
+  it('facebook asks profile_url, keeping its query, with the fields and the appsecret_proof, for a token a mobile app brings too', async () => {
+    const seen: URL[] = [];
+    const fakeFetch: typeof fetch = (input) => {
+      const url = new URL(input instanceof Request ? input.url : input.toString());
+      seen.push(url);
+      const answer = url.pathname.endsWith('/debug_token') ? { data: { is_valid: true, app_id: 'client', user_id: '42' } } : { id: '42', name: 'Grace Hopper' };
+      return Promise.resolve(Response.json(answer));
+    };
+    const provider = facebookProviderKind.build(app({ profile_url: 'https://graph-proxy.example/facebook/me?locale=en_GB' }), { ...context, http: { fetch: fakeFetch, timeoutSeconds: 5 } });
+    const profile = await provider.verifyAccessToken!('the-token');
+    expect(profile.uid).toBe('42');
+    expect(seen.map((url) => `${url.origin}${url.pathname}`)).toEqual(['https://graph.facebook.com/v19.0/debug_token', 'https://graph-proxy.example/facebook/me']);
+    expect(Object.fromEntries(seen[1]!.searchParams)).toEqual({ locale: 'en_GB', fields: 'id,email,name,first_name,last_name', appsecret_proof: appsecretProof('the-token', 'secret') });
   });
 
   it('refuses a tenant or a version that is not one', () => {
