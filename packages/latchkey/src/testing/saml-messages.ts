@@ -7,6 +7,7 @@ import { createSign, createVerify } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Element } from '@xmldom/xmldom';
 import { certificateBody, certificatePem, type TestKeyPair } from './saml-keys.js';
+import { verifyPostSignature } from './saml-post-binding.js';
 import {
   childElement,
   descendants,
@@ -28,6 +29,8 @@ export interface ReadAuthnRequest {
   relayState: string | undefined;
   /** The URL carries a Signature parameter (whether it verifies is a separate question). */
   signed: boolean;
+  /** The Redirect binding's SigAlg parameter (the signature algorithm's URI), when the URL has one. */
+  sigAlg?: string;
   xml: string;
 }
 
@@ -106,10 +109,12 @@ export function readRedirectAuthnRequest(url: string | URL): ReadAuthnRequest {
   const parsed = new URL(url);
   const samlRequest = parsed.searchParams.get('SAMLRequest');
   if (samlRequest === null) throw new Error('The URL has no SAMLRequest parameter');
+  const sigAlg = parsed.searchParams.get('SigAlg');
   return {
     ...readAuthnRequestXml(decodeSamlMessage(samlRequest)),
     relayState: parsed.searchParams.get('RelayState') ?? undefined,
     signed: parsed.searchParams.has('Signature'),
+    ...(sigAlg === null ? {} : { sigAlg }),
   };
 }
 
@@ -170,6 +175,27 @@ export function readSpMetadata(xml: string): ImportedSpMetadata {
   const slsUrl = sls?.getAttribute('Location');
   if (slsUrl) imported.slsUrl = slsUrl;
   return imported;
+}
+
+/** The enveloped signature over a metadata document, as a careful IdP checks it before importing the document. */
+export interface MetadataSignature {
+  signatureAlgorithm: string | undefined;
+  digestAlgorithm: string | undefined;
+  /** The signature's one reference is the EntityDescriptor itself, and it verifies with `certificate`. */
+  verifies: boolean;
+}
+
+/** The signature of a metadata document (a child of its EntityDescriptor), or undefined when it is unsigned. */
+export function readMetadataSignature(xml: string, certificate: string): MetadataSignature | undefined {
+  const root = parseXml(xml).documentElement;
+  const signature = root ? childElement(root, SAML_NS.dsig, 'Signature') : undefined;
+  if (!root || signature === undefined) return undefined;
+  const algorithmOf = (localName: string) => descendants(signature, SAML_NS.dsig, localName)[0]?.getAttribute('Algorithm') ?? undefined;
+  return {
+    signatureAlgorithm: algorithmOf('SignatureMethod'),
+    digestAlgorithm: algorithmOf('DigestMethod'),
+    verifies: verifyPostSignature(xml, certificate) === true,
+  };
 }
 
 /** A LogoutRequest in the Redirect binding, signed by the identity provider's key with RSA-SHA256. */

@@ -108,8 +108,8 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
 
   /**
    * Single logout, HTTP-Redirect binding: an IdP's LogoutRequest signs this browser out when its
-   * user has an account at that IdP, and is answered; its LogoutResponse (to a logout it started)
-   * ends at the logout redirect.
+   * user has an account at that IdP, and is answered. Latchkey starts no single logout itself, so
+   * anything else here (a LogoutResponse included) is refused.
    */
   scope.get('/accounts/saml/:organization/sls/', async (request, reply) => {
     const found = await samlOf(request);
@@ -118,14 +118,10 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     const message = logoutMessageOf(request);
     try {
       if (message === undefined) throw new ProviderError('failed', `${providerId}: a logout message parameter came twice`);
-      if (message.fields.SAMLRequest !== undefined) {
-        const user = await ctx.sessions.currentUser(request);
-        const accepted = await acceptSamlLogoutRequest(deps, providerId, found.saml, message, user?.id ?? null);
-        if (accepted.signOut) await signOut(ctx, request, reply);
-        return reply.code(302).header('cache-control', 'no-store').redirect(accepted.answerUrl);
-      }
-      await found.saml.checkLogoutResponse(message, deps.clock.now());
-      return reply.code(302).header('cache-control', 'no-store').redirect(deps.settings.LOGOUT_REDIRECT_URL);
+      const user = await ctx.sessions.currentUser(request);
+      const accepted = await acceptSamlLogoutRequest(deps, providerId, found.saml, message, user?.id ?? null);
+      if (accepted.signOut) await signOut(ctx, request, reply);
+      return reply.code(302).header('cache-control', 'no-store').redirect(accepted.answerUrl);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       request.log.warn({ provider: providerId, reason: error.message }, 'SAML single logout refused');

@@ -16,6 +16,8 @@ import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js
 import { activateTotpFor } from '../../testing/mfa.js';
 import { PageClient } from '../../testing/pages.js';
 import { createTestKeyPair } from '../../testing/saml-keys.js';
+import { readMetadataSignature } from '../../testing/saml-messages.js';
+import { addSocialApp, MANAGEMENT_COMMAND } from '../../socialaccount/flows/manage-apps.js';
 import { startTestSamlIdp, type SamlPerson, type TestSamlIdp } from '../../testing/saml-idp.js';
 import { postToAcs, responseFor, SAML_LOGIN, samlApp, samlSiteUrls, signInThroughIdp, startSignIn, throughIdpSso, type SamlAppOverrides } from '../../testing/saml-sign-in.js';
 
@@ -26,6 +28,9 @@ const ADA: SamlPerson = {
   attributes: { [MAIL]: 'ada@acme.example', [VERIFIED]: 'true', 'urn:oid:2.5.4.42': 'Ada', 'urn:oid:2.5.4.4': 'Lovelace', 'http://schemas.auth0.com/nickname': 'ada', department: ['Engineering', 'Research'] },
 };
 const ERROR_PAGE = '/accounts/3rdparty/login/error/';
+const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+const RSA_SHA512 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512';
+const CLIENT = { ip: '127.0.0.1', userAgent: 'test' };
 
 /** Attributes as the social account keeps them: each a list of its values. */
 function asLists(attributes: Record<string, string | string[]>): Record<string, string[]> {
@@ -196,7 +201,8 @@ describe.each(testDatabaseKinds())('signing in with a SAML identity provider on 
     expect(imported).toMatchObject({ authnRequestsSigned: true, signingCertificate: expect.stringContaining('BEGIN CERTIFICATE'), encryptionCertificate: expect.stringContaining('BEGIN CERTIFICATE') });
     idp.signInAs(ADA, { encryptAssertions: true });
     const { redirect } = await startSignIn(browser);
-    expect(idp.readAuthnRequest(redirect).signed).toBe(true);
+    // Signed with the default signature_algorithm, rsa-sha256; the IdP's /sso below checks the signature.
+    expect(idp.readAuthnRequest(redirect)).toMatchObject({ signed: true, sigAlg: RSA_SHA256 });
     const { finish } = await throughIdpSso(browser, redirect);
     expect(finish?.headers.location).toBe('/');
     expect(await sessionUser()).toBe((await userOf('ada@acme.example')).id);
@@ -206,6 +212,84 @@ describe.each(testDatabaseKinds())('signing in with a SAML identity provider on 
     const stranger = browser.another();
     expect((await throughIdpSso(stranger, (await startSignIn(stranger)).redirect)).finish?.headers.location).toBe(ERROR_PAGE);
     expect(await sessionUser(stranger)).toBeFalsy();
+  });
+
+  it('signs its AuthnRequests with signature_algorithm rsa-sha512 when the settings say so', async () => {
+    const own = createTestKeyPair('Latchkey test SP');
+    await setUp({}, { settings: { advanced: { authn_request_signed: true, signature_algorithm: 'rsa-sha512', x509cert: own.certificate, private_key: own.privateKey } } });
+    idp.importSpMetadata((await browser.get('/accounts/saml/acme/metadata/')).body);
+    idp.signInAs(ADA);
+    const { redirect } = await startSignIn(browser);
+    expect(idp.readAuthnRequest(redirect)).toMatchObject({ signed: true, sigAlg: RSA_SHA512 });
+    // The IdP verifies the SHA-512 signature with the certificate from our metadata, and answers.
+    expect((await throughIdpSso(browser, redirect)).finish?.headers.location).toBe('/');
+  });
+
+  it('signs its metadata when it has a key: SHA-256 and rsa-sha256 by default, else the configured algorithms', async () => {
+    const own = createTestKeyPair('Latchkey test SP');
+    const stranger = createTestKeyPair('Someone else');
+    const metadataSignature = async (advanced: Record<string, unknown>) => {
+      await setUp({}, { settings: { advanced } });
+      const xml = (await browser.get('/accounts/saml/acme/metadata/')).body;
+      await browser.close();
+      await latchkey.destroy();
+      // Verified by the certificate the IdP administrator was given, never one the document carries.
+      return { signature: readMetadataSignature(xml, own.certificate), byStranger: readMetadataSignature(xml, stranger.certificate), xml };
+    };
+
+    const unsignedApp = await metadataSignature({});
+    expect(unsignedApp.signature).toBeUndefined();
+
+    const byDefault = await metadataSignature({ x509cert: own.certificate, private_key: own.privateKey });
+    expect(byDefault.signature).toEqual({ signatureAlgorithm: RSA_SHA256, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', verifies: true });
+    expect(byDefault.byStranger?.verifies).toBe(false);
+    // What the signature covers is what the SP serves: the Redirect SLS, and no promise to sign requests it does not sign.
+    expect(idp.importSpMetadata(byDefault.xml)).toMatchObject({ slsUrl: 'http://testserver/accounts/saml/acme/sls/', authnRequestsSigned: false });
+
+    const sha512 = await metadataSignature({ x509cert: own.certificate, private_key: own.privateKey, signature_algorithm: 'rsa-sha512', digest_algorithm: 'sha512' });
+    expect(sha512.signature).toEqual({ signatureAlgorithm: RSA_SHA512, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha512', verifies: true });
+    const sha1 = await metadataSignature({ x509cert: own.certificate, private_key: own.privateKey, digest_algorithm: 'sha1', reject_deprecated_algorithm: false });
+    expect(sha1.signature).toEqual({ signatureAlgorithm: RSA_SHA256, digestAlgorithm: 'http://www.w3.org/2000/09/xmldsig#sha1', verifies: true });
+    // Each site above was closed once read; afterEach closes this one.
+    await setUp();
+  });
+
+  it('uses a configured sp.entity_id as its metadata entityID, its AuthnRequests’ Issuer and the only Audience it accepts', async () => {
+    const entityId = 'https://sp.acme.example/saml';
+    await setUp({}, { settings: { sp: { entity_id: entityId } } });
+    const metadata = await browser.get('/accounts/saml/acme/metadata/');
+    expect(idp.importSpMetadata(metadata.body)).toMatchObject({ entityId, acsUrl: samlSiteUrls(latchkey).acs });
+    const { redirect } = await startSignIn(browser);
+    expect(idp.readAuthnRequest(redirect).issuer).toBe(entityId);
+
+    // The IdP's own /sso writes the imported entity id as the audience: accepted.
+    idp.signInAs(ADA);
+    expect((await throughIdpSso(browser, redirect)).finish?.headers.location).toBe('/');
+    expect(await sessionUser()).toBe((await userOf('ada@acme.example')).id);
+    // A response for the metadata URL, the entity id there would be without the setting: refused.
+    const stranger = browser.another();
+    expect((await signIn(ADA, stranger)).response.headers.location).toBe(ERROR_PAGE);
+    expect(await sessionUser(stranger)).toBeFalsy();
+    expect((await signInThroughIdp(latchkey, browser.another(), idp, ADA, { audience: entityId })).response.headers.location).toBe('/');
+  });
+
+  it('signs a person in end to end through a SAML app stored in the database, not in the settings', async () => {
+    const own = createTestKeyPair('Latchkey test SP');
+    await setUp({ SOCIALACCOUNT_PROVIDERS: {} });
+    expect((await browser.get(SAML_LOGIN)).statusCode).toBe(404);
+    const settings = { idp: { entity_id: idp.entityId, sso_url: idp.ssoUrl, x509cert: idp.keys.certificate }, advanced: { authn_request_signed: true, x509cert: own.certificate } };
+    // As `latchkey socialapps add` or the admin stores it: the SP's key sealed as the app's secret.
+    await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { provider: 'saml', providerId: idp.entityId, name: 'Acme (stored)', clientId: 'acme', key: '', settings, secret: own.privateKey }, CLIENT);
+    expect((await browser.get('/accounts/login/')).body).toContain('Acme (stored)');
+
+    expect(idp.importSpMetadata((await browser.get('/accounts/saml/acme/metadata/')).body)).toMatchObject({ authnRequestsSigned: true, signingCertificate: expect.stringContaining('BEGIN CERTIFICATE') });
+    idp.signInAs(ADA);
+    const { redirect } = await startSignIn(browser);
+    expect(idp.readAuthnRequest(redirect).signed).toBe(true);
+    expect((await throughIdpSso(browser, redirect)).finish?.headers.location).toBe('/');
+    const ada = await userOf('ada@acme.example');
+    expect(await sessionUser()).toBe(ada.id);
+    expect(await accountsOf('ada@acme.example')).toMatchObject([{ provider: idp.entityId, uid: 'ada-at-acme' }]);
   });
 
   it('reads an IdP known only by its entity id and metadata URL, fetching the metadata once per metadata_cache_timeout', async () => {

@@ -80,8 +80,6 @@ export interface SamlServiceProvider {
    * URL of the LogoutResponse to send the browser back with. Throws ProviderError otherwise.
    */
   answerLogoutRequest(message: SamlLogoutMessage, now: Date): Promise<AcceptedLogoutRequest>;
-  /** An IdP's LogoutResponse at the SLS, checked as a LogoutRequest is; throws ProviderError otherwise. */
-  checkLogoutResponse(message: SamlLogoutMessage, now: Date): Promise<void>;
 }
 
 /** A message at the SLS (HTTP-Redirect binding): its query parameters, each once, and the raw query its signature covers. */

@@ -3,6 +3,8 @@
  * on loopback (fetched, cached for metadata_cache_timeout on Latchkey's clock, fetched again after),
  * and refused with a reason when it is not the configured IdP's or lacks what a sign-in needs.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.js';
 import { createTestKeyPair, certificateBody } from '../../../testing/saml-keys.js';
@@ -86,6 +88,33 @@ describe('idpEndpointsSource with a metadata_url', () => {
     const next = createTestKeyPair('next idp key');
     const source = idpEndpointsSource('acme', options({ certificates: [next.certificate] }), { timeoutSeconds: 5 }, new ManualClock());
     expect((await source()).certificates).toEqual([certificateBody(idp.keys.certificate), next.certificate]);
+  });
+
+  it('gives up on an IdP that never answers after metadata_request_timeout, and tries again at the next sign-in', async () => {
+    // Takes each request and never answers it, as an IdP behind a stuck proxy.
+    let requests = 0;
+    const silent = createServer(() => {
+      requests += 1;
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const metadataUrl = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/metadata`);
+      // The client's own timeout is long: the metadata's one second is the one that must apply.
+      const source = idpEndpointsSource('acme', options({ metadataUrl, metadataRequestTimeoutSeconds: 1 }), { timeoutSeconds: 60 }, new ManualClock());
+      const started = performance.now();
+      await expect(source()).rejects.toThrow(ProviderError);
+      const waited = performance.now() - started;
+      // AbortSignal.timeout runs on the wall clock: about a second, with a generous margin for a busy machine.
+      expect(waited).toBeGreaterThanOrEqual(900);
+      expect(waited).toBeLessThan(10_000);
+      expect(requests).toBe(1);
+      // Latchkey's clock has not moved, so only a cached failure could spare the IdP this request.
+      await expect(source()).rejects.toThrow(/IdP metadata request to .* failed/);
+      expect(requests).toBe(2);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('does not cache a failed fetch: the next sign-in tries again', async () => {

@@ -5,7 +5,8 @@
  * for, so those checks are made here, as python3-saml's strict mode makes them (SAML Bindings
  * §3.4.5.2): a signature is required, the message's Destination must be this SLS, and its
  * IssueInstant must be recent, within the app's allowed clock drift. The flow (flows/saml-login.ts)
- * then lets each LogoutRequest be used once.
+ * then lets each LogoutRequest be used once. Only the IdP's LogoutRequests arrive here: Latchkey
+ * starts no single logout of its own, so no LogoutResponse is ever owed to it, and one is refused.
  */
 import { inflateRawSync } from 'node:zlib';
 import type { SAML } from '@node-saml/node-saml';
@@ -19,8 +20,9 @@ interface Checks {
   allowedClockDriftSeconds: number;
 }
 
-/** The signed message's root: a `kind` whose Destination (when given) is this SLS and whose IssueInstant is recent. */
-function checkedMessage(kind: 'LogoutRequest' | 'LogoutResponse', deflated: string, checks: Checks): { id: string; issuedAt: number } {
+/** The signed message's root: a LogoutRequest whose Destination (when given) is this SLS and whose IssueInstant is recent. */
+function checkedMessage(deflated: string, checks: Checks): { id: string; issuedAt: number } {
+  const kind = 'LogoutRequest';
   const fail = (why: string) => new ProviderError('failed', `${checks.appId}: the ${kind} ${why}`);
   let xml: string;
   try {
@@ -40,16 +42,16 @@ function checkedMessage(kind: 'LogoutRequest' | 'LogoutResponse', deflated: stri
   return { id, issuedAt };
 }
 
-function requireSignature(kind: string, message: SamlLogoutMessage, appId: string): void {
+function requireSignature(message: SamlLogoutMessage, appId: string): void {
   const { fields } = message;
-  if (fields.Signature === undefined || fields.SigAlg === undefined) throw new ProviderError('failed', `${appId}: the ${kind} is not signed`);
+  if (fields.Signature === undefined || fields.SigAlg === undefined) throw new ProviderError('failed', `${appId}: the LogoutRequest is not signed`);
 }
 
 export async function acceptLogoutRequest(sp: SAML, message: SamlLogoutMessage, checks: Checks): Promise<AcceptedLogoutRequest> {
   const { fields } = message;
   if (fields.SAMLRequest === undefined) throw new ProviderError('failed', `${checks.appId}: the SLS got no LogoutRequest`);
-  requireSignature('LogoutRequest', message, checks.appId);
-  const { id, issuedAt } = checkedMessage('LogoutRequest', fields.SAMLRequest, checks);
+  requireSignature(message, checks.appId);
+  const { id, issuedAt } = checkedMessage(fields.SAMLRequest, checks);
   try {
     const { profile } = await sp.validateRedirectAsync(fields, message.rawQuery);
     if (!profile) throw new Error('no LogoutRequest');
@@ -57,18 +59,5 @@ export async function acceptLogoutRequest(sp: SAML, message: SamlLogoutMessage, 
     return { requestId: id, usableUntil: new Date(issuedAt + checks.allowedClockDriftSeconds * 1000), answerUrl };
   } catch (error) {
     throw new ProviderError('failed', `${checks.appId}: the LogoutRequest was refused: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-export async function checkLogoutResponse(sp: SAML, message: SamlLogoutMessage, checks: Checks): Promise<void> {
-  const { fields } = message;
-  if (fields.SAMLResponse === undefined) throw new ProviderError('failed', `${checks.appId}: the SLS got no LogoutResponse`);
-  requireSignature('LogoutResponse', message, checks.appId);
-  checkedMessage('LogoutResponse', fields.SAMLResponse, checks);
-  try {
-    const { loggedOut } = await sp.validateRedirectAsync(fields, message.rawQuery);
-    if (!loggedOut) throw new Error('not a LogoutResponse');
-  } catch (error) {
-    throw new ProviderError('failed', `${checks.appId}: the LogoutResponse was refused: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -6,6 +6,9 @@
  * is derived from that state, so the response's InResponseTo finds it again at the ACS.
  */
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+// node-saml's own metadata signer (what its signMetadata option calls), reached by path: the
+// metadata is signed after the SLS binding is corrected, which that option cannot do.
+import { signXmlMetadata } from '@node-saml/node-saml/lib/utility.js';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { LatchkeyError } from '../../../core/errors.js';
 import type { ProviderApp } from '../../apps.js';
@@ -13,7 +16,7 @@ import type { ProviderContext, ProviderKind } from '../kind.js';
 import { ProviderError, samlRequestId, type SignInProvider, type SamlServiceProvider } from '../provider.js';
 import { profileFromAssertion } from './attributes.js';
 import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
-import { acceptLogoutRequest, checkLogoutResponse } from './logout.js';
+import { acceptLogoutRequest } from './logout.js';
 import { verifySamlResponse } from './response.js';
 import { descendants, parseXml, REDIRECT_BINDING, SAML_METADATA } from './xml.js';
 import { checkSamlApp, checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
@@ -37,13 +40,12 @@ export const samlProviderKind: ProviderKind = {
   build: (app, context) => samlProvider(app, context),
 };
 
-/** node-saml's names for the algorithms the settings name as python3-saml does. */
+/**
+ * node-saml's names for the algorithms the settings name as python3-saml does. node-saml takes the
+ * digest by its short name too ('sha256', as the settings spell it) and reads anything else,
+ * a URI included, as SHA-1 (its lib/algorithms.js).
+ */
 const NODE_SAML_SIGNATURE = { 'rsa-sha256': 'sha256', 'rsa-sha512': 'sha512', 'rsa-sha1': 'sha1' } as const;
-const DIGEST_URIS = {
-  sha256: 'http://www.w3.org/2001/04/xmlenc#sha256',
-  sha512: 'http://www.w3.org/2001/04/xmlenc#sha512',
-  sha1: 'http://www.w3.org/2000/09/xmldsig#sha1',
-} as const;
 
 export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' | 'settings' | 'secret'>, context: Pick<ProviderContext, 'settings' | 'clock' | 'http'>): SignInProvider {
   const options = samlOptions(app);
@@ -76,8 +78,13 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
     metadata() {
       const { certificate, privateKey } = options.advanced;
       // Always a fresh SAML: the metadata needs no IdP, so it is served even while the IdP's metadata cannot be fetched.
-      const sp = new SAML({ ...baseOptions(options, spEntityId, urls.acs), idpCert: 'unused', logoutCallbackUrl: urls.sls, ...(privateKey === undefined ? {} : { decryptionPvk: privateKey, ...signing(options) }) });
-      return withRedirectLogoutBinding(sp.generateServiceProviderMetadata(certificate ?? null, certificate ?? null));
+      const base = baseOptions(options, spEntityId, urls.acs);
+      const sp = new SAML({ ...base, idpCert: 'unused', logoutCallbackUrl: urls.sls, ...(privateKey === undefined ? {} : { decryptionPvk: privateKey, ...signing(options) }) });
+      const metadata = correctedMetadata(sp.generateServiceProviderMetadata(certificate ?? null, certificate ?? null), options.advanced.authnRequestSigned);
+      // An SP with its own key signs its metadata (with the signature and digest algorithms of the
+      // settings), so an IdP that fetches it by URL can tell it has not been altered on the way.
+      if (privateKey === undefined) return metadata;
+      return signXmlMetadata(metadata, { ...signing(options), signatureAlgorithm: base.signatureAlgorithm, digestAlgorithm: base.digestAlgorithm });
     },
 
     async verifyResponse(samlResponse, expected) {
@@ -87,10 +94,6 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
 
     async answerLogoutRequest(message, now) {
       return acceptLogoutRequest(messages(await idpEndpoints()), message, { ...logoutChecks, now });
-    },
-
-    async checkLogoutResponse(message, now) {
-      await checkLogoutResponse(messages(await idpEndpoints()), message, { ...logoutChecks, now });
     },
   };
 
@@ -125,7 +128,7 @@ function baseOptions(options: SamlOptions, spEntityId: string, acsUrl: string) {
     // allauth sends no RequestedAuthnContext: the IdP's own policy (MFA there, say) decides.
     disableRequestedAuthnContext: true,
     signatureAlgorithm: NODE_SAML_SIGNATURE[options.advanced.signatureAlgorithm],
-    digestAlgorithm: DIGEST_URIS[options.advanced.digestAlgorithm],
+    digestAlgorithm: options.advanced.digestAlgorithm,
   };
 }
 
@@ -137,13 +140,17 @@ function signing(options: SamlOptions): { privateKey: string; publicCert: string
 }
 
 /**
- * node-saml's metadata offers the SLS over HTTP-POST, which a browser reaches from the IdP's site
- * without our SameSite=Lax session cookie, so a logout there could sign nobody out: the SLS offered
- * is the HTTP-Redirect one, the binding it serves.
+ * node-saml's metadata, made true to what Latchkey does (before it is signed):
+ * - it offers the SLS over HTTP-POST, which a browser reaches from the IdP's site without our
+ *   SameSite=Lax session cookie, so a logout there could sign nobody out: the SLS offered is the
+ *   HTTP-Redirect one, the binding it serves;
+ * - it says AuthnRequestsSigned="true" whenever the SP has a key, yet a key kept only to decrypt
+ *   assertions signs nothing: an IdP that believed it would refuse the unsigned requests.
  */
-function withRedirectLogoutBinding(metadata: string): string {
+function correctedMetadata(metadata: string, authnRequestsSigned: boolean): string {
   const document = parseXml(metadata);
   if (!document) throw new LatchkeyError('configuration_invalid', 'The SAML service provider metadata could not be generated.');
   for (const service of descendants(document, SAML_METADATA, 'SingleLogoutService')) service.setAttribute('Binding', REDIRECT_BINDING);
+  for (const descriptor of descendants(document, SAML_METADATA, 'SPSSODescriptor')) descriptor.setAttribute('AuthnRequestsSigned', String(authnRequestsSigned));
   return new XMLSerializer().serializeToString(document);
 }

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { withCommentInNameId, XSW_ATTACKS, unsigned } from '../../../testing/saml-attacks.js';
-import { certificateBody, createTestKeyPair } from '../../../testing/saml-keys.js';
+import { ManualClock } from '../../../core/clock.js';
+import { certificateBody, createTestKeyPair, type TestKeyPair } from '../../../testing/saml-keys.js';
 import { buildSamlResponse, type SamlResponseOptions } from '../../../testing/saml-response.js';
 import { ProviderError } from '../provider.js';
-import type { IdpEndpoints } from './idp-metadata.js';
+import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
 import { claimedRequestId, verifySamlResponse, type VerifiedAssertion } from './response.js';
 import { samlOptions } from './settings.js';
 
@@ -116,6 +117,27 @@ describe('verifySamlResponse', () => {
     expect(await refusal(responseXml({ sign: 'none' }))).toMatch(/refused/);
     for (const sign of ['assertion', 'response', 'both'] as const) {
       expect(await refusal(responseXml({ sign, signingKey: strangerKeys })), sign).toMatch(/refused/);
+    }
+  });
+
+  it('accepts a response signed by any of several IdP certificates (a key rotation), and refuses one signed by a third key', async () => {
+    const nextKeys = createTestKeyPair('Unit test IdP, next key');
+    const settings = { idp: { entity_id: IDP_ENTITY, sso_url: 'https://idp.example/sso', x509cert: [idpKeys.certificate, nextKeys.certificate] } };
+    const options = samlOptions({ id: 'acme', settings, secret: '' });
+    // The endpoints as the provider reads them from these settings, both certificates included.
+    const endpoints = await idpEndpointsSource('acme', options.idp, { timeoutSeconds: 5 }, new ManualClock(NOW))();
+    expect(endpoints.certificates).toHaveLength(2);
+    const verifyWith = (signingKey: TestKeyPair, sign: SamlResponseOptions['sign']) =>
+      verifySamlResponse('acme', options, endpoints, Buffer.from(responseXml({ signingKey, sign }), 'utf8').toString('base64'), { spEntityId: SP_ENTITY, acsUrl: ACS, requestId: REQUEST_ID, now: NOW });
+    for (const sign of ['assertion', 'response', 'both'] as const) {
+      expect((await verifyWith(idpKeys, sign)).person.nameId, `old key, ${sign}`).toBe('alice@example.com');
+      expect((await verifyWith(nextKeys, sign)).person.nameId, `new key, ${sign}`).toBe('alice@example.com');
+      const refused = await verifyWith(strangerKeys, sign).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused, `third key, ${sign}`).toBeInstanceOf(ProviderError);
+      expect((refused as ProviderError).message).toMatch(/refused/);
     }
   });
 
