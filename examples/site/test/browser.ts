@@ -35,3 +35,27 @@ export function csrfTokenOf(html: string): string {
   if (!match) throw new Error('The page has no CSRF token field.');
   return match[1]!;
 }
+
+/**
+ * A sign-in through allauth's dummy provider (a stand-in identity provider on the site itself, for
+ * tests and development only): the login page's Dummy link, its Continue button, the dummy page
+ * filled in as `person`, and back to the callback, whose answer this is.
+ */
+export async function signInThroughDummy(browser: Browser, person: { id: string; email: string; name: string }): Promise<LightMyRequestResponse> {
+  const confirm = await browser.get('/accounts/dummy/login/');
+  const started = await browser.post('/accounts/dummy/login/', [['csrfmiddlewaretoken', csrfTokenOf(confirm.body)]]);
+  const authorize = new URL(started.headers.location as string);
+  const form = await browser.get(authorize.pathname + authorize.search);
+  const answered = await browser.post(authorize.pathname, [
+    ['csrfmiddlewaretoken', csrfTokenOf(form.body)],
+    ['state', authorize.searchParams.get('state')!],
+    ['redirect_uri', authorize.searchParams.get('redirect_uri')!],
+    ['id', person.id],
+    ['email', person.email],
+    ['email_verified', 'true'],
+    ['name', person.name],
+    ['action', 'authenticate'],
+  ]);
+  const callback = new URL(answered.headers.location as string);
+  return browser.get(callback.pathname + callback.search);
+}

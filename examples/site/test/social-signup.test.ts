@@ -6,12 +6,12 @@
  * cleanEmail judges the address the provider gave (the domain allowlist), as it judges a typed one.
  */
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
 import { AccountAdapter, SocialAccountAdapter } from '../src/users/adapters.js';
-import { Browser, csrfTokenOf } from './browser.js';
+import { Browser, csrfTokenOf, signInThroughDummy } from './browser.js';
 
 const DUMMY = { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } };
 
@@ -29,26 +29,6 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     app = await buildApp(latchkey);
     await app.ready();
     return new Browser(app);
-  }
-
-  /** The login page's Dummy link, its Continue button, the dummy page filled in as `person`, and back. */
-  async function signInThroughDummy(browser: Browser, person: { id: string; email: string; name: string }): Promise<LightMyRequestResponse> {
-    const confirm = await browser.get('/accounts/dummy/login/');
-    const started = await browser.post('/accounts/dummy/login/', [['csrfmiddlewaretoken', csrfTokenOf(confirm.body)]]);
-    const authorize = new URL(started.headers.location as string);
-    const form = await browser.get(authorize.pathname + authorize.search);
-    const answered = await browser.post(authorize.pathname, [
-      ['csrfmiddlewaretoken', csrfTokenOf(form.body)],
-      ['state', authorize.searchParams.get('state')!],
-      ['redirect_uri', authorize.searchParams.get('redirect_uri')!],
-      ['id', person.id],
-      ['email', person.email],
-      ['email_verified', 'true'],
-      ['name', person.name],
-      ['action', 'authenticate'],
-    ]);
-    const callback = new URL(answered.headers.location as string);
-    return browser.get(callback.pathname + callback.search);
   }
 
   it('signs a new person up with the name the provider gave', async () => {

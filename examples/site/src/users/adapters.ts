@@ -85,12 +85,39 @@ const DEPARTMENT_ATTRIBUTE = 'department';
 /**
  * The person's department: the first value of the IdP's `department` attribute (a SAML IdP's
  * attributes arrive in login.extraData as lists of strings, by name), or '' when it sent none.
- * The user model has no department column; a project that keeps it adds a table of its own.
  */
 export function departmentOf(login: SocialLogin): string {
-  const values = login.extraData?.[DEPARTMENT_ATTRIBUTE];
+  return departmentIn(login.extraData);
+}
+
+/** The department in what a provider said (a login's extraData, or a social account's). */
+function departmentIn(extraData: Readonly<Record<string, unknown>> | undefined): string {
+  const values = extraData?.[DEPARTMENT_ATTRIBUTE];
   const first: unknown = Array.isArray(values) ? values[0] : values;
   return typeof first === 'string' ? first.trim() : '';
+}
+
+/** What departmentOfUser reads of a social account (latchkey.deps.store.socialAccounts.listForUser). */
+export interface AccountAttributes {
+  readonly extraData: Readonly<Record<string, unknown>>;
+  readonly lastLogin: Date;
+}
+
+/**
+ * Where the department is kept: the user model has no department column, but Latchkey keeps
+ * every attribute the IdP sent on the person's social account (its extraData) and replaces them at
+ * each sign-in, so the department there is the one the IdP said last. This is the person's
+ * department as src/users/pages.ts shows it on their page: that of the account they signed in with
+ * most recently among those that carry one, or '' when none does. A project that must query or
+ * edit departments adds a table of its own and fills it from login.extraData instead.
+ */
+export function departmentOfUser(accounts: readonly AccountAttributes[]): string {
+  const newestFirst = [...accounts].sort((a, b) => b.lastLogin.getTime() - a.lastLogin.getTime());
+  for (const account of newestFirst) {
+    const department = departmentIn(account.extraData);
+    if (department !== '') return department;
+  }
+  return '';
 }
 
 function commaSeparated(value: string | undefined): string[] {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientOf, isLatchkeyError, updateProfile, type Latchkey } from '@latchkey/core';
+import { departmentOfUser } from './adapters.js';
 import { lookupOf, userPagePath } from './lookup.js';
 
 /**
@@ -105,7 +106,9 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
     if (user === undefined) return toLogin(request, reply);
     const { lookup } = request.params as { lookup: string };
     if (lookup === lookupOf(user)) {
-      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user });
+      // The department the company IdP sent (src/users/adapters.ts), kept on the social account.
+      const department = departmentOfUser(await latchkey.deps.store.socialAccounts.listForUser(user.id));
+      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department });
     }
     return notFound(reply);
   });
