@@ -29,9 +29,12 @@ describe('provider apps from SOCIALACCOUNT_PROVIDERS', () => {
     });
   });
 
-  it('takes the older single APP, and names an app without provider_id by its provider', () => {
+  it('takes the older single APP, and leaves an unnamed app of a named provider to go by its kind\'s name', () => {
     const [app] = appsFromSettings({ github: { APP: { client_id: 'gh' } } });
-    expect(app).toMatchObject({ id: 'github', name: 'github', providerId: '', secret: '' });
+    // '' rather than "github": the registry's withShownName calls it "GitHub".
+    expect(app).toMatchObject({ id: 'github', name: '', providerId: '', secret: '' });
+    // An app of a type with several apps goes by its provider_id, which tells it from the others.
+    expect(appsFromSettings({ openid_connect: { APPS: [{ ...corp, name: undefined }] } })[0]).toMatchObject({ name: 'corp' });
   });
 
   it('refuses what cannot work, naming the entry and never the secret', () => {

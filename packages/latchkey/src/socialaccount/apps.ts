@@ -17,6 +17,12 @@ export interface ProviderApp {
   providerId: string;
   /** What URLs and social accounts carry: the providerId, else the provider type. */
   id: string;
+  /**
+   * What buttons and lists call it. '' for an app of a named provider (github, google, ...) given
+   * none: it goes by its kind's name, "GitHub" (providers/registry.ts withShownName, which the
+   * directory applies to every app it offers). An app of a type with several apps (openid_connect,
+   * saml) given none goes by its provider_id, which tells it from the others.
+   */
   name: string;
   clientId: string;
   secret: string;
@@ -120,7 +126,8 @@ function appFromEntry(provider: string, entry: AppEntry, providerWide: Record<st
     provider,
     providerId,
     id: providerId || provider,
-    name: entry.name ?? (providerId || provider),
+    // Not the provider type ("github"): the kind's name, which only the registry knows, is shown instead.
+    name: entry.name ?? (TYPES_WITH_PROVIDER_IDS.has(provider) ? providerId : ''),
     clientId: entry.client_id,
     secret: entry.secret ?? '',
     key: entry.key ?? '',

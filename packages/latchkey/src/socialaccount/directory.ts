@@ -12,12 +12,19 @@ import type { SocialApp } from './model.js';
 import type { Clock } from '../core/clock.js';
 import type { ProviderContext } from './providers/kind.js';
 import type { ProviderHttp, SignInProvider } from './providers/provider.js';
-import { BUILT_IN_PROVIDER_KINDS, type ProviderRegistry } from './providers/registry.js';
+import { BUILT_IN_PROVIDER_KINDS, urlSlugOf, withShownName, type ProviderRegistry } from './providers/registry.js';
 
 /** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
 export interface ConfiguredProvider {
   readonly provider: SignInProvider;
+  /** The app, with the name it is shown by (its own, else its kind's: registry.ts withShownName). */
   readonly app: ProviderApp;
+  /**
+   * The segment its URLs carry after /accounts/ (an OpenID Connect app's after /accounts/oidc/): its
+   * id, or its kind's slug (amazon-cognito) for an app that goes by its kind's id. Unused for SAML,
+   * whose URLs carry the organisation slug.
+   */
+  readonly slug: string;
 }
 
 export interface ProviderDirectory {
@@ -123,7 +130,8 @@ export function createProviderDirectory(
 
   async function allApps(): Promise<ProviderApp[]> {
     const rows = await deps.store.socialApps.list();
-    return [...fromSettings, ...rows.map((row) => appFromRow(row, openAppSecret(deps.settings.SECRET_KEY, row)))];
+    // Named before anything sorts or shows them: an app without a name goes by its kind's.
+    return [...fromSettings, ...rows.map((row) => appFromRow(row, openAppSecret(deps.settings.SECRET_KEY, row)))].map((app) => withShownName(deps.registry, app));
   }
 
   /** One provider per app configuration: a changed app (new secret, new server) gets a new one. */
@@ -131,7 +139,7 @@ export function createProviderDirectory(
     const fingerprint = sha256Hex(JSON.stringify(app));
     if (!providers.has(fingerprint)) {
       const provider = providerFor(deps.registry, app, context);
-      providers.set(fingerprint, provider && { provider, app });
+      providers.set(fingerprint, provider && { provider, app, slug: urlSlugOf(deps.registry, app) });
     }
     return providers.get(fingerprint);
   }

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { isLatchkeyError } from '../../core/errors.js';
 import { appsFromSettings, type ProviderApp } from '../../socialaccount/apps.js';
+import { withShownName } from '../../socialaccount/providers/registry.js';
 import { STORED_APP_PROVIDER_TYPES } from '../../socialaccount/directory.js';
 import {
   addSocialApp,
@@ -42,7 +43,9 @@ export async function socialapp(context: CommandContext): Promise<number> {
     case 'list':
       if (rest.length > 0) throw new CommandError('Usage: socialapp list');
       return withLatchkey(context, async (latchkey) => {
-        listApps(io, await latchkey.deps.store.socialApps.list(), appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS));
+        // An app of the settings given no name is listed by the name the pages show: its kind's.
+        const fromSettings = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS).map((app) => withShownName(latchkey.deps.socialProviders.registry, app));
+        listApps(io, await latchkey.deps.store.socialApps.list(), fromSettings);
         return 0;
       });
     case 'add':

@@ -84,7 +84,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
         asked = { process, requester };
       }
       try {
-        const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured.provider));
+        const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured));
         const started = await startProviderLogin(deps, configured.provider, { ...asked, redirectUri, next: '', frontendUrl: callbackUrl });
         await keepSignIn(ctx, request, reply, started.state, started.record);
         return redirectTo(reply, started.url.toString());

@@ -3,7 +3,7 @@ import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
-import { ProviderError, type SignInProvider } from '../../socialaccount/providers/provider.js';
+import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from './context.js';
 import { loginContextOf } from './login-context.js';
 import { parkPost, refusedOverLoginLimit, takeParkedPost, type ParkingSpot } from './parked-post.js';
@@ -107,7 +107,7 @@ async function receiveProviderCallback(
   const state = states.length === 1 ? states[0] : undefined;
   const signIn = await takeClaimedSignIn(ctx, request, provider.id, state);
   if (!signIn) return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
-  const redirectUri = providerCallbackUri(ctx, providerLoginPath(provider));
+  const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured));
   const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => completeAuthorization({ callbackUrl, redirectUri, expectedState: state!, pending: signIn.pending }));
   return { signIn, result };
 }
@@ -149,20 +149,31 @@ export function frontendErrorUrl(frontendUrl: string, process: SignInState['proc
 
 /**
  * A provider's login URL: an OpenID Connect app's under `oidc/` (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's
- * default), a SAML app's under `saml/` by its organisation slug, the others' under their id.
+ * default), a SAML app's under `saml/` by its organisation slug, the others' under their slug
+ * (their id, or their kind's slug: /accounts/amazon-cognito/login/, as allauth's).
  */
-export function providerLoginPath(provider: Pick<SignInProvider, 'id' | 'type' | 'saml'>): string {
+export function providerLoginPath(configured: Pick<ConfiguredProvider, 'provider' | 'slug'>): string {
+  const { provider } = configured;
   if (provider.saml) return `/accounts/saml/${encodeURIComponent(provider.saml.organization)}/login/`;
   const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
-  return `${prefix}${encodeURIComponent(provider.id)}/login/`;
+  return `${prefix}${encodeURIComponent(configured.slug)}/login/`;
 }
 
-/** The provider a login or callback URL names, served at that URL (an OpenID Connect app only under oidc/); undefined is a 404. */
+/**
+ * The provider a login or callback URL names, served at that URL (an OpenID Connect app only under
+ * oidc/, an app whose kind has a slug only at the slug); undefined is a 404.
+ */
 export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
-  const { providerId } = request.params as { providerId: string };
-  const configured = await ctx.deps.socialProviders.provider(providerId);
-  // A SAML app is served under saml/ by its organisation slug only (saml-endpoints.ts).
-  if (!configured || configured.provider.saml) return undefined;
+  const { providerId: segment } = request.params as { providerId: string };
+  const directory = ctx.deps.socialProviders;
+  // An app whose id is the segment first (a provider_id may look like a kind's slug), then the
+  // app of the kind served at that slug: /accounts/amazon-cognito/ is amazon_cognito's.
+  let configured = await directory.provider(segment);
+  const slugKind = underOidc ? undefined : directory.registry.kindWithSlug(segment);
+  if ((!configured || configured.slug !== segment) && slugKind) configured = await directory.provider(slugKind.id);
+  // A SAML app is served under saml/ by its organisation slug only (saml-endpoints.ts); an app of
+  // a kind with a slug is not served at its id, so that one sign-in has one callback URL.
+  if (!configured || configured.provider.saml || configured.slug !== segment) return undefined;
   return (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
 }
 
@@ -201,8 +212,8 @@ interface ParkedCallback {
   fields: Record<string, string>;
 }
 
-function formPostSpot(provider: SignInProvider): ParkingSpot {
-  return { cookie: 'provider_form_post', key: '_provider_form_post', finishPath: `${providerLoginPath(provider)}callback/finish/` };
+function formPostSpot(configured: ConfiguredProvider): ParkingSpot {
+  return { cookie: 'provider_form_post', key: '_provider_form_post', finishPath: `${providerLoginPath(configured)}callback/finish/` };
 }
 
 /**
@@ -237,18 +248,18 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
         fields[name] = value;
       }
       const parked: ParkedCallback = { provider: found.configured.provider.id, fields };
-      return parkPost(ctx, reply, formPostSpot(found.configured.provider), parked);
+      return parkPost(ctx, reply, formPostSpot(found.configured), parked);
     });
     scope.get(`${prefix}:providerId/login/callback/finish/`, async (request, reply) => {
       const found = await at(request);
       if (!found) return reply.callNotFound();
       const { configured, completeAuthorization } = found;
-      const parked = await takeParkedPost<ParkedCallback>(ctx, request, reply, formPostSpot(configured.provider));
+      const parked = await takeParkedPost<ParkedCallback>(ctx, request, reply, formPostSpot(configured));
       if (!parked || parked.provider !== configured.provider.id) {
         request.log.warn({ provider: configured.provider.id }, 'provider callback finish without a parked answer (expired, used, or another browser)');
         return presentOther(request, reply, { kind: 'failed', error: 'unknown' }, undefined);
       }
-      const callbackUrl = new URL(`${providerLoginPath(configured.provider)}callback/`, ctx.deps.settings.SITE_URL);
+      const callbackUrl = new URL(`${providerLoginPath(configured)}callback/`, ctx.deps.settings.SITE_URL);
       for (const [name, value] of Object.entries(parked.fields)) callbackUrl.searchParams.set(name, value);
       const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
       return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));

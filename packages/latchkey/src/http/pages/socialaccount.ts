@@ -52,7 +52,7 @@ async function presentProviderLogin(page: HttpContext, request: FastifyRequest, 
 
 /** The providers a login or signup page links to (none configured: none). */
 export async function providerLinks(page: HttpContext): Promise<{ name: string; login_url: string }[]> {
-  return (await page.deps.socialProviders.offered()).map(({ provider }) => ({ name: provider.name, login_url: providerLoginPath(provider) }));
+  return (await page.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginPath(configured) }));
 }
 
 /**
@@ -94,7 +94,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       if ('response' in signedIn) return signedIn.response;
       asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) } };
     }
-    const loginPath = providerLoginPath(configured.provider);
+    const loginPath = providerLoginPath(configured);
     const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
     try {
       const started = await startProviderLogin(page.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(page, loginPath), next });
@@ -122,7 +122,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     const connect = process === 'connect';
     const context = {
       title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
-      provider: { name: provider.name, login_url: providerLoginPath(provider) },
+      provider: { name: provider.name, login_url: providerLoginPath(configured) },
       process: connect ? 'connect' : 'login',
       next: safeRedirectOr(query.next, ''),
     };
@@ -148,7 +148,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
         if (result.error === 'reauthentication_required') {
           const configured = signIn && (await page.deps.socialProviders.provider(signIn.provider));
-          return reauthenticateFirst(reply, configured ? connectButtonPath(providerLoginPath(configured.provider), next) : CONNECTIONS_PAGE);
+          return reauthenticateFirst(reply, configured ? connectButtonPath(providerLoginPath(configured), next) : CONNECTIONS_PAGE);
         }
         await flash(page, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
         return redirect(reply, CONNECTIONS_PAGE);
@@ -229,7 +229,7 @@ function registerConnectionsPage(scope: FastifyInstance, page: HttpContext): voi
     const offered = await page.deps.socialProviders.offered();
     const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
     const accounts = (await listSocialAccounts(page.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
-    const providers = offered.map(({ provider }) => ({ name: provider.name, connect_url: `${providerLoginPath(provider)}?process=connect` }));
+    const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginPath(configured)}?process=connect` }));
     return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
   }
 

@@ -6,6 +6,7 @@
 import type { LatchkeyDeps } from '../../deps.js';
 import { appsFromSettings } from '../apps.js';
 import type { SocialApp } from '../model.js';
+import { withShownName } from '../providers/registry.js';
 
 /** What a door shows for one app: everything but the secret, which is only said to be set or not. */
 export interface SocialAppSummary {
@@ -30,12 +31,13 @@ export type SettingsAppSummary = Omit<SocialAppSummary, 'id'>;
  * The apps an operator sees: those stored in the database (by provider, then providerId) and,
  * read-only beside them, those of SOCIALACCOUNT_PROVIDERS; no secret, only whether one is set.
  */
-export async function listSocialApps(deps: Pick<LatchkeyDeps, 'settings' | 'store'>): Promise<{ stored: SocialAppSummary[]; fromSettings: SettingsAppSummary[] }> {
+export async function listSocialApps(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'socialProviders'>): Promise<{ stored: SocialAppSummary[]; fromSettings: SettingsAppSummary[] }> {
   const stored = (await deps.store.socialApps.list()).map(summarizeSocialApp);
   const fromSettings = appsFromSettings(deps.settings.SOCIALACCOUNT_PROVIDERS).map((app) => ({
     provider: app.provider,
     providerId: app.providerId,
-    name: app.name,
+    // The name the pages show: an app given none goes by its kind's ("GitHub").
+    name: withShownName(deps.socialProviders.registry, app).name,
     clientId: app.clientId,
     key: app.key,
     settings: app.settings,

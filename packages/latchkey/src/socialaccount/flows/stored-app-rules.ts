@@ -12,14 +12,14 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { appFromRow, appsFromSettings, checkAppEntry, findApp, samlSlugTaken, type ProviderApp } from '../apps.js';
 import { settingProblemSentence } from '../providers/app-settings.js';
-import type { ProviderRegistry } from '../providers/registry.js';
+import { withShownName, type ProviderRegistry } from '../providers/registry.js';
 
 /** An app as a form or the command line gives it; '' for a field left empty. */
 export interface SocialAppFields {
   provider: string;
   /** Required for a type with several apps (openid_connect): it names the app in its URLs. */
   providerId: string;
-  /** The button's label; empty: the providerId, else the provider type. */
+  /** The button's label; empty: the providerId for a type with several apps, else the kind's name ("GitHub"). */
   name: string;
   clientId: string;
   key: string;
@@ -70,7 +70,8 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
   if (problem !== undefined) {
     throw invalid('settings', problem.reason === 'required' ? `${problem.key}_required` : 'invalid_setting', settingProblemSentence(problem));
   }
-  return checked.app;
+  // Stored with the name it is shown by, as allauth's SocialApp always has one.
+  return withShownName(registry, checked.app);
 }
 
 export function alreadyExists(app: Pick<ProviderApp, 'provider' | 'providerId'>, id?: number): LatchkeyError {

@@ -21,8 +21,20 @@ export interface ProviderContext {
 export interface ProviderKind {
   /** The provider type: the key in SOCIALACCOUNT_PROVIDERS and a stored app's `provider` (lower-case letters, digits and `_`). */
   readonly id: string;
-  /** How the admin's form and messages name it: `OpenID Connect`, `GitHub`. */
+  /**
+   * How the admin's form and messages name it: `OpenID Connect`, `GitHub`; and the name an app of it
+   * goes by when the app has none of its own (allauth's provider.name: the app's name, else the
+   * provider class's), on the pages' buttons, in the headless configuration and in the admin.
+   */
   readonly name: string;
+  /**
+   * The segment of its app's URLs (/accounts/<slug>/login/ and its callback) when it is not the id:
+   * allauth serves amazon_cognito at `amazon-cognito` (its get_slug), because Cognito refuses "_"
+   * in a callback URL, and the callback URL registered with the provider must stay the same when a
+   * project moves from allauth. Lower-case letters, digits, "-" and "_"; the id is unchanged
+   * everywhere else (SOCIALACCOUNT_PROVIDERS, SocialAccount.provider, the headless API).
+   */
+  readonly slug?: string;
   /**
    * Whether an operator may keep an app of it in the database (the admin, `manage socialapp add`);
    * true unless said. The dummy is not: it signs anyone in as anyone, and a row would outlive the

@@ -17,7 +17,7 @@ import { addSocialApp, MANAGEMENT_COMMAND } from '../flows/manage-apps.js';
 import type { ProviderKind } from './kind.js';
 import { oauth2ProviderKind } from './oauth2.js';
 import { isVouchedFor, textOf } from './profile-fields.js';
-import { BUILT_IN_PROVIDER_KINDS, createProviderRegistry } from './registry.js';
+import { BUILT_IN_PROVIDER_KINDS, createProviderRegistry, urlSlugOf, withShownName } from './registry.js';
 
 const BUILT_IN_IDS = BUILT_IN_PROVIDER_KINDS.map((kind) => kind.id).join(', ');
 
@@ -72,6 +72,34 @@ describe('the provider registry', () => {
     for (const id of ['Fixture', 'fix-ture', '', 'f'.repeat(31), '9lives']) {
       expect(configurationError(() => createProviderRegistry([{ ...fixtureKind(), id }]))).toMatch(/needs another id: lower-case letters, digits and "_"/);
     }
+  });
+
+  it('finds a kind by its slug, and refuses a slug that is no URL segment or that another kind is served at', () => {
+    const registry = createProviderRegistry([{ ...fixtureKind(), slug: 'fixture-hub' }]);
+    expect(registry.kindWithSlug('amazon-cognito')?.id).toBe('amazon_cognito');
+    expect(registry.kindWithSlug('fixture-hub')?.id).toBe('fixture');
+    // An id is not a slug: the kinds without one are served at their id, found by kind().
+    expect(registry.kindWithSlug('amazon_cognito')).toBeUndefined();
+    expect(registry.kindWithSlug('github')).toBeUndefined();
+    for (const slug of ['Fixture', 'fix/ture', '-fixture', 'f'.repeat(31)]) {
+      expect(configurationError(() => createProviderRegistry([{ ...fixtureKind(), slug }]))).toMatch(/needs another slug than/);
+    }
+    expect(configurationError(() => createProviderRegistry([{ ...fixtureKind(), slug: 'github' }]))).toBe(
+      'The social provider kinds "fixture" and "github" are both served at /accounts/github/: give each its own slug.',
+    );
+    expect(configurationError(() => createProviderRegistry([{ ...fixtureKind(), slug: 'amazon-cognito' }]))).toMatch(/"amazon_cognito" and "fixture" are both served at \/accounts\/amazon-cognito\//);
+  });
+
+  it('shows an app without a name by its kind\'s name, and serves it at its kind\'s slug only when it goes by the kind\'s id', () => {
+    const registry = createProviderRegistry();
+    const app = { provider: 'amazon_cognito', providerId: '', id: 'amazon_cognito', name: '', clientId: 'c', secret: '', key: '', settings: {} };
+    expect(withShownName(registry, app).name).toBe('Amazon Cognito');
+    expect(withShownName(registry, { ...app, name: 'Staff pool' }).name).toBe('Staff pool');
+    expect(withShownName(registry, { ...app, provider: 'removed_kind' }).name).toBe('amazon_cognito');
+    expect(urlSlugOf(registry, app)).toBe('amazon-cognito');
+    // An app with a provider_id of its own is served at it.
+    expect(urlSlugOf(registry, { provider: 'amazon_cognito', id: 'staff-pool' })).toBe('staff-pool');
+    expect(urlSlugOf(registry, { ...app, provider: 'github', id: 'github' })).toBe('github');
   });
 });
 

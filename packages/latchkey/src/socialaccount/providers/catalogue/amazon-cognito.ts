@@ -6,8 +6,9 @@
  * booleans, "false" never taken for true.
  *
  * The domain is `domain` (allauth's DOMAIN), e.g. https://<prefix>.auth.<region>.amazoncognito.com
- * or a custom domain. allauth's id is `amazon_cognito` but its URLs use `amazon-cognito`; a kind id
- * here cannot hold '-', so the URLs are /accounts/amazon_cognito/login/ and its callback. A pool
+ * or a custom domain. The id is allauth's, `amazon_cognito`, and so are the URLs, at the slug
+ * `amazon-cognito` (Cognito refuses "_" in a callback URL): /accounts/amazon-cognito/login/ and
+ * /accounts/amazon-cognito/login/callback/, the one to register in the app client. A pool
  * can also be used through the generic openid_connect provider, with server_url set to the pool's
  * issuer (https://cognito-idp.<region>.amazonaws.com/<pool id>), for ID token verification.
  */
@@ -68,5 +69,6 @@ function domainProblem(settings: Readonly<Record<string, unknown>>): SettingProb
 
 export const amazonCognitoProviderKind: ProviderKind = {
   ...kind,
+  slug: 'amazon-cognito',
   checkSettings: (settings) => kind.checkSettings(settings) ?? domainProblem(settings),
 };

@@ -1,8 +1,9 @@
 /**
- * The OpenID Connect-based providers (google, slack, linkedin_oauth2, okta, auth0, keycloak,
+ * The OpenID Connect-based providers (google, slack, linkedin, linkedin_oauth2, okta, auth0, keycloak,
  * salesforce) against one real OpenID Connect provider (oidc-provider on loopback, its issuer at
  * /realms/latchkey so that Keycloak's realm URL can point at it), each configured by its own
- * settings keys; and amazon_cognito against a fixture of its hosted-UI endpoints. For each, on
+ * settings keys; and amazon_cognito against a fixture of its hosted-UI endpoints, at allauth's slug
+ * amazon-cognito (the only callback URL its fixture takes). For each, on
  * every database, through the pages: a new person signed up (verified address signed in at once,
  * an unverified one sent to confirm it), the same person signed in again, consent declined, and
  * a provider that reports an error.
@@ -22,8 +23,10 @@ import { oktaProviderKind } from './okta.js';
 
 const CLIENT = { id: 'latchkey', secret: 'provider-secret' };
 const REALM = 'latchkey';
-const OIDC_TYPES = ['google', 'slack', 'linkedin_oauth2', 'okta', 'auth0', 'keycloak', 'salesforce'] as const;
-const callbackOf = (type: string) => `http://testserver/accounts/${type}/login/callback/`;
+const OIDC_TYPES = ['google', 'slack', 'linkedin', 'linkedin_oauth2', 'okta', 'auth0', 'keycloak', 'salesforce'] as const;
+/** Cognito's URLs carry allauth's slug, amazon-cognito; the others', their id. */
+const COGNITO_SLUG = 'amazon-cognito';
+const callbackOf = (slug: string) => `http://testserver/accounts/${slug}/login/callback/`;
 
 /** Ada's address is vouched for; Bob's is not (email_verified false, or Cognito's "false"). */
 const PEOPLE = {
@@ -48,7 +51,7 @@ beforeAll(async () => {
   cognito = await startCognitoFixture({
     clientId: CLIENT.id,
     clientSecret: CLIENT.secret,
-    callbackUrls: [callbackOf('amazon_cognito')],
+    callbackUrls: [callbackOf(COGNITO_SLUG)],
     users: [
       { sub: PEOPLE.ada.sub, email: PEOPLE.ada.email, email_verified: 'true', username: 'ada', name: PEOPLE.ada.name, phone_number_verified: 'false' },
       { sub: PEOPLE.bob.sub, email: PEOPLE.bob.email, email_verified: 'false', username: 'bob' },
@@ -65,6 +68,8 @@ type Outcome = { login: string } | { deny: true } | { error: string };
 
 interface Row {
   type: string;
+  /** The segment of its URLs, /accounts/<slug>/login/: its id unless its kind has a slug. */
+  slug: string;
   /** The app's settings that point the provider at the test server, each through the provider's own keys where it has them. */
   settings: () => Record<string, unknown>;
   /** The provider's side, from its authorization URL back to the callback. */
@@ -83,16 +88,17 @@ async function atOidc(authorizationUrl: string, outcome: Outcome): Promise<URL> 
   return back;
 }
 
-const oidcRow = (type: string, settings: () => Record<string, unknown>): Row => ({ type, settings, consent: atOidc });
+const oidcRow = (type: string, settings: () => Record<string, unknown>): Row => ({ type, slug: type, settings, consent: atOidc });
 const ROWS: Row[] = [
   oidcRow('google', () => ({ server_url: oidc.issuer })),
   oidcRow('slack', () => ({ server_url: oidc.issuer })),
+  oidcRow('linkedin', () => ({ server_url: oidc.issuer })),
   oidcRow('linkedin_oauth2', () => ({ server_url: oidc.issuer })),
   oidcRow('okta', () => ({ okta_base_url: oidc.issuer })),
   oidcRow('auth0', () => ({ auth0_url: oidc.issuer })),
   oidcRow('keycloak', () => ({ keycloak_url: new URL(oidc.issuer).origin, keycloak_realm: REALM })),
   oidcRow('salesforce', () => ({ instance_url: oidc.issuer })),
-  { type: 'amazon_cognito', settings: () => ({ domain: cognito.domain }), consent: (url, outcome) => cognito.authorize(url, { as: outcome }) },
+  { type: 'amazon_cognito', slug: COGNITO_SLUG, settings: () => ({ domain: cognito.domain }), consent: (url, outcome) => cognito.authorize(url, { as: outcome }) },
 ];
 
 describe('the batch', () => {
@@ -116,6 +122,7 @@ describe('the batch', () => {
     const discovery = (issuer: string) => `${issuer}/.well-known/openid-configuration`;
     expect(await firstRequest('google', {})).toBe(discovery('https://accounts.google.com'));
     expect(await firstRequest('slack', {})).toBe(discovery('https://slack.com'));
+    expect(await firstRequest('linkedin', {})).toBe(discovery('https://www.linkedin.com/oauth'));
     expect(await firstRequest('linkedin_oauth2', {})).toBe(discovery('https://www.linkedin.com/oauth'));
     expect(await firstRequest('okta', { okta_base_url: 'dev-123.okta.com' })).toBe(discovery('https://dev-123.okta.com'));
     expect(await firstRequest('auth0', { auth0_url: 'https://tenant.auth0.com/' })).toBe(discovery('https://tenant.auth0.com'));
@@ -160,10 +167,11 @@ describe.each(testDatabaseKinds())('OpenID Connect-based providers through the p
 
   /** The provider's button, the provider's side, and the callback: the site's answer to it. */
   async function through(row: Row, outcome: Outcome, client = browser) {
-    const started = await client.post(`/accounts/${row.type}/login/`, {});
+    const started = await client.post(`/accounts/${row.slug}/login/`, {});
     expect(started.statusCode).toBe(302);
+    expect(new URL(started.headers.location!).searchParams.get('redirect_uri')).toBe(callbackOf(row.slug));
     const callback = await row.consent(started.headers.location!, outcome);
-    expect(callback.pathname).toBe(`/accounts/${row.type}/login/callback/`);
+    expect(callback.pathname).toBe(`/accounts/${row.slug}/login/callback/`);
     return client.get(callback.pathname + callback.search);
   }
 
@@ -215,6 +223,29 @@ describe.each(testDatabaseKinds())('OpenID Connect-based providers through the p
     expect(signedIn.body.data.user).toMatchObject({ email: PEOPLE.ada.email });
     const forged = await api.another().post('/auth/provider/token', { provider: 'google', process: 'login', token: { ...token, id_token: `${token.id_token.slice(0, -4)}AAAA` } });
     expect(forged.status).toBe(400);
+  });
+
+  it('amazon_cognito: is served at allauth\'s slug only, by the pages and the headless redirect, its id unchanged', async () => {
+    const cognitoRow = ROWS.find((row) => row.type === 'amazon_cognito')!;
+    await setUp(cognitoRow);
+    expect((await browser.get('/accounts/login/')).body).toContain(`href="/accounts/${COGNITO_SLUG}/login/"`);
+    expect((await browser.get(`/accounts/${COGNITO_SLUG}/login/`)).statusCode).toBe(200);
+    // Its id is no URL of its: the login and the callback there are unknown pages.
+    expect((await browser.get('/accounts/amazon_cognito/login/')).statusCode).toBe(404);
+    expect((await browser.post('/accounts/amazon_cognito/login/', {})).statusCode).toBe(404);
+    expect((await browser.get('/accounts/amazon_cognito/login/callback/?code=c&state=s')).statusCode).toBe(404);
+
+    // A single-page app starts it by its id; the provider is sent back to the slug's callback.
+    const spa = new HeadlessTestClient(await HeadlessTestClient.createApp(latchkey), 'browser', latchkey);
+    const providers = (await spa.get('/config')).body.data.socialaccount.providers as { id: string; name: string }[];
+    expect(providers).toEqual([expect.objectContaining({ id: 'amazon_cognito', name: 'Amazon Cognito' })]);
+    const redirect = await spa.post('/auth/provider/redirect', undefined, { form: { provider: 'amazon_cognito', process: 'login', callback_url: '/' } });
+    expect(redirect.status).toBe(302);
+    expect(new URL(redirect.headers.location!).searchParams.get('redirect_uri')).toBe(callbackOf(COGNITO_SLUG));
+
+    await through(cognitoRow, { login: PEOPLE.ada.sub });
+    const ada = (await latchkey.deps.store.users.findByEmail(PEOPLE.ada.email))!;
+    expect(await latchkey.deps.store.socialAccounts.listForUser(ada.id)).toMatchObject([{ provider: 'amazon_cognito' }]);
   });
 
   it('slack: answers token_authentication_not_supported to a headless token login, as allauth', async () => {
