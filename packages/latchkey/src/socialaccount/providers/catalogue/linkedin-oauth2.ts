@@ -3,15 +3,9 @@
  * https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  * (discovery at https://www.linkedin.com/oauth/.well-known/openid-configuration; scopes openid,
  * profile, email; userinfo's `email_verified`). The id is allauth's, `linkedin_oauth2`, and so are
- * its URLs: /accounts/linkedin_oauth2/login/.
+ * its URLs: /accounts/linkedin_oauth2/login/. The server is described once, in linkedin.ts.
  */
 import type { ProviderKind } from '../kind.js';
-import { namedOpenIdConnectKind } from '../named-openid-connect.js';
-import { withoutTokenLogin } from './oidc-kinds.js';
+import { linkedInKind } from './linkedin.js';
 
-export const linkedinOAuth2ProviderKind: ProviderKind = withoutTokenLogin(namedOpenIdConnectKind({
-  type: 'linkedin_oauth2',
-  name: 'LinkedIn',
-  issuer: () => 'https://www.linkedin.com/oauth',
-  defaultScope: ['openid', 'profile', 'email'],
-}));
+export const linkedinOAuth2ProviderKind: ProviderKind = linkedInKind('linkedin_oauth2');

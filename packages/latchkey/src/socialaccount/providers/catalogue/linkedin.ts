@@ -17,9 +17,9 @@ import type { ProviderKind } from '../kind.js';
 import { namedOpenIdConnectKind } from '../named-openid-connect.js';
 import { withoutTokenLogin } from './oidc-kinds.js';
 
-export const linkedinProviderKind: ProviderKind = withoutTokenLogin(namedOpenIdConnectKind({
-  type: 'linkedin',
-  name: 'LinkedIn',
-  issuer: () => 'https://www.linkedin.com/oauth',
-  defaultScope: ['openid', 'profile', 'email'],
-}));
+/** LinkedIn's OpenID Connect server under one of allauth's two ids. */
+export function linkedInKind(type: 'linkedin' | 'linkedin_oauth2'): ProviderKind {
+  return withoutTokenLogin(namedOpenIdConnectKind({ type, name: 'LinkedIn', issuer: () => 'https://www.linkedin.com/oauth', defaultScope: ['openid', 'profile', 'email'] }));
+}
+
+export const linkedinProviderKind: ProviderKind = linkedInKind('linkedin');
