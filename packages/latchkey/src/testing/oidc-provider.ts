@@ -11,7 +11,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { importJWK, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 // @ts-expect-error -- oidc-provider ships no type declarations; the little used here is typed below.
 import ProviderModule from 'oidc-provider';
 
@@ -39,6 +39,19 @@ export interface TestOidcProviderOptions {
   accounts: TestOidcAccount[];
   /** A path for the issuer, e.g. '/us-east-1_AbCdEf123' to be shaped like a Cognito user pool's issuer. */
   issuerPath?: string;
+  /** The issuer ends with a slash, as Auth0's does (https://tenant.auth0.com/). */
+  issuerTrailingSlash?: boolean;
+  /**
+   * The endpoints' paths beneath the issuer, where a provider documents its own (Okta's
+   * /oauth2/v1/authorize); oidc-provider's (/auth, /token, /me, /jwks) where not given.
+   */
+  routes?: Partial<Record<'authorization' | 'token' | 'userinfo' | 'jwks', string>>;
+  /**
+   * Claims each scope releases besides the usual ones (openid: sub; email: email, email_verified;
+   * profile: name, given_name, family_name, preferred_username): a provider's own, such as Slack's
+   * https://slack.com/team_id or Google's hd.
+   */
+  claims?: Record<string, string[]>;
 }
 
 /** Who signs in at the next interaction: an account's sub, or a refusal (error=access_denied). */
@@ -49,6 +62,12 @@ export interface TestOidcProvider {
   readonly issuer: string;
   /** The account that signs in when followAuthorization is given no `as`. */
   nextLogin: string | undefined;
+  /**
+   * When set, the `iss` of the ID tokens the token endpoint answers with instead of the issuer,
+   * re-signed with the provider's key: Google's tokens may name `accounts.google.com` while its
+   * discovery names https://accounts.google.com.
+   */
+  idTokenIssuer: string | undefined;
   /**
    * The provider's time, which its tokens are issued at: the wall clock, which oidc-provider has no
    * way to move. Latchkey checks ID tokens on its own clock (deps.clock), so a test site that signs
@@ -90,6 +109,7 @@ const LATER_REDIRECT_URI = 'http://127.0.0.1/redirect-uris-decided-later';
 
 export async function startTestOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
   const issuerPath = (options.issuerPath ?? '').replace(/\/+$/, '');
+  const tokenPath = `${issuerPath}${options.routes?.token ?? '/token'}`;
   const accounts = new Map(options.accounts.map((account) => [account.sub, account]));
   /** Per interaction uid, who followAuthorization said signs in. */
   const chosenLogins = new Map<string, TestLogin>();
@@ -108,13 +128,14 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
       });
       return;
     }
+    if (handle.idTokenIssuer !== undefined && url.split('?')[0] === tokenPath) reissueIdToken(res, handle.idTokenIssuer);
     // oidc-provider's routes have no prefix; it finds its mount path from originalUrl minus url.
     Object.assign(req, { originalUrl: url, url: path });
     handleOidcRequest(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const issuer = `${origin}${issuerPath}`;
+  const issuer = `${origin}${issuerPath}${options.issuerTrailingSlash === true ? '/' : ''}`;
 
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const privateKey = await importJWK({ ...signingKey, alg: 'RS256' }, 'RS256');
@@ -130,11 +151,12 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     cookies: { keys: [randomBytes(16).toString('hex')] },
     // Explicit lifetimes (seconds) keep oidc-provider from printing a notice for each default.
     ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
-    claims: {
+    claims: withMoreClaims({
       openid: ['sub'],
       email: ['email', 'email_verified'],
       profile: ['name', 'given_name', 'family_name', 'preferred_username'],
-    },
+    }, options.claims ?? {}),
+    ...(options.routes === undefined ? {} : { routes: options.routes }),
     // Most providers (Cognito among them) put the profile in the ID token too.
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
@@ -198,9 +220,46 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     throw new Error('the test provider redirected more than 10 times');
   }
 
+  /**
+   * The token endpoint's answer with its ID token's `iss` replaced and the token signed again: the
+   * answer is held back from `res` until then, so the client sees only the re-signed token.
+   */
+  function reissueIdToken(res: ServerResponse, iss: string): void {
+    const chunks: Buffer[] = [];
+    const end = res.end.bind(res);
+    res.write = ((chunk: string | Uint8Array) => {
+      chunks.push(Buffer.from(chunk));
+      return true;
+    }) as typeof res.write;
+    res.end = ((chunk?: string | Uint8Array | (() => void)) => {
+      if (chunk !== undefined && typeof chunk !== 'function') chunks.push(Buffer.from(chunk));
+      const text = Buffer.concat(chunks).toString('utf8');
+      void resigned(text, iss).then((body) => {
+        res.setHeader('content-length', Buffer.byteLength(body));
+        end(body);
+      });
+      return res;
+    }) as typeof res.end;
+  }
+
+  async function resigned(text: string, iss: string): Promise<string> {
+    let answer: Record<string, unknown>;
+    try {
+      answer = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return text;
+    }
+    if (typeof answer.id_token !== 'string') return text;
+    const header = decodeProtectedHeader(answer.id_token);
+    const payload = { ...decodeJwt(answer.id_token), iss };
+    answer.id_token = await new SignJWT(payload).setProtectedHeader({ ...header, alg: 'RS256' }).sign(privateKey);
+    return JSON.stringify(answer);
+  }
+
   const handle: TestOidcProvider = {
     issuer,
     nextLogin: undefined,
+    idTokenIssuer: undefined,
     followAuthorization,
     now: () => new Date(),
     signIdToken: ({ clientId, sub, claims = {} }) => {
@@ -214,6 +273,13 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     },
   };
   return handle;
+}
+
+/** The usual claims of each scope, with a provider's own added (and scopes of its own). */
+function withMoreClaims(usual: Record<string, string[]>, more: Record<string, string[]>): Record<string, string[]> {
+  const claims = { ...usual };
+  for (const [scope, names] of Object.entries(more)) claims[scope] = [...new Set([...(claims[scope] ?? []), ...names])];
+  return claims;
 }
 
 /** A tiny cookie jar for one browser visit: one host, so paths and domains are ignored. */

@@ -5,7 +5,8 @@
  * headless token login) with its issuer filled in, under the provider's own id and URL
  * (/accounts/google/login/, as allauth's). The issuer comes from the provider's settings (a
  * tenant's domain, a realm URL) and may be replaced whole with `server_url`, for a fixture server
- * or a proxy.
+ * or a proxy. Each endpoint may be replaced on its own too (authorize_url, access_token_url,
+ * profile_url, jwks_url), as for any OpenID Connect app (openid-connect-settings.ts).
  */
 import { checkSettings, unusableSettings, type SettingProblem, type SettingReader } from './app-settings.js';
 import type { ProviderKind } from './kind.js';
@@ -24,6 +25,12 @@ export interface NamedOpenIdConnectDescription {
   settingsReaders?: Readonly<Record<string, SettingReader<unknown>>>;
   /** Used unless the app's settings.scope says otherwise; OpenID Connect's openid, profile, email unless said. */
   defaultScope?: readonly string[];
+  /**
+   * The other names the issuer signs ID tokens under, given the issuer (server_url without a
+   * trailing slash): Google's `accounts.google.com` besides `https://accounts.google.com`. A token
+   * naming one of them is taken as the issuer's; any other issuer is refused, as always.
+   */
+  issuerAlsoNamed?: (issuer: string) => readonly string[];
 }
 
 /** The settings the generic provider is built with: the issuer filled in, the provider's defaults under the app's own. */
@@ -46,7 +53,16 @@ export function namedOpenIdConnectKind(description: NamedOpenIdConnectDescriptio
     build(app, { http, clock }) {
       const filled = openIdConnectSettings(description, app.settings);
       if ('problem' in filled) throw unusableSettings(app.id, filled.problem);
-      return openIdConnectProvider({ providerId: app.id, name: app.name, clientId: app.clientId, secret: app.secret, settings: filled.settings }, http, clock, description.type);
+      const problem = checkSettings(description.type, filled.settings, spec);
+      if (problem !== undefined) throw unusableSettings(app.id, problem);
+      const issuer = String(filled.settings.server_url).replace(/\/+$/, '');
+      const otherIssuerNames = description.issuerAlsoNamed?.(issuer) ?? [];
+      return openIdConnectProvider(
+        { providerId: app.id, name: app.name, clientId: app.clientId, secret: app.secret, settings: filled.settings },
+        http,
+        clock,
+        { type: description.type, otherIssuerNames },
+      );
     },
   };
 }

@@ -2,12 +2,14 @@
  * OpenID Connect Discovery 1.0 for one app: the provider's configuration document read at its
  * server_url, checked so that a mistake tells the operator what to fix (Cognito's hosted-UI
  * domain, Microsoft Entra's multi-tenant issuer, an issuer that is not server_url), narrowed to the
- * ID token algorithms Latchkey accepts, and kept for a while. Its keys (JWKS) verify ID tokens.
+ * ID token algorithms Latchkey accepts, with the endpoints the app's settings replace (authorize_url,
+ * ...) put in place of its own, and kept for a while. Its keys (JWKS) verify ID tokens.
  */
 import type * as oauth from 'oauth4webapi';
 import type { Clock } from '../../core/clock.js';
 import { createRemoteJWKSet, customFetch as joseCustomFetch, type RemoteJWKSetOptions } from 'jose';
 import { describeNetworkFailure } from './network-errors.js';
+import type { OpenIdConnectOptions } from './openid-connect-settings.js';
 import { ProviderError, type ProviderHttp } from './provider.js';
 import { SECURE_URL_RULE, secureUrl } from './secure-url.js';
 
@@ -26,17 +28,20 @@ export interface Discovery {
   jwks: ReturnType<typeof createRemoteJWKSet>;
 }
 
+/** What discovery is read with: where, whether userinfo is needed, and the endpoints that replace the document's. */
+export type DiscoveryOptions = Pick<OpenIdConnectOptions, 'serverUrl' | 'fetchUserinfo' | 'authorizationEndpoint' | 'tokenEndpoint' | 'userinfoEndpoint' | 'jwksUri'>;
+
 /**
  * The app's discovery, read on first use and again once DISCOVERY_TTL_MS has passed on `clock`; a
  * failed read is not kept, so the next sign-in tries again. Throws (rejects with) ProviderError('failed').
  */
-export function cachedDiscovery(id: string, serverUrl: URL, options: { fetchUserinfo: boolean }, http: ProviderHttp, clock: Clock): () => Promise<Discovery> {
+export function cachedDiscovery(id: string, options: DiscoveryOptions, http: ProviderHttp, clock: Clock): () => Promise<Discovery> {
   let cached: { at: number; discovery: Promise<Discovery> } | undefined;
   return () => {
     const now = clock.now().getTime();
     // A clock moved back (a test's) counts as time passed too: the document is read again.
     if (cached === undefined || Math.abs(now - cached.at) > DISCOVERY_TTL_MS) {
-      const discovery = readDiscovery(id, serverUrl, options.fetchUserinfo, http);
+      const discovery = readDiscovery(id, options, http);
       cached = { at: now, discovery };
       discovery.catch(() => {
         if (cached?.discovery === discovery) cached = undefined;
@@ -53,7 +58,8 @@ export function allowedAlgorithms(server: oauth.AuthorizationServer): string[] {
 }
 
 /** Reads and checks the provider's discovery document, with messages that tell an operator what to fix. */
-async function readDiscovery(id: string, serverUrl: URL, fetchUserinfo: boolean, http: ProviderHttp): Promise<Discovery> {
+async function readDiscovery(id: string, options: DiscoveryOptions, http: ProviderHttp): Promise<Discovery> {
+  const { serverUrl, fetchUserinfo } = options;
   const fail = (message: string) => new ProviderError('failed', `${id}: ${message}`);
   const documentUrl = serverUrl.pathname.includes('/.well-known/')
     ? serverUrl
@@ -81,7 +87,16 @@ async function readDiscovery(id: string, serverUrl: URL, fetchUserinfo: boolean,
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw fail(`OpenID Connect discovery at ${documentUrl.href} is not a JSON object`);
   }
-  const server = document as oauth.AuthorizationServer;
+  const published = document as oauth.AuthorizationServer;
+  // The settings' endpoints were checked (https, or http on loopback) at start-up; the issuer is
+  // never replaced, so ID tokens must still name the one the document gives.
+  const server: oauth.AuthorizationServer = {
+    ...published,
+    authorization_endpoint: options.authorizationEndpoint?.href ?? published.authorization_endpoint,
+    token_endpoint: options.tokenEndpoint?.href ?? published.token_endpoint,
+    userinfo_endpoint: options.userinfoEndpoint?.href ?? published.userinfo_endpoint,
+    jwks_uri: options.jwksUri?.href ?? published.jwks_uri,
+  };
   if (typeof server.issuer !== 'string' || server.issuer === '') {
     throw fail(`OpenID Connect discovery at ${documentUrl.href} names no issuer`);
   }

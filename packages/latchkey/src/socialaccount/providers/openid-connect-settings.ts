@@ -23,6 +23,17 @@ export type OpenIdConnectSettings = {
   scope?: string[];
   /** Merged into the authorization request; it cannot replace the parameters that secure it. */
   auth_params?: Record<string, string>;
+  /**
+   * Endpoints that replace discovery's one by one, under the OAuth 2.0 base's names (oauth2.ts), for
+   * a proxy or a front door of the provider's. Discovery is still read at server_url: its issuer
+   * is what ID tokens must name, and it gives every endpoint not replaced.
+   */
+  authorize_url?: string;
+  access_token_url?: string;
+  /** The userinfo endpoint. */
+  profile_url?: string;
+  /** The keys ID tokens are checked with. */
+  jwks_url?: string;
 };
 
 export const OPENID_CONNECT_SETTINGS: SettingsSpec = {
@@ -35,6 +46,12 @@ export const OPENID_CONNECT_SETTINGS: SettingsSpec = {
     uid_field: aText,
     scope: aTextList,
     auth_params: parameters,
+    // An https URL, or plain http on loopback (secure-url.ts), as every endpoint discovery gives:
+    // Latchkey sends the person, the client secret and tokens there.
+    authorize_url: anEndpoint,
+    access_token_url: anEndpoint,
+    profile_url: anEndpoint,
+    jwks_url: anEndpoint,
   },
 };
 
@@ -47,6 +64,11 @@ export interface OpenIdConnectOptions {
   uidField: string;
   scope: string[];
   authParams: Record<string, string>;
+  /** The endpoints the settings replace (authorize_url, ...), each under the discovery name it replaces; undefined where discovery's stands. */
+  authorizationEndpoint: URL | undefined;
+  tokenEndpoint: URL | undefined;
+  userinfoEndpoint: URL | undefined;
+  jwksUri: URL | undefined;
 }
 
 /** Throws LatchkeyError('configuration_invalid') naming the app and the key for settings it cannot use. */
@@ -60,5 +82,9 @@ export function openIdConnectOptions(app: { id: string; settings: Readonly<Recor
     uidField: read.valueOf('uid_field', aText) ?? 'sub',
     scope: read.valueOf('scope', aTextList) ?? ['openid', 'profile', 'email'],
     authParams: read.valueOf('auth_params', parameters) ?? {},
+    authorizationEndpoint: read.valueOf('authorize_url', anEndpoint),
+    tokenEndpoint: read.valueOf('access_token_url', anEndpoint),
+    userinfoEndpoint: read.valueOf('profile_url', anEndpoint),
+    jwksUri: read.valueOf('jwks_url', anEndpoint),
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The OpenID Connect provider against a real one (panva's oidc-provider on loopback): the sign-in,
  * client authentication, the settings that shape it (uid_field, oauth_pkce_enabled, scope,
- * fetch_userinfo), a Cognito-shaped issuer, and token login. What a hostile provider may send is
+ * fetch_userinfo, endpoints that replace discovery's), a Cognito-shaped issuer, and token login. What a hostile provider may send is
  * openid-connect.security.test.ts's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestOidcProvider, type TestLogin, type TestOidcProvider } from '../../testing/oidc-provider.js';
 import { configurationError, pathOf, providerError, signInThrough } from '../../testing/provider-outcomes.js';
+import { startEndpointGateway } from '../../testing/providers/oidc-shapes.js';
 import { openIdConnectProvider, type OpenIdConnectSettings } from './openid-connect.js';
 import type { ProviderHttp, RedirectProvider } from './provider.js';
 
@@ -157,6 +158,25 @@ describe('openIdConnectProvider against oidc-provider', () => {
     expect(profile.extraData.userinfo).toEqual({ sub: 'alice-sub', email: 'alice@example.com', email_verified: true });
   });
 
+  it('sends the person, and the code exchange, to the endpoints its settings replace, discovery giving the rest', async () => {
+    // oidc-provider's own paths (/auth, /token) at the issuer; the gateway forwards /token/token to its /token.
+    const gateway = await startEndpointGateway({ origin: op.issuer, authorizationEndpoint: `${op.issuer}/auth` });
+    try {
+      const provider = client('basic-client', { authorize_url: `${gateway.origin}/authorize`, access_token_url: `${gateway.origin}/token/token` });
+      expect(await provider.authorizationOrigin()).toBe(gateway.origin);
+      const { profile } = await signIn(provider, async (url) => {
+        expect(`${url.origin}${url.pathname}`).toBe(`${gateway.origin}/authorize`);
+        const atProvider = (await fetch(url, { redirect: 'manual' })).headers.get('location')!;
+        return op.followAuthorization(atProvider, { as: { login: 'alice-sub' } });
+      });
+      expect(profile.uid).toBe('alice-sub');
+      // The keys and userinfo were not replaced: discovery's were asked, not the gateway.
+      expect(gateway.asked).toEqual(['/authorize', '/token/token']);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('refuses settings it cannot use when it is built, naming the app and the key', () => {
     const built = (settings: Record<string, unknown>) => () => openIdConnectProvider({ ...clientApp('basic-client'), settings: { server_url: op.issuer, ...settings } }, http);
     expect(configurationError(built({ scope: 'openid email' }))).toBe(
@@ -164,6 +184,7 @@ describe('openIdConnectProvider against oidc-provider', () => {
     );
     expect(configurationError(built({ uid_field: '' }))).toMatch(/: uid_field must be a non-empty string, not an empty one\.$/);
     expect(configurationError(built({ token_auth_method: 'private_key_jwt' }))).toMatch(/: token_auth_method must be one of "client_secret_basic", "client_secret_post", not "private_key_jwt"\.$/);
+    expect(configurationError(built({ access_token_url: 'http://proxy.example/token' }))).toMatch(/: access_token_url "http:\/\/proxy\.example\/token" is not an https URL \(plain http is allowed on 127\.0\.0\.1, \[::1\] and localhost only\)\.$/);
     expect(configurationError(() => openIdConnectProvider({ ...clientApp('basic-client'), settings: {} }, http))).toBe(
       'The social app "test" has unusable settings: a server_url is required for openid_connect (the identity provider\'s issuer URL).',
     );

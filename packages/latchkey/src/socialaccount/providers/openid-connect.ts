@@ -4,9 +4,10 @@
  * (openid-connect-settings.ts). The authorization code flow with PKCE and a nonce, the ID token's
  * signature and claims checked by oauth4webapi, the profile from userinfo or the ID token; and, for
  * headless token login, an ID token a client obtained itself, verified against the provider's keys.
+ * Endpoints the app's settings replace (authorize_url, ...) are put in place of discovery's there.
  */
 import * as oauth from 'oauth4webapi';
-import { jwtVerify } from 'jose';
+import { decodeJwt, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { UID_MAX_LENGTH } from '../model.js';
 import type { ProviderUserData } from '../adapter.js';
@@ -38,6 +39,18 @@ export interface OpenIdConnectApp {
   settings: Readonly<Record<string, unknown>>;
 }
 
+/** What a named provider (named-openid-connect.ts) changes of the generic one it is built on. */
+export interface OpenIdConnectVariant {
+  /** The provider type: `google`, `okta`; 'openid_connect' when not given. */
+  type?: string;
+  /**
+   * Other names the issuer signs ID tokens under besides the one its discovery gives: Google's
+   * `accounts.google.com` besides https://accounts.google.com. An ID token naming one of them is
+   * taken as the issuer's; every other check of it stays the same.
+   */
+  otherIssuerNames?: readonly string[];
+}
+
 /** The parameters of the authorization request that protect it; auth_params may not replace them. */
 const PROTECTED_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method'];
 
@@ -55,10 +68,25 @@ export const openIdConnectProviderKind: ProviderKind = {
  * cannot use. `clock` is the site's (deps.clock): an ID token's expiry and a stored token's are
  * read on it, as every other expiry in Latchkey is.
  */
-export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp, clock: Clock = systemClock, type = 'openid_connect'): RedirectProvider {
+export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp, clock: Clock = systemClock, variant: OpenIdConnectVariant = {}): RedirectProvider {
   const id = app.providerId;
+  const type = variant.type ?? 'openid_connect';
+  const otherIssuerNames = variant.otherIssuerNames ?? [];
   const options = openIdConnectOptions({ id, settings: app.settings });
-  const discover = cachedDiscovery(id, options.serverUrl, { fetchUserinfo: options.fetchUserinfo }, http, clock);
+  const discover = cachedDiscovery(id, options, http, clock);
+
+  /**
+   * The server as oauth4webapi is to check the token endpoint's ID token against, which compares
+   * the token's `iss` with the server's `issuer`: the discovered server, or, for a token that names
+   * one of the issuer's other names, the same server under that name. The name is read from the
+   * token unverified, only to pick which accepted name to expect; any other name is left to
+   * oauth4webapi to refuse, and its checks of the signature, audience, nonce and expiry all stand.
+   */
+  async function issuingServer(server: oauth.AuthorizationServer, response: Response): Promise<oauth.AuthorizationServer> {
+    if (otherIssuerNames.length === 0 || response.status !== 200) return server;
+    const iss = unverifiedIssuer(await response.clone().json().catch(() => undefined));
+    return iss !== undefined && iss !== server.issuer && otherIssuerNames.includes(iss) ? { ...server, issuer: iss } : server;
+  }
 
   /**
    * The client as oauth4webapi takes it, set to the site's time. oauth4webapi reads the wall clock
@@ -147,9 +175,11 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
           server, client(), clientAuthentication(server), callback, redirectUri,
           pending.codeVerifier ?? oauth.nopkce, requestOptions(server.token_endpoint),
         );
-        const result = await oauth.processAuthorizationCodeResponse(server, client(), response, { expectedNonce: nonce, requireIdToken: true });
+        const issuedBy = await issuingServer(server, response);
+        const result = await oauth.processAuthorizationCodeResponse(issuedBy, client(), response, { expectedNonce: nonce, requireIdToken: true });
         // The ID token came straight from the provider over TLS, which the spec deems enough; its
         // signature is checked all the same, so a token endpoint that is not the issuer's cannot vouch.
+        // The discovered server (whose keys oauth4webapi keeps) checks it, whichever name it carries.
         await oauth.validateApplicationLevelSignature(server, response, requestOptions(server.jwks_uri));
         const idTokenClaims = oauth.getValidatedIdTokenClaims(result)!;
         let userinfo: Record<string, unknown> | undefined;
@@ -176,7 +206,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
       const { server, jwks } = await discover();
       const payload = await withNetworkErrors(id, 'ID token verification', http, async () => {
         const verified = await jwtVerify(idToken, jwks, {
-          issuer: server.issuer,
+          issuer: [server.issuer, ...otherIssuerNames],
           audience: app.clientId,
           algorithms: allowedAlgorithms(server),
           requiredClaims: ['exp', 'iat', 'sub'],
@@ -187,6 +217,18 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
       return profileFrom(payload, { id_token: { ...payload } });
     },
   };
+}
+
+/** The `iss` of the ID token in a token endpoint's answer, unverified; undefined when there is none to read. */
+function unverifiedIssuer(answer: unknown): string | undefined {
+  const idToken = (answer as { id_token?: unknown } | undefined)?.id_token;
+  if (typeof idToken !== 'string') return undefined;
+  try {
+    const { iss } = decodeJwt(idToken);
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The callback's parameters, checked: the issuer (when sent), the state, then any error the provider reported. */
