@@ -115,6 +115,11 @@ export class BenchServer {
     }
   }
 
+  /** The server process's id, to read its memory from /proc/<pid>/status. */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   get base(): string {
     return `http://127.0.0.1:${this.ready.port}`;
   }
