@@ -175,10 +175,13 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     ...(options.mailOutbox?.policy ? { policy: options.mailOutbox.policy } : {}),
     ...(options.log === undefined ? {} : { log: options.log }),
   });
-  const sessions = new SessionService(database.store.sessions, clock, {
-    absoluteLifetime: settings.SESSION_COOKIE_AGE,
-    idleTimeout: settings.SESSION_IDLE_TIMEOUT,
-  });
+  const background = new BackgroundTasks();
+  const sessions = new SessionService(
+    database.store.sessions,
+    clock,
+    { absoluteLifetime: settings.SESSION_COOKIE_AGE, idleTimeout: settings.SESSION_IDLE_TIMEOUT },
+    background,
+  );
   // Keys in Redis are named per project: projects sharing a server must not share counters, nor
   // block each other's codes through claims on the same authenticator ids.
   const namespace = redisNamespace(settings);
@@ -203,7 +206,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,
     templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),
-    background: new BackgroundTasks(),
+    background,
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
   // Mail a previous run committed but did not send (it crashed, or the mail server was down) goes

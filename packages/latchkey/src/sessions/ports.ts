@@ -1,3 +1,4 @@
+import type { User } from '../account/model.js';
 import type { UserLabel } from '../account/ports.js';
 import type { SessionChanges, StoredSession } from './model.js';
 
@@ -5,6 +6,11 @@ export interface SessionRepository {
   /** Throws 'not_found' when `userId` names a user who no longer exists. */
   create(session: StoredSession): Promise<void>;
   find(idHash: string): Promise<StoredSession | undefined>;
+  /**
+   * The session with its user read in the same query, as every request that carries a session
+   * needs both: `user` is undefined for a session without one (a visitor's) or whose user is gone.
+   */
+  findWithUser(idHash: string): Promise<{ session: StoredSession; user: User | undefined } | undefined>;
   update(idHash: string, changes: SessionChanges): Promise<boolean>;
   delete(idHash: string): Promise<boolean>;
   /** Ends every session of the user, except the one named; returns how many ended. */

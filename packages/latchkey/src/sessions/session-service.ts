@@ -1,4 +1,6 @@
+import { BackgroundTasks } from '../core/background.js';
 import type { Clock } from '../core/clock.js';
+import type { User } from '../account/model.js';
 import { randomToken, sha256Hex } from '../core/crypto.js';
 import type { ListedSession, SessionRepository, SessionSearch } from './ports.js';
 import type { StoredSession } from './model.js';
@@ -21,6 +23,12 @@ export interface SessionPolicy {
 export interface ActiveSession extends StoredSession {
   /** The raw id, known only to this request and the cookie or token that carried it. */
   id: string;
+  /**
+   * The session's user as read with the session, in the same query, when it was loaded from a
+   * request's id (absent for one created or rotated since). RequestSessions hands it out once,
+   * as the request's first read of its user, and reads the user anew after that.
+   */
+  userAsLoaded?: User | undefined;
 }
 
 export interface NewSessionInput {
@@ -38,10 +46,14 @@ const TOUCH_INTERVAL_MS = 60_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 export class SessionService {
+  /** "Last seen" writes under way, by session, which reads of lastSeenAt in this process wait for. */
+  private readonly touches = new Map<string, Promise<void>>();
+
   constructor(
     private readonly repository: SessionRepository,
     private readonly clock: Clock,
     private readonly policy: SessionPolicy,
+    private readonly background: BackgroundTasks = new BackgroundTasks(),
   ) {}
 
   async create(input: NewSessionInput): Promise<ActiveSession> {
@@ -61,22 +73,49 @@ export class SessionService {
     return { ...session, id };
   }
 
-  /** The live session for an id, or undefined when it is unknown, malformed or expired. */
+  /**
+   * The live session for an id, with its user, or undefined when it is unknown, malformed or
+   * expired. One query reads both.
+   */
   async load(id: string | undefined): Promise<ActiveSession | undefined> {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
     const idHash = sha256Hex(id);
-    const session = await this.repository.find(idHash);
-    if (!session) return undefined;
+    // The session's own stamp, when a request a moment ago is still writing it, is waited for.
+    await this.touches.get(idHash);
+    const found = await this.repository.findWithUser(idHash);
+    if (!found) return undefined;
+    const { session, user } = found;
     const now = this.clock.now();
     if (this.isExpired(session, now)) {
       await this.repository.delete(idHash);
       return undefined;
     }
     if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
-      await this.repository.update(idHash, { lastSeenAt: now });
+      this.touch(idHash, now);
       session.lastSeenAt = now;
     }
-    return { ...session, id };
+    return { ...session, id, userAsLoaded: user };
+  }
+
+  /**
+   * Writes "last seen" after the answer, not before it: the request needs nothing from the write.
+   * A write that fails leaves the stamp as it was, and a later request tries again; the session
+   * only ends sooner if none succeeds for the whole idle timeout.
+   */
+  private touch(idHash: string, now: Date): void {
+    const write = this.background.run(() => this.repository.update(idHash, { lastSeenAt: now })).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.touches.set(idHash, write);
+    void write.then(() => {
+      if (this.touches.get(idHash) === write) this.touches.delete(idHash);
+    });
+  }
+
+  /** Waits for the "last seen" writes under way, so that what this process lists includes them. */
+  private async touchesWritten(): Promise<void> {
+    await Promise.all(this.touches.values());
   }
 
   /**
@@ -116,6 +155,7 @@ export class SessionService {
 
   /** The user's live sessions, newest activity first, for the "sessions" page and API. */
   async listForUser(userId: number): Promise<StoredSession[]> {
+    await this.touchesWritten();
     const now = this.clock.now();
     const sessions = await this.repository.listForUser(userId);
     return sessions.filter((session) => !this.isExpired(session, now)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
@@ -126,12 +166,14 @@ export class SessionService {
    * limit are over, even before `clearsessions` removes them, so they are not listed.
    */
   async search(query: Omit<SessionSearch, 'now' | 'idleSince'>): Promise<ListedSession[]> {
+    await this.touchesWritten();
     const now = this.clock.now();
     return this.repository.search({ ...query, now, idleSince: new Date(now.getTime() - this.policy.idleTimeout * 1000) });
   }
 
   /** Removes every session past either limit (the `clearsessions` command runs this). */
   async deleteExpired(): Promise<number> {
+    await this.touchesWritten();
     const now = this.clock.now();
     return this.repository.deleteExpired(now, new Date(now.getTime() - this.policy.idleTimeout * 1000));
   }

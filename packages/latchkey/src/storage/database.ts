@@ -27,6 +27,7 @@ import { maskUrlCredentials } from '../core/redact.js';
 import { parseDatabaseUrl, type DatabaseLocation } from '../config/database-url.js';
 import type { DatabaseDialect } from './kysely/dialect.js';
 import type { DatabaseSchema } from './kysely/schema.js';
+import { executorCredentialReads, postgresCredentialReads, sqliteCredentialReads, type CredentialReads } from './kysely/credential-reads.js';
 import { createKyselyStore } from './kysely/store.js';
 import { assertUsernameTypeMatches, createMigrator } from './migrations/index.js';
 import type { Store } from '../store.js';
@@ -142,7 +143,13 @@ function withPreparedReads(database: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-function openSqlite(filename: string): Kysely<DatabaseSchema> {
+/** A database as opened: Kysely for every query, and the credential reads on the driver itself. */
+interface OpenedDatabase {
+  kysely: Kysely<DatabaseSchema>;
+  credentialReads: CredentialReads;
+}
+
+function openSqlite(filename: string, usernameType: UsernameType): OpenedDatabase {
   let database: BetterSqlite3.Database;
   try {
     database = new BetterSqlite3(filename);
@@ -156,7 +163,8 @@ function openSqlite(filename: string): Kysely<DatabaseSchema> {
   } catch (error) {
     throw new LatchkeyError('database_unavailable', `Cannot open the SQLite database at ${filename}: ${(error as Error).message}.`, { cause: error });
   }
-  return new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database: withPreparedReads(database) }) });
+  const kysely = new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database: withPreparedReads(database) }) });
+  return { kysely, credentialReads: sqliteCredentialReads(database, usernameType, executorCredentialReads(kysely, usernameType, '?')) };
 }
 
 function describeConnectionFailure(error: unknown, connectTimeoutMs: number): string {
@@ -172,7 +180,7 @@ function describeConnectionFailure(error: unknown, connectTimeoutMs: number): st
   return message === '' ? 'unknown error' : message;
 }
 
-async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }, options: OpenDatabaseOptions): Promise<Kysely<DatabaseSchema>> {
+async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }, options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const schema = options.postgresSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
@@ -207,12 +215,12 @@ async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }
       { cause: error },
     );
   }
-  return new Kysely<DatabaseSchema>({ dialect: new LatchkeyPostgresDialect({ pool }) });
+  return { kysely: new Kysely<DatabaseSchema>({ dialect: new LatchkeyPostgresDialect({ pool }) }), credentialReads: postgresCredentialReads(pool, options.usernameType) };
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const location = parseDatabaseUrl(options.url);
-  const kysely = location.dialect === 'sqlite' ? openSqlite(location.filename) : await openPostgres(location, options);
+  const { kysely, credentialReads } = location.dialect === 'sqlite' ? openSqlite(location.filename, options.usernameType) : await openPostgres(location, options);
   const dialect = location.dialect;
   const { usernameType } = options;
   const where = location.dialect === 'sqlite' ? location.filename : location.address;
@@ -237,7 +245,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dialect,
     usernameType,
     kysely,
-    store: createKyselyStore(kysely, dialect, usernameType),
+    store: createKyselyStore(kysely, dialect, usernameType, credentialReads),
     async migrate(): Promise<string[]> {
       await assertUsernameTypeMatches(kysely, usernameType, where);
       const migrator = await createMigrator(kysely, dialect, usernameType);

@@ -111,12 +111,17 @@ export class RequestSessions {
 
   /**
    * The logged-in user, or undefined. An account deactivated or deleted since login is
-   * logged out at once: the user is re-read on every request, never cached in the session.
+   * logged out at once: the user is read from the database on every request, never kept in the
+   * session between requests.
    */
   async currentUser(request: FastifyRequest): Promise<User | undefined> {
     const session = await this.session(request);
     if (session?.userId == null) return undefined;
-    const user = await this.store.users.findById(session.userId);
+    // The first read uses the user loaded with the session (the same query, at the start of this
+    // request); any later one reads anew, so that it sees what the request itself has changed.
+    const loaded = session.userAsLoaded;
+    session.userAsLoaded = undefined;
+    const user = loaded?.id === session.userId ? loaded : await this.store.users.findById(session.userId);
     return user?.isActive ? user : undefined;
   }
 

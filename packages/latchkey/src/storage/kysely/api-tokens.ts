@@ -29,7 +29,7 @@ function isDuplicateKeyHash(error: unknown): boolean {
   return (code === '23505' && constraint === POSTGRES_KEY_HASH_UNIQUE) || (code === 'SQLITE_CONSTRAINT_UNIQUE' && message === SQLITE_KEY_HASH_UNIQUE);
 }
 
-export function createApiTokenRepository({ db, dialect, usernameType }: RepositoryContext): ApiTokenRepository {
+export function createApiTokenRepository({ db, dialect, usernameType, credentialReads }: RepositoryContext): ApiTokenRepository {
   async function findForUser(userId: number): Promise<ApiToken | undefined> {
     const row = await db.selectFrom('latchkey_api_tokens').selectAll().where('user_id', '=', userId).executeTakeFirst();
     return row === undefined ? undefined : toApiToken(row);
@@ -94,12 +94,7 @@ export function createApiTokenRepository({ db, dialect, usernameType }: Reposito
     },
 
     async findUserByKeyHash(keyHash: string): Promise<User | undefined> {
-      const row = await db
-        .selectFrom('latchkey_api_tokens')
-        .innerJoin('latchkey_users', 'latchkey_users.id', 'latchkey_api_tokens.user_id')
-        .selectAll('latchkey_users')
-        .where('latchkey_api_tokens.key_hash', '=', keyHash)
-        .executeTakeFirst();
+      const row = await credentialReads.userByApiTokenKeyHash(keyHash);
       return row === undefined ? undefined : toUser(row);
     },
 

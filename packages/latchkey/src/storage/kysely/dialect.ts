@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { LatchkeyError } from '../../core/errors.js';
 import type { UsernameType } from '../../config/settings.js';
+import type { CredentialReads } from './credential-reads.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type DatabaseDialect = 'sqlite' | 'postgres';
@@ -13,10 +14,16 @@ export type DatabaseDialect = 'sqlite' | 'postgres';
 /** The database itself or one open transaction: repositories work the same on either. */
 export type Executor = Kysely<DatabaseSchema>;
 
-export interface RepositoryContext {
+/** What building a query needs. */
+export interface QueryContext {
   db: Executor;
   dialect: DatabaseDialect;
   usernameType: UsernameType;
+}
+
+export interface RepositoryContext extends QueryContext {
+  /** The reads of every authenticated request, without the query builder (credential-reads.ts). */
+  credentialReads: CredentialReads;
 }
 
 type TakenCode = 'username_taken' | 'email_taken';

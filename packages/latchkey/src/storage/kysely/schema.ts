@@ -5,7 +5,7 @@
  * ISO 8601 strings and read back with new Date() (SQLite returns the TEXT, pg returns a Date for
  * timestamptz).
  */
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { AuthenticatorType } from '../../mfa/model.js';
 
 /** Written as 1 or 0; read as 1/0 (SQLite) or true/false (PostgreSQL). */
@@ -28,6 +28,9 @@ export interface UsersTable {
   date_joined: InstantColumn;
   last_login: ColumnType<string | Date | null, string | null, string | null>;
 }
+
+/** A user's row as the reads that make a User read it: every column but the username key, which only uniqueness needs. */
+export type UserRow = Omit<Selectable<UsersTable>, 'username_key'>;
 
 export interface EmailAddressesTable {
   id: Generated<number>;

@@ -2,8 +2,10 @@ import type { Selectable, Updateable } from 'kysely';
 import type { SessionChanges, StoredSession } from '../../sessions/model.js';
 import type { ListedSession, SessionRepository, SessionSearch } from '../../sessions/ports.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
-import { fromInstantColumn, toInstantColumn, type SessionsTable } from './schema.js';
+import { fromInstantColumn, toInstantColumn, type SessionsTable, type UserRow } from './schema.js';
 import { userLabelOf } from './user-labels.js';
+import { toUser } from './users.js';
+import type { User } from '../../account/model.js';
 
 function toStoredSession(row: Selectable<SessionsTable>): StoredSession {
   return {
@@ -27,7 +29,7 @@ function toSessionUpdate(changes: SessionChanges): Updateable<SessionsTable> {
   return update;
 }
 
-export function createSessionRepository({ db, dialect, usernameType }: RepositoryContext): SessionRepository {
+export function createSessionRepository({ db, dialect, usernameType, credentialReads }: RepositoryContext): SessionRepository {
   return {
     async create(session: StoredSession): Promise<void> {
       // A foreign-key failure (the user was deleted while logging in) becomes 'not_found'.
@@ -51,6 +53,14 @@ export function createSessionRepository({ db, dialect, usernameType }: Repositor
     async find(idHash: string): Promise<StoredSession | undefined> {
       const row = await db.selectFrom('latchkey_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
       return row === undefined ? undefined : toStoredSession(row);
+    },
+
+    async findWithUser(idHash: string): Promise<{ session: StoredSession; user: User | undefined } | undefined> {
+      const row = await credentialReads.sessionWithUser(idHash);
+      if (row === undefined) return undefined;
+      // The join is a left one: every user column is null together, when the session has no user.
+      const user = row.id === null ? undefined : toUser(row as UserRow);
+      return { session: toStoredSession(row), user };
     },
 
     async update(idHash: string, changes: SessionChanges): Promise<boolean> {

@@ -13,9 +13,10 @@ import { createSocialAccountRepository } from './social-accounts.js';
 import { createSocialAppRepository } from './social-apps.js';
 import { createSocialTokenRepository } from './social-tokens.js';
 import { createUserRepository } from './users.js';
+import { executorCredentialReads, type CredentialReads } from './credential-reads.js';
 
-function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType): Repositories {
-  const context = { db, dialect, usernameType };
+function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType, credentialReads: CredentialReads): Repositories {
+  const context = { db, dialect, usernameType, credentialReads };
   return {
     users: createUserRepository(context),
     emailAddresses: createEmailAddressRepository(context),
@@ -56,8 +57,17 @@ function guarded<R extends object>(name: string, repository: R, check: (call: st
   return copy as R;
 }
 
-/** The Kysely implementation of the storage ports, for SQLite and PostgreSQL alike. */
-export function createKyselyStore(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType): Store {
+/** How the credential reads name their one parameter on each database. */
+function parameterOf(dialect: DatabaseDialect): '?' | '$1' {
+  return dialect === 'sqlite' ? '?' : '$1';
+}
+
+/**
+ * The Kysely implementation of the storage ports, for SQLite and PostgreSQL alike. `credentialReads`
+ * runs the reads of every authenticated request on the driver itself (storage/database.ts makes
+ * them); without it they go through Kysely.
+ */
+export function createKyselyStore(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType, credentialReads?: CredentialReads): Store {
   // The work must use the repositories it is handed. A call through this store instead would run
   // outside the transaction: on PostgreSQL on another connection (not atomic with the work, and
   // blocked by its row locks), on SQLite behind the one connection the transaction holds, forever.
@@ -66,7 +76,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
   const check = (call: string): void => {
     if (openWork.getStore()?.open === true) throw misuse(call);
   };
-  const outer = createRepositories(db, dialect, usernameType);
+  const outer = createRepositories(db, dialect, usernameType, credentialReads ?? executorCredentialReads(db, usernameType, parameterOf(dialect)));
   return {
     users: guarded('users', outer.users, check),
     emailAddresses: guarded('emailAddresses', outer.emailAddresses, check),
@@ -86,7 +96,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
       return db.transaction().execute(async (trx) => {
         const state: OpenWork = { open: true };
         try {
-          return await openWork.run(state, () => work(createRepositories(trx, dialect, usernameType)));
+          return await openWork.run(state, () => work(createRepositories(trx, dialect, usernameType, executorCredentialReads(trx, usernameType, parameterOf(dialect)))));
         } finally {
           state.open = false;
         }

@@ -19,7 +19,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { UserOrder, UserSearch, UserSortField } from '../../account/ports.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { normalizeUsernameKey } from '../../core/identifiers.js';
-import type { DatabaseDialect, RepositoryContext } from './dialect.js';
+import type { DatabaseDialect, QueryContext } from './dialect.js';
 import { startsWith } from './like.js';
 import { toBooleanColumn, type UsersTable } from './schema.js';
 
@@ -61,7 +61,7 @@ function parseOrder(order: UserOrder): { field: UserSortField; descending: boole
 }
 
 /** The search: the start of the address, the name or its second word on, and of the username where there are usernames. */
-function matches(text: string, { dialect, usernameType }: RepositoryContext): RawBuilder<boolean> {
+function matches(text: string, { dialect, usernameType }: QueryContext): RawBuilder<boolean> {
   const expressions = textExpressions(dialect);
   const folded = text.toLowerCase();
   const arms = (['email', 'name', 'nameTail'] as const).map((key) => startsWith(searched(expressions[key], dialect), folded));
@@ -85,7 +85,7 @@ function after(field: UserSortField, descending: boolean, afterId: number, diale
 }
 
 /** The statement of one page (user-search.test.ts shows it to each database's planner). */
-export function userSearchQuery(context: RepositoryContext, query: UserSearch) {
+export function userSearchQuery(context: QueryContext, query: UserSearch) {
   const { db, dialect, usernameType } = context;
   const { field, descending } = parseOrder(query.order);
   if (field === 'username' && usernameType !== 'username') {
@@ -103,6 +103,6 @@ export function userSearchQuery(context: RepositoryContext, query: UserSearch) {
   return select.orderBy('id', direction).limit(query.limit);
 }
 
-export function searchUsers(context: RepositoryContext, query: UserSearch): Promise<Selectable<UsersTable>[]> {
+export function searchUsers(context: QueryContext, query: UserSearch): Promise<Selectable<UsersTable>[]> {
   return userSearchQuery(context, query).execute();
 }

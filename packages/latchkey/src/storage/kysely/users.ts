@@ -1,14 +1,15 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import { normalizeEmail, normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { NewUser, User, UserChanges } from '../../account/model.js';
 import type { UserRepository, UserSearch } from '../../account/ports.js';
 import type { UsernameType } from '../../config/settings.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
-import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UsersTable } from './schema.js';
+import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UserRow, type UsersTable } from './schema.js';
 import { searchUsers } from './user-search.js';
 
-export function toUser(row: Selectable<UsersTable>): User {
+/** A user's row, as any query reads it (the username key is never needed to make the User). */
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     // The column does not exist in projects that sign in by email.

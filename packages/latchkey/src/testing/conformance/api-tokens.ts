@@ -87,6 +87,30 @@ export function describeApiTokenRepository(target: ConformanceTarget): void {
       expect(await apiTokens().findUserByKeyHash('hash-jane')).toBeUndefined();
     });
 
+    it('never reads what a transaction under way has not committed: a deletion later rolled back never hides the token', async () => {
+      const jane = await createUser(store(), usernameType, 'jane');
+      await apiTokens().createIfAbsent(apiToken(jane.id, 'jane'));
+      let deleted!: () => void;
+      let rollBack!: () => void;
+      const deletion = new Promise<void>((resolve) => (deleted = resolve));
+      const rollBackNow = new Promise<void>((resolve) => (rollBack = resolve));
+      const transaction = store()
+        .transaction(async (repositories) => {
+          await repositories.apiTokens.deleteForUser(jane.id);
+          deleted();
+          await rollBackNow;
+          throw new Error('rolled back');
+        })
+        .catch((error: Error) => error.message);
+      await deletion;
+      // Asked while the deletion is written but not committed (SQLite: on the very connection that holds it).
+      const owner = apiTokens().findUserByKeyHash('hash-jane');
+      rollBack();
+      expect((await owner)?.id).toBe(jane.id);
+      expect(await transaction).toBe('rolled back');
+      expect((await apiTokens().findUserByKeyHash('hash-jane'))?.id).toBe(jane.id);
+    });
+
     it("keeps the user's one token: a second creation returns the first, unchanged", async () => {
       const jane = await createUser(store(), usernameType, 'jane');
       const first = await apiTokens().createIfAbsent(apiToken(jane.id, 'first'));

@@ -39,6 +39,24 @@ export function describeSessionRepository(target: ConformanceTarget): void {
       expect(await sessions().find('anonymous')).toEqual(session);
     });
 
+    it('reads a session with its user in one call: the user as users.findById has it, none for a visitor, and inside a transaction its own writes', async () => {
+      const jane = await createUser(database().store, usernameType, 'jane');
+      const signedIn = storedSession('c'.repeat(64), jane.id);
+      const visitor = storedSession('d'.repeat(64), null, { data: {} });
+      await sessions().create(signedIn);
+      await sessions().create(visitor);
+      expect(await sessions().findWithUser(signedIn.idHash)).toEqual({ session: signedIn, user: await database().store.users.findById(jane.id) });
+      expect(await sessions().findWithUser(visitor.idHash)).toEqual({ session: visitor, user: undefined });
+      expect(await sessions().findWithUser('e'.repeat(64))).toBeUndefined();
+      const seenInside = await database().store.transaction(async (repositories) => {
+        await repositories.sessions.delete(signedIn.idHash);
+        await repositories.sessions.create(storedSession('f'.repeat(64), jane.id));
+        return [await repositories.sessions.findWithUser(signedIn.idHash), (await repositories.sessions.findWithUser('f'.repeat(64)))?.user?.id];
+      });
+      expect(seenInside).toEqual([undefined, jane.id]);
+      expect(await sessions().findWithUser(signedIn.idHash)).toBeUndefined();
+    });
+
     it('refuses a session for a user who does not exist', async () => {
       await expectLatchkeyError(sessions().create(storedSession('orphan', 999_999)), 'not_found');
       expect(await sessions().find('orphan')).toBeUndefined();
