@@ -82,6 +82,15 @@ export async function postgresDatabase(): Promise<BenchDatabase | string> {
 // ---------------------------------------------------------------------------------------------
 // The server process
 
+/**
+ * BENCH_CPU_PROFILE_DIR=<dir> makes each server write a V8 CPU profile there when it stops
+ * (Chrome's DevTools open it), to see where a route's time goes.
+ */
+function profilingArguments(): string[] {
+  const directory = process.env.BENCH_CPU_PROFILE_DIR;
+  return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
+}
+
 export class BenchServer {
   private constructor(
     private readonly child: ChildProcess,
@@ -91,7 +100,7 @@ export class BenchServer {
   /** `env` adds to or replaces the environment below (a scale benchmark brings its own secret key). */
   static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
     const child = fork(fileURLToPath(new URL('./api-server.ts', import.meta.url)), [], {
-      execArgv: ['--import', import.meta.resolve('tsx')],
+      execArgv: ['--import', import.meta.resolve('tsx'), ...profilingArguments()],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
@@ -182,7 +191,8 @@ export interface Sample {
   failures: string[];
 }
 
-export async function sample(server: BenchServer, options: autocannon.Options): Promise<Sample> {
+/** `server` is any process whose CPU time can be read: the example site, or a peer (bench/peers.ts). */
+export async function sample(server: Pick<BenchServer, 'cpuSeconds'>, options: autocannon.Options): Promise<Sample> {
   const cpuBefore = await server.cpuSeconds();
   const result = await autocannon(options);
   const cpuAfter = await server.cpuSeconds();

@@ -5,8 +5,10 @@
  */
 import { benchmarkAdminUsers } from './admin-users.js';
 import { benchmarkApi } from './api.js';
+import { printGoals } from './goals.js';
 import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
+import { benchmarkPeers } from './peers.js';
 import { benchmarkSoak } from './soak.js';
 
 interface Benchmark {
@@ -21,6 +23,8 @@ const benchmarks: Benchmark[] = [
   { name: 'login-enumeration', run: benchmarkLoginEnumeration },
   { name: 'api', run: benchmarkApi },
   { name: 'admin-users', run: benchmarkAdminUsers },
+  // better-auth beside Latchkey (a bench-only dependency).
+  { name: 'peers', run: benchmarkPeers },
   { name: 'soak', run: benchmarkSoak, onlyWhenNamed: true },
 ];
 
@@ -40,3 +44,4 @@ for (const benchmark of benchmarks) {
   await benchmark.run();
   console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
+printGoals();
