@@ -2,8 +2,11 @@
  * Several instances of the example site as an operator deploys them (docs/production.md): real
  * processes in production mode on one PostgreSQL database and one Redis, with the same secret key,
  * behind a round-robin proxy on loopback (round-robin-proxy.ts), mailing through one real SMTP
- * server. Used by the two-instance test (e2e/two-instances.test.ts) and the soak benchmark
- * (bench/soak.ts), so it imports nothing from vitest.
+ * server. Used by the two-instance test (e2e/two-instances.test.ts), the revocation test
+ * (e2e/revocation-across-processes.test.ts) and the soak benchmark (bench/soak.ts), so it imports
+ * nothing from vitest. The revocation test also runs them on one SQLite file (createClusterSqliteFile),
+ * without Redis, as several processes of one machine share it, and runs the site's management
+ * commands against their database (RunningCluster.manage) as a third process.
  *
  * Each instance is started the way `npm start` starts it (`node --import tsx src/server.ts` with
  * NODE_ENV=production), but as `node` itself rather than through npm, so that the process the
@@ -13,9 +16,11 @@
  * process, which has the library loaded already, rather than in a third process that would spend
  * seconds of CPU loading it. Then the instances start in parallel.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestSmtpServer } from '@latchkey/core/testing/smtp';
@@ -33,10 +38,26 @@ const STOP_TIMEOUT_MS = 15_000;
 /** Production logs every request; only the end of it is kept, for a failure to show. */
 const OUTPUT_TAIL_CHARS = 64 * 1024;
 
+/** One SQLite file in a directory of its own, for every instance of a cluster. */
+export interface ClusterSqliteFile {
+  /** The instances' DATABASE_URL: `sqlite:<absolute path>`. */
+  url: string;
+  /** Removes the directory, with the file and its -wal and -shm files. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/** A fresh SQLite file (created by the migration at the cluster's start) in a new temporary directory. */
+export async function createClusterSqliteFile(): Promise<ClusterSqliteFile> {
+  const directory = await mkdtemp(join(tmpdir(), 'lk-cluster-'));
+  let dropping: Promise<void> | undefined;
+  return { url: `sqlite:${join(directory, 'db.sqlite3')}`, drop: () => (dropping ??= rm(directory, { recursive: true, force: true })) };
+}
+
 export interface StartClusterOptions {
-  /** A database of the cluster's own (harness/postgres.ts); the cluster drops it when it stops. */
-  database: SitePostgresDatabase;
-  redisUrl: string;
+  /** A database of the cluster's own (harness/postgres.ts, or createClusterSqliteFile); the cluster drops it when it stops. */
+  database: SitePostgresDatabase | ClusterSqliteFile;
+  /** Redis for every instance; without it the rate-limit counters and one-time claims are kept in the database. */
+  redisUrl?: string;
   /** 2 by default. */
   instances?: number;
   /** Extra environment variables for every instance; they win over the harness's. */
@@ -61,6 +82,12 @@ export interface RunningCluster {
   proxy: RoundRobinProxy;
   smtp: TestSmtpServer;
   instances: SiteInstance[];
+  /**
+   * Runs a management command (`npm run manage -- ...args` of the example site: `tsx src/manage.ts`)
+   * as its own process, with the instances' environment plus `env`, on their database; rejects
+   * with its output when it exits non-zero. E.g. `manage(['delete-token', 'ada'])`.
+   */
+  manage(args: string[], env?: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
   /** Stops every instance (SIGTERM, then SIGKILL after 15 s), the proxy and the SMTP server, and drops the database. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -81,26 +108,27 @@ export async function startCluster(options: StartClusterOptions): Promise<Runnin
     await Promise.allSettled([proxy.close(), smtp.close()]);
     await options.database.drop();
   };
+  // The instances' environment, and the management commands' (RunningCluster.manage).
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    // Each instance takes a free port and says which: only the proxy's address is ever published.
+    PORT: '0',
+    DATABASE_URL: options.database.url,
+    ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl }),
+    EMAIL_URL: smtp.url,
+    // One key for all: a session, a CSRF token or a signed key made by one instance holds on every other.
+    LATCHKEY_SECRET_KEY: randomBytes(48).toString('base64url'),
+    LATCHKEY_SITE_URL: proxy.url,
+    LATCHKEY_ALLOWED_HOSTS: '127.0.0.1',
+    LATCHKEY_ADMIN_URL: 'staff/',
+    // The proxy is one hop: the client's address is the last in X-Forwarded-For.
+    LATCHKEY_TRUST_PROXY_HOPS: '1',
+    ...options.env,
+  };
   try {
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      // Each instance takes a free port and says which: only the proxy's address is ever published.
-      PORT: '0',
-      DATABASE_URL: options.database.url,
-      REDIS_URL: options.redisUrl,
-      EMAIL_URL: smtp.url,
-      // One key for all: a session, a CSRF token or a signed key made by one instance holds on every other.
-      LATCHKEY_SECRET_KEY: randomBytes(48).toString('base64url'),
-      LATCHKEY_SITE_URL: proxy.url,
-      LATCHKEY_ALLOWED_HOSTS: '127.0.0.1',
-      LATCHKEY_ADMIN_URL: 'staff/',
-      // The proxy is one hop: the client's address is the last in X-Forwarded-For.
-      LATCHKEY_TRUST_PROXY_HOPS: '1',
-      ...options.env,
-    };
     await migrate(options.database.url);
     const results = await Promise.allSettled(Array.from({ length: count }, () => startInstance(env, timeoutMs)));
     for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
@@ -112,7 +140,24 @@ export async function startCluster(options: StartClusterOptions): Promise<Runnin
   }
   proxy.setUpstreams(started.map((one) => one.instance.url));
   let stopping: Promise<void> | undefined;
-  return { url: proxy.url, proxy, smtp, instances: started.map((one) => one.instance), stop: () => (stopping ??= stopAll()) };
+  return {
+    url: proxy.url,
+    proxy,
+    smtp,
+    instances: started.map((one) => one.instance),
+    manage: (args, extraEnv = {}) => runManage({ ...env, ...extraEnv }, args),
+    stop: () => (stopping ??= stopAll()),
+  };
+}
+
+/** `tsx src/manage.ts ...args` in the example site, as its `manage` script runs it, but as `node --import tsx` itself: npm would add only its own start-up. */
+function runManage(env: Record<string, string>, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/manage.ts', ...args], { cwd: exampleSite, env }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`manage ${args.join(' ')} failed (${error.message}):\n${stderr}${stdout}`));
+      else resolve({ stdout, stderr });
+    });
+  });
 }
 
 async function migrate(databaseUrl: string): Promise<void> {
