@@ -6,9 +6,11 @@
 import { benchmarkAdminUsers } from './admin-users.js';
 import { benchmarkApi } from './api.js';
 import { printGoals } from './goals.js';
+import { benchmarkLoginBurst } from './login-burst.js';
 import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
 import { benchmarkPeers } from './peers.js';
+import { benchmarkScale } from './scale.js';
 import { benchmarkSoak } from './soak.js';
 
 interface Benchmark {
@@ -25,11 +27,13 @@ const benchmarks: Benchmark[] = [
   { name: 'admin-users', run: benchmarkAdminUsers },
   // better-auth beside Latchkey (a bench-only dependency).
   { name: 'peers', run: benchmarkPeers },
+  { name: 'scale', run: benchmarkScale },
+  { name: 'login-burst', run: benchmarkLoginBurst },
   { name: 'soak', run: benchmarkSoak, onlyWhenNamed: true },
 ];
 
-// Options (`--database-url <url>` for admin-users, `--minutes <n>` for soak) are the benchmarks' own; the rest are names.
-const OPTIONS_WITH_A_VALUE = new Set(['--database-url', '--minutes']);
+// Options (`--database-url <url>` for admin-users, `--minutes <n>` for soak, `--users <n>` for scale) are the benchmarks' own; the rest are names.
+const OPTIONS_WITH_A_VALUE = new Set(['--database-url', '--minutes', '--users']);
 const requested = process.argv.slice(2).filter((argument, index, all) => !argument.startsWith('--') && !OPTIONS_WITH_A_VALUE.has(all[index - 1] ?? ''));
 const unknown = requested.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
 if (unknown.length > 0) {
