@@ -20,7 +20,7 @@
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { recordGoal } from './goals.js';
-import { BenchServer, combine, postgresDatabase, printTable, sample, sqliteDatabase, type BenchDatabase, type Load, type Sample } from './harness.js';
+import { BenchServer, combine, onEachDatabase, printTable, sample, type BenchDatabase, type Load, type Sample } from './harness.js';
 
 /** Concurrent connections for the GET routes: far more than one core can serve, so the server is saturated. */
 const CONNECTIONS = 50;
@@ -205,21 +205,5 @@ async function benchmarkOn(database: BenchDatabase): Promise<void> {
 }
 
 export async function benchmarkApi(): Promise<void> {
-  const sqlite = await sqliteDatabase();
-  try {
-    await benchmarkOn(sqlite);
-  } finally {
-    await sqlite.drop();
-  }
-  console.log('');
-  const postgres = await postgresDatabase();
-  if (typeof postgres === 'string') {
-    console.log(`### PostgreSQL: skipped. ${postgres}`);
-    return;
-  }
-  try {
-    await benchmarkOn(postgres);
-  } finally {
-    await postgres.drop();
-  }
+  await onEachDatabase(benchmarkOn);
 }

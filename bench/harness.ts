@@ -79,6 +79,30 @@ export async function postgresDatabase(): Promise<BenchDatabase | string> {
   };
 }
 
+/**
+ * Runs `benchmark` on a new SQLite file, then on a new PostgreSQL database (or says in one line why
+ * PostgreSQL is skipped), dropping each afterwards.
+ */
+export async function onEachDatabase(benchmark: (database: BenchDatabase) => Promise<void>): Promise<void> {
+  const sqlite = await sqliteDatabase();
+  try {
+    await benchmark(sqlite);
+  } finally {
+    await sqlite.drop();
+  }
+  console.log('');
+  const postgres = await postgresDatabase();
+  if (typeof postgres === 'string') {
+    console.log(`### PostgreSQL: skipped. ${postgres}`);
+    return;
+  }
+  try {
+    await benchmark(postgres);
+  } finally {
+    await postgres.drop();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The server process
 

@@ -38,7 +38,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { recordGoal } from './goals.js';
-import { BenchServer, postgresDatabase, printTable, sqliteDatabase, type BenchDatabase } from './harness.js';
+import { BenchServer, onEachDatabase, printTable, type BenchDatabase } from './harness.js';
 
 const BURST_LOGINS = 500;
 const BARE_CONNECTIONS = 4;
@@ -294,21 +294,5 @@ async function checkOneLogin(server: BenchServer): Promise<string | undefined> {
 }
 
 export async function benchmarkLoginBurst(): Promise<void> {
-  const sqlite = await sqliteDatabase();
-  try {
-    await benchmarkOn(sqlite);
-  } finally {
-    await sqlite.drop();
-  }
-  console.log('');
-  const postgres = await postgresDatabase();
-  if (typeof postgres === 'string') {
-    console.log(`### PostgreSQL: skipped. ${postgres}`);
-    return;
-  }
-  try {
-    await benchmarkOn(postgres);
-  } finally {
-    await postgres.drop();
-  }
+  await onEachDatabase(benchmarkOn);
 }

@@ -8,7 +8,7 @@
  * Plain node:http rather than fetch: fetch cannot choose the local address.
  */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { nextClientAddress } from './visitor.js';
+import { nextClientAddress, rememberCookie } from './visitor.js';
 
 const HEADLESS_PREFIX = '/_allauth/browser/v1';
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -104,12 +104,6 @@ export class DirectVisitor {
   }
 
   private remember(setCookie: string): void {
-    const [pair = '', ...attributes] = setCookie.split(';');
-    const separator = pair.indexOf('=');
-    const name = pair.slice(0, separator).trim();
-    const value = pair.slice(separator + 1).trim();
-    const expired = attributes.some((attribute) => /^\s*max-age=(0|-)/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
-    if (value === '' || expired) this.cookies.delete(name);
-    else this.cookies.set(name, value);
+    rememberCookie(this.cookies, setCookie);
   }
 }

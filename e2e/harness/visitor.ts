@@ -120,12 +120,17 @@ export class Visitor {
   }
 
   private remember(setCookie: string): void {
-    const [pair = '', ...attributes] = setCookie.split(';');
-    const separator = pair.indexOf('=');
-    const name = pair.slice(0, separator).trim();
-    const value = pair.slice(separator + 1).trim();
-    const expired = attributes.some((attribute) => /^\s*max-age=(0|-)/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
-    if (value === '' || expired) this.cookies.delete(name);
-    else this.cookies.set(name, value);
+    rememberCookie(this.cookies, setCookie);
   }
+}
+
+/** Keeps a Set-Cookie in a cookie jar, as a browser does: an empty or expired one removes the cookie. */
+export function rememberCookie(cookies: Map<string, string>, setCookie: string): void {
+  const [pair = '', ...attributes] = setCookie.split(';');
+  const separator = pair.indexOf('=');
+  const name = pair.slice(0, separator).trim();
+  const value = pair.slice(separator + 1).trim();
+  const expired = attributes.some((attribute) => /^\s*max-age=(0|-)/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
+  if (value === '' || expired) cookies.delete(name);
+  else cookies.set(name, value);
 }
