@@ -59,6 +59,28 @@ describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
     expect(await sessions.load(session.id)).toBeUndefined();
   });
 
+  it('reads the session and its user together, and none for a visitor', async () => {
+    const signedIn = await sessions.create({ userId });
+    const visitor = await sessions.create({ userId: null });
+    expect((await sessions.load(signedIn.id))?.userAsLoaded).toEqual(await database.store.users.findById(userId));
+    expect((await sessions.load(visitor.id))?.userAsLoaded).toBeUndefined();
+  });
+
+  it('stamps "last seen" at most once a minute, and the stamp is what the list shows', async () => {
+    const session = await sessions.create({ userId });
+    const storedLastSeen = async () => (await database.store.sessions.find(session.idHash))?.lastSeenAt;
+    clock.advance(59_000);
+    expect((await sessions.load(session.id))?.lastSeenAt).toEqual(session.createdAt);
+    clock.advance(1_000);
+    const stampedAt = clock.now();
+    expect((await sessions.load(session.id))?.lastSeenAt).toEqual(stampedAt);
+    expect((await sessions.listForUser(userId)).map((listed) => listed.lastSeenAt)).toEqual([stampedAt]);
+    expect(await storedLastSeen()).toEqual(stampedAt);
+    clock.advance(30_000);
+    expect((await sessions.load(session.id))?.lastSeenAt).toEqual(stampedAt);
+    expect(await storedLastSeen()).toEqual(stampedAt);
+  });
+
   it('rotation gives a new id with the same state and kills the old id', async () => {
     const before = await sessions.create({ userId: null, data: { cart: 3 } });
     const after = await sessions.rotate(before, { userId });
