@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
+import { adminStatement } from './harness.js';
 import { ManualClock } from '../packages/latchkey/src/core/clock.js';
 import { createLatchkey, createUser } from '../packages/latchkey/src/index.js';
 import type { UserOrder, UserSearch } from '../packages/latchkey/src/account/ports.js';
@@ -34,16 +35,6 @@ function serverUrl(): string {
   const index = process.argv.indexOf('--database-url');
   const given = index >= 0 ? process.argv[index + 1] : process.argv.find((argument) => argument.startsWith('--database-url='))?.slice('--database-url='.length);
   return given || process.env.TEST_DATABASE_URL || DEFAULT_POSTGRES_URL;
-}
-
-async function adminStatement(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query(statement);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 function percentile(sorted: number[], fraction: number): number {

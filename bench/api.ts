@@ -17,10 +17,9 @@
  * server (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end, or skipped
  * with one line when that server cannot be reached. docs/performance.md explains the figures.
  */
-import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { recordGoal } from './goals.js';
-import { BenchServer, combine, onEachDatabase, printTable, sample, type BenchDatabase, type Load, type Sample } from './harness.js';
+import { BenchServer, serverDescription, combine, onEachDatabase, printTable, sample, type BenchDatabase, type Load, type Sample } from './harness.js';
 
 /** Concurrent connections for the GET routes: far more than one core can serve, so the server is saturated. */
 const CONNECTIONS = 50;
@@ -115,10 +114,7 @@ async function benchmarkOn(database: BenchDatabase): Promise<void> {
   const server = await BenchServer.start(database.url);
   try {
     const { ready } = server;
-    console.log(
-      `server: the example site, NODE_ENV=production, rate limits off; ${ready.argon2}; ` +
-        `PASSWORD_HASHING_CONCURRENCY ${ready.hashingConcurrency}; ${availableParallelism()} CPUs; Node ${process.version}`,
-    );
+    console.log(serverDescription(ready));
     const cookie = await logInThroughThePage(server);
     const routes: Route[] = [
       { name: 'bare route, no authentication', url: `${server.base}${ready.bareRoute}`, headers: {} },

@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -36,7 +36,8 @@ export async function sqliteDatabase(): Promise<BenchDatabase> {
   return { kind: 'sqlite', label: `SQLite, file ${file}`, url: `sqlite:${file}`, drop: () => rm(directory, { recursive: true, force: true }) };
 }
 
-async function adminStatement(url: string, statement: string): Promise<void> {
+/** Runs one statement on its own connection (creating or dropping a database). */
+export async function adminStatement(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
@@ -113,6 +114,14 @@ export async function onEachDatabase(benchmark: (database: BenchDatabase) => Pro
 function profilingArguments(): string[] {
   const directory = process.env.BENCH_CPU_PROFILE_DIR;
   return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
+}
+
+/** The line that says how the example site's server runs, printed above each database's figures. */
+export function serverDescription(ready: Ready): string {
+  return (
+    `server: the example site, NODE_ENV=production, rate limits off; ${ready.argon2}; ` +
+    `PASSWORD_HASHING_CONCURRENCY ${ready.hashingConcurrency}; ${availableParallelism()} CPUs; Node ${process.version}`
+  );
 }
 
 export class BenchServer {

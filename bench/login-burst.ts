@@ -35,10 +35,10 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { recordGoal } from './goals.js';
-import { BenchServer, onEachDatabase, printTable, type BenchDatabase } from './harness.js';
+import { BenchServer, serverDescription, onEachDatabase, printTable, type BenchDatabase } from './harness.js';
 
 const BURST_LOGINS = 500;
 const BARE_CONNECTIONS = 4;
@@ -222,10 +222,7 @@ async function benchmarkOn(database: BenchDatabase): Promise<void> {
   const server = await BenchServer.start(database.url);
   try {
     const { ready } = server;
-    console.log(
-      `server: the example site, NODE_ENV=production, rate limits off; ${ready.argon2}; ` +
-        `PASSWORD_HASHING_CONCURRENCY ${ready.hashingConcurrency}; ${availableParallelism()} CPUs; Node ${process.version}`,
-    );
+    console.log(serverDescription(ready));
     // One login first: it must work, and its code paths are then warm (as on a server that has been up a while).
     const check = await checkOneLogin(server);
     if (check !== undefined) throw new Error(`POST /api/auth-token/ ${check}`);

@@ -8,7 +8,7 @@ import { translateConstraintViolations, type RepositoryContext } from './dialect
 import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UserRow, type UsersTable } from './schema.js';
 import { searchUsers } from './user-search.js';
 
-/** A user's row, as any query reads it (the username key is never needed to make the User). */
+/** A user's row, from a query that selects all its columns or only those a User is made of. */
 export function toUser(row: UserRow): User {
   return {
     id: row.id,
