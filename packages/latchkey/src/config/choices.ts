@@ -8,9 +8,17 @@
  * The hashers Latchkey reads and writes, named as Django names them in the encoded string. The one
  * list: the PASSWORD_HASHERS setting and the hashing service (account/passwords/) both read it here.
  */
-export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'] as const;
+export const HASHER_NAMES = ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'bcrypt'] as const;
 
 export type HasherName = (typeof HASHER_NAMES)[number];
+
+/**
+ * Hashers that only check stored passwords and never write one, so PASSWORD_HASHERS may not list
+ * them first. Plain `bcrypt` (Django's BCryptPasswordHasher) reads only the first 72 bytes of a
+ * password, so two passwords sharing those bytes match each other's hash; `bcrypt_sha256` writes
+ * bcrypt without that flaw, and Django reads it too.
+ */
+export const READ_ONLY_HASHERS: readonly HasherName[] = ['bcrypt'];
 
 /** The kinds of second factor (allauth.mfa's authenticator types), for MFA_SUPPORTED_TYPES and the mfa model. */
 export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes', 'webauthn'] as const;

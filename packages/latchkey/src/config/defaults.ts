@@ -16,11 +16,16 @@ export interface DjangoHashingDefaults {
  * raise it "from 1,500,000 to 1,800,000". Argon2's m=102400, t=2, p=8 and bcrypt's 12 rounds are
  * unchanged since Django 3.2. The order is the one Django's documentation gives for using Argon2
  * (Argon2 first, the rest kept so old hashes still verify and get upgraded); Django's stock
- * PASSWORD_HASHERS lists PBKDF2 first instead.
+ * PASSWORD_HASHERS lists PBKDF2 first instead. Plain `bcrypt` comes last, read only: Django's
+ * stock list leaves it out because Django writes it only for a project that asks, but such a
+ * project's users must sign in after moving here (manage import-django), as pbkdf2_sha1's do. A
+ * reader costs nothing where no such hash is stored (the bcrypt threads start on first use), and
+ * it widens nothing: a stored hash is matched only by its own password, and is replaced by an
+ * argon2 hash at its first successful login.
  */
 export const DJANGO_HASHING_DEFAULTS: DjangoHashingDefaults = Object.freeze({
   // Frozen all the way down, so no caller can change the defaults every other caller sees.
-  hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256']) as HasherName[],
+  hashers: Object.freeze(['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'bcrypt']) as HasherName[],
   argon2: Object.freeze({ memoryCost: 102_400, timeCost: 2, parallelism: 8 }),
   pbkdf2Iterations: 1_500_000,
   bcryptRounds: 12,

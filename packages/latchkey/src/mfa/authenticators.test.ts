@@ -17,8 +17,9 @@ import type { User } from '../account/model.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../testing/database.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
 import { activateTotpFor, totpCodeAt, type ActivatedTotp } from '../testing/mfa.js';
-import { authenticatorSecret, normalizeCode, useCode } from './authenticators.js';
-import { regenerateRecoveryCodes } from './flows/recovery-codes.js';
+import { authenticatorSecret, importedRecoveryCodesData, importedTotpData, normalizeCode, recoveryCodeSet, useCode, type ImportedRecoveryCodes } from './authenticators.js';
+import { regenerateRecoveryCodes, viewRecoveryCodes } from './flows/recovery-codes.js';
+import { mfaOverview } from './flows/manage.js';
 import { totpCounter } from './totp.js';
 import { testRedisUrl } from '../testing/shared-stores.js';
 
@@ -233,6 +234,178 @@ describe.each(testDatabaseKinds())('authenticators on %s', (kind) => {
     await setUp();
     const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
     expect(await useCode(latchkey.deps, bob, '123456')).toBeUndefined();
+  });
+});
+
+/**
+ * A seed as allauth.mfa makes it (secrets.token_hex(40)) and its ten codes, computed by Python:
+ * see ALLAUTH_VECTORS in recovery-codes.test.ts for the script.
+ */
+const ALLAUTH_SEED = '5f0c8e2a9b7d4c1e3a6f8b2d0e9c7a5b1d3f6e8a0c2b4d6f8e1a3c5b7d9f0e2a4c6b8d1f3e5a7c9b';
+const ALLAUTH_CODES = ['82160335', '85966261', '94330147', '77544303', '31297809', '85456773', '00122432', '32489153', '46617306', '92901258'];
+/** Codes 0, 2 and 9 used: what allauth's used_mask says after those three were used. */
+const ALLAUTH_USED_MASK = 0b10_0000_0101;
+/** A TOTP secret as allauth stores it: base64.b32encode of 20 random bytes. */
+const ALLAUTH_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+
+describe.each(testDatabaseKinds())('second factors imported from django-allauth, on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  async function setUp(): Promise<User> {
+    latchkey = await createTestLatchkey({ kind });
+    return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+  }
+
+  /** What the importer does: the authenticators created with the imported data, and the used codes recorded. */
+  async function importFor(user: User, recoveryCodes: ImportedRecoveryCodes, totpSecret = ALLAUTH_TOTP_SECRET): Promise<number> {
+    const store = latchkey.deps.store.authenticators;
+    const createdAt = latchkey.clock.now();
+    await store.create({ userId: user.id, type: 'totp', data: importedTotpData(latchkey.settings, user.id, totpSecret)!, createdAt });
+    const imported = importedRecoveryCodesData(latchkey.settings, user.id, recoveryCodes)!;
+    const codes = await store.create({ userId: user.id, type: 'recovery_codes', data: imported.data, createdAt });
+    for (const index of imported.usedIndices) expect(await store.useRecoveryCode(codes.id, index, createdAt)).toBe(true);
+    return codes.id;
+  }
+
+  const view = (user: User) => viewRecoveryCodes(latchkey.deps, { user, lastAuthenticatedAt: latchkey.clock.now() });
+
+  it("keeps allauth's unused codes working, each once, and refuses the used ones", async () => {
+    const ada = await setUp();
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: ALLAUTH_USED_MASK });
+    const unused = ALLAUTH_CODES.filter((_, index) => ![0, 2, 9].includes(index));
+    expect(await view(ada)).toEqual({ unused, total: 10 });
+    expect((await mfaOverview(latchkey.deps, ada)).recoveryCodes).toMatchObject({ unused: 7, total: 10 });
+
+    for (const index of [0, 2, 9]) expect(await useCode(latchkey.deps, ada, ALLAUTH_CODES[index]!), `used code ${index}`).toBeUndefined();
+    // Code 6 has leading zeros, typed as people type them.
+    expect(await useCode(latchkey.deps, ada, '0012-2432')).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, '00122432')).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, ALLAUTH_CODES[1]!)).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, ALLAUTH_CODES[1]!)).toBeUndefined();
+    expect(await view(ada)).toEqual({ unused: unused.filter((code) => code !== '00122432' && code !== ALLAUTH_CODES[1]), total: 10 });
+    // Not Latchkey's own derivation of the same seed, nor a near miss.
+    expect(await useCode(latchkey.deps, ada, '12345678')).toBeUndefined();
+  });
+
+  it('accepts exactly one of ten parallel uses of one imported code', async () => {
+    const ada = await setUp();
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: 0 });
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => useCode(latchkey.deps, ada, ALLAUTH_CODES[4]!)));
+    expect(outcomes.filter((outcome) => outcome === 'recovery_codes')).toHaveLength(1);
+  });
+
+  it('keeps listed (migrated) codes working, each once, however they are typed', async () => {
+    const ada = await setUp();
+    const codes = ['f7kq-2mzp-x9wd', 'h3bn8c4t', 'twice', 'twice'];
+    const id = await importFor(ada, { codes });
+    expect(await view(ada)).toEqual({ unused: codes, total: 4 });
+    expect(await useCode(latchkey.deps, ada, 'f7kq2mzpx9wd')).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, 'f7kq-2mzp-x9wd')).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, 'H3BN8C4T')).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, 'h3bn 8c4t')).toBe('recovery_codes');
+    // A code listed twice works twice, as it did in allauth.
+    expect(await useCode(latchkey.deps, ada, 'twice')).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, 'twice')).toBe('recovery_codes');
+    expect(await useCode(latchkey.deps, ada, 'twice')).toBeUndefined();
+    expect(await latchkey.deps.store.authenticators.usedRecoveryCodes(id)).toEqual([0, 1, 2, 3]);
+    expect(await view(ada)).toEqual({ unused: [], total: 4 });
+  });
+
+  it('stores the imported seed, codes and TOTP secret sealed: no table holds them in clear', async () => {
+    const ada = await setUp();
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: ALLAUTH_USED_MASK });
+    const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
+    await importFor(bob, { codes: ['listed-code-one', 'listed-code-two'] });
+    const rows = await latchkey.database.kysely.selectFrom('latchkey_authenticators').selectAll().orderBy('id').execute();
+    expect(rows.map((row) => [row.type, Object.keys(JSON.parse(row.data) as object).sort()])).toEqual([
+      ['totp', ['secret']],
+      ['recovery_codes', ['scheme', 'secret']],
+      ['totp', ['secret']],
+      ['recovery_codes', ['scheme', 'secret']],
+    ]);
+    expect(rows.map((row) => (JSON.parse(row.data) as { scheme?: string }).scheme)).toEqual([undefined, 'allauth', undefined, 'listed']);
+    const dump = await dumpEveryTable(latchkey.database);
+    const totpBytes = Secret.fromBase32(ALLAUTH_TOTP_SECRET).bytes;
+    for (const needle of [ALLAUTH_SEED, ALLAUTH_SEED.toUpperCase(), ALLAUTH_TOTP_SECRET, ...encodings(totpBytes), ...ALLAUTH_CODES, 'listed-code-one', 'listed-code-two']) {
+      expect(dump.text.includes(needle), `the dump contains ${needle}`).toBe(false);
+    }
+  });
+
+  it("refuses the codes of a set whose scheme marker was changed or that was copied onto another user's row", async () => {
+    const ada = await setUp();
+    const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: 0 });
+    await importFor(bob, { codes: ['listed-code-one'] });
+    const db = latchkey.database.kysely;
+    const rowOf = (user: User) => db.selectFrom('latchkey_authenticators').select(['id', 'data']).where('user_id', '=', user.id).where('type', '=', 'recovery_codes').executeTakeFirstOrThrow();
+    const adas = await rowOf(ada);
+    // Ada's allauth set read as a Latchkey set, or as a list: the secret no longer decrypts.
+    for (const scheme of [undefined, 'listed']) {
+      const data = { ...(JSON.parse(adas.data) as Record<string, unknown>), scheme };
+      await db.updateTable('latchkey_authenticators').set({ data: JSON.stringify(data) }).where('id', '=', adas.id).execute();
+      const altered = (await latchkey.deps.store.authenticators.findForUser(ada.id, 'recovery_codes'))!;
+      expect(recoveryCodeSet(latchkey.settings, altered), String(scheme)).toBeUndefined();
+      expect(await useCode(latchkey.deps, ada, ALLAUTH_CODES[3]!)).toBeUndefined();
+    }
+    // Ada's set copied onto Bob's row: bound to Ada, it does not decrypt there.
+    await db.updateTable('latchkey_authenticators').set({ data: adas.data }).where('id', '=', (await rowOf(bob)).id).execute();
+    expect(await useCode(latchkey.deps, bob, ALLAUTH_CODES[3]!)).toBeUndefined();
+    // An unknown marker is no set at all.
+    await db.updateTable('latchkey_authenticators').set({ data: JSON.stringify({ ...(JSON.parse(adas.data) as object), scheme: 'other' }) }).where('id', '=', adas.id).execute();
+    expect(await view(ada)).toEqual({ unused: [], total: 0 });
+  });
+
+  it('replaces an imported set with a Latchkey set on regeneration', async () => {
+    const ada = await setUp();
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: ALLAUTH_USED_MASK });
+    const { codes } = await regenerateRecoveryCodes(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now() });
+    expect(codes).toHaveLength(latchkey.settings.MFA_RECOVERY_CODE_COUNT);
+    const stored = (await latchkey.deps.store.authenticators.findForUser(ada.id, 'recovery_codes'))!;
+    expect(Object.keys(stored.data)).toEqual(['secret']);
+    expect(await view(ada)).toEqual({ unused: codes, total: latchkey.settings.MFA_RECOVERY_CODE_COUNT });
+    for (const code of ALLAUTH_CODES) expect(await useCode(latchkey.deps, ada, code), code).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, codes[0]!)).toBe('recovery_codes');
+
+    // A listed set too.
+    await latchkey.deps.store.authenticators.delete(stored.id);
+    const listed = importedRecoveryCodesData(latchkey.settings, ada.id, { codes: ['listed-code-one'] })!;
+    await latchkey.deps.store.authenticators.create({ userId: ada.id, type: 'recovery_codes', data: listed.data, createdAt: latchkey.clock.now() });
+    const again = await regenerateRecoveryCodes(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now() });
+    expect(Object.keys((await latchkey.deps.store.authenticators.findForUser(ada.id, 'recovery_codes'))!.data)).toEqual(['secret']);
+    expect(await useCode(latchkey.deps, ada, 'listed-code-one')).toBeUndefined();
+    expect(await useCode(latchkey.deps, ada, again.codes[1]!)).toBe('recovery_codes');
+  });
+
+  it("accepts the codes of allauth's TOTP secret, once each", async () => {
+    const ada = await setUp();
+    await importFor(ada, { seed: ALLAUTH_SEED, usedMask: 0 }, ALLAUTH_TOTP_SECRET.toLowerCase());
+    // otpauth's own base32 decoding, independent of the importer's.
+    const code = totpCodeAt(latchkey.deps, ALLAUTH_TOTP_SECRET, latchkey.clock.now());
+    expect(await useCode(latchkey.deps, ada, code)).toBe('totp');
+    expect(await useCode(latchkey.deps, ada, code)).toBeUndefined();
+    latchkey.clock.advance(30_000);
+    expect(await useCode(latchkey.deps, ada, totpCodeAt(latchkey.deps, ALLAUTH_TOTP_SECRET, latchkey.clock.now()))).toBe('totp');
+  });
+
+  it('refuses what cannot be an allauth secret', async () => {
+    await setUp();
+    const { settings } = latchkey;
+    for (const secret of ['', 'not base32!', 'MZXW6YTBO', 'JBSWY3DP EHPK3PXP']) expect(importedTotpData(settings, 1, secret), secret).toBeUndefined();
+    const refused: ImportedRecoveryCodes[] = [
+      { seed: '', usedMask: 0 },
+      { seed: 'sééd', usedMask: 0 },
+      { seed: ALLAUTH_SEED, usedMask: -1 },
+      { seed: ALLAUTH_SEED, usedMask: 1.5 },
+      { seed: ALLAUTH_SEED, usedMask: Number.NaN },
+      { codes: ['fine', ''] },
+      { codes: ['fine', ' - '] },
+      { codes: ['fine', 'x'.repeat(65)] },
+      { codes: ['fine', 7 as unknown as string] },
+    ];
+    for (const imported of refused) expect(importedRecoveryCodesData(settings, 1, imported), JSON.stringify(imported)).toBeUndefined();
+    expect(importedRecoveryCodesData(settings, 1, { seed: ALLAUTH_SEED, usedMask: 2 ** 12 + 1 })?.usedIndices).toEqual([0]);
+    expect(importedRecoveryCodesData(settings, 1, { codes: [] })?.usedIndices).toEqual([]);
   });
 });
 

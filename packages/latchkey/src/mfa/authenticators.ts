@@ -4,8 +4,9 @@ import type { LatchkeyDeps } from '../deps.js';
 import type { Repositories } from '../store.js';
 import type { Authenticator, AuthenticatorType } from './model.js';
 import type { User } from '../account/model.js';
-import { matchRecoveryCode, recoveryCodes } from './recovery-codes.js';
-import { matchTotpCode, type TotpParameters } from './totp.js';
+import { ALLAUTH_RECOVERY_CODE_COUNT, allauthRecoveryCodes, allauthUsedIndices, isAllauthSeed } from './allauth-recovery-codes.js';
+import { matchCodeAmong, recoveryCodes } from './recovery-codes.js';
+import { matchTotpCode, totpSecretFromBase32, type TotpParameters } from './totp.js';
 
 /**
  * The user's second factors as the domain sees them: secrets decrypted only here, codes checked
@@ -19,18 +20,142 @@ export function totpParameters(settings: LatchkeyDeps['settings']): TotpParamete
   return { period: settings.MFA_TOTP_PERIOD, digits: settings.MFA_TOTP_DIGITS, tolerance: settings.MFA_TOTP_TOLERANCE };
 }
 
+/** What sealing a secret needs of the settings (an importer has no more than that). */
+type SecretKeySetting = Pick<LatchkeyDeps['settings'], 'SECRET_KEY'>;
+
 function boundTo(userId: number, type: AuthenticatorType): string {
   return `latchkey:authenticator:user:${userId}:${type}`;
 }
 
 /** The JSON data of a new authenticator of `type` holding `secret` (the TOTP secret or the recovery seed). */
-export function sealedAuthenticatorData(settings: LatchkeyDeps['settings'], userId: number, type: AuthenticatorType, secret: Uint8Array): Record<string, unknown> {
+export function sealedAuthenticatorData(settings: SecretKeySetting, userId: number, type: AuthenticatorType, secret: Uint8Array): Record<string, unknown> {
   return { secret: encryptSecret(settings.SECRET_KEY, `mfa:${type}`, secret, boundTo(userId, type)) };
 }
 
-/** The authenticator's secret, or undefined when it cannot be decrypted (the secret key was changed, or the row altered). */
+/**
+ * The authenticator's secret, or undefined when it cannot be decrypted (the secret key was changed,
+ * or the row altered). For an imported set of recovery codes, the secret of its scheme (below).
+ */
 export function authenticatorSecret(settings: LatchkeyDeps['settings'], authenticator: Authenticator): Uint8Array | undefined {
-  return decryptSecret(settings.SECRET_KEY, `mfa:${authenticator.type}`, authenticator.data.secret, boundTo(authenticator.userId, authenticator.type));
+  const scheme = authenticator.type === 'recovery_codes' ? recoveryCodeScheme(authenticator) : LATCHKEY_SCHEME;
+  if (scheme === undefined) return undefined;
+  return decryptSecret(settings.SECRET_KEY, `mfa:${authenticator.type}`, authenticator.data.secret, schemeBinding(authenticator.userId, authenticator.type, scheme));
+}
+
+/**
+ * How a set of recovery codes is made. Latchkey's own sets ('latchkey': data `{ secret }`, the
+ * sealed seed of recovery-codes.ts) carry no marker, as they always have. Sets imported from
+ * django-allauth say which of its two kinds they are: 'allauth' (the sealed ASCII text of allauth's
+ * seed; the codes of allauth-recovery-codes.ts) or 'listed' (the sealed JSON list of the codes
+ * themselves, which allauth keeps for codes migrated from another two-factor package).
+ */
+export type RecoveryCodeScheme = 'latchkey' | 'allauth' | 'listed';
+const LATCHKEY_SCHEME = 'latchkey';
+
+function recoveryCodeScheme(authenticator: Authenticator): RecoveryCodeScheme | undefined {
+  const { scheme } = authenticator.data;
+  if (scheme === undefined) return LATCHKEY_SCHEME;
+  return scheme === 'allauth' || scheme === 'listed' ? scheme : undefined;
+}
+
+/**
+ * The associated data a secret is sealed with: the imported schemes add their name to the row's
+ * binding, so that the secret decrypts only under the scheme it was sealed for. Someone able to
+ * write to the database cannot change a row's marker and have its secret read the other way (a
+ * Latchkey seed taken for allauth's, a code list for a seed): the secret then fails to decrypt
+ * and the set matches nothing.
+ */
+function schemeBinding(userId: number, type: AuthenticatorType, scheme: RecoveryCodeScheme): string {
+  return scheme === LATCHKEY_SCHEME ? boundTo(userId, type) : `${boundTo(userId, type)}:${scheme}`;
+}
+
+/** A recovery-code set as django-allauth's mfa app stores it, its data already decrypted by the project's hook. */
+export type ImportedRecoveryCodes = { seed: string; usedMask: number } | { codes: readonly string[] };
+
+export interface ImportedRecoveryCodesData {
+  /** The JSON data of the new `recovery_codes` authenticator. */
+  data: Record<string, unknown>;
+  /** The numbers of the codes to record as used (AuthenticatorRepository.useRecoveryCode), ascending. */
+  usedIndices: number[];
+}
+
+/**
+ * The authenticator data for a set of recovery codes imported from django-allauth, sealed to the
+ * user like every authenticator secret, so the database never holds the seed or a code in clear;
+ * and which of its codes to record as used. `{ seed, usedMask }` is allauth's own set (data
+ * `seed` and `used_mask`); `{ codes }` is a set of codes migrated into allauth from another package
+ * (data `migrated_codes`), every one of them unused, as allauth removes a code from the list when
+ * it is used. Undefined when the set cannot be one allauth made: a seed that is not printable
+ * ASCII, a mask that is not a whole number from 0, a listed code empty or longer than a code can be
+ * typed (normalizeCode). An empty list is accepted: the user had used every code.
+ *
+ * Regenerating the codes replaces the set with a Latchkey set, scheme and all.
+ */
+export function importedRecoveryCodesData(settings: SecretKeySetting, userId: number, imported: ImportedRecoveryCodes): ImportedRecoveryCodesData | undefined {
+  if ('seed' in imported) {
+    if (!isAllauthSeed(imported.seed) || !Number.isSafeInteger(imported.usedMask) || imported.usedMask < 0) return undefined;
+    return { data: sealedRecoveryCodes(settings, userId, 'allauth', Buffer.from(imported.seed, 'ascii')), usedIndices: allauthUsedIndices(imported.usedMask) };
+  }
+  if (!Array.isArray(imported.codes) || !imported.codes.every((code) => typeof code === 'string' && normalizeCode(code) !== '')) return undefined;
+  return { data: sealedRecoveryCodes(settings, userId, 'listed', Buffer.from(JSON.stringify(imported.codes), 'utf8')), usedIndices: [] };
+}
+
+function sealedRecoveryCodes(settings: SecretKeySetting, userId: number, scheme: 'allauth' | 'listed', secret: Uint8Array): Record<string, unknown> {
+  return { scheme, secret: encryptSecret(settings.SECRET_KEY, 'mfa:recovery_codes', secret, schemeBinding(userId, 'recovery_codes', scheme)) };
+}
+
+/**
+ * The authenticator data for a TOTP secret imported from django-allauth, which stores it as base32
+ * text (data `secret`, already decrypted by the project's hook): the same sealed raw bytes an
+ * activation here stores, so the user's app goes on working. Undefined when the text is empty or
+ * not base32.
+ */
+export function importedTotpData(settings: SecretKeySetting, userId: number, base32Secret: string): Record<string, unknown> | undefined {
+  const secret = totpSecretFromBase32(base32Secret);
+  return secret === undefined ? undefined : sealedAuthenticatorData(settings, userId, 'totp', secret);
+}
+
+/**
+ * Every code of a set of recovery codes, used or not, in the order of their numbers; undefined
+ * when its secret cannot be decrypted. A Latchkey set follows MFA_RECOVERY_CODE_COUNT and
+ * MFA_RECOVERY_CODE_DIGITS; an imported set has the codes it came with (allauth's: ten of 8 digits).
+ */
+export function recoveryCodeSet(settings: LatchkeyDeps['settings'], authenticator: Authenticator): string[] | undefined {
+  const scheme = authenticator.type === 'recovery_codes' ? recoveryCodeScheme(authenticator) : undefined;
+  const secret = scheme && authenticatorSecret(settings, authenticator);
+  if (scheme === undefined || secret === undefined) return undefined;
+  switch (scheme) {
+    case 'latchkey':
+      return recoveryCodes(secret, settings.MFA_RECOVERY_CODE_COUNT, settings.MFA_RECOVERY_CODE_DIGITS);
+    case 'allauth':
+      return allauthRecoveryCodes(secret);
+    case 'listed':
+      return listedCodes(secret);
+  }
+}
+
+function listedCodes(secret: Uint8Array): string[] | undefined {
+  try {
+    const codes: unknown = JSON.parse(Buffer.from(secret).toString('utf8'));
+    return Array.isArray(codes) && codes.every((code): code is string => typeof code === 'string') ? codes : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How many codes the set has, used or not, for "n of m unused". A Latchkey set has
+ * MFA_RECOVERY_CODE_COUNT even when its seed cannot be decrypted (none of them is then unused).
+ */
+export function recoveryCodeTotal(settings: LatchkeyDeps['settings'], authenticator: Authenticator): number {
+  switch (recoveryCodeScheme(authenticator)) {
+    case 'latchkey':
+      return settings.MFA_RECOVERY_CODE_COUNT;
+    case 'allauth':
+      return ALLAUTH_RECOVERY_CODE_COUNT;
+    default:
+      return recoveryCodeSet(settings, authenticator)?.length ?? 0;
+  }
 }
 
 /**
@@ -82,11 +207,10 @@ export async function removeAuthenticator(repositories: Pick<Repositories, 'auth
 
 /** The unused recovery codes of the set, in order. */
 export async function unusedRecoveryCodes(deps: Pick<MfaDeps, 'settings' | 'store'>, authenticator: Authenticator): Promise<string[]> {
-  const seed = authenticatorSecret(deps.settings, authenticator);
-  if (!seed) return [];
+  const codes = recoveryCodeSet(deps.settings, authenticator);
+  if (!codes) return [];
   const used = new Set(await deps.store.authenticators.usedRecoveryCodes(authenticator.id));
-  const { MFA_RECOVERY_CODE_COUNT: count, MFA_RECOVERY_CODE_DIGITS: digits } = deps.settings;
-  return recoveryCodes(seed, count, digits).filter((_, index) => !used.has(index));
+  return codes.filter((_, index) => !used.has(index));
 }
 
 /** What people type: spaces and dashes (as in "123 456" or "1234-5678") are not part of a code. */
@@ -141,10 +265,15 @@ export function claimTotpStep(deps: Pick<MfaDeps, 'settings' | 'oneTimeClaims'>,
   return deps.oneTimeClaims.claim(`mfa:totp:${userId}:${secretTag}:${step}`, lifetime, now);
 }
 
+/**
+ * Uses up a recovery code: the first unused code of the set that `code` is. Codes are compared as
+ * typed codes are normalized (an imported code may have been listed with spaces or dashes).
+ */
 async function useRecoveryCode(deps: MfaDeps, authenticator: Authenticator, code: string, now: Date): Promise<boolean> {
-  const seed = authenticatorSecret(deps.settings, authenticator);
-  if (!seed) return false;
-  const index = matchRecoveryCode(seed, code, deps.settings.MFA_RECOVERY_CODE_COUNT, deps.settings.MFA_RECOVERY_CODE_DIGITS);
+  const codes = recoveryCodeSet(deps.settings, authenticator);
+  if (!codes) return false;
+  const used = new Set(await deps.store.authenticators.usedRecoveryCodes(authenticator.id));
+  const index = matchCodeAmong(codes.map(normalizeCode), code, used);
   if (index === undefined) return false;
   return deps.store.authenticators.useRecoveryCode(authenticator.id, index, now);
 }

@@ -35,9 +35,21 @@ export function recoveryCodes(seed: Uint8Array, count: number, digits: number): 
  */
 export function matchRecoveryCode(seed: Uint8Array, code: string, count: number, digits: number): number | undefined {
   if (!new RegExp(`^\\d{${digits}}$`).test(code)) return undefined;
+  return matchCodeAmong(recoveryCodes(seed, count, digits), code);
+}
+
+/**
+ * The number of `code` among `codes`, skipping the numbers in `skip` (codes already used), or
+ * undefined. Every code is compared, in constant time, whether or not an earlier one matched and
+ * whether or not it is skipped, so the time taken says nothing about which code matched or how
+ * many are used. Skipping used numbers lets a code that appears twice in a set (an imported list
+ * may repeat one) be used once for each time it appears, as in the set it came from.
+ */
+export function matchCodeAmong(codes: readonly string[], code: string, skip: ReadonlySet<number> = new Set()): number | undefined {
+  if (code === '') return undefined;
   let matched: number | undefined;
-  recoveryCodes(seed, count, digits).forEach((candidate, index) => {
-    if (constantTimeEqual(candidate, code) && matched === undefined) matched = index;
+  codes.forEach((candidate, index) => {
+    if (constantTimeEqual(candidate, code) && !skip.has(index) && matched === undefined) matched = index;
   });
   return matched;
 }

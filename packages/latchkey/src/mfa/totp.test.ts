@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchTotpCode, newTotpSecret, totpCode, totpCounter, totpSecretToBase32, totpUri, type TotpParameters } from './totp.js';
+import { matchTotpCode, newTotpSecret, totpCode, totpCounter, totpSecretFromBase32, totpSecretToBase32, totpUri, type TotpParameters } from './totp.js';
 
 const ascii = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -66,5 +66,37 @@ describe('TOTP (RFC 6238)', () => {
     expect(uri.host).toBe('totp');
     expect(decodeURIComponent(uri.pathname)).toBe('/Example Site:alice');
     expect(Object.fromEntries(uri.searchParams)).toEqual({ issuer: 'Example Site', secret: base32, algorithm: 'SHA1', digits: '6', period: '30' });
+  });
+});
+
+describe('totpSecretFromBase32', () => {
+  // Python's base64.b32encode (RFC 4648 section 10's vectors, and 20 bytes as allauth makes them):
+  // python3 -c "import base64; print(base64.b32encode(bytes(range(20))).decode())"
+  const VECTORS: [text: string, bytes: string][] = [
+    ['MY======', 'f'],
+    ['MZXQ====', 'fo'],
+    ['MZXW6===', 'foo'],
+    ['MZXW6YQ=', 'foob'],
+    ['MZXW6YTB', 'fooba'],
+    ['MZXW6YTBOI======', 'foobar'],
+  ];
+
+  it.each(VECTORS)('decodes %s, with or without its padding, in either case', (text, bytes) => {
+    const expected = ascii(bytes);
+    expect(totpSecretFromBase32(text)).toEqual(expected);
+    expect(totpSecretFromBase32(text.replace(/=+$/, ''))).toEqual(expected);
+    expect(totpSecretFromBase32(text.toLowerCase())).toEqual(expected);
+  });
+
+  it('decodes the secrets allauth stores and this module writes', () => {
+    expect(totpSecretFromBase32('AAAQEAYEAUDAOCAJBIFQYDIOB4IBCEQT')).toEqual(Uint8Array.from({ length: 20 }, (_, index) => index));
+    const secret = newTotpSecret();
+    expect(totpSecretFromBase32(totpSecretToBase32(secret))).toEqual(secret);
+  });
+
+  it('refuses empty text, other characters and lengths no whole number of bytes gives', () => {
+    for (const text of ['', '=', '========', 'M', 'MZX', 'MZXW6Y', 'MZXW6YTBO', 'MY=====', 'MY=======', 'MZXW6YTB========', 'M1======', 'MZ XW', ' MZXW6YTB', 'MZXW6YTB\n', 'MZ=XW6YTB', 'MZXW6YTB=']) {
+      expect(totpSecretFromBase32(text), JSON.stringify(text)).toBeUndefined();
+    }
   });
 });

@@ -30,6 +30,38 @@ export function totpSecretToBase32(secret: Uint8Array): string {
   return new Secret({ buffer: toArrayBuffer(secret) }).base32;
 }
 
+const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/**
+ * The secret of RFC 4648 base32 text (as allauth stores a TOTP secret: `base64.b32encode` of 20
+ * random bytes), or undefined when it is empty or not base32. Letters may be of either case and
+ * the `=` padding may be left out, but its length must be one that a whole number of bytes gives
+ * (as Python's b32decode requires): anything else is damaged text, better refused than read as a
+ * secret that no authenticator app holds. Like b32decode, the unused bits of the last character
+ * are ignored.
+ */
+export function totpSecretFromBase32(text: string): Uint8Array | undefined {
+  const unpadded = text.toUpperCase().replace(/=+$/, '');
+  if (unpadded === '' || !/^[A-Z2-7]+$/.test(unpadded)) return undefined;
+  // A base32 group of 8 characters holds 5 bytes; a shorter last group has 2, 4, 5 or 7 characters.
+  if (![0, 2, 4, 5, 7].includes(unpadded.length % 8)) return undefined;
+  if (text.length !== unpadded.length && (text.length % 8 !== 0 || text.length - unpadded.length > 6)) return undefined;
+  const bytes = new Uint8Array(Math.floor((unpadded.length * 5) / 8));
+  let buffer = 0;
+  let bits = 0;
+  let written = 0;
+  for (const character of unpadded) {
+    buffer = ((buffer << 5) | BASE32_ALPHABET.indexOf(character)) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[written] = (buffer >> bits) & 0xff;
+      written += 1;
+    }
+  }
+  return bytes;
+}
+
 /** The time step containing `now` (RFC 6238 section 4.2: T = floor((now - T0) / X), T0 = 0). */
 export function totpCounter(now: Date, period: number): number {
   return Math.floor(now.getTime() / 1000 / period);

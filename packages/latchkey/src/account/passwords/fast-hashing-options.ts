@@ -7,7 +7,7 @@ import type { PasswordHashingOptions } from './password-hashing.js';
  */
 export function fastHashingOptions(overrides: Partial<PasswordHashingOptions> = {}): PasswordHashingOptions {
   return {
-    hashers: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'],
+    hashers: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'bcrypt'],
     argon2: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
     pbkdf2Iterations: 1000,
     bcryptRounds: 4,

@@ -1,6 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createArgon2Hasher } from './argon2-hasher.js';
+import { createBcryptHasher } from './bcrypt-hasher.js';
 import { createBcryptSha256Hasher } from './bcrypt-sha256-hasher.js';
 import { createBcryptWorkerPool } from './bcrypt-worker-pool.js';
 import type { PasswordHasher } from './hasher.js';
@@ -139,5 +140,39 @@ describe('bcrypt_sha256', () => {
   it('asks to rehash at another cost', async () => {
     const encoded = await bcryptSha256.encode('pw');
     expect(createBcryptSha256Hasher(5, workers).mustUpdate(encoded)).toBe(true);
+  });
+});
+
+describe('bcrypt (plain, read only)', () => {
+  const plain = createBcryptHasher(4, workers);
+
+  it("checks Django's format: bcrypt$ then a bcrypt string of the password itself", async () => {
+    const bcryptString = bcrypt.hashSync('correct horse battery staple', 4);
+    const encoded = `bcrypt$${bcryptString}`;
+    expect(plain.recognizes(encoded)).toBe(true);
+    expect(await plain.verify('correct horse battery staple', encoded)).toBe(true);
+    expect(await plain.verify('correct horse battery stapler', encoded)).toBe(false);
+    expect(plain.mustUpdate(encoded)).toBe(false);
+    expect(createBcryptHasher(5, workers).mustUpdate(encoded)).toBe(true);
+    // Its own encode writes the same format (PASSWORD_HASHERS never lets it write, though).
+    expect(await plain.encode('pw')).toMatch(/^bcrypt\$\$2b\$04\$[./A-Za-z0-9]{53}$/);
+  });
+
+  it('reads only the first 72 bytes, as bcrypt does', async () => {
+    const encoded = await plain.encode(`${'a'.repeat(72)}first`);
+    expect(await plain.verify(`${'a'.repeat(72)}second`, encoded)).toBe(true);
+    expect(await plain.verify('a'.repeat(71), encoded)).toBe(false);
+  });
+
+  it('makes decoys that match nothing, and does not recognize malformed or foreign hashes', async () => {
+    const decoy = plain.makeDecoy();
+    expect(plain.recognizes(decoy)).toBe(true);
+    expect(await plain.verify('', decoy)).toBe(false);
+    const sha256 = await bcryptSha256.encode('pw');
+    for (const value of ['bcrypt$', 'bcrypt$$2b$03$' + 'a'.repeat(53), 'bcrypt$$2x$04$' + 'a'.repeat(53), sha256, sha256.slice('bcrypt_sha256'.length).replace(/^/, 'bcrypt') + 'x', `${decoy}$extra`]) {
+      expect(plain.recognizes(value), value).toBe(false);
+      expect(await plain.verify('pw', value), value).toBe(false);
+    }
+    expect(bcryptSha256.recognizes(decoy)).toBe(false);
   });
 });

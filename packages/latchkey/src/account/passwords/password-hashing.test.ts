@@ -2,9 +2,9 @@ import { threadId } from 'node:worker_threads';
 import mainThreadBcrypt from 'bcryptjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isLatchkeyError } from '../../core/errors.js';
-import type * as BcryptWorkerPoolModule from './bcrypt-worker-pool.js';
+import * as BcryptWorkerPoolModule from './bcrypt-worker-pool.js';
 import { fastHashingOptions } from './fast-hashing-options.js';
-import { HASHER_NAMES, type HasherName } from '../../config/choices.js';
+import { HASHER_NAMES, READ_ONLY_HASHERS, type HasherName } from '../../config/choices.js';
 import { createPasswordHashing, type PasswordHashing, type PasswordHashingOptions } from './password-hashing.js';
 import { DJANGO_HASHING_DEFAULTS } from '../../config/defaults.js';
 import { makeUnusablePassword } from './unusable-password.js';
@@ -62,13 +62,16 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((service) => service.close()));
 });
 
+/** The hashers that can write new hashes (all but the read-only ones). */
+const WRITERS = HASHER_NAMES.filter((name) => !READ_ONLY_HASHERS.includes(name));
+
 /** The other hashers after `first`, so that each can be made the one that writes new hashes. */
 function firstThen(first: HasherName): HasherName[] {
   return [first, ...HASHER_NAMES.filter((name) => name !== first)];
 }
 
 describe('createPasswordHashing', () => {
-  it.each(HASHER_NAMES)('hashes with %s when it comes first and verifies the result', async (name) => {
+  it.each(WRITERS)('hashes with %s when it comes first and verifies the result', async (name) => {
     const service = hashing({ hashers: firstThen(name) });
     const encoded = await service.hash('correct horse battery staple');
     expect(encoded.startsWith(`${name}$`)).toBe(true);
@@ -172,7 +175,7 @@ describe('bounded concurrency', () => {
   });
 
   it('holds for every hasher, bcrypt in its worker threads included', async () => {
-    for (const name of HASHER_NAMES) {
+    for (const name of WRITERS) {
       const service = hashing({ hashers: firstThen(name), concurrency: 2 });
       const encoded = await service.hash('pw');
       const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => service.verify(index % 2 === 0 ? 'pw' : 'no', encoded)));
@@ -196,6 +199,24 @@ describe('bounded concurrency', () => {
     expect(threads).toHaveLength(4);
     for (const computedOn of threads) expect(computedOn).not.toBe(threadId);
     expect(observed.mainThreadBcryptCalls).toEqual([]);
+  });
+});
+
+describe("Django's plain bcrypt", () => {
+  it('verifies its hashes in a worker thread and asks to upgrade them, but never writes them', async () => {
+    const service = hashing();
+    // A bcrypt string of the password itself (made in a worker), as Django's BCryptPasswordHasher stores it.
+    const pool = BcryptWorkerPoolModule.createBcryptWorkerPool(1);
+    const encoded = `bcrypt$${(await pool.hash('pw-plain', 4)).bcrypt}`;
+    await pool.close();
+    const before = observed.bcryptThreads.length;
+    expect(await service.verify('pw-plain', encoded)).toEqual({ valid: true, needsRehash: true });
+    expect(await service.verify('wrong', encoded)).toEqual({ valid: false, needsRehash: false });
+    const threads = observed.bcryptThreads.slice(before);
+    expect(threads).toHaveLength(2);
+    for (const computedOn of threads) expect(computedOn).not.toBe(threadId);
+    expect(observed.mainThreadBcryptCalls).toEqual([]);
+    expect(() => createPasswordHashing(fastHashingOptions({ hashers: ['bcrypt', 'argon2'] }))).toThrow('bcrypt only checks stored passwords and cannot write new hashes');
   });
 });
 
@@ -250,7 +271,7 @@ describe('bounded queue', () => {
 describe('configuration and lifecycle', () => {
   it("defaults to Django's parameters and writes the format Django writes with them", async () => {
     expect(DJANGO_HASHING_DEFAULTS).toEqual({
-      hashers: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256'],
+      hashers: ['argon2', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'bcrypt'],
       argon2: { memoryCost: 102_400, timeCost: 2, parallelism: 8 },
       pbkdf2Iterations: 1_500_000,
       bcryptRounds: 12,
@@ -268,6 +289,8 @@ describe('configuration and lifecycle', () => {
       { hashers: [] },
       { hashers: ['argon2', 'argon2'] },
       { hashers: ['md5' as HasherName] },
+      { hashers: ['bcrypt'] },
+      { hashers: ['bcrypt', 'argon2'] },
       { concurrency: 0 },
       { maxQueued: -1 },
       { maxQueued: 1.5 },

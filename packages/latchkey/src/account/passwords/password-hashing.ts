@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { LatchkeyError } from '../../core/errors.js';
 import { createArgon2Hasher, type Argon2Parameters } from './argon2-hasher.js';
+import { createBcryptHasher } from './bcrypt-hasher.js';
 import { createBcryptSha256Hasher } from './bcrypt-sha256-hasher.js';
 import { createBcryptWorkerPool, type BcryptWorkerPool } from './bcrypt-worker-pool.js';
 import { ConcurrencyLimiter, type ConcurrencyStats } from './concurrency-limiter.js';
-import { HASHER_NAMES, type HasherName } from '../../config/choices.js';
+import { HASHER_NAMES, READ_ONLY_HASHERS, type HasherName } from '../../config/choices.js';
 import { algorithmOf, type PasswordHasher } from './hasher.js';
 import { createPbkdf2Hasher } from './pbkdf2-hasher.js';
 import { isUsablePassword } from './unusable-password.js';
@@ -133,6 +134,8 @@ function createHasher(name: HasherName, options: PasswordHashingOptions, bcryptW
       return createPbkdf2Hasher('sha1', options.pbkdf2Iterations);
     case 'bcrypt_sha256':
       return createBcryptSha256Hasher(options.bcryptRounds, bcryptWorkers);
+    case 'bcrypt':
+      return createBcryptHasher(options.bcryptRounds, bcryptWorkers);
   }
 }
 
@@ -145,6 +148,9 @@ function checkOptions(options: PasswordHashingOptions): void {
   if (hashers.length === 0) problems.push('hashers must name at least one hasher');
   for (const name of hashers) if (!HASHER_NAMES.includes(name)) problems.push(`hashers: unknown hasher "${String(name)}"`);
   if (new Set(hashers).size !== hashers.length) problems.push('hashers must not repeat a hasher');
+  if (hashers[0] !== undefined && READ_ONLY_HASHERS.includes(hashers[0])) {
+    problems.push(`hashers: ${hashers[0]} only checks stored passwords and cannot write new hashes, so it cannot come first (bcrypt_sha256 writes bcrypt hashes without its 72-byte limit)`);
+  }
   const integers: [string, number, number, number][] = [
     ['argon2.memoryCost', argon2.memoryCost, 8 * argon2.parallelism, 2 ** 32 - 1],
     ['argon2.timeCost', argon2.timeCost, 1, 2 ** 32 - 1],

@@ -5,7 +5,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { Authenticator, AuthenticatorType } from '../model.js';
 import type { User } from '../../account/model.js';
-import { unusedRecoveryCodes } from '../authenticators.js';
+import { recoveryCodeTotal, unusedRecoveryCodes } from '../authenticators.js';
 import { webauthnKeys, type WebauthnKey } from '../webauthn.js';
 
 /** What every change to a user's second factors is given: who, from where, and when they last proved it. */
@@ -64,7 +64,7 @@ export async function mfaOverview(deps: LatchkeyDeps, user: User): Promise<MfaOv
     recoveryCodes: codes && {
       ...codes,
       unused: (await unusedRecoveryCodes(deps, codes)).length,
-      total: deps.settings.MFA_RECOVERY_CODE_COUNT,
+      total: recoveryCodeTotal(deps.settings, codes),
     },
   };
 }

@@ -3,7 +3,7 @@ import { commitChange, deliverMail } from '../../account/changes.js';
 import type { MailOutcome } from '../../account/emails.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import { hasSecondFactor, sealedAuthenticatorData, unusedRecoveryCodes } from '../authenticators.js';
+import { hasSecondFactor, recoveryCodeTotal, sealedAuthenticatorData, unusedRecoveryCodes } from '../authenticators.js';
 import { newRecoverySeed, recoveryCodes } from '../recovery-codes.js';
 import { mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
 
@@ -23,7 +23,7 @@ export async function viewRecoveryCodes(deps: LatchkeyDeps, input: Omit<MfaChang
   requireRecentAuthentication(deps, input.lastAuthenticatedAt);
   const codes = await deps.store.authenticators.findForUser(input.user.id, 'recovery_codes');
   if (!codes) throw new LatchkeyError('not_found', NO_RECOVERY_CODES);
-  return { unused: await unusedRecoveryCodes(deps, codes), total: deps.settings.MFA_RECOVERY_CODE_COUNT };
+  return { unused: await unusedRecoveryCodes(deps, codes), total: recoveryCodeTotal(deps.settings, codes) };
 }
 
 /**
