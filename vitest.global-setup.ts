@@ -29,9 +29,11 @@ function announceLeftOutParts(): void {
     leftOut.push('Redis: rate-limit counters and one-time-code replay guards are tested on the databases only, and the two-instance test (e2e/two-instances.test.ts) does not run (set REDIS_URL=redis://127.0.0.1:6379/0 to add Redis).');
   }
   try {
-    execFileSync('/usr/bin/python3', ['-c', 'import django, argon2, bcrypt'], { stdio: 'ignore' });
+    execFileSync('/usr/bin/python3', ['-c', 'import django, argon2, bcrypt, allauth, rest_framework, psycopg2'], { stdio: 'ignore' });
   } catch {
-    leftOut.push("Django: our hashes are not cross-checked in Django (apt-get install python3-django python3-argon2 python3-bcrypt).");
+    leftOut.push(
+      'Django: our hashes are not cross-checked in Django, and import-django is not tried on a real Django project (apt-get install python3-django python3-django-allauth python3-djangorestframework python3-argon2 python3-bcrypt python3-psycopg2).',
+    );
   }
   if (leftOut.length === 0) return;
   if (process.env.CI) throw new Error(`CI must run every part of the suite, but these are left out:\n${leftOut.join('\n')}`);

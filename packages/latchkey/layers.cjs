@@ -17,7 +17,7 @@
  */
 
 /** The features: each owns its model and ports, its domain code, and its flows/. */
-const FEATURES = '(account|sessions|mfa|tokens|socialaccount|admin)';
+const FEATURES = '(account|sessions|mfa|tokens|socialaccount|admin|django-import)';
 
 /** @param {string} src the source root, relative to where dependency-cruiser runs */
 function layerRules(src) {

@@ -7,6 +7,7 @@ import type { Settings } from '../config/settings.js';
 import { isLatchkeyError } from '../core/errors.js';
 import type { ClientInfo } from '../core/client.js';
 import type { User } from '../account/model.js';
+import type { DjangoDecrypt } from '../django-import/convert.js';
 import { createLatchkey, type CreateLatchkeyOptions, type Latchkey } from '../latchkey.js';
 import { CommandError, type Prompter, type CommandIO } from './io.js';
 
@@ -15,7 +16,14 @@ import { CommandError, type Prompter, type CommandIO } from './io.js';
  * its app (its own provider kinds), so that a command starts Latchkey as the site does and knows
  * every app the settings name.
  */
-export type ManagementOptions = Pick<CreateLatchkeyOptions, 'socialProviderKinds'>;
+export type ManagementOptions = Pick<CreateLatchkeyOptions, 'socialProviderKinds'> & {
+  /**
+   * For `import-django`, when the Django project overrode allauth.mfa's adapter `encrypt()` (its
+   * TOTP secrets and recovery seeds are stored encrypted): the matching decrypt, from the stored
+   * text to the clear one.
+   */
+  djangoDecrypt?: DjangoDecrypt;
+};
 
 export interface CommandContext {
   settings: Settings;

@@ -15,9 +15,13 @@ import { createHmac } from 'node:crypto';
 export const ALLAUTH_RECOVERY_CODE_COUNT = 10;
 export const ALLAUTH_RECOVERY_CODE_DIGITS = 8;
 
-/** A seed allauth could have used as an HMAC key: printable ASCII (Python encodes it as ASCII), no spaces. */
+/**
+ * A seed as allauth makes them: hexadecimal text (token_hex). Any ASCII text would work as the
+ * key, but a seed the project's MFA adapter encrypted reads as base64 or the like: taking that as
+ * the key would give codes nobody holds, so it is refused (the import then asks for the decrypt).
+ */
 export function isAllauthSeed(seed: string): boolean {
-  return /^[\x21-\x7e]{1,1024}$/.test(seed);
+  return /^[0-9a-fA-F]{2,1024}$/.test(seed);
 }
 
 /** The piece of MAC input for code number `index`: Python's f"{index:3},". */

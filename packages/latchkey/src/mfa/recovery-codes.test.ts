@@ -84,8 +84,8 @@ describe("django-allauth's recovery codes", () => {
     expect(allauthUsedIndices(2 ** 40 + 2 ** 10 + 2)).toEqual([1]);
   });
 
-  it('takes printable ASCII seeds only', () => {
+  it('takes hexadecimal seeds only, as allauth makes them', () => {
     expect(isAllauthSeed(ALLAUTH_VECTORS[0]![0])).toBe(true);
-    for (const seed of ['', 'with space', 'sééd', 'tab\t', 'x'.repeat(1025)]) expect(isAllauthSeed(seed), seed).toBe(false);
+    for (const seed of ['', 'with space', 'sééd', 'tab\t', 'enc:YWJj', 'a'.repeat(1025)]) expect(isAllauthSeed(seed), seed).toBe(false);
   });
 });

@@ -32,14 +32,20 @@ export async function storeProviderTokens(
 ): Promise<void> {
   if (!deps.settings.SOCIALACCOUNT_STORE_TOKENS || !tokens || tokens.accessToken === '') return;
   const appId = app.databaseId ?? null;
-  const secretKey = deps.settings.SECRET_KEY;
   await repositories.socialTokens.save({
     accountId,
     appId,
-    sealedToken: seal(secretKey, tokens.accessToken, binding(accountId, appId, 'access')),
-    sealedTokenSecret: tokens.refreshToken ? seal(secretKey, tokens.refreshToken, binding(accountId, appId, 'refresh')) : '',
+    ...sealProviderTokens(deps.settings.SECRET_KEY, accountId, appId, tokens.accessToken, tokens.refreshToken ?? ''),
     expiresAt: tokens.expiresAt ?? null,
   });
+}
+
+/** A provider's access and refresh tokens as a row keeps them (also for tokens `manage import-django` brings); '' stays ''. */
+export function sealProviderTokens(secretKey: string, accountId: number, appId: number | null, accessToken: string, refreshToken: string): Pick<SocialToken, 'sealedToken' | 'sealedTokenSecret'> {
+  return {
+    sealedToken: seal(secretKey, accessToken, binding(accountId, appId, 'access')),
+    sealedTokenSecret: refreshToken ? seal(secretKey, refreshToken, binding(accountId, appId, 'refresh')) : '',
+  };
 }
 
 /**

@@ -47,16 +47,21 @@ function sealedFor(userId: number): string {
 }
 
 function newToken(deps: Pick<LatchkeyDeps, 'settings' | 'clock'>, userId: number): { key: string; token: ApiToken } {
-  const bytes = randomBytes(KEY_BYTES);
-  const key = bytes.toString('hex');
+  const key = randomBytes(KEY_BYTES).toString('hex');
+  return { key, token: storedApiToken(deps, userId, key, deps.clock.now()) };
+}
+
+/**
+ * A token as it is stored, for a key in the key format (isApiTokenKeyFormat): its keyed hash and
+ * its sealed copy. New keys come from newToken; a key made elsewhere (Django REST framework's, by
+ * `manage import-django`) is stored the same way, so it keeps working as it did.
+ */
+export function storedApiToken(deps: Pick<LatchkeyDeps, 'settings'>, userId: number, key: string, createdAt: Date): ApiToken {
   return {
-    key,
-    token: {
-      userId,
-      keyHash: keyHashOf(deps, key),
-      sealedKey: encryptSecret(deps.settings.SECRET_KEY, PURPOSE, bytes, sealedFor(userId)),
-      createdAt: deps.clock.now(),
-    },
+    userId,
+    keyHash: keyHashOf(deps, key),
+    sealedKey: encryptSecret(deps.settings.SECRET_KEY, PURPOSE, Buffer.from(key, 'hex'), sealedFor(userId)),
+    createdAt,
   };
 }
 

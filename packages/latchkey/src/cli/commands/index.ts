@@ -7,6 +7,7 @@ import { clearsessions } from './clearsessions.js';
 import { createsuperuser } from './createsuperuser.js';
 import { createToken } from './create-token.js';
 import { deleteToken } from './delete-token.js';
+import { importDjango } from './import-django.js';
 import { migrate } from './migrate.js';
 import { socialapp } from './socialapp.js';
 
@@ -18,5 +19,6 @@ export const COMMANDS: Record<string, { run: (context: CommandContext) => Promis
   clearsessions: { run: clearsessions, help: 'remove sessions past their idle or absolute limit (run it daily)' },
   'create-token': { run: createToken, help: "print a user's API token, creating it if needed: create-token [--reset] <login>" },
   'delete-token': { run: deleteToken, help: "delete a user's API token: delete-token <login>" },
+  'import-django': { run: importDjango, help: "import a cookiecutter-django project's accounts: import-django <database URL | dumpdata file> [--dry-run] [--verify [--sample N]] [--batch-size N]" },
   socialapp: { run: socialapp, help: 'social sign-in apps in the database: socialapp list | add --provider P ... | remove <id>' },
 };

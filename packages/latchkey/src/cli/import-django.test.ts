@@ -1,0 +1,117 @@
+/**
+ * `manage import-django` as an operator runs it: from a real Django project's SQLite database and
+ * its dumpdata file (test/fixtures/django-project/), into a site's SQLite file. What it prints, what a
+ * dry run and a second run do, the reverse check, the refusals, and that no secret of the source
+ * ever reaches the terminal. The journey after an import (signing in, tokens, codes) is
+ * django-import/import-django.test.ts.
+ */
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProjectSettings } from '../config/load.js';
+import { openDatabase } from '../storage/database.js';
+import { djangoFixtureUnavailable, createDjangoFixture, type DjangoFixture } from '../testing/django-fixture.js';
+import { runAsPerson } from '../testing/terminal.js';
+
+const project: ProjectSettings = { USERNAME_TYPE: 'email', SITE_NAME: 'Import Test', DOMAIN_NAME: 'import.example' };
+
+describe.skipIf(djangoFixtureUnavailable() !== null)('manage import-django', () => {
+  let fixture: DjangoFixture;
+  let cwd: string;
+  /** Everything every command wrote, searched for secrets at the end. */
+  const written: string[] = [];
+
+  beforeAll(async () => {
+    fixture = await createDjangoFixture({ usernameType: 'email', database: 'sqlite' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await fixture?.cleanup();
+  });
+
+  /** A fresh site: its own working directory (local mode keeps its secret key there) and SQLite file, migrated. */
+  async function freshSite(settings: ProjectSettings = project): Promise<string> {
+    cwd = mkdtempSync(join(tmpdir(), 'lk-import-django-'));
+    expect((await manage(['migrate'], settings)).code).toBe(0);
+    return cwd;
+  }
+
+  async function manage(argv: string[], settings: ProjectSettings = project) {
+    const result = await runAsPerson(argv, settings, { cwd, env: { NODE_ENV: 'local', DATABASE_URL: `sqlite:${join(cwd, 'db.sqlite3')}`, EMAIL_URL: 'memory:' } });
+    written.push(result.out, result.err);
+    return result;
+  }
+
+  async function userCount(): Promise<number> {
+    const database = await openDatabase({ url: `sqlite:${join(cwd, 'db.sqlite3')}`, usernameType: 'email' });
+    try {
+      return await database.store.users.count();
+    } finally {
+      await database.close();
+    }
+  }
+
+  it('reports a dry run without writing, imports, finds everything there on a second run, and verifies', async () => {
+    await freshSite();
+    const { manifest } = fixture;
+    const dryRun = await manage(['import-django', fixture.dumpdataPath, '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.err).toContain('(dry run: nothing will be written)');
+    expect(dryRun.out).toMatch(/users \(users_user\)\s+9\s+9\s+0\s+0\n/);
+    expect(dryRun.out).toContain('Dry run: nothing was written');
+    expect(await userCount()).toBe(0);
+
+    const imported = await manage(['import-django', fixture.databaseUrl]);
+    expect(imported.code).toBe(0);
+    expect(imported.err).toMatch(/^Importing from SQLite database .*\.\n$/);
+    expect(imported.out).toMatch(/users \(users_user\)\s+9\s+9\s+0\s+0\n/);
+    expect(imported.out).toMatch(/API tokens \(authtoken_token\)\s+3\s+3\s+0\s+0\n/);
+    expect(imported.out).toContain('socialaccount_socialapp 2: Latchkey has no provider "corp"');
+    expect(imported.out).toMatch(/Imported \d+ row\(s\) in one transaction\.\n$/);
+    expect(await userCount()).toBe(manifest.users.length);
+
+    const again = await manage(['import-django', fixture.dumpdataPath]);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/users \(users_user\)\s+9\s+0\s+9\s+0\n/);
+    expect(again.out).toContain('Nothing new to import');
+
+    const verified = await manage(['import-django', fixture.dumpdataWithIdsPath, '--verify']);
+    expect(verified).toMatchObject({ code: 0, err: '' });
+    expect(verified.out).toContain(`Checked ${manifest.users.length} of ${manifest.users.length} user(s)`);
+    expect(verified.out).toContain('Every row checked matches the source.');
+  }, 120_000);
+
+  it('refuses a project whose users log in by the other field, and sources it cannot open, in one line', async () => {
+    const byUsernameProject: ProjectSettings = { ...project, USERNAME_TYPE: 'username' };
+    await freshSite(byUsernameProject);
+    const byUsername = await manage(['import-django', fixture.databaseUrl], byUsernameProject);
+    expect(byUsername.code).toBe(1);
+    expect(byUsername.err).toMatch(/\nError: The Django project's users log in by email .* username_type is "username"\. .*\n$/);
+
+    await freshSite();
+    const missing = await manage(['import-django', join(cwd, 'no-such-dump.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^Error: .*no-such-dump\.json.*\n$/);
+    const notDjango = await manage(['import-django', `sqlite:${join(cwd, 'db.sqlite3')}`]);
+    expect(notDjango.code).toBe(1);
+    expect(notDjango.err).toMatch(/^Error: .*users_user.*\n$/);
+    expect((await manage(['import-django'])).err).toMatch(/^Error: Usage: import-django /);
+    expect(await userCount()).toBe(0);
+  }, 60_000);
+
+  afterAll(() => {
+    const { manifest } = fixture;
+    const secrets = [
+      ...manifest.users.flatMap((user) => (user.password === null ? [] : [user.password, user.encodedPassword])),
+      ...manifest.tokens.map((token) => token.key),
+      ...manifest.totp.map((totp) => totp.secret),
+      ...manifest.recoveryCodes.flatMap((set) => [...set.unusedCodes, ...set.usedCodes]),
+      ...manifest.socialApps.map((app) => app.secret),
+      ...manifest.socialTokens.flatMap((token) => [token.token, token.tokenSecret].filter((value) => value !== '')),
+    ];
+    for (const text of written) for (const secret of secrets) expect(text).not.toContain(secret);
+    return rm(cwd, { recursive: true, force: true });
+  });
+});
