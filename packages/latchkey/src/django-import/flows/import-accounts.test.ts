@@ -212,6 +212,24 @@ for (const kind of testDatabaseKinds()) {
       expect((await verifyDjangoImport(instance.deps, source, { decrypt })).differences).toEqual([]);
     });
 
+    it('imports thousands of users in batches, saying after each how far it is', async () => {
+      const instance = await setUp('email');
+      const users = Array.from({ length: 2500 }, (_, index) => djangoUser(index + 1));
+      const emailAddresses = users.map((user) => ({ id: user.id, userId: user.id, email: user.email, verified: true, primary: true }));
+      const { database } = instance;
+      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
+      const progress: string[] = [];
+      const report = await importDjangoAccounts(instance.deps, memorySource('email', { users, emailAddresses }), target, {
+        dryRun: false,
+        batchSize: 1000,
+        onProgress: ({ kind, done, total }) => progress.push(`${kind} ${done}/${total}`),
+      });
+      expect(report.counts.users).toEqual({ read: 2500, inserted: 2500, present: 0, skipped: 0 });
+      expect(report.counts.emailAddresses.inserted).toBe(2500);
+      expect(progress).toEqual(['users 1000/2500', 'users 2000/2500', 'users 2500/2500', 'emailAddresses 1000/2500', 'emailAddresses 2000/2500', 'emailAddresses 2500/2500']);
+      expect(await instance.deps.store.users.findByEmail('user2500@example.com')).toMatchObject({ id: 2500 });
+    });
+
     it('writes nothing on a dry run, and reports what a real run would', async () => {
       const instance = await setUp('email');
       const report = await run(instance, memorySource('email', { users: [djangoUser(1), djangoUser(2)] }), { dryRun: true });
