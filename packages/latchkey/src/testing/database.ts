@@ -44,7 +44,8 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
   return testPostgresUrl() === undefined ? ['sqlite'] : ['sqlite', 'postgres'];
 }
 
-async function runAdminStatement(url: string, statement: string): Promise<void> {
+/** One statement on its own connection to the server at `url` (creating or dropping a schema or a database). */
+export async function runAdminStatement(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {

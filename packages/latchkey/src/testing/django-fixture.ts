@@ -18,10 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import type { UsernameType } from '../config/settings.js';
 import type { DjangoKind, DjangoRows } from '../django-import/model.js';
-import { testPostgresUrl } from './database.js';
+import { runAdminStatement, testPostgresUrl } from './database.js';
 
 // Debian's interpreter, which has the python3-django* packages; the python3 on PATH may be another.
 const PYTHON = '/usr/bin/python3';
@@ -92,15 +91,6 @@ export interface DjangoFixture {
   cleanup(): Promise<void>;
 }
 
-async function onServer(serverUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Why the fixture cannot be built on this machine (Debian's Django packages are missing), or
@@ -124,11 +114,11 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   if (serverUrl === undefined) throw new Error('createDjangoFixture({ database: "postgres" }) needs TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres.');
   // Our own name, safe to splice into the statements.
   const name = `latchkey_django_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `create database ${name}`);
+  await runAdminStatement(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   // WITH (FORCE): a test that failed may have left a connection open.
-  return { url: url.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };
+  return { url: url.toString(), drop: () => runAdminStatement(serverUrl, `drop database if exists ${name} with (force)`) };
 }
 
 async function buildFixture(usernameType: UsernameType, databaseUrl: string, outputs: { manifest: string; dumpdata: string; dumpdataIds: string }): Promise<void> {
