@@ -27,7 +27,7 @@ import {
   type Converted,
   type DjangoDecrypt,
 } from '../convert.js';
-import { DJANGO_KINDS, DJANGO_TABLES, type DjangoKind, type DjangoRows, type DjangoSocialApp } from '../model.js';
+import { DJANGO_KINDS, type DjangoKind, type DjangoRows, type DjangoSocialApp } from '../model.js';
 import type { AccountImportTarget, AccountImportWriter, DjangoSource, ImportedAuthenticator, ImportedPermission, RowOutcome } from '../ports.js';
 
 export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'socialProviders'>;
@@ -70,7 +70,7 @@ const DEFAULT_BATCH_SIZE = 1000;
 /** How one kind is made into Latchkey's rows and written. */
 interface KindImport<K extends DjangoKind, T> {
   idOf(row: DjangoRows[K]): string;
-  /** The row this one belongs to, and whether that one was imported. */
+  /** Why the row cannot be imported because a row it belongs to was not (its user, its account), or undefined. */
   dependsOn?(row: DjangoRows[K], imported: ImportedIds): string | undefined;
   convert(row: DjangoRows[K]): Converted<T>;
   write(writer: AccountImportWriter, rows: T[]): Promise<RowOutcome[]>;
@@ -247,7 +247,3 @@ export async function importDjangoAccounts(deps: ImportDeps, source: DjangoSourc
   });
 }
 
-/** The Django table a kind comes from, for the report's lines. */
-export function tableOf(kind: DjangoKind): string {
-  return DJANGO_TABLES[kind];
-}
