@@ -2,18 +2,43 @@
  * Turns a dump's entries, as they stream from the file, into the model's rows: each entry's fields
  * renamed to its table's columns (`pk` to `id`, `user` to `user_id`) and read by the same mappers
  * as the database's rows (records.ts), so a value means the same from either source. An entry is
- * mapped as soon as it is read and its parsed JSON dropped, so a dump costs about one copy of its
- * rows in memory. Only what needs the whole dump waits for the end: an entry naming a user by
- * natural key before that user's entry (Django's dumpdata writes users first, a hand-made dump
- * need not), and users' permissions, which may name groups and permissions dumped later.
+ * mapped as soon as it is read, its parsed JSON dropped and its row kept in a RowTable, column by
+ * column outside V8's heap (dumpdata-row-table.ts): a 1,000,000-user dump is held in a few hundred
+ * megabytes. Only what needs the whole dump waits for the end: an entry naming a user by natural
+ * key before that user's entry (Django's dumpdata writes users first, a hand-made dump need not),
+ * and users' permissions, which may name groups and permissions dumped later.
  */
 import { DJANGO_KINDS, type DjangoKind, type DjangoLoginField, type DjangoRows } from '../../django-import/model.js';
 import { PermissionReferences, UnresolvedReferenceError, UserReferences, type DumpEntry } from './dumpdata-references.js';
+import { RowTable, type RowLayout } from './dumpdata-row-table.js';
 import { DJANGO_RECORD_MAPPERS } from './records.js';
 import type { DjangoRecord } from './values.js';
 
 type ImportedKind = Exclude<DjangoKind, 'permissions'>;
-export type DumpRows = { [K in DjangoKind]: DjangoRows[K][] };
+export type DumpRows = { [K in DjangoKind]: RowTable<DjangoRows[K]> };
+
+/** How each kind's rows are kept: their fields in the order records.ts makes them, so that rows handed out are the rows mapped. */
+export const ROW_LAYOUTS: { [K in DjangoKind]: RowLayout<DjangoRows[K]> } = {
+  users: {
+    id: 'number',
+    username: 'text',
+    email: 'text',
+    name: 'text',
+    password: 'text',
+    isActive: 'boolean',
+    isStaff: 'boolean',
+    isSuperuser: 'boolean',
+    dateJoined: 'instant',
+    lastLogin: 'instant',
+  },
+  emailAddresses: { id: 'number', userId: 'number', email: 'text', verified: 'boolean', primary: 'boolean' },
+  tokens: { key: 'text', userId: 'number', created: 'instant' },
+  authenticators: { id: 'number', userId: 'number', type: 'text', data: 'json', createdAt: 'instant', lastUsedAt: 'instant' },
+  socialApps: { id: 'number', provider: 'text', providerId: 'text', name: 'text', clientId: 'text', secret: 'text', key: 'text', settings: 'json' },
+  socialAccounts: { id: 'number', userId: 'number', provider: 'text', uid: 'text', extraData: 'json', dateJoined: 'instant', lastLogin: 'instant' },
+  socialTokens: { id: 'number', appId: 'number', accountId: 'number', token: 'text', tokenSecret: 'text', expiresAt: 'instant' },
+  permissions: { userId: 'number', appLabel: 'text', codename: 'text', group: 'text' },
+};
 
 /** The models read, with dumpdata's labels (lower case), and how an entry becomes its table's record. */
 const IMPORTED: Record<ImportedKind, { model: string; record: (entry: DumpEntry, userId: unknown) => DjangoRecord }> = {
@@ -32,20 +57,8 @@ const KIND_BY_MODEL = new Map(Object.entries(IMPORTED).map(([kind, { model }]) =
 /** What users' permissions refer to, kept as dumped (a few hundred entries at most). */
 const REFERENCED = { 'auth.group': 'groups', 'auth.permission': 'permissions', 'contenttypes.contenttype': 'contentTypes' } as const;
 
-/** Ids as numbers, token keys as text (by code unit, as SQLite and a C collation order them). */
-function comparePrimaryKeys(a: unknown, b: unknown): number {
-  const [left, right] = [a as number | string, b as number | string];
-  return left < right ? -1 : left > right ? 1 : 0;
-}
-
-function sortByKey<T>(rows: T[], key: (row: T) => unknown): void {
-  // A dump from dumpdata is in primary-key order already: checking costs less than sorting.
-  const sorted = rows.every((row, index) => index === 0 || comparePrimaryKeys(key(rows[index - 1]!), key(row)) <= 0);
-  if (!sorted) rows.sort((a, b) => comparePrimaryKeys(key(a), key(b)));
-}
-
 export class DumpCollector {
-  readonly rows: DumpRows = Object.fromEntries(DJANGO_KINDS.map((kind) => [kind, []])) as unknown as DumpRows;
+  readonly rows = Object.fromEntries(DJANGO_KINDS.map((kind) => [kind, new RowTable<object>(ROW_LAYOUTS[kind])])) as unknown as DumpRows;
   /** The kinds the dump has entries of. */
   readonly present = new Set<DjangoKind>();
   private readonly users = new UserReferences();
@@ -92,19 +105,19 @@ export class DumpCollector {
 
   private push(kind: ImportedKind, entry: DumpEntry, userId: unknown): void {
     const map = DJANGO_RECORD_MAPPERS[kind] as (record: DjangoRecord) => DjangoRows[ImportedKind];
-    (this.rows[kind] as DjangoRows[ImportedKind][]).push(map(IMPORTED[kind].record(entry, userId)));
+    (this.rows[kind] as RowTable<DjangoRows[ImportedKind]>).push(map(IMPORTED[kind].record(entry, userId)));
   }
 
   /** Once every entry is in: resolves what waited, puts each kind in primary-key order, and lists the permissions. */
   finish(): DumpRows {
     for (const { kind, entry } of this.waitingForTheirUser.splice(0)) this.push(kind, entry, this.users.resolve(entry));
     for (const kind of DJANGO_KINDS) {
-      if (kind === 'tokens') sortByKey(this.rows.tokens, (token) => token.key);
-      else if (kind !== 'permissions') sortByKey(this.rows[kind] as { id: number }[], (row) => row.id);
+      if (kind === 'tokens') this.rows.tokens.sortBy('key');
+      else if (kind !== 'permissions') (this.rows[kind] as RowTable<{ id: number }>).sortBy('id');
     }
     if (this.present.has('users')) this.present.add('permissions');
     const references = new PermissionReferences(this.referenced);
-    sortByKey(this.grants, (user) => user.pk);
+    this.grants.sort((a, b) => (a.pk as number) - (b.pk as number));
     // By user, as the database source gives them: direct grants, then each group's.
     for (const user of this.grants) {
       const userId = user.pk as number;

@@ -6,6 +6,7 @@
  * resolved is refused with the dumpdata command that would have made a readable dump.
  */
 import type { DjangoLoginField } from '../../django-import/model.js';
+import { LoginIndex } from './dumpdata-login-index.js';
 
 /** One `{model, pk, fields}` of a dump. */
 export interface DumpEntry {
@@ -35,7 +36,7 @@ const where = (entry: DumpEntry) => `${entry.model} ${asKey(entry.pk)}`;
 
 /** The users seen so far, by login, for references by natural key. */
 export class UserReferences {
-  private readonly idsByLogin = new Map<string, number>();
+  private readonly idsByLogin = new LoginIndex();
   /** What natural keys name users by, from the first user seen: the username, or the email when the model has none. */
   loginField: DjangoLoginField | undefined;
 

@@ -127,6 +127,29 @@ describe('openDjangoDumpdata of hand-written dumps', () => {
     expect([await source.has('tokens'), await source.count('tokens'), await readAll(source, 'tokens')]).toEqual([false, 0, []]);
   });
 
+  it('resolves a natural key to a user dumped after the entry, and puts every kind in key order', async () => {
+    const token = (key: string, user: unknown) => ({ model: 'authtoken.token', pk: key, fields: { user, created: '2024-05-06T07:08:09Z' } });
+    const dump = [
+      token('b'.repeat(40), ['yan']),
+      { model: 'account.emailaddress', pk: 8, fields: { user: ['zoe'], email: 'zoe@example.com', verified: true, primary: true } },
+      { model: 'account.emailaddress', pk: 2, fields: { user: 3, email: 'yan@example.com', verified: false, primary: true } },
+      token('a'.repeat(40), 7),
+      ...ALLAUTH_65_DUMP.filter((entry) => entry.model === 'users.user' || entry.model === 'auth.group'),
+      token('C'.repeat(40), ['zoe']),
+    ];
+    const source = await openDjangoDumpdata(await dumpFile('users-last.json', dump));
+    expect((await readAll(source, 'users')).map((user) => user.id)).toEqual([3, 7]);
+    expect((await readAll(source, 'emailAddresses', 1)).map((address) => [address.id, address.userId])).toEqual([
+      [2, 3],
+      [8, 7],
+    ]);
+    expect((await readAll(source, 'tokens')).map((row) => [row.key[0], row.userId])).toEqual([
+      ['C', 7],
+      ['a', 7],
+      ['b', 3],
+    ]);
+  });
+
   it('reads an empty dump as having nothing', async () => {
     const source = await openDjangoDumpdata(await dumpFile('empty.json', '[]\n'));
     for (const kind of DJANGO_KINDS) expect([kind, await source.has(kind), await source.count(kind)]).toEqual([kind, false, 0]);

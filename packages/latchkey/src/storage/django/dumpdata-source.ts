@@ -1,15 +1,16 @@
 /**
  * A `manage.py dumpdata` file as a DjangoSource. The file is read once, as it streams
  * (json-array-stream.ts), each entry becoming its row as it is read (dumpdata-collector.ts).
- * Unlike the database, a dump is then held in memory: references by natural key can only be
- * resolved once every user has been seen, and rows are handed out in primary-key order, which a
- * hand-edited dump need not keep.
+ * Unlike the database, a dump is then held in memory, compactly (dumpdata-row-table.ts):
+ * references by natural key can only be resolved once every user has been seen, and rows are
+ * handed out in primary-key order, which a hand-edited dump need not keep.
  */
 import { LatchkeyError } from '../../core/errors.js';
 import type { DjangoKind, DjangoLoginField, DjangoRows } from '../../django-import/model.js';
 import type { DjangoSource } from '../../django-import/ports.js';
 import { DumpCollector, type DumpRows } from './dumpdata-collector.js';
 import { UnresolvedReferenceError, type DumpEntry } from './dumpdata-references.js';
+import type { RowTable } from './dumpdata-row-table.js';
 import { NotAJsonArrayError, readJsonArrayObjects } from './json-array-stream.js';
 
 function isDumpEntry(value: unknown): value is DumpEntry {
@@ -55,9 +56,10 @@ class DumpdataSource implements DjangoSource {
 
   rows<K extends DjangoKind>(kind: K, batchSize: number): AsyncIterable<DjangoRows[K][]> {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, not ${batchSize}.`);
-    const rows = this.dumped[kind] as DjangoRows[K][];
+    const rows = this.dumped[kind] as RowTable<DjangoRows[K]>;
     // eslint-disable-next-line @typescript-eslint/require-await -- the port is asynchronous; a dump's rows are already in memory.
     return (async function* () {
+      // Each batch's row objects are made as it is handed out, and are the consumer's to keep or drop.
       for (let start = 0; start < rows.length; start += batchSize) yield rows.slice(start, start + batchSize);
     })();
   }
