@@ -6,6 +6,7 @@
 import { benchmarkAdminUsers } from './admin-users.js';
 import { benchmarkApi } from './api.js';
 import { printGoals } from './goals.js';
+import { benchmarkImportDjango } from './import-django.js';
 import { benchmarkLoginBurst } from './login-burst.js';
 import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
@@ -30,6 +31,7 @@ const benchmarks: Benchmark[] = [
   { name: 'scale', run: benchmarkScale },
   { name: 'login-burst', run: benchmarkLoginBurst },
   { name: 'soak', run: benchmarkSoak, onlyWhenNamed: true },
+  { name: 'import-django', run: benchmarkImportDjango, onlyWhenNamed: true },
 ];
 
 // Options (`--database-url <url>` for admin-users, `--minutes <n>` for soak, `--users <n>` for scale) are the benchmarks' own; the rest are names.
