@@ -14,7 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
-import { adminStatement } from './harness.js';
+import { adminStatement, DEFAULT_POSTGRES_URL } from './harness.js';
+import { FAMILY_NAMES, FIRST_NAMES, sqlArray } from './names.js';
 import { ManualClock } from '../packages/latchkey/src/core/clock.js';
 import { createLatchkey, createUser } from '../packages/latchkey/src/index.js';
 import type { UserOrder, UserSearch } from '../packages/latchkey/src/account/ports.js';
@@ -27,7 +28,6 @@ const USERS = 1_000_000;
 const RUNS = 50;
 const WARM_UP = 5;
 const GOAL_MS = 50;
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const PASSWORD = 'a long enough passphrase';
 const LIST = '/admin/users/user/';
 
@@ -54,14 +54,6 @@ async function measure(run: () => Promise<unknown>): Promise<{ median: number; p
   return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
 }
 
-const FIRST_NAMES = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'Grace', 'Hedy', 'John', 'Katherine', 'Ken', 'Leslie', 'Margaret', 'Niklaus', 'Radia', 'Shafi', 'Tim', 'Whitfield', 'Yukihiro'];
-const FAMILY_NAMES = [
-  'Allen', 'Backus', 'Berners-Lee', 'Cerf', 'Codd', 'Conway', 'Diffie', 'Dijkstra', 'Engelbart', 'Floyd', 'Goldwasser', 'Hamilton', 'Hamming', 'Hoare', 'Hopper',
-  'Johnson', 'Kahan', 'Kahn', 'Karp', 'Kay', 'Knuth', 'Lamarr', 'Lamport', 'Lampson', 'Liskov', 'Lovelace', 'Matsumoto', 'McCarthy', 'Milner', 'Minsky',
-  'Naur', 'Newell', 'Perlis', 'Perlman', 'Pnueli', 'Rabin', 'Ritchie', 'Rivest', 'Scott', 'Shamir', 'Shannon', 'Simon', 'Sutherland', 'Tarjan', 'Thompson',
-  'Turing', 'Valiant', 'Wirth', 'Yao', 'Zuse',
-];
-const sqlArray = (names: string[]) => `array[${names.map((name) => `'${name.replaceAll("'", "''")}'`).join(', ')}]`;
 
 /**
  * The users, in one statement: `user<n>` with the address `person<n>@example.com` (so that a

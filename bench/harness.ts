@@ -14,7 +14,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import type { ChildMessage, ParentMessage } from './api-server.js';
 
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const SERVER_START_TIMEOUT_MS = 120_000;
 
 export interface BenchDatabase {
@@ -111,7 +111,7 @@ export async function onEachDatabase(benchmark: (database: BenchDatabase) => Pro
  * BENCH_CPU_PROFILE_DIR=<dir> makes each server write a V8 CPU profile there when it stops
  * (Chrome's DevTools open it), to see where a route's time goes.
  */
-function profilingArguments(): string[] {
+export function profilingArguments(): string[] {
   const directory = process.env.BENCH_CPU_PROFILE_DIR;
   return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
 }

@@ -18,11 +18,11 @@
  */
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { startCluster, type RunningCluster } from '../e2e/harness/cluster.js';
+import { DEFAULT_POSTGRES_URL } from './harness.js';
 import { createSitePostgresDatabase, type SitePostgresDatabase } from '../e2e/harness/postgres.js';
 import { loginUser, newAccount, pagesUser, sessionUser, signUpAndConfirm, signupUser, tokenUser, type Traffic } from './soak-traffic.js';
 
 const DEFAULT_MINUTES = 10;
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
 /** How many people of each kind (soak-traffic.ts); one signup user at most. */
 const PEOPLE = { token: 6, session: 6, pages: 4, login: 2, signup: 1 };

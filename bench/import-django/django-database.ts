@@ -19,18 +19,16 @@ import { createDjangoFixture, type DjangoFixture } from '../../packages/latchkey
 import {
   authenticatorsOf,
   djangoPasswordHash,
-  FAMILY_NAMES,
   FIRST_JOINED,
   FIRST_LOGIN,
-  FIRST_NAMES,
   MFA_EVERY,
-  nameOf,
   TOKEN_EVERY,
   tokenKey,
 } from './django-rows.js';
+import { DEFAULT_POSTGRES_URL } from '../harness.js';
+import { FAMILY_NAMES, FIRST_NAMES, nameOf, sqlArray } from '../names.js';
 import { secondsSince } from './figures.js';
 
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const PYTHON = '/usr/bin/python3';
 const DJANGO_PROJECT = fileURLToPath(new URL('../../packages/latchkey/test/fixtures/django-project/', import.meta.url));
 /** What docs/migrating-from-django.md has operators dump (the fixture project's DUMPDATA_LABELS), with --natural-foreign. */
@@ -87,7 +85,6 @@ function fillSqliteDjango(file: string, users: number, hash: string, steps: Arra
   }
 }
 
-const sqlArray = (names: string[]) => `array[${names.map((name) => `'${name.replaceAll("'", "''")}'`).join(', ')}]`;
 
 const POSTGRES_INSERT_USERS = `
   insert into users_user (id, password, last_login, is_superuser, username, email, is_staff, is_active, date_joined, name)

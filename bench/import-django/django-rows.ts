@@ -16,13 +16,7 @@ export const MFA_EVERY = 100;
 export const FIRST_JOINED = Date.UTC(2018, 0, 1);
 export const FIRST_LOGIN = Date.UTC(2024, 0, 1);
 const MFA_CREATED = Date.UTC(2024, 5, 1);
-export const FIRST_NAMES = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'Grace', 'Hedy', 'John', 'Katherine', 'Ken', 'Leslie', 'Margaret', 'Niklaus', 'Radia', 'Shafi', 'Tim', 'Whitfield', 'Yukihiro'];
-export const FAMILY_NAMES = [
-  'Allen', 'Backus', 'Berners-Lee', 'Cerf', 'Codd', 'Conway', 'Diffie', 'Dijkstra', 'Engelbart', 'Floyd', 'Goldwasser', 'Hamilton', 'Hamming', 'Hoare', 'Hopper',
-  'Johnson', 'Kahan', 'Kahn', 'Karp', 'Kay', 'Knuth', 'Lamarr', 'Lamport', 'Lampson', 'Liskov', 'Lovelace', 'Matsumoto', 'McCarthy', 'Milner', 'Minsky',
-  'Naur', 'Newell', 'Perlis', 'Perlman', 'Pnueli', 'Rabin', 'Ritchie', 'Rivest', 'Scott', 'Shamir', 'Shannon', 'Simon', 'Sutherland', 'Tarjan', 'Thompson',
-  'Turing', 'Valiant', 'Wirth', 'Yao', 'Zuse',
-];
+
 
 /** How many rows of each kind a Django database of `users` users holds. */
 export function population(users: number): Record<'users' | 'emailAddresses' | 'tokens' | 'authenticators', number> {
@@ -34,8 +28,6 @@ export function djangoPasswordHash(): string {
   const salt = randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22);
   return `pbkdf2_sha256$260000$${salt}$${pbkdf2Sync('a password nobody types', salt, 260_000, 32, 'sha256').toString('base64')}`;
 }
-
-export const nameOf = (n: number): string => `${FIRST_NAMES[n % 20]!} ${FAMILY_NAMES[Math.floor(n / 20) % 50]!}`;
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** allauth's TOTP secret: 20 random bytes in base32 (32 characters). */

@@ -20,6 +20,7 @@ import { createLatchkey, loadSettings } from '../../packages/latchkey/src/index.
 import { openDjangoDatabase } from '../../packages/latchkey/src/storage/django/database-source.js';
 import { openDjangoDumpdata } from '../../packages/latchkey/src/storage/django/dumpdata-source.js';
 import { createKyselyImportTarget } from '../../packages/latchkey/src/storage/kysely/django-import-target.js';
+import { profilingArguments } from '../harness.js';
 import { count, load, secondsSince } from './figures.js';
 import { Meter, StatementTimer, timedSource, type KindTimes } from './import-meter.js';
 
@@ -132,12 +133,6 @@ async function runImportJob(job: ImportJob): Promise<ImportResult> {
   } finally {
     await latchkey.close();
   }
-}
-
-/** BENCH_CPU_PROFILE_DIR=<dir>: each import child writes a V8 CPU profile there. */
-function profilingArguments(): string[] {
-  const directory = process.env.BENCH_CPU_PROFILE_DIR;
-  return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
 }
 
 /** Runs one import in a new process (this file, forked), and answers what it measured. */
