@@ -22,6 +22,8 @@ import { openDatabase, type Database } from './database.js';
 
 const OLD_PASSWORD = 'the old long passphrase';
 const NEW_PASSWORD = 'the new long passphrase';
+/** node-postgres's default pool size, which the site keeps. */
+const POOL_SIZE = 10;
 /** What no answer may contain: the driver's words, addresses, SQL, a stack frame. */
 const INTERNALS = /Connection terminated|not queryable|ECONNREFUSED|127\.0\.0\.1|latchkey_|\bat \w+ \(/;
 
@@ -109,8 +111,18 @@ describe.runIf(testPostgresUrl() !== undefined)('PostgreSQL restarted mid-run', 
 
     await proxy.restore();
 
-    // The pool reconnects by itself; the interrupted change never happened.
-    expect((await other.get('/auth/session')).status).toBe(200);
+    // The pool reconnects by itself. A connection the cut dropped while it sat idle may still be
+    // in the pool until its close event has been read, and fails the one request that draws it,
+    // cleanly: so the site serves again within as many requests as the pool holds connections.
+    const afterRestore: number[] = [];
+    for (let attempt = 0; attempt < POOL_SIZE && afterRestore.at(-1) !== 200; attempt += 1) {
+      const answer = await other.get('/auth/session');
+      expect(answer.raw.body).not.toMatch(INTERNALS);
+      afterRestore.push(answer.status);
+    }
+    expect(afterRestore.at(-1)).toBe(200);
+    expect(afterRestore.slice(0, -1).every((status) => status === 503)).toBe(true);
+    // The interrupted change never happened.
     expect(await adaRows()).toEqual(before);
     expect((await api().post('/auth/login', { username: 'ada', password: NEW_PASSWORD })).status).toBe(400);
 
