@@ -12,12 +12,27 @@ import { closedLocalPort, testRedisUrl, withRedisClient } from '../testing/share
 
 const NOW = new Date('2030-01-01T00:00:10.000Z');
 const MINUTE = 60;
+/** The end of NOW's one-minute window (00:01:00), and of its one-hour window (01:00:00). */
+const MINUTE_END = fixedWindow(NOW, MINUTE).end;
+const HOUR_END = fixedWindow(NOW, 3600).end;
+
+/** Counts one attempt in one bucket (by default in NOW's minute) and returns its new count. */
+async function countOne(store: CounterStore, name: string, windowEnd = MINUTE_END, now = NOW): Promise<number> {
+  const [count] = await store.increment([{ name, windowEnd }], now);
+  if (count === undefined) throw new Error('the store returned no count');
+  return count;
+}
 
 describe('fixedWindow', () => {
   it('aligns windows on the epoch, so every instance computes the same one', () => {
     expect(fixedWindow(NOW, MINUTE)).toEqual({ start: new Date('2030-01-01T00:00:00.000Z'), end: new Date('2030-01-01T00:01:00.000Z') });
     expect(fixedWindow(new Date('2030-01-01T00:04:59.999Z'), 300).end).toEqual(new Date('2030-01-01T00:05:00.000Z'));
     expect(fixedWindow(new Date('2030-01-01T00:05:00.000Z'), 300).start).toEqual(new Date('2030-01-01T00:05:00.000Z'));
+  });
+
+  it('moves the windows on by an offset', () => {
+    expect(fixedWindow(NOW, MINUTE, 30_000)).toEqual({ start: new Date('2029-12-31T23:59:30.000Z'), end: new Date('2030-01-01T00:00:30.000Z') });
+    expect(fixedWindow(new Date('2030-01-01T00:00:30.000Z'), MINUTE, 30_000).start).toEqual(new Date('2030-01-01T00:00:30.000Z'));
   });
 });
 
@@ -36,44 +51,63 @@ for (const kind of counterStoreKinds()) {
     });
 
     it('counts each bucket on its own', async () => {
-      expect(await store.increment('a', MINUTE, NOW)).toBe(1);
-      expect(await store.increment('a', MINUTE, NOW)).toBe(2);
-      expect(await store.increment('b', MINUTE, NOW)).toBe(1);
-      expect(await store.increment('a', MINUTE, NOW)).toBe(3);
+      expect(await countOne(store, 'a')).toBe(1);
+      expect(await countOne(store, 'a')).toBe(2);
+      expect(await countOne(store, 'b')).toBe(1);
+      expect(await countOne(store, 'a')).toBe(3);
     });
 
     it('gives 50 parallel increments of one bucket exactly the counts 1 to 50', async () => {
-      const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment('parallel', MINUTE, NOW)));
+      const counts = await Promise.all(Array.from({ length: 50 }, () => countOne(store, 'parallel')));
       expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+    });
+
+    it('counts several buckets in one step, and gives each of 30 parallel calls the same number in all of them', async () => {
+      expect(await store.increment([{ name: 'x', windowEnd: MINUTE_END }, { name: 'y', windowEnd: HOUR_END }], NOW)).toEqual([1, 1]);
+      expect(await store.increment([{ name: 'y', windowEnd: HOUR_END }, { name: 'z', windowEnd: MINUTE_END }], NOW)).toEqual([2, 1]);
+      expect(await store.increment([], NOW)).toEqual([]);
+      // The two buckets are named in both orders: the store takes its locks in one order anyway.
+      const other = await target.openAnother();
+      const first = { name: 'first', windowEnd: MINUTE_END };
+      const second = { name: 'second', windowEnd: HOUR_END };
+      const calls = Array.from({ length: 30 }, async (_, index) => {
+        const chosen = index % 2 === 0 ? store : other;
+        if (index % 3 !== 0) return chosen.increment([first, second], NOW);
+        const [inSecond, inFirst] = await chosen.increment([second, first], NOW);
+        return [inFirst, inSecond];
+      });
+      const counts = await Promise.all(calls);
+      for (const [inFirst, inSecond] of counts) expect(inFirst).toBe(inSecond);
+      expect(counts.map(([inFirst]) => inFirst ?? 0).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
     });
 
     it('agrees across two connections (two instances of the project)', async () => {
       const other = await target.openAnother();
-      const counts = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).increment('shared', MINUTE, NOW)));
+      const counts = await Promise.all(Array.from({ length: 20 }, (_, index) => countOne(index % 2 === 0 ? store : other, 'shared')));
       expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
     });
 
     it('takes one back on decrement, never below zero, and never creates a bucket', async () => {
-      await store.increment('d', MINUTE, NOW);
-      await store.increment('d', MINUTE, NOW);
+      await countOne(store, 'd');
+      await countOne(store, 'd');
       await store.decrement('d', NOW);
-      expect(await store.increment('d', MINUTE, NOW)).toBe(2);
+      expect(await countOne(store, 'd')).toBe(2);
       for (let i = 0; i < 4; i += 1) await store.decrement('d', NOW);
-      expect(await store.increment('d', MINUTE, NOW)).toBe(1);
+      expect(await countOne(store, 'd')).toBe(1);
 
       await store.decrement('never-counted', NOW);
-      expect(await store.increment('never-counted', MINUTE, NOW)).toBe(1);
+      expect(await countOne(store, 'never-counted')).toBe(1);
     });
 
     it('never goes below zero under parallel decrements', async () => {
-      await Promise.all(Array.from({ length: 3 }, () => store.increment('floor', MINUTE, NOW)));
+      await Promise.all(Array.from({ length: 3 }, () => countOne(store, 'floor')));
       await Promise.all(Array.from({ length: 10 }, () => store.decrement('floor', NOW)));
-      expect(await store.increment('floor', MINUTE, NOW)).toBe(1);
+      expect(await countOne(store, 'floor')).toBe(1);
     });
 
     if (kind === 'redis') {
       it('lets a key expire after the time left in its window, read on its own clock', async () => {
-        await store.increment('ttl', MINUTE, NOW);
+        await countOne(store, 'ttl');
         const ttl = await withRedisClient((client) => client.pttl(`${target.redisKeyPrefix}ttl`));
         // 50 s remain in the window at NOW (00:00:10); a little has passed on Redis's clock since.
         expect(ttl).toBeGreaterThan(45_000);
@@ -83,8 +117,8 @@ for (const kind of counterStoreKinds()) {
     } else {
       it('stores the bucket with its window end, and deleteExpired removes only ended windows', async () => {
         const database = target.database!;
-        await store.increment('minute', MINUTE, NOW);
-        await store.increment('hour', 3600, NOW);
+        await countOne(store, 'minute');
+        await countOne(store, 'hour', HOUR_END);
         const rows = await database.kysely.selectFrom('latchkey_rate_limit_counters').selectAll().orderBy('bucket').execute();
         expect(rows.map((row) => [row.bucket, row.count, new Date(row.expires_at).toISOString()])).toEqual([
           ['hour', 1, '2030-01-01T01:00:00.000Z'],
@@ -98,7 +132,7 @@ for (const kind of counterStoreKinds()) {
       });
 
       it('leaves an ended window alone on decrement', async () => {
-        await store.increment('ended', MINUTE, NOW);
+        await countOne(store, 'ended');
         await store.decrement('ended', new Date('2030-01-01T00:01:00.000Z'));
         const row = await target.database!.kysely.selectFrom('latchkey_rate_limit_counters').select('count').where('bucket', '=', 'ended').executeTakeFirstOrThrow();
         expect(row.count).toBe(1);
@@ -106,8 +140,8 @@ for (const kind of counterStoreKinds()) {
 
       it('is what createCounterStore picks without a Redis URL', async () => {
         const chosen = await createCounterStore({ database: target.database!, redisUrl: null });
-        expect(await chosen.increment('chosen', MINUTE, NOW)).toBe(1);
-        expect(await store.increment('chosen', MINUTE, NOW)).toBe(2);
+        expect(await countOne(chosen, 'chosen')).toBe(1);
+        expect(await countOne(store, 'chosen')).toBe(2);
         await chosen.close();
       });
     }
@@ -134,7 +168,8 @@ describe('Redis counter store start-up', () => {
       const database = { kysely: undefined as never };
       const chosen = await createCounterStore({ database, redisUrl: testRedisUrl()!, redisKeyPrefix: prefix });
       try {
-        expect(await chosen.increment('chosen', MINUTE, new Date())).toBe(1);
+        const now = new Date();
+        expect(await countOne(chosen, 'chosen', fixedWindow(now, MINUTE).end, now)).toBe(1);
         expect(await withRedisClient((client) => client.get(`${prefix}chosen`))).toBe('1');
       } finally {
         await chosen.close();

@@ -4,7 +4,7 @@
  * an attempt that cannot be counted is not allowed.
  */
 import { connectRedis, type OutageLog, type RedisConnection } from './redis-connection.js';
-import { fixedWindow, type ClosableCounterStore } from '../core/rate-limit/counter-store.js';
+import type { ClosableCounterStore, CountedBucket } from '../core/rate-limit/counter-store.js';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'latchkey:rate-limit:';
 
@@ -38,20 +38,26 @@ export async function openRedisCounterStore(options: RedisCounterStoreOptions): 
 export function redisCounterStore(connection: RedisConnection, keyPrefix: string = DEFAULT_REDIS_KEY_PREFIX): ClosableCounterStore {
   let closed = false;
   return {
-    async increment(bucket: string, windowSeconds: number, now: Date): Promise<number> {
-      const key = keyPrefix + bucket;
-      // The expiry is relative (PEXPIRE, the time left in the window as this instance sees it),
-      // not absolute (PEXPIREAT): an absolute end computed from our clock would be read against
-      // Redis's clock, and with ours running behind by more than a window every key would expire
-      // on arrival, switching the limit off without a sound.
-      const remainingMs = Math.max(1, fixedWindow(now, windowSeconds).end.getTime() - now.getTime());
+    async increment(buckets: readonly CountedBucket[], now: Date): Promise<number[]> {
+      if (buckets.length === 0) return [];
+      // MULTI runs the whole batch without another client's command in between, so two attempts
+      // meet in the same order in every bucket. The expiry is relative (PEXPIRE, the time left in
+      // the window as this instance sees it), not absolute (PEXPIREAT): an absolute end computed
+      // from our clock would be read against Redis's clock, and with ours running behind by more
+      // than a window every key would expire on arrival, switching the limit off without a sound.
       return connection.run(async (client) => {
-        const results = await client.multi().incr(key).pexpire(key, remainingMs).exec();
-        const [incremented] = results ?? [];
-        if (results === null || incremented === undefined) throw new Error('Redis discarded the rate-limit transaction.');
-        const [error, count] = incremented;
-        if (error !== null) throw error;
-        return Number(count);
+        const transaction = client.multi();
+        for (const bucket of buckets) {
+          const key = keyPrefix + bucket.name;
+          transaction.incr(key).pexpire(key, Math.max(1, bucket.windowEnd.getTime() - now.getTime()));
+        }
+        const results = await transaction.exec();
+        if (results === null) throw new Error('Redis discarded the rate-limit transaction.');
+        return buckets.map((_, index) => {
+          const [error, count] = results[index * 2] ?? [new Error('Redis left out a rate-limit count.'), 0];
+          if (error !== null) throw error;
+          return Number(count);
+        });
       });
     },
 

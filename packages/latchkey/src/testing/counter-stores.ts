@@ -23,10 +23,10 @@ export function recordingStore(inner: CounterStore): CounterStore & { counts: Ma
   return {
     counts,
     buckets: () => [...counts.keys()],
-    async increment(bucket, windowSeconds, now): Promise<number> {
-      const count = await inner.increment(bucket, windowSeconds, now);
-      counts.set(bucket, [...(counts.get(bucket) ?? []), count]);
-      return count;
+    async increment(buckets, now): Promise<number[]> {
+      const returned = await inner.increment(buckets, now);
+      buckets.forEach((bucket, index) => counts.set(bucket.name, [...(counts.get(bucket.name) ?? []), returned[index] ?? 0]));
+      return returned;
     },
     decrement: (bucket, now) => inner.decrement(bucket, now),
     deleteExpired: (now) => inner.deleteExpired(now),

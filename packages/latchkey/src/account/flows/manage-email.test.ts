@@ -55,7 +55,8 @@ describe.each(testDatabaseKinds())('email management flows on %s', (kind) => {
     const refused = await resendEmailConfirmation(latchkey.deps, { user: ada, client, email: 'second@example.com' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitedError);
     expect(refused).toMatchObject({ code: 'rate_limited', message: WAIT_BEFORE_RESENDING });
-    // The default confirm_email limit is one mail per address per 3 minutes (fixed windows).
+    // The default confirm_email limit is one mail per address per 3 minutes; Retry-After says
+    // when the next one goes, and it does.
     const retryAfter = (refused as RateLimitedError).retryAfterSeconds;
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(180);

@@ -6,6 +6,13 @@
  * are still hashing a password read the same, low count: 50 parallel guesses would all pass a
  * limit of 10. Counting up front with an atomic increment gives each attempt its
  * own number, so exactly `limit` of them are allowed however many arrive at once.
+ *
+ * Each rule counts in two sets of fixed windows, the second half a window behind the first, and
+ * an attempt is refused when either of its two windows is full. With one set alone, a window
+ * boundary falling between two attempts a second apart would let the second through as if the
+ * first had never been (a "1/3m" resend allowed at once, 2 x limit guesses in a moment). With
+ * two, attempts less than half a window apart always share a window, while an attempt a whole
+ * window after the last one is never held back by it.
  */
 import type { Clock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
@@ -24,7 +31,7 @@ export interface RateLimitSubject {
 
 export interface RateLimitDecision {
   allowed: boolean;
-  /** When refused, seconds until the fullest window ends (for Retry-After); 0 when allowed. */
+  /** When refused, seconds until every full window has ended (for Retry-After); 0 when allowed. */
   retryAfterSeconds: number;
 }
 
@@ -65,7 +72,6 @@ export interface RateLimiterOptions {
 interface Bucket {
   name: string;
   limit: number;
-  windowSeconds: number;
   windowEnd: Date;
 }
 
@@ -95,21 +101,21 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const rulesByAction = parseAll(options.rules);
 
   /**
-   * The buckets an attempt falls in at `now`. The name holds the action, the scope, the window
-   * length and start, and the hashed subject. Two rules of one scope with the same window would
-   * name the same bucket; they are merged (the lower limit wins) so that one attempt is counted
-   * once, not once per rule.
+   * The buckets an attempt falls in at `now`: one per rule in each of the two window sets. The
+   * name holds the action, the scope, the window length and start, and the hashed subject. Two
+   * rules of one scope with the same window would name the same bucket; they are merged (the lower
+   * limit wins) so that one attempt is counted once, not once per rule.
    */
   function bucketsFor(action: RateLimitAction, subject: RateLimitSubject, now: Date): Bucket[] {
     const buckets = new Map<string, Bucket>();
     for (const rule of rulesByAction.get(action) ?? []) {
       const value = subjectOf(rule.scope, subject);
       if (value === undefined) continue;
-      const window = fixedWindow(now, rule.windowSeconds);
-      const name = `${action}:${rule.scope}:${rule.windowSeconds}:${window.start.getTime() / 1000}:${hashSubject(value)}`;
-      const existing = buckets.get(name);
-      if (existing === undefined || rule.limit < existing.limit) {
-        buckets.set(name, { name, limit: rule.limit, windowSeconds: rule.windowSeconds, windowEnd: window.end });
+      for (const offsetMs of [0, (rule.windowSeconds * 1000) / 2]) {
+        const window = fixedWindow(now, rule.windowSeconds, offsetMs);
+        const name = `${action}:${rule.scope}:${rule.windowSeconds}:${window.start.getTime() / 1000}:${hashSubject(value)}`;
+        const existing = buckets.get(name);
+        if (existing === undefined || rule.limit < existing.limit) buckets.set(name, { name, limit: rule.limit, windowEnd: window.end });
       }
     }
     return [...buckets.values()];
@@ -120,10 +126,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const buckets = bucketsFor(action, subject, now);
     // Every bucket is counted, even once one has refused: a refused attempt is still an attempt,
     // and skipping the others would let an attacker spend one limit without touching the rest.
-    const counts = await Promise.all(buckets.map((bucket) => store.increment(bucket.name, bucket.windowSeconds, now)));
-    const refusing = buckets.filter((bucket, index) => (counts[index] ?? 0) > bucket.limit);
-    if (refusing.length === 0) return { allowed: true, retryAfterSeconds: 0 };
-    const retryAfterMs = Math.max(...refusing.map((bucket) => bucket.windowEnd.getTime() - now.getTime()));
+    const counts = buckets.length === 0 ? [] : await store.increment(buckets, now);
+    if (buckets.every((bucket, index) => (counts[index] ?? 0) <= bucket.limit)) return { allowed: true, retryAfterSeconds: 0 };
+    // The wait is until every full bucket has ended, not only those that refused this attempt: the
+    // attempt was counted in all of them, and a bucket it filled would refuse the next one.
+    const full = buckets.filter((bucket, index) => (counts[index] ?? 0) >= bucket.limit);
+    const retryAfterMs = Math.max(...full.map((bucket) => bucket.windowEnd.getTime() - now.getTime()));
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
   }
 
