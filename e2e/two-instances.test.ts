@@ -111,9 +111,10 @@ describe.runIf(servicesAvailable).concurrent('two instances behind a round-robin
     // The CSRF cookie first, so that the logins sent at once share it.
     await attacker.headless('GET', '/auth/session', { on: A });
     // Attempts less than half a window apart are always counted in one window, wherever the
-    // windows fall. Unknown accounts, each named once, so that only the per-IP limit (login_failed 10/m/ip)
-    // applies: the site answers and counts them exactly as wrong passwords. Half go to the
-    // headless API of one instance, half to the token API of the other: one count for every door.
+    // windows fall. Unknown accounts, each named once, so that only the per-IP limit
+    // (login_failed 10/m/ip) applies: the site answers and counts them exactly as wrong passwords.
+    // Half go to the headless API of one instance, half to the token API of the other: one count
+    // for every door.
     const attempts = Array.from({ length: 11 }, (_, index) => {
       const username = `nobody-${index}-${attacker.address}`;
       return index % 2 === 0
