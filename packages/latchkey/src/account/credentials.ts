@@ -1,11 +1,32 @@
 import type { LatchkeyDeps } from '../deps.js';
 import type { User } from './model.js';
 import { normalizeUsernameKey, tryNormalizeEmail } from '../core/identifiers.js';
+import type { ClientInfo } from '../core/client.js';
 
 /** One refusal for every credential that does not hold: unknown account, wrong password, no password. */
 export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
 /** The refusal once the login limits (per IP, per account) are reached, for a password and a code alike. */
 export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
+
+/**
+ * The key an account's failed logins count under (login_failed): its id, so that its username,
+ * its email and every variant of either count against the one account.
+ */
+export function loginFailureKey(user: Pick<User, 'id'>): string {
+  return `user:${user.id}`;
+}
+
+/**
+ * Forgets the failed logins counted against the account, from every address (`key`) and from
+ * this client's (`ip+key`), once its owner has proved who they are: a completed login, a
+ * completed password reset. What NIST SP 800-63B caps is CONSECUTIVE failures, and the owner's
+ * proof ends the run; without this, a stranger who filled the account's daily limit would keep
+ * the owner out for the rest of the day. The IP's own counts stay: signing in to one's own account
+ * never clears an address's failures against others (docs/accounts.md, "Rate limits").
+ */
+export async function forgetLoginFailures(deps: Pick<LatchkeyDeps, 'rateLimits'>, user: Pick<User, 'id'>, client: ClientInfo): Promise<void> {
+  await deps.rateLimits.clear('login_failed', { ip: client.ip, key: loginFailureKey(user) }, ['key', 'ip+key']);
+}
 
 /**
  * Finds the account a login identifier names, by the methods the project allows

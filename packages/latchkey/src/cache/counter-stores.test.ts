@@ -16,10 +16,14 @@ const MINUTE = 60;
 const MINUTE_END = fixedWindow(NOW, MINUTE).end;
 const HOUR_END = fixedWindow(NOW, 3600).end;
 
-/** Counts one attempt in one bucket (by default in NOW's minute) and returns its new count. */
+/** No limit in reach: every attempt is counted. */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/** Counts one attempt in one bucket without a limit (by default in NOW's minute) and returns its new count. */
 async function countOne(store: CounterStore, name: string, windowEnd = MINUTE_END, now = NOW): Promise<number> {
-  const [count] = await store.increment([{ name, windowEnd }], now);
-  if (count === undefined) throw new Error('the store returned no count');
+  const { counted, counts } = await store.countWithinLimits([{ name, windowEnd, limit: UNLIMITED }], now);
+  const [count] = counts;
+  if (!counted || count === undefined) throw new Error('the store did not count an attempt without a limit');
   return count;
 }
 
@@ -62,23 +66,56 @@ for (const kind of counterStoreKinds()) {
       expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
     });
 
-    it('counts several buckets in one step, and gives each of 30 parallel calls the same number in all of them', async () => {
-      expect(await store.increment([{ name: 'x', windowEnd: MINUTE_END }, { name: 'y', windowEnd: HOUR_END }], NOW)).toEqual([1, 1]);
-      expect(await store.increment([{ name: 'y', windowEnd: HOUR_END }, { name: 'z', windowEnd: MINUTE_END }], NOW)).toEqual([2, 1]);
-      expect(await store.increment([], NOW)).toEqual([]);
+    it('counts several buckets in one step, and decides 30 parallel calls one after another', async () => {
+      const unlimited = (name: string, windowEnd: Date) => ({ name, windowEnd, limit: UNLIMITED });
+      expect(await store.countWithinLimits([unlimited('x', MINUTE_END), unlimited('y', HOUR_END)], NOW)).toEqual({ counted: true, counts: [1, 1] });
+      expect(await store.countWithinLimits([unlimited('y', HOUR_END), unlimited('z', MINUTE_END)], NOW)).toEqual({ counted: true, counts: [2, 1] });
+      expect(await store.countWithinLimits([], NOW)).toEqual({ counted: true, counts: [] });
       // The two buckets are named in both orders: the store takes its locks in one order anyway.
       const other = await target.openAnother();
-      const first = { name: 'first', windowEnd: MINUTE_END };
-      const second = { name: 'second', windowEnd: HOUR_END };
+      const first = unlimited('first', MINUTE_END);
+      const second = unlimited('second', HOUR_END);
       const calls = Array.from({ length: 30 }, async (_, index) => {
         const chosen = index % 2 === 0 ? store : other;
-        if (index % 3 !== 0) return chosen.increment([first, second], NOW);
-        const [inSecond, inFirst] = await chosen.increment([second, first], NOW);
+        if (index % 3 !== 0) return (await chosen.countWithinLimits([first, second], NOW)).counts;
+        const [inSecond, inFirst] = (await chosen.countWithinLimits([second, first], NOW)).counts;
         return [inFirst, inSecond];
       });
       const counts = await Promise.all(calls);
       for (const [inFirst, inSecond] of counts) expect(inFirst).toBe(inSecond);
       expect(counts.map(([inFirst]) => inFirst ?? 0).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    });
+
+    it('counts an attempt nowhere when one of its buckets is full, and tells the counts as they stand', async () => {
+      const minute = { name: 'minute-limit', windowEnd: MINUTE_END, limit: 2 };
+      const day = { name: 'day-limit', windowEnd: HOUR_END, limit: 100 };
+      expect(await store.countWithinLimits([minute, day], NOW)).toEqual({ counted: true, counts: [1, 1] });
+      expect(await store.countWithinLimits([minute, day], NOW)).toEqual({ counted: true, counts: [2, 2] });
+      for (let i = 0; i < 5; i += 1) expect(await store.countWithinLimits([minute, day], NOW)).toEqual({ counted: false, counts: [2, 2] });
+      // The refused attempts left the day's bucket as it was: another rule's room is untouched.
+      expect(await store.countWithinLimits([day], NOW)).toEqual({ counted: true, counts: [3] });
+      // A limit of 0 refuses even a bucket never counted, and creates nothing.
+      expect(await store.countWithinLimits([{ name: 'closed', windowEnd: MINUTE_END, limit: 0 }], NOW)).toEqual({ counted: false, counts: [0] });
+      expect(await countOne(store, 'closed')).toBe(1);
+    });
+
+    it('counts exactly the room of 40 parallel attempts over two connections, and no refused one', async () => {
+      const other = await target.openAnother();
+      const tight = { name: 'tight', windowEnd: MINUTE_END, limit: 5 };
+      const wide = { name: 'wide', windowEnd: HOUR_END, limit: 1000 };
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? store : other).countWithinLimits([tight, wide], NOW)));
+      expect(outcomes.filter((outcome) => outcome.counted)).toHaveLength(5);
+      expect(await countOne(store, 'wide', HOUR_END)).toBe(6);
+    });
+
+    it('forgets the buckets it is told to remove, and only those', async () => {
+      await countOne(store, 'keep');
+      await countOne(store, 'forget');
+      await countOne(store, 'forget');
+      await store.remove(['forget', 'never-counted']);
+      await store.remove([]);
+      expect(await countOne(store, 'forget')).toBe(1);
+      expect(await countOne(store, 'keep')).toBe(2);
     });
 
     it('agrees across two connections (two instances of the project)', async () => {
@@ -165,7 +202,7 @@ describe('Redis counter store start-up', () => {
   if (testRedisUrl() !== undefined) {
     it('is what createCounterStore picks with a Redis URL', async () => {
       const prefix = `latchkey-test:${Math.random().toString(36).slice(2)}:`;
-      const database = { kysely: undefined as never };
+      const database = { kysely: undefined as never, dialect: 'sqlite' as const };
       const chosen = await createCounterStore({ database, redisUrl: testRedisUrl()!, redisKeyPrefix: prefix });
       try {
         const now = new Date();

@@ -9,7 +9,7 @@ import { createDatabaseCounterStore } from '../storage/kysely/counter-store.js';
 import { openRedisCounterStore } from './redis-counter-store.js';
 
 export interface CounterStoreOptions {
-  database: Pick<Database, 'kysely'>;
+  database: Pick<Database, 'kysely' | 'dialect'>;
   /** REDIS_URL; null or undefined keeps the counters in the database. */
   redisUrl?: string | null;
   /** Redis only: put before every key (default 'latchkey:rate-limit:'). */
@@ -21,5 +21,5 @@ export async function createCounterStore(options: CounterStoreOptions): Promise<
     return openRedisCounterStore({ url: options.redisUrl, ...(options.redisKeyPrefix === undefined ? {} : { keyPrefix: options.redisKeyPrefix }) });
   }
   // The database's connections belong to the Database, which closes them itself.
-  return { ...createDatabaseCounterStore(options.database.kysely), close: () => Promise.resolve() };
+  return { ...createDatabaseCounterStore(options.database.kysely, options.database.dialect), close: () => Promise.resolve() };
 }

@@ -13,7 +13,7 @@ import { redisCounterStore } from './redis-counter-store.js';
 import { redisOneTimeClaimStore } from './redis-one-time-claim-store.js';
 
 export interface SharedStoresOptions {
-  database: Pick<Database, 'kysely'>;
+  database: Pick<Database, 'kysely' | 'dialect'>;
   /** REDIS_URL; null, undefined or '' keeps both in the database. */
   redisUrl?: string | null;
   /** Redis only: the project's namespace, put before every key ('rate-limit:' and 'claim:' follow it). */
@@ -35,7 +35,7 @@ export async function createSharedStores(options: SharedStoresOptions): Promise<
     // The database's connections belong to the Database, which closes them itself.
     const nothingToClose = (): Promise<void> => Promise.resolve();
     return {
-      counters: { ...createDatabaseCounterStore(options.database.kysely), close: nothingToClose },
+      counters: { ...createDatabaseCounterStore(options.database.kysely, options.database.dialect), close: nothingToClose },
       oneTimeClaims: { ...createDatabaseOneTimeClaimStore(options.database.kysely), close: nothingToClose },
       pingRedis: undefined,
     };

@@ -18,7 +18,7 @@ const TTL = 90;
 const kinds = sharedStoreKinds();
 
 function createTestClaimStore(kind: SharedStoreKind): Promise<TestSharedStore<OneTimeClaimStore>> {
-  return createTestSharedStore<OneTimeClaimStore>(kind, { database: createDatabaseOneTimeClaimStore, redis: openRedisOneTimeClaimStore });
+  return createTestSharedStore<OneTimeClaimStore>(kind, { database: (database) => createDatabaseOneTimeClaimStore(database.kysely), redis: openRedisOneTimeClaimStore });
 }
 
 function later(seconds: number): Date {

@@ -69,11 +69,13 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   // Used by the project's adapter (the example site's and generated projects'): empty allows any domain.
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
   ACCOUNT_SESSION_REMEMBER: null,
-  // allauth's defaults: failed logins are limited per IP and per account ("key"); and, as NIST
-  // SP 800-63B asks, never more than 100 failures for one account in a day.
+  // allauth's defaults, except that an account's five failures in five minutes are counted per
+  // address (ip+key), so a stranger who uses them up holds back only their own address; and, as
+  // NIST SP 800-63B asks, never more than 100 failures for one account in a day, from anywhere.
+  // docs/accounts.md ("Rate limits") says why.
   ACCOUNT_RATE_LIMITS: {
     login: '30/m/ip',
-    login_failed: '10/m/ip,5/5m/key,100/d/key',
+    login_failed: '10/m/ip,5/5m/ip+key,100/d/key',
     signup: '20/m/ip',
     confirm_email: '1/3m/key',
     reset_password: '20/m/ip,5/m/key',

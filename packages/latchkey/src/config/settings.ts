@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RATE_LIMIT_ACTIONS } from '../core/rate-limit/rules.js';
+import { parseRateLimitRules, RATE_LIMIT_ACTIONS, RATE_LIMIT_SCOPES } from '../core/rate-limit/rules.js';
 import { AUTHENTICATOR_TYPES, HASHER_NAMES, LOGIN_BY_CODE_REQUIRED_METHODS } from './choices.js';
 import {
   booleanField,
@@ -18,17 +18,17 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 
 export const PASSWORD_VALIDATOR_NAMES = ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'] as const;
 
-/**
- * allauth's rate-limit notation: comma-separated rules `<count>/<period>[/<key>]`, where the
- * period is `s`, `m`, `h` or `d` with an optional multiplier (`5m`) and the key is `ip`, `key`
- * (the identifier being attacked, e.g. the login) or `user`.
- */
-export const RATE_LIMIT_RULES = /^\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*(,\s*\d+\/\d*[smhd](\/(ip|key|user))?\s*)*$/;
+/** Whether `text` is a rule list in allauth's rate-limit notation, read by the one parser the limiter uses. */
+function isRateLimitRuleList(text: string): boolean {
+  try {
+    parseRateLimitRules(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-const rateLimitsSchema = z.union([
-  z.literal(false),
-  z.partialRecord(z.enum(RATE_LIMIT_ACTIONS), z.string().regex(RATE_LIMIT_RULES)),
-]);
+const rateLimitsSchema = z.union([z.literal(false), z.partialRecord(z.enum(RATE_LIMIT_ACTIONS), z.string().refine(isRateLimitRuleList))]);
 
 const providersSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 
@@ -110,7 +110,7 @@ export const SETTING_FIELDS = {
   ACCOUNT_SESSION_REMEMBER: jsonObjectField(z.boolean().nullable(), 'true, false or null (ask with a checkbox)'),
   ACCOUNT_RATE_LIMITS: jsonObjectField(
     rateLimitsSchema,
-    `false, or a JSON object from ${RATE_LIMIT_ACTIONS.join('/')} to rules like "10/m/ip,5/5m/key"`,
+    `false, or a JSON object from ${RATE_LIMIT_ACTIONS.join('/')} to rules like "10/m/ip,5/5m/ip+key" (scopes ${RATE_LIMIT_SCOPES.join(', ')})`,
   ),
   PASSWORD_HASHERS: listField(HASHER_NAMES, 1),
   PASSWORD_HASHING_CONCURRENCY: integerField(1, 256),

@@ -33,10 +33,10 @@ async function journey(kind: TestDatabaseKind, scenario: Scenario, open: DriverF
       latchkey,
       driver: opened.driver,
       given,
-      device(name) {
+      device(name, options) {
         let device = devices.get(name);
         if (!device) {
-          device = opened.driver.another();
+          device = opened.driver.another(options);
           devices.set(name, device);
         }
         return device;

@@ -1,4 +1,4 @@
-import { findUserByLogin, INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS, verifyCredentials } from '../account/credentials.js';
+import { findUserByLogin, INVALID_CREDENTIALS, loginFailureKey, TOO_MANY_ATTEMPTS, verifyCredentials } from '../account/credentials.js';
 import { LatchkeyError } from '../core/errors.js';
 import { normalizeUsernameKey } from '../core/identifiers.js';
 import { RateLimitedError } from '../core/rate-limit/index.js';
@@ -20,7 +20,7 @@ export interface PasswordLoginInput extends LoginContext {
  */
 async function loginKey(deps: LatchkeyDeps, login: string): Promise<string> {
   const user = await findUserByLogin(deps, login);
-  return user ? `user:${user.id}` : `login:${normalizeUsernameKey(login.trim())}`;
+  return user ? loginFailureKey(user) : `login:${normalizeUsernameKey(login.trim())}`;
 }
 
 /**
@@ -37,14 +37,16 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
     throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
   }
   const subject = { ip: context.client.ip, key: await loginKey(deps, login) };
-  // Both limits are counted, and a refusal names the longest wait of those that refuse: the IP's
-  // minute may end in two seconds while the account stays locked for minutes, and a client told
-  // to come back in two seconds would only be refused again.
-  const [attempt, failures] = await Promise.all([deps.rateLimits.consume('login', { ip: context.client.ip }), deps.rateLimits.consume('login_failed', subject)]);
-  const longest = [{ action: 'login' as const, ...attempt }, { action: 'login_failed' as const, ...failures }]
-    .filter((decision) => !decision.allowed)
-    .sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
-  if (longest) throw new RateLimitedError(longest.action, longest.retryAfterSeconds, TOO_MANY_ATTEMPTS);
+  // The attempt is counted under both limits at once, or, when either is full, under neither: a
+  // refused attempt must not use up the account's allowance. A refusal names the longest wait of
+  // the full windows: the IP's minute may end in two seconds while this address stays held back
+  // from the account for minutes, and a client told to come back in two seconds would only be
+  // refused again.
+  const decision = await deps.rateLimits.consumeTogether([
+    { action: 'login', subject: { ip: context.client.ip } },
+    { action: 'login_failed', subject },
+  ]);
+  if (!decision.allowed) throw new RateLimitedError(decision.refusedBy ?? 'login_failed', decision.retryAfterSeconds, TOO_MANY_ATTEMPTS);
 
   const user = await verifyCredentials(deps, { login, password });
   if (!user) throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);

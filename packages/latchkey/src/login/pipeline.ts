@@ -1,3 +1,4 @@
+import { forgetLoginFailures } from '../account/credentials.js';
 import type { User } from '../account/model.js';
 import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
@@ -79,5 +80,6 @@ async function runStages(deps: LatchkeyDeps, user: User, proven: LoginProofs, an
     if (outcome.proof) proofs = [...proofs, outcome.proof];
     trustToken = outcome.trustToken ?? trustToken;
   }
+  await forgetLoginFailures(deps, user, context.client);
   return { status: 'authenticated', user, proofs, ...(trustToken === undefined ? {} : { trustToken }) };
 }

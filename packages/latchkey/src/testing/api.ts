@@ -51,11 +51,17 @@ export class ApiTestClient {
   constructor(
     readonly app: FastifyInstance,
     private readonly latchkey: TestLatchkey,
+    /** The address this client connects from (inject's default, 127.0.0.1, when undefined). */
+    private readonly remoteAddress?: string,
   ) {}
 
-  /** Another client of the same app, with no cookies. */
-  another(): ApiTestClient {
-    return new ApiTestClient(this.app, this.latchkey);
+  /** Another client of the same app, with no cookies, at this one's address or at `ip`. */
+  another(options: { ip?: string } = {}): ApiTestClient {
+    return new ApiTestClient(this.app, this.latchkey, options.ip ?? this.remoteAddress);
+  }
+
+  private get from(): { remoteAddress?: string } {
+    return this.remoteAddress === undefined ? {} : { remoteAddress: this.remoteAddress };
   }
 
   private remember(response: LightMyRequestResponse): void {
@@ -80,7 +86,7 @@ export class ApiTestClient {
     if (options.token !== undefined) headers.authorization = `Token ${options.token}`;
     if (options.csrf === true) headers['x-csrftoken'] = this.cookies.get('csrftoken') ?? '';
     Object.assign(headers, options.headers);
-    const response = await this.app.inject({ method, url, headers, cookies: Object.fromEntries(this.cookies), ...(payload === undefined ? {} : { payload }) });
+    const response = await this.app.inject({ method, url, headers, cookies: Object.fromEntries(this.cookies), ...(payload === undefined ? {} : { payload }), ...this.from });
     this.remember(response);
     await this.latchkey.deps.background.idle();
     return response;
@@ -88,7 +94,7 @@ export class ApiTestClient {
 
   /** Signs in through the login page, as a person in a browser would; returns the login's response. */
   async logIn(login: string, password: string): Promise<LightMyRequestResponse> {
-    const page = await this.app.inject({ method: 'GET', url: '/accounts/login/', headers: { host: 'testserver' }, cookies: Object.fromEntries(this.cookies) });
+    const page = await this.app.inject({ method: 'GET', url: '/accounts/login/', headers: { host: 'testserver' }, cookies: Object.fromEntries(this.cookies), ...this.from });
     this.remember(page);
     const form = new URLSearchParams({ csrfmiddlewaretoken: this.cookies.get('csrftoken') ?? '', login, password });
     const response = await this.app.inject({
@@ -97,6 +103,7 @@ export class ApiTestClient {
       payload: form.toString(),
       headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' },
       cookies: Object.fromEntries(this.cookies),
+      ...this.from,
     });
     this.remember(response);
     await this.latchkey.deps.background.idle();

@@ -213,6 +213,8 @@ export class HeadlessTestClient {
     readonly app: FastifyInstance,
     readonly kind: 'browser' | 'app',
     private readonly latchkey: TestLatchkey,
+    /** The address this client connects from (inject's default, 127.0.0.1, when undefined). */
+    private readonly remoteAddress?: string,
   ) {}
 
   /** A Fastify app with Latchkey and its headless API mounted, as a project with use_drf=y has. */
@@ -224,9 +226,9 @@ export class HeadlessTestClient {
     return app;
   }
 
-  /** Another client of the same kind on the same app, with its own cookies or token. */
-  another(kind: 'browser' | 'app' = this.kind): HeadlessTestClient {
-    return new HeadlessTestClient(this.app, kind, this.latchkey);
+  /** Another client of the same kind on the same app, with its own cookies or token, at this one's address or at `ip`. */
+  another(kind: 'browser' | 'app' = this.kind, options: { ip?: string } = {}): HeadlessTestClient {
+    return new HeadlessTestClient(this.app, kind, this.latchkey, options.ip ?? this.remoteAddress);
   }
 
   url(path: string): string {
@@ -263,6 +265,7 @@ export class HeadlessTestClient {
       headers,
       ...(payload === undefined ? {} : { payload }),
       ...(this.kind === 'browser' ? { cookies: Object.fromEntries(this.cookies) } : {}),
+      ...(this.remoteAddress === undefined ? {} : { remoteAddress: this.remoteAddress }),
     });
     await this.latchkey.deps.background.idle();
     if (this.kind === 'browser') this.remember(response);

@@ -13,6 +13,8 @@ export class PageClient {
     readonly app: FastifyInstance,
     private readonly latchkey: TestLatchkey,
     private readonly waitForBackground: boolean,
+    /** The address this browser connects from (inject's default, 127.0.0.1, when undefined). */
+    private readonly remoteAddress?: string,
   ) {}
 
   /**
@@ -28,9 +30,13 @@ export class PageClient {
     return new PageClient(app, latchkey, options.waitForBackground ?? true);
   }
 
-  /** A second browser on the same app, with its own cookies. */
-  another(): PageClient {
-    return new PageClient(this.app, this.latchkey, this.waitForBackground);
+  /** A second browser on the same app, with its own cookies, at this one's address or at `ip`. */
+  another(options: { ip?: string } = {}): PageClient {
+    return new PageClient(this.app, this.latchkey, this.waitForBackground, options.ip ?? this.remoteAddress);
+  }
+
+  private get from(): { remoteAddress?: string } {
+    return this.remoteAddress === undefined ? {} : { remoteAddress: this.remoteAddress };
   }
 
   private async settle(response: LightMyRequestResponse): Promise<LightMyRequestResponse> {
@@ -46,7 +52,7 @@ export class PageClient {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    const response = await this.app.inject({ method: 'GET', url, headers: { host: 'testserver', ...headers }, cookies: Object.fromEntries(this.cookies) });
+    const response = await this.app.inject({ method: 'GET', url, headers: { host: 'testserver', ...headers }, cookies: Object.fromEntries(this.cookies), ...this.from });
     this.remember(response);
     return this.settle(response);
   }
@@ -61,6 +67,7 @@ export class PageClient {
       payload: body.toString(),
       headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
       cookies: Object.fromEntries(this.cookies),
+      ...this.from,
     });
     this.remember(response);
     return this.settle(response);

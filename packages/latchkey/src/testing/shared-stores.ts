@@ -6,10 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import type { Kysely } from 'kysely';
 import { Redis } from 'ioredis';
 import { openDatabase, type Database } from '../storage/database.js';
-import type { DatabaseSchema } from '../storage/kysely/schema.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './database.js';
 
 export type SharedStoreKind = TestDatabaseKind | 'redis';
@@ -26,7 +24,7 @@ export function sharedStoreKinds(): SharedStoreKind[] {
 
 /** How one kind of store is made on each backend. */
 export interface StoreBackends<T> {
-  database(kysely: Kysely<DatabaseSchema>): T;
+  database(database: Pick<Database, 'kysely' | 'dialect'>): T;
   redis(options: { url: string; keyPrefix: string }): Promise<T & { close(): Promise<void> }>;
 }
 
@@ -49,11 +47,11 @@ export async function createTestSharedStore<T>(kind: SharedStoreKind, backends: 
   const others: Database[] = [];
   return {
     kind,
-    store: backends.database(database.kysely),
+    store: backends.database(database),
     async openAnother(): Promise<T> {
       const other = await openDatabase(database.openOptions);
       others.push(other);
-      return backends.database(other.kysely);
+      return backends.database(other);
     },
     database,
     redisKeyPrefix: undefined,

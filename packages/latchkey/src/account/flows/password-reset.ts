@@ -3,6 +3,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../model.js';
 import { sendAccountEmail } from '../emails.js';
+import { forgetLoginFailures } from '../credentials.js';
 import type { ClientInfo } from '../../core/client.js';
 import { tryNormalizeEmail } from '../../core/identifiers.js';
 import { accountUrl } from '../urls.js';
@@ -159,5 +160,8 @@ export async function resetPasswordWithKey(deps: LatchkeyDeps, input: ResetPassw
   const encoded = await deps.passwords.hash(input.password1);
   const result = await replacePassword(deps, { user, encoded, what: 'password_reset', client: input.client });
   if (!result) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);
+  // The mailbox is proved and the old password is gone: failures counted against it (a stranger
+  // who filled the account's daily limit, say) no longer hold the owner back.
+  await forgetLoginFailures(deps, user, input.client);
   return result;
 }

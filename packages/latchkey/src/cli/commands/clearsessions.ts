@@ -13,7 +13,7 @@ export async function clearsessions(context: CommandContext): Promise<number> {
     await latchkey.deps.sessions.deleteExpired(),
     // Rate-limit counters and one-time claims kept in the database expire in place, and stay until
     // removed here; Redis drops its own.
-    await createDatabaseCounterStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
+    await createDatabaseCounterStore(latchkey.database.kysely, latchkey.database.dialect).deleteExpired(latchkey.deps.clock.now()),
     await createDatabaseOneTimeClaimStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
     await latchkey.database.store.mailOutbox.removeAbandonedBefore(new Date(latchkey.deps.clock.now().getTime() - ABANDONED_MAIL_KEPT_DAYS * 86_400_000)),
   ]);

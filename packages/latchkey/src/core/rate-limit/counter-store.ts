@@ -5,14 +5,18 @@
  */
 export interface CounterStore {
   /**
-   * Adds one to each bucket (creating it at 1, to expire at its window's end) and returns the new
-   * counts in the order given, all in one atomic step: N concurrent calls on the same buckets get
-   * exactly the counts 1..N, and the same number from every bucket, so parallel attempts can
-   * never share a count and an attempt's place in line is the same in all of its windows.
+   * Counts one attempt in every bucket (a bucket is created at 1, to expire at its window's end),
+   * unless one of them has already reached its limit: then nothing is counted anywhere. Either way
+   * in one atomic step, so N concurrent calls on the same buckets are decided one after another
+   * and exactly as many are counted as the fullest bucket has room for. Returns whether it was
+   * counted, and each bucket's count in the order given: after counting, or as it stands when
+   * nothing was counted.
    */
-  increment(buckets: readonly CountedBucket[], now: Date): Promise<number[]>;
+  countWithinLimits(buckets: readonly LimitedBucket[], now: Date): Promise<CountOutcome>;
   /** Takes one back from a live bucket; never below 0 and never creates one. */
   decrement(bucket: string, now: Date): Promise<void>;
+  /** Forgets the buckets named (their counts start again from 0); missing ones are left missing. */
+  remove(buckets: readonly string[]): Promise<void>;
   /** Removes buckets whose window has ended; returns how many (Redis expires keys itself: 0). */
   deleteExpired(now: Date): Promise<number>;
 }
@@ -21,6 +25,21 @@ export interface CounterStore {
 export interface CountedBucket {
   readonly name: string;
   readonly windowEnd: Date;
+}
+
+/** A counter with the number of attempts its window allows. */
+export interface LimitedBucket extends CountedBucket {
+  readonly limit: number;
+}
+
+export interface CountOutcome {
+  counted: boolean;
+  counts: number[];
+}
+
+/** Whether an attempt fits every bucket, given the counts before it: each must be below its limit. */
+export function fitsWithinLimits(buckets: readonly LimitedBucket[], countsBefore: readonly number[]): boolean {
+  return buckets.every((bucket, index) => (countsBefore[index] ?? 0) < bucket.limit);
 }
 
 /**

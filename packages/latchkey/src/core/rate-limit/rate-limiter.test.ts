@@ -7,12 +7,13 @@ import { counterStoreKinds, createTestCounterStore, recordingStore, type TestCou
 
 const ALLOWED: RateLimitDecision = { allowed: true, retryAfterSeconds: 0 };
 const IP = '203.0.113.7';
-const FIFTY = Array.from({ length: 50 }, (_, index) => index + 1);
+const FIVE = [1, 2, 3, 4, 5];
 
 /** A store that fails the test if it is touched at all. */
 const untouchableStore: CounterStore = {
-  increment: () => Promise.reject(new Error('the store must not be used')),
+  countWithinLimits: () => Promise.reject(new Error('the store must not be used')),
   decrement: () => Promise.reject(new Error('the store must not be used')),
+  remove: () => Promise.reject(new Error('the store must not be used')),
   deleteExpired: () => Promise.reject(new Error('the store must not be used')),
 };
 
@@ -99,9 +100,11 @@ for (const kind of counterStoreKinds()) {
       expect(await limiter.consume('confirm_email', alice)).toEqual(ALLOWED);
       // 00:03:00 starts a window; the other set's window (00:01:30 to 00:04:30) holds both attempts.
       clock.set('2030-01-01T00:03:01.000Z');
-      // The refused attempt is counted in the new window too, so the wait runs to its end.
-      expect(await limiter.consume('confirm_email', alice)).toEqual({ allowed: false, retryAfterSeconds: 179 });
-      clock.set('2030-01-01T00:06:00.000Z');
+      // The refused attempt is counted nowhere, so the wait runs to the end of the full window.
+      expect(await limiter.consume('confirm_email', alice)).toEqual({ allowed: false, retryAfterSeconds: 89 });
+      clock.set('2030-01-01T00:04:29.000Z');
+      expect((await limiter.consume('confirm_email', alice)).allowed).toBe(false);
+      clock.set('2030-01-01T00:04:30.000Z');
       expect(await limiter.consume('confirm_email', alice)).toEqual(ALLOWED);
     });
 
@@ -137,11 +140,15 @@ for (const kind of counterStoreKinds()) {
       expect(await limiter.consume('reset_password', { ip: IP, key: 'alice@example.com' })).toEqual({ allowed: false, retryAfterSeconds: 3590 });
     });
 
-    it('counts refused attempts too, so hammering on keeps the door shut', async () => {
-      const store = recordingStore(target.store);
-      const limiter = createRateLimiter({ rules: { signup: '1/m/ip' }, store, clock });
-      for (let i = 0; i < 4; i += 1) await limiter.consume('signup', { ip: IP });
-      expect([...store.counts.values()]).toEqual([[1, 2, 3, 4], [1, 2, 3, 4]]);
+    it('counts a refused attempt in none of its rules, so a short limit never fills a long one', async () => {
+      const limiter = createRateLimiter({ rules: { login_failed: '2/m/ip,5/d/key' }, store: target.store, clock });
+      const stranger = { ip: IP, key: 'user:7' };
+      expect(await limiter.consume('login_failed', stranger)).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', stranger)).toEqual(ALLOWED);
+      for (let i = 0; i < 20; i += 1) expect((await limiter.consume('login_failed', stranger)).allowed).toBe(false);
+      // The day's count is 2, not 22: three more attempts fit, from anywhere.
+      for (let i = 0; i < 3; i += 1) expect(await limiter.consume('login_failed', { ip: `198.51.100.${i}`, key: 'user:7' })).toEqual(ALLOWED);
+      expect((await limiter.consume('login_failed', { ip: '198.51.100.9', key: 'user:7' })).allowed).toBe(false);
     });
 
     it('counts one attempt once when two rules share a bucket, under the lower limit', async () => {
@@ -150,7 +157,10 @@ for (const kind of counterStoreKinds()) {
       expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
       expect(await limiter.consume('signup', { ip: IP })).toEqual(ALLOWED);
       expect((await limiter.consume('signup', { ip: IP })).allowed).toBe(false);
-      expect([...store.counts.values()]).toEqual([[1, 2, 3], [1, 2, 3]]);
+      expect([...store.counts.values()]).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
     });
 
     it('refunds one attempt in each bucket', async () => {
@@ -206,21 +216,21 @@ for (const kind of counterStoreKinds()) {
       expect((await limiter.consume('signup', { ip: IP })).allowed).toBe(false);
     });
 
-    it('lets exactly `limit` of 50 parallel attempts through, and counts all 50', async () => {
+    it('lets exactly `limit` of 50 parallel attempts through, and counts only those', async () => {
       const store = recordingStore(target.store);
       const limiter = createRateLimiter({ rules: { login_failed: '5/5m/key' }, store, clock });
       const decisions = await Promise.all(Array.from({ length: 50 }, (_, index) => limiter.consume('login_failed', { ip: IP, key: index % 2 === 0 ? 'victim' : 'VICTIM' })));
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
-      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIFTY, FIFTY]);
+      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIVE, FIVE]);
     });
 
-    it('lets exactly the lowest limit of 50 parallel attempts through several rules, counting all 50 in each', async () => {
+    it('lets exactly the lowest limit of 50 parallel attempts through several rules, counting only those in each', async () => {
       const store = recordingStore(target.store);
       const limiter = createRateLimiter({ rules: { login_failed: '10/m/ip,5/5m/key' }, store, clock });
       const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.consume('login_failed', { ip: IP, key: 'victim' })));
-      // An attempt's buckets are counted in one atomic step, so it has the same number in all four.
+      // An attempt's buckets are counted in one atomic step: all four hold the same five attempts.
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
-      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIFTY, FIFTY, FIFTY, FIFTY]);
+      expect([...store.counts.values()].map((counts) => [...counts].sort((x, y) => x - y))).toEqual([FIVE, FIVE, FIVE, FIVE]);
     });
 
     it('agrees across two instances sharing the counters', async () => {
@@ -230,6 +240,49 @@ for (const kind of counterStoreKinds()) {
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(4);
       expect((await first.consume('login_failed', { ip: IP })).allowed).toBe(false);
       expect((await second.consume('login_failed', { ip: IP })).allowed).toBe(false);
+    });
+
+    it('counts a key per IP under ip+key, so one address filling it holds back no other', async () => {
+      const store = recordingStore(target.store);
+      const limiter = createRateLimiter({ rules: { login_failed: '2/5m/ip+key' }, store, clock });
+      const stranger = { ip: IP, key: 'user:7' };
+      expect(await limiter.consume('login_failed', stranger)).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', { ip: IP, key: 'USER:7' })).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', stranger)).toEqual({ allowed: false, retryAfterSeconds: 290 });
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.1', key: 'user:7' })).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', { ip: IP, key: 'user:8' })).toEqual(ALLOWED);
+      // An address of a /64 is the /64, as under the ip scope; and the names hold only hashes.
+      expect(await limiter.consume('login_failed', { ip: '2001:db8::1', key: 'user:7' })).toEqual(ALLOWED);
+      expect(await limiter.consume('login_failed', { ip: '2001:db8::2', key: 'user:7' })).toEqual(ALLOWED);
+      expect((await limiter.consume('login_failed', { ip: '2001:db8::3', key: 'user:7' })).allowed).toBe(false);
+      for (const bucket of store.buckets()) expect(bucket).toMatch(/^login_failed:ip\+key:300:\d+:[0-9a-f]{64}$/);
+    });
+
+    it('counts several actions as one attempt: in all of them, or, when one is full, in none', async () => {
+      const limiter = createRateLimiter({ rules: { login: '3/m/ip', login_failed: '1/h/key' }, store: target.store, clock });
+      const attempt = (key: string) => [
+        { action: 'login' as const, subject: { ip: IP } },
+        { action: 'login_failed' as const, subject: { ip: IP, key } },
+      ];
+      expect(await limiter.consumeTogether(attempt('alice'))).toEqual(ALLOWED);
+      // alice's hour is full: the attempt is refused by it, and the IP's minute is not counted.
+      expect(await limiter.consumeTogether(attempt('alice'))).toEqual({ allowed: false, retryAfterSeconds: 3590, refusedBy: 'login_failed' });
+      expect(await limiter.consumeTogether(attempt('bob'))).toEqual(ALLOWED);
+      expect(await limiter.consumeTogether(attempt('carol'))).toEqual(ALLOWED);
+      expect(await limiter.consumeTogether(attempt('dave'))).toEqual({ allowed: false, retryAfterSeconds: 50, refusedBy: 'login' });
+    });
+
+    it("clears a subject's counts for the scopes named only", async () => {
+      const limiter = createRateLimiter({ rules: { login_failed: '2/m/ip,2/h/key,2/h/ip+key' }, store: target.store, clock });
+      const victim = { ip: IP, key: 'user:7' };
+      await limiter.consume('login_failed', victim);
+      await limiter.consume('login_failed', { ip: '198.51.100.1', key: 'user:7' });
+      expect((await limiter.consume('login_failed', { ip: '198.51.100.2', key: 'user:7' })).allowed).toBe(false);
+      await limiter.clear('login_failed', victim, ['key', 'ip+key']);
+      expect(await limiter.consume('login_failed', { ip: '198.51.100.2', key: 'user:7' })).toEqual(ALLOWED);
+      // The IP's own count stayed: one failure before, one now, and the minute is full.
+      expect(await limiter.consume('login_failed', { ip: IP, key: 'user:8' })).toEqual(ALLOWED);
+      expect((await limiter.consume('login_failed', { ip: IP, key: 'user:9' })).allowed).toBe(false);
     });
   });
 }

@@ -1,11 +1,16 @@
 /**
  * The rate limits of ACCOUNT_RATE_LIMITS (allauth's actions and notation) over a CounterStore.
  *
- * An attempt is counted BEFORE the work it guards, and counted whether or not it is then allowed.
- * Checking first and counting afterwards would let every request that arrives while the first few
- * are still hashing a password read the same, low count: 50 parallel guesses would all pass a
- * limit of 10. Counting up front with an atomic increment gives each attempt its
- * own number, so exactly `limit` of them are allowed however many arrive at once.
+ * An attempt is counted BEFORE the work it guards. Checking first and counting afterwards would
+ * let every request that arrives while the first few are still hashing a password read the same,
+ * low count: 50 parallel guesses would all pass a limit of 10. Counting up front, in one atomic
+ * step per attempt, decides parallel attempts one after another, so exactly `limit` of them are
+ * allowed however many arrive at once.
+ *
+ * A refused attempt is counted nowhere, in none of its rules: it did no work, so it must not use
+ * up anyone's allowance. Were it counted, a stranger hammering a short per-IP limit would fill
+ * the account's long limit behind it, and lock the account's owner out for a day from anywhere
+ * (docs/accounts.md, "Rate limits").
  *
  * Each rule counts in two sets of fixed windows, the second half a window behind the first, and
  * an attempt is refused when either of its two windows is full. With one set alone, a window
@@ -16,7 +21,7 @@
  */
 import type { Clock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
-import { fixedWindow, type CounterStore } from './counter-store.js';
+import { fixedWindow, type CounterStore, type LimitedBucket } from './counter-store.js';
 import { parseRateLimitRules, type RateLimitAction, type RateLimitRuleSettings, type RateLimitRule, type RateLimitScope } from './rules.js';
 import { hashSubject, ipNetwork, normalizeRateLimitKey } from './subject.js';
 
@@ -35,6 +40,15 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/** One action's attempt by one subject, for counting several actions as one attempt. */
+export interface RateLimitAttempt {
+  action: RateLimitAction;
+  subject: RateLimitSubject;
+}
+
+/** A decision on attempts counted together; when refused, the action whose full window ends last. */
+export type RateLimitJointDecision = RateLimitDecision & { refusedBy?: RateLimitAction };
+
 /** A refused attempt, for flows that stop there; adapters answer 429 with Retry-After. */
 export class RateLimitedError extends LatchkeyError {
   readonly action: RateLimitAction;
@@ -49,8 +63,13 @@ export class RateLimitedError extends LatchkeyError {
 }
 
 export interface RateLimiter {
-  /** Counts one attempt in every bucket of the action that applies to the subject. */
+  /** Counts one attempt in every bucket of the action that applies to the subject, unless one is full. */
   consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision>;
+  /**
+   * Counts one attempt under several actions at once (a login is a `login` and a possible
+   * `login_failed`): in all of their buckets, or, when any of them is full, in none.
+   */
+  consumeTogether(attempts: readonly RateLimitAttempt[]): Promise<RateLimitJointDecision>;
   /** consume, throwing RateLimitedError ('rate_limited') when the attempt is refused. */
   enforce(action: RateLimitAction, subject: RateLimitSubject): Promise<void>;
   /**
@@ -60,6 +79,11 @@ export interface RateLimiter {
    * it only withdraws the attempt that just succeeded.
    */
   refund(action: RateLimitAction, subject: RateLimitSubject): Promise<void>;
+  /**
+   * Forgets the subject's counts of an action in its current windows, for the rules of the given
+   * scopes only: the failures counted against an account once its owner has proved who they are.
+   */
+  clear(action: RateLimitAction, subject: RateLimitSubject, scopes: readonly RateLimitScope[]): Promise<void>;
 }
 
 export interface RateLimiterOptions {
@@ -69,10 +93,9 @@ export interface RateLimiterOptions {
   clock: Clock;
 }
 
-interface Bucket {
-  name: string;
-  limit: number;
-  windowEnd: Date;
+interface Bucket extends LimitedBucket {
+  action: RateLimitAction;
+  scope: RateLimitScope;
 }
 
 function subjectOf(scope: RateLimitScope, subject: RateLimitSubject): string | undefined {
@@ -83,6 +106,8 @@ function subjectOf(scope: RateLimitScope, subject: RateLimitSubject): string | u
       return subject.key === undefined ? undefined : normalizeRateLimitKey(subject.key);
     case 'user':
       return subject.userId === undefined ? undefined : String(subject.userId);
+    case 'ip+key':
+      return subject.key === undefined ? undefined : `${ipNetwork(subject.ip)} ${normalizeRateLimitKey(subject.key)}`;
   }
 }
 
@@ -115,28 +140,34 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         const window = fixedWindow(now, rule.windowSeconds, offsetMs);
         const name = `${action}:${rule.scope}:${rule.windowSeconds}:${window.start.getTime() / 1000}:${hashSubject(value)}`;
         const existing = buckets.get(name);
-        if (existing === undefined || rule.limit < existing.limit) buckets.set(name, { name, limit: rule.limit, windowEnd: window.end });
+        if (existing === undefined || rule.limit < existing.limit) buckets.set(name, { name, limit: rule.limit, windowEnd: window.end, action, scope: rule.scope });
       }
     }
     return [...buckets.values()];
   }
 
-  async function consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision> {
+  async function consumeTogether(attempts: readonly RateLimitAttempt[]): Promise<RateLimitJointDecision> {
     const now = clock.now();
-    const buckets = bucketsFor(action, subject, now);
-    // Every bucket is counted, even once one has refused: a refused attempt is still an attempt,
-    // and skipping the others would let an attacker spend one limit without touching the rest.
-    const counts = buckets.length === 0 ? [] : await store.increment(buckets, now);
-    if (buckets.every((bucket, index) => (counts[index] ?? 0) <= bucket.limit)) return { allowed: true, retryAfterSeconds: 0 };
-    // The wait is until every full bucket has ended, not only those that refused this attempt: the
-    // attempt was counted in all of them, and a bucket it filled would refuse the next one.
+    const buckets = attempts.flatMap(({ action, subject }) => bucketsFor(action, subject, now));
+    if (buckets.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+    const { counted, counts } = await store.countWithinLimits(buckets, now);
+    if (counted) return { allowed: true, retryAfterSeconds: 0 };
+    // The wait is until every full bucket has ended, not only the first that refused: the next
+    // attempt is refused while any of them is still full.
     const full = buckets.filter((bucket, index) => (counts[index] ?? 0) >= bucket.limit);
-    const retryAfterMs = Math.max(...full.map((bucket) => bucket.windowEnd.getTime() - now.getTime()));
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+    const last = full.reduce((latest, bucket) => (bucket.windowEnd > latest.windowEnd ? bucket : latest));
+    const retryAfterMs = last.windowEnd.getTime() - now.getTime();
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)), refusedBy: last.action };
+  }
+
+  async function consume(action: RateLimitAction, subject: RateLimitSubject): Promise<RateLimitDecision> {
+    const { allowed, retryAfterSeconds } = await consumeTogether([{ action, subject }]);
+    return { allowed, retryAfterSeconds };
   }
 
   return {
     consume,
+    consumeTogether,
 
     async enforce(action: RateLimitAction, subject: RateLimitSubject): Promise<void> {
       const decision = await consume(action, subject);
@@ -149,6 +180,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       // boundary, and never below zero.
       const now = clock.now();
       await Promise.all(bucketsFor(action, subject, now).map((bucket) => store.decrement(bucket.name, now)));
+    },
+
+    async clear(action: RateLimitAction, subject: RateLimitSubject, scopes: readonly RateLimitScope[]): Promise<void> {
+      const buckets = bucketsFor(action, subject, clock.now()).filter((bucket) => scopes.includes(bucket.scope));
+      await store.remove(buckets.map((bucket) => bucket.name));
     },
   };
 }

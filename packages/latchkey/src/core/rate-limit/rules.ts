@@ -2,8 +2,10 @@
  * allauth's rate-limit notation (ACCOUNT_RATE_LIMITS): comma-separated rules
  * `<count>/<period>[/<scope>]`, e.g. "10/m/ip,5/5m/key". The period is `s`, `m`, `h` or `d` with an
  * optional multiplier (`5m` is 300 seconds); the scope says whose attempts a rule counts: the
- * client's IP (the default, as in allauth), the `key` being attacked (a login, an email address) or
- * the signed-in `user`.
+ * client's IP (the default, as in allauth), the `key` being attacked (a login, an email address),
+ * the signed-in `user`, or `ip+key`: the key as attacked from one IP, so that a stranger who fills
+ * it holds back only their own address, never the key's owner elsewhere (docs/accounts.md, "Rate
+ * limits").
  */
 import { LatchkeyError } from '../errors.js';
 
@@ -26,7 +28,9 @@ export type RateLimitAction = (typeof RATE_LIMIT_ACTIONS)[number];
 /** The ACCOUNT_RATE_LIMITS setting: rules per action (the defaults for any left out), or false for no limits. */
 export type RateLimitRuleSettings = false | Partial<Record<RateLimitAction, string>>;
 
-export type RateLimitScope = 'ip' | 'key' | 'user';
+export const RATE_LIMIT_SCOPES = ['ip', 'key', 'user', 'ip+key'] as const;
+
+export type RateLimitScope = (typeof RATE_LIMIT_SCOPES)[number];
 
 export interface RateLimitRule {
   /** Attempts allowed per window; the next one is refused. 0 refuses every attempt. */
@@ -36,12 +40,12 @@ export interface RateLimitRule {
 }
 
 const PERIOD_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-const RULE_PATTERN = /^(\d+)\/(\d*)([smhd])(?:\/(ip|key|user))?$/;
+const RULE_PATTERN = /^(\d+)\/(\d*)([smhd])(?:\/(ip\+key|ip|key|user))?$/;
 
 function invalidRules(text: string, reason: string): LatchkeyError {
   return new LatchkeyError(
     'configuration_invalid',
-    `ACCOUNT_RATE_LIMITS: ${JSON.stringify(text)} is not a valid rate-limit rule list (${reason}); expected rules like "10/m/ip,5/5m/key".`,
+    `ACCOUNT_RATE_LIMITS: ${JSON.stringify(text)} is not a valid rate-limit rule list (${reason}); expected rules like "10/m/ip,5/5m/key", scopes ${RATE_LIMIT_SCOPES.join(', ')}.`,
   );
 }
 

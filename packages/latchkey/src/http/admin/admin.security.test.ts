@@ -158,6 +158,20 @@ describe.each(testDatabaseKinds())('the admin login against guessing on %s', (ki
     expect((await signInToAdmin(browser, 'root')).headers.location).toBe('/admin/');
   });
 
+  it('lets a superuser in from their own address after a stranger’s 101 wrong passwords from one address', async () => {
+    ({ latchkey, browser } = await openAdmin(kind));
+    const root = await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    const stranger = browser.another({ ip: '203.0.113.66' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 101; i++) statuses.push((await stranger.post('/admin/login/', { username: 'root', password: `wrong ${i}`, next: '/admin/' })).statusCode);
+    // Five guesses checked (five in five minutes for one account from one address), 96 refused unchecked.
+    expect(statuses.filter((status) => status === 400)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(96);
+    expect((await stranger.post('/admin/login/', { username: 'root', password: ADMIN_PASSWORD, next: '/admin/' })).statusCode).toBe(429);
+    expect((await signInToAdmin(browser, 'root')).headers.location).toBe('/admin/');
+    expect(await latchkey.deps.store.sessions.listForUser(root.id)).toHaveLength(1);
+  });
+
   it('counts the admin login’s wrong passwords against the account login too', async () => {
     ({ latchkey, browser } = await openAdmin(kind));
     await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });

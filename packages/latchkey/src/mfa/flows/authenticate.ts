@@ -1,4 +1,4 @@
-import { TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
+import { loginFailureKey, TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
 import type { ClientInfo } from '../../core/client.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { LatchkeyError } from '../../core/errors.js';
@@ -30,7 +30,7 @@ export async function checkLoginWebauthn(deps: LatchkeyDeps, user: User, answer:
 }
 
 async function countedAsLoginAttempt<T>(deps: LatchkeyDeps, user: User, client: ClientInfo, check: () => Promise<T>): Promise<T> {
-  const subject = { ip: client.ip, key: `user:${user.id}` };
+  const subject = { ip: client.ip, key: loginFailureKey(user) };
   const failures = await deps.rateLimits.consume('login_failed', subject);
   if (!failures.allowed) throw new RateLimitedError('login_failed', failures.retryAfterSeconds, TOO_MANY_ATTEMPTS);
   const result = await check();

@@ -80,8 +80,8 @@ export interface JourneyDriver {
   removeEmail(email: string): Promise<Outcome>;
   makePrimary(email: string): Promise<Outcome>;
   listEmails(): Promise<ListedEmail[]>;
-  /** Another browser or device on the same site, with a session of its own. */
-  another(): JourneyDriver;
+  /** Another browser or device on the same site, with a session of its own, at this one's address or at `ip`. */
+  another(options?: { ip?: string }): JourneyDriver;
 }
 
 /** A driver on a site of its own, and how to take the site down. */

@@ -89,8 +89,8 @@ class HeadlessDriver implements JourneyDriver {
     this.name = `headless ${client.kind}`;
   }
 
-  another(): JourneyDriver {
-    return new HeadlessDriver(this.client.another());
+  another(options: { ip?: string } = {}): JourneyDriver {
+    return new HeadlessDriver(this.client.another(this.client.kind, options));
   }
 
   async signup(details: SignupDetails): Promise<Outcome> {

@@ -100,8 +100,8 @@ class PagesDriver implements JourneyDriver {
     private readonly latchkey: TestLatchkey,
   ) {}
 
-  another(): JourneyDriver {
-    return new PagesDriver(this.browser.another(), this.latchkey);
+  another(options: { ip?: string } = {}): JourneyDriver {
+    return new PagesDriver(this.browser.another(options), this.latchkey);
   }
 
   async signup(details: SignupDetails): Promise<Outcome> {

@@ -21,8 +21,8 @@ import { DOORS, refused, type Door, type JourneyDriver } from './driver.js';
 export interface ScenarioContext {
   latchkey: TestLatchkey;
   driver: JourneyDriver;
-  /** A further browser or device, the same one every time for a name. */
-  device: (name: string) => JourneyDriver;
+  /** A further browser or device, the same one every time for a name; at `ip` if the first call says so. */
+  device: (name: string, options?: { ip?: string }) => JourneyDriver;
   /** What the scenario's `given` set up. */
   given: Given;
 }
@@ -118,6 +118,18 @@ function wrongCode(code: string): string {
 }
 
 const GRACE = { email: 'grace@example.com', username: 'grace', password: PASSWORD };
+/** An address of someone else's: the journeys' own clients connect from 127.0.0.1. */
+const STRANGER_IP = '203.0.113.66';
+
+/** Runs `attempt` `times` times, one after another, and counts each outcome. */
+async function tallyOutcomes(times: number, attempt: (index: number) => Promise<unknown>): Promise<Record<string, number>> {
+  const tally: Record<string, number> = {};
+  for (let index = 0; index < times; index += 1) {
+    const outcome = String(await attempt(index));
+    tally[outcome] = (tally[outcome] ?? 0) + 1;
+  }
+  return tally;
+}
 const signedInAs = (name: string | null, differsThrough?: Partial<Record<Door, ByDesign>>) =>
   step(`sees who is signed in`, ({ driver }) => driver.currentUser(), name, differsThrough);
 
@@ -467,6 +479,39 @@ export const SCENARIOS: Scenario[] = [
       signedInAs(null),
       step('waits five minutes', ({ latchkey }) => latchkey.clock.advance(5 * 60_000 + 1000), undefined),
       step('logs in with the right password', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+    ],
+  },
+  {
+    name: 'a stranger’s 101 wrong passwords from one address leave the owner free to sign in from another',
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      // The probe of 2026-12-02: 5 guesses are checked (5 in 5 minutes for an account from one
+      // address), the other 96 refused; refused ones count nowhere, so the account's daily limit
+      // holds 5 failures, not 101.
+      step('a stranger tries 101 wrong passwords from one address', ({ device }) => tallyOutcomes(101, (index) => device('stranger', { ip: STRANGER_IP }).login('ada', `wrong passphrase ${index}`)), {
+        [refused('invalid_credentials')]: 5,
+        [refused('rate_limited')]: 96,
+      }),
+      step('the stranger tries the right password', ({ device }) => device('stranger').login('ada', PASSWORD), refused('rate_limited')),
+      step('logs in with the right password from home', ({ driver }) => driver.login('ada', PASSWORD), 'signed_in'),
+      signedInAs('ada'),
+    ],
+  },
+  {
+    name: 'once strangers fill the account’s daily limit from many addresses, a password reset lets the owner back in',
+    // A daily limit of 6 (100 by default) keeps the journey short; the rule is the same.
+    settings: { ACCOUNT_RATE_LIMITS: { login_failed: '10/m/ip,2/5m/ip+key,6/d/key' } },
+    given: (latchkey) => givenAda(latchkey),
+    steps: [
+      step('strangers try 2 wrong passwords from each of 3 addresses', ({ device }) => tallyOutcomes(6, (index) => device(`stranger ${index % 3}`, { ip: `203.0.113.${index % 3}` }).login('ada', `wrong passphrase ${index}`)), {
+        [refused('invalid_credentials')]: 6,
+      }),
+      step('a fourth address is refused before its guess is checked', ({ device }) => device('stranger 3', { ip: '203.0.113.3' }).login('ada', 'wrong passphrase'), refused('rate_limited')),
+      step('logs in with the right password', ({ driver }) => driver.login('ada', PASSWORD), refused('rate_limited')),
+      step('asks for a reset', ({ driver }) => driver.requestPasswordReset(ADA_EMAIL), 'reset_requested'),
+      step('sets a new password from the mail', ({ driver, latchkey }) => driver.resetPassword(mailedKey(latchkey, ADA_EMAIL, 'reset'), NEW_PASSWORD), 'password_reset'),
+      step('logs in with the new password', ({ driver }) => driver.login('ada', NEW_PASSWORD), 'signed_in'),
+      signedInAs('ada'),
     ],
   },
 ];

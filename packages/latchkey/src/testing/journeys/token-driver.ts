@@ -91,8 +91,8 @@ class TokenDriver implements JourneyDriver {
     private readonly site: JourneyDriver,
   ) {}
 
-  another(): JourneyDriver {
-    return new TokenDriver(this.client.another(), this.site.another());
+  another(options: { ip?: string } = {}): JourneyDriver {
+    return new TokenDriver(this.client.another(options), this.site.another(options));
   }
 
   private async obtain(what: string, fields: Record<string, string>): Promise<Outcome> {
