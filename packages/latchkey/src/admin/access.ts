@@ -1,6 +1,7 @@
 /**
  * Who gets into the admin area and what they may do there: Django's rules (AdminSite.has_permission,
- * ModelBackend.has_perm), with per-user permissions and no groups yet.
+ * ModelBackend.has_perm), with per-user permissions and no groups yet; and, beyond Django, who may
+ * change whom (docs/admin.md, "Who may change whom").
  */
 import type { User } from '../account/model.js';
 import { commitChange, type ChangeWriter } from '../account/changes.js';
@@ -11,7 +12,10 @@ import type { Repositories } from '../store.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel, type AdminPermission } from './model.js';
 
 const INVALID_PERMISSION = 'Select a valid choice: that permission is not one of the available choices.';
-const ONLY_SUPERUSERS_GRANT = 'Only a superuser may change admin permissions.';
+const ONLY_SUPERUSERS_GRANT = 'Only a superuser may change staff or superuser status, or admin permissions.';
+const ONLY_SUPERUSERS_CHANGE_SUPERUSERS = 'Only a superuser may change a superuser.';
+const HOLDS_MORE =
+  'This account holds admin permissions you do not hold: only a superuser, or a staff member who holds every permission it holds, may change it or act on what is theirs.';
 
 /** Whether a user may enter the admin at all: active and staff (Django's AdminSite.has_permission). */
 export function mayEnterAdmin(user: Pick<User, 'isActive' | 'isStaff'> | undefined): boolean {
@@ -81,11 +85,48 @@ export async function requireAdminPermission(deps: Pick<LatchkeyDeps, 'store'>, 
 }
 
 /**
- * Only a superuser may act on a superuser or what is theirs (their sessions, token, second
- * factors): a per-model permission alone must never reach past the staff member's own standing.
+ * The operator at the server's shell, running a management command (`manage changepassword`,
+ * `create-token`, `socialapp`, ...). They are not a staff member: whoever can run the command
+ * already holds the database and the secret key, as with Django's manage.py.
  */
-export function requireSuperuserFor(granted: AdminGrants, target: Pick<User, 'isSuperuser'>): void {
-  if (target.isSuperuser && !granted.superuser) throw new LatchkeyError('permission_denied', 'Only a superuser may change a superuser.');
+export const MANAGEMENT_COMMAND = 'management_command';
+
+/** Who acts on an account: a staff member in the admin (what they may do there), or the operator. */
+export type AccountActor = AdminGrants | typeof MANAGEMENT_COMMAND;
+
+/**
+ * Who may change whom: the one place it is decided, for every door (the admin's flows call it for
+ * a user's password, addresses, flags, permissions and deletion, and for their sessions, API
+ * token, authenticators and social accounts; the management commands call it too). Returns why
+ * the actor may not act on the target, or undefined when they may.
+ *
+ * A per-model permission must never reach past the staff member's own standing: whoever sets
+ * another's password or address can sign in as them and do what they may do. So staff act on an
+ * account only when they hold every permission it holds (`view` being held by whoever may
+ * `change`), and never on a superuser, who holds them all. What the account holds counts even
+ * while it is inactive or not staff, since one tick of a superuser would give it back. A superuser
+ * may act on anyone, and so may the operator at the shell.
+ */
+export async function refusalToActOn(deps: Pick<LatchkeyDeps, 'store'>, actor: AccountActor, target: Pick<User, 'id' | 'isSuperuser'>): Promise<string | undefined> {
+  if (actor === MANAGEMENT_COMMAND || actor.superuser) return undefined;
+  if (target.isSuperuser) return ONLY_SUPERUSERS_CHANGE_SUPERUSERS;
+  const held = await deps.store.adminPermissions.listForUser(target.id);
+  return held.every(({ model, action }) => actor.may(model, action)) ? undefined : HOLDS_MORE;
+}
+
+/** refusalToActOn as a refusal: 'permission_denied', with the reason, when the actor may not act on the target. */
+export async function requireMayActOn(deps: Pick<LatchkeyDeps, 'store'>, actor: AccountActor, target: Pick<User, 'id' | 'isSuperuser'>): Promise<void> {
+  const refusal = await refusalToActOn(deps, actor, target);
+  if (refusal !== undefined) throw new LatchkeyError('permission_denied', refusal);
+}
+
+/**
+ * Nobody grants a permission they do not hold. Only a superuser holds every one, so only a
+ * superuser grants or removes staff status, superuser status or admin permissions (Django's
+ * `change_user` alone would let a staff member make themself superuser).
+ */
+export function requireMayGrant(granted: AdminGrants): void {
+  if (!granted.superuser) throw new LatchkeyError('permission_denied', ONLY_SUPERUSERS_GRANT);
 }
 
 /** Parses form values like "users.user:change" into permissions (each once, in the order of the models and actions). */
@@ -157,7 +198,7 @@ export async function setAdminPermissions(
   permissions: readonly AdminPermission[],
   client: ClientInfo,
 ): Promise<void> {
-  if (!isAdminSuperuser(actor)) throw new LatchkeyError('permission_denied', ONLY_SUPERUSERS_GRANT);
+  requireMayGrant(await adminGrantsOf(deps, actor));
   const wanted = normalizeAdminPermissions(permissions);
   // The permissions and their audit record: both, or (a crash, a failure) neither.
   await commitChange(deps, async (change) => {

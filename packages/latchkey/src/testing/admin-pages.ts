@@ -54,3 +54,22 @@ export function addPerson(latchkey: TestLatchkey, username: string, roles: Admin
 export function signInToAdmin(browser: PageClient, login: string) {
   return browser.post('/admin/login/', { username: login, password: ADMIN_PASSWORD, next: '/admin/' });
 }
+
+/**
+ * POSTs a list's action form with these rows ticked (PageClient.post sends each field once; a
+ * bulk action sends `_selected_action` once per row), then waits for the background work.
+ */
+export async function postSelected(browser: PageClient, latchkey: TestLatchkey, url: string, fields: Record<string, string>, ids: readonly number[], options: { csrf?: boolean } = {}) {
+  const body = new URLSearchParams({ ...(options.csrf === false ? {} : { csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }), ...fields });
+  for (const id of ids) body.append('_selected_action', String(id));
+  const response = await browser.app.inject({
+    method: 'POST',
+    url,
+    payload: body.toString(),
+    headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' },
+    cookies: Object.fromEntries(browser.cookies),
+  });
+  for (const cookie of response.cookies) browser.cookies.set(cookie.name, cookie.value);
+  await latchkey.deps.background.idle();
+  return response;
+}

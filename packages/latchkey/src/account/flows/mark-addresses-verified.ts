@@ -2,7 +2,7 @@
  * allauth's admin action "Mark selected email addresses as verified", for the admin's email
  * address list (and any later admin API): the permission is checked here, not only by the page.
  */
-import { requireAdminPermission } from '../../admin/access.js';
+import { refusalToActOn, requireAdminPermission } from '../../admin/access.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -18,6 +18,11 @@ export interface AddressesVerified {
   alreadyVerified: EmailAddress[];
   /** Left unverified because another user has verified the same address. */
   taken: EmailAddress[];
+  /**
+   * Left unverified because their user is one the staff member may not act on (a superuser, or
+   * staff who hold more: admin/access.ts): whoever holds a verified address can reset its password.
+   */
+  outOfReach: EmailAddress[];
   /** Ids that name no address (removed meanwhile). */
   missing: number[];
 }
@@ -30,16 +35,17 @@ export interface AddressesVerified {
  * marked verified emits 'email_confirmed' for its user, as allauth's admin action sends
  * email_confirmed, with `by: 'admin'` and the staff member's id in its data.
  *
- * Only staff who may change email addresses may ('permission_denied').
+ * Only staff who may change email addresses may ('permission_denied'), and only the addresses of
+ * users they may act on: the others are left alone and reported in `outOfReach`.
  */
 export async function markAddressesVerified(
-  deps: Pick<LatchkeyDeps, 'store' | 'events' | 'clock'>,
+  deps: Pick<LatchkeyDeps, 'store' | 'events' | 'clock' | 'mailOutbox'>,
   actor: User,
   ids: readonly number[],
   client: ClientInfo,
 ): Promise<AddressesVerified> {
-  await requireAdminPermission(deps, actor, 'account.emailaddress', 'change');
-  const result: AddressesVerified = { verified: [], alreadyVerified: [], taken: [], missing: [] };
+  const granted = await requireAdminPermission(deps, actor, 'account.emailaddress', 'change');
+  const result: AddressesVerified = { verified: [], alreadyVerified: [], taken: [], outOfReach: [], missing: [] };
   for (const id of new Set(ids)) {
     const address = await deps.store.emailAddresses.findById(id);
     if (!address) {
@@ -48,6 +54,15 @@ export async function markAddressesVerified(
     }
     if (address.verified) {
       result.alreadyVerified.push(address);
+      continue;
+    }
+    const user = await deps.store.users.findById(address.userId);
+    if (!user) {
+      result.missing.push(id);
+      continue;
+    }
+    if ((await refusalToActOn(deps, granted, user)) !== undefined) {
+      result.outOfReach.push(address);
       continue;
     }
     try {

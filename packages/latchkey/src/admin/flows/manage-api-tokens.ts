@@ -3,8 +3,9 @@
  * user, showing its key once, and delete one. DRF keeps one token per user, and so does Latchkey
  * (tokens/api-tokens.ts): a user who has one is refused a second rather than handed the key they
  * have, so that the admin never shows a key that is already in use. Each change is checked against
- * the actor's rights here, not only by the page; only a superuser makes or deletes a superuser's
- * token (a token signs in to the API as its user). The token's own events (api_token_created,
+ * the actor's rights here, not only by the page, and only for a user the staff member may act on
+ * (access.ts, requireMayActOn: never a superuser, nor staff who hold more), since a token signs in
+ * to the API as its user. The token's own events (api_token_created,
  * api_token_deleted) are recorded against its user by the token flows; the admin's change joins the
  * audit trail against the staff member, with the user in its data.
  */
@@ -15,7 +16,7 @@ import { normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { deleteApiToken, issueApiToken } from '../../tokens/api-tokens.js';
-import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+import { requireAdminPermission, requireMayActOn } from '../access.js';
 
 export const TOKEN_EXISTS = 'This user already has a token, and Django REST framework keeps one per user: delete it first to make a new one.';
 export const NO_SUCH_USER = 'No user has this username or email address.';
@@ -69,7 +70,7 @@ export async function createApiTokenByAdmin(
   const granted = await requireAdminPermission(deps, actor, 'authtoken.tokenproxy', 'add');
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   const user = await findUserTypedByStaff(deps, typedUser);
-  requireSuperuserFor(granted, user);
+  await requireMayActOn(deps, granted, user);
   if (await deps.store.apiTokens.findForUser(user.id)) throw new LatchkeyError('invalid_input', TOKEN_EXISTS, { param: 'user' });
   const key = await issueApiToken(deps, user, client);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: user.id, change: 'api_token_created' });
@@ -78,7 +79,7 @@ export async function createApiTokenByAdmin(
 
 /** Deletes the user's token: every copy of its key stops working at once. 'not_found' when there is none. */
 export async function deleteApiTokenByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'events'>, actor: User, target: User, client: ClientInfo): Promise<void> {
-  requireSuperuserFor(await requireAdminPermission(deps, actor, 'authtoken.tokenproxy', 'delete'), target);
+  await requireMayActOn(deps, await requireAdminPermission(deps, actor, 'authtoken.tokenproxy', 'delete'), target);
   if (!(await deleteApiToken(deps, target, client))) throw new LatchkeyError('not_found', TOKEN_NOT_FOUND);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'api_token_deleted' });
 }

@@ -2,7 +2,8 @@
  * What the admin does to second factors (allauth.mfa's Authenticator admin): remove one, for a
  * user who lost their phone, say. The rule of what goes with it is the user's own deactivation's
  * (removeAuthenticator: the recovery codes go too when no other authenticator remains). Checked
- * against the actor's rights here, not only by the page; only a superuser removes a superuser's.
+ * against the actor's rights here, not only by the page, and only for a user the staff member may
+ * act on (access.ts, requireMayActOn: never a superuser, nor staff who hold more).
  * The user's own event (authenticator_removed, with `by: 'admin'`) is recorded against them and
  * they are told by email; the admin's change joins the audit trail against the staff member.
  */
@@ -16,7 +17,7 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { removeAuthenticator, removedWith } from '../../mfa/authenticators.js';
 import { mfaNotice } from '../../mfa/flows/manage.js';
 import type { Authenticator, AuthenticatorType } from '../../mfa/model.js';
-import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+import { requireAdminPermission, requireMayActOn } from '../access.js';
 
 export const AUTHENTICATOR_NOT_FOUND = 'This authenticator has been removed already.';
 
@@ -48,7 +49,7 @@ export async function removeAuthenticatorByAdmin(
   const authenticator = await deps.store.authenticators.findById(authenticatorId);
   const user = authenticator && (await deps.store.users.findById(authenticator.userId));
   if (!authenticator || !user) throw new LatchkeyError('not_found', AUTHENTICATOR_NOT_FOUND);
-  requireSuperuserFor(granted, user);
+  await requireMayActOn(deps, granted, user);
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   const { type } = authenticator;
   const { codesRemoved, notice } = await commitChange(deps, async (change) => {

@@ -1,14 +1,15 @@
 /**
  * What the admin does to sessions (Django's sessions.Session, allauth.usersessions' UserSession
  * admin): end one, or every one of a user's. Each is checked against the actor's rights here, not
- * only by the page: the 'delete' permission of sessions, and only a superuser signs a superuser out.
+ * only by the page: the 'delete' permission of sessions, and the user must be one the staff member
+ * may act on (access.ts, requireMayActOn: never a superuser, nor staff who hold more).
  * Each ending joins the audit trail against the staff member, with the user in its data.
  */
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
-import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+import { requireAdminPermission, requireMayActOn } from '../access.js';
 
 export const SESSION_NOT_FOUND = 'This session has ended already.';
 
@@ -21,7 +22,7 @@ export async function endSessionByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sess
   const session = await deps.store.sessions.find(idHash);
   const target = session?.userId == null ? undefined : await deps.store.users.findById(session.userId);
   if (!session || !target) throw new LatchkeyError('not_found', SESSION_NOT_FOUND);
-  requireSuperuserFor(granted, target);
+  await requireMayActOn(deps, granted, target);
   await deps.sessions.end(session);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'session_ended' });
   return target;
@@ -34,7 +35,7 @@ export async function endSessionByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sess
  * `sessions.delete_session` to delete Session rows), not the right to change the user's fields.
  */
 export async function endUserSessionsByAdmin(deps: Pick<LatchkeyDeps, 'store' | 'sessions' | 'events'>, actor: User, target: User, client: ClientInfo): Promise<number> {
-  requireSuperuserFor(await requireAdminPermission(deps, actor, 'sessions.session', 'delete'), target);
+  await requireMayActOn(deps, await requireAdminPermission(deps, actor, 'sessions.session', 'delete'), target);
   const ended = await deps.sessions.endAll(target.id);
   await deps.events.emit('admin_user_changed', actor.id, client, { target: target.id, change: 'sessions_ended', count: ended });
   return ended;

@@ -3,7 +3,8 @@
  * compromised provider account, say. Unlike the user's own disconnect, the admin may remove the
  * last way in (allauth's admin lets staff delete any social account): the confirmation page says
  * so first (leavesNoWayIn), and the user can still reset a password by email. Checked against the
- * actor's rights here, not only by the page; only a superuser removes a superuser's. The user's own
+ * actor's rights here, not only by the page, and only for a user the staff member may act on
+ * (access.ts, requireMayActOn: never a superuser, nor staff who hold more). The user's own
  * event (social_account_removed, with `by: 'admin'`) is recorded against them and they are told by
  * email; the admin's change joins the audit trail against the staff member.
  */
@@ -17,7 +18,7 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
 import { socialAccountNotice } from '../../socialaccount/notifications.js';
-import { requireAdminPermission, requireSuperuserFor } from '../access.js';
+import { requireAdminPermission, requireMayActOn } from '../access.js';
 
 export const SOCIAL_ACCOUNT_NOT_FOUND = 'This social account has been removed already.';
 
@@ -58,7 +59,7 @@ export async function removeSocialAccountByAdmin(
   const account = await deps.store.socialAccounts.findById(accountId);
   const user = account && (await deps.store.users.findById(account.userId));
   if (!account || !user) throw new LatchkeyError('not_found', SOCIAL_ACCOUNT_NOT_FOUND);
-  requireSuperuserFor(granted, user);
+  await requireMayActOn(deps, granted, user);
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   const { provider } = account;
   const providerName = await socialProviderName(deps, provider);

@@ -2,10 +2,12 @@
  * What the admin does to users, for its pages (and any later admin API): each change is checked
  * against the actor's rights here, not only by the page, so that no door can skip a rule.
  *
- * Two rules beyond the per-model permissions, because Django's permissions alone would let any
- * staff member with "change user" make themself superuser: only a superuser may grant or remove
- * staff or superuser status or admin permissions, and only a superuser may change, set the
- * password of, or delete a superuser.
+ * Three rules beyond the per-model permissions, because Django's permissions alone would let any
+ * staff member with "change user" make themself superuser, or take over a staff member who may do
+ * more: only a superuser may grant or remove staff or superuser status or admin permissions
+ * (access.ts, requireMayGrant); staff change, set the password of, or delete an account only when
+ * they hold every permission it holds (access.ts, requireMayActOn: the one place that decides who
+ * may change whom); and nobody locks themself out (refuseOwnLockout).
  *
  * The sensitive changes (granting or removing power, a new address, a password, a deletion) need
  * the staff member to have signed in or reauthenticated in the last few minutes, as allauth asks
@@ -31,7 +33,8 @@ import {
   recordPermissionsChanged,
   replaceAdminPermissionsIn,
   requireAdminPermission,
-  requireSuperuserFor,
+  requireMayActOn,
+  requireMayGrant,
   samePermissions,
   type AdminGrants,
 } from '../access.js';
@@ -39,8 +42,31 @@ import type { AdminPermission } from '../model.js';
 
 export const PASSWORDS_DIFFER = 'The two password fields didn’t match.';
 
-function refuse(message: string): LatchkeyError {
-  return new LatchkeyError('permission_denied', message);
+const OWN_ACCESS = 'You cannot take away your own access to the admin: ask another superuser.';
+const OWN_ACCOUNT = 'You cannot delete your own account here.';
+const OWN_PASSWORD = 'You cannot make your own password unusable: you would be locked out of the admin. Ask another superuser.';
+
+/** What a change leaves of an account: only the fields it sets. */
+interface AccountAfter {
+  deleted?: boolean;
+  isActive?: boolean;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+  passwordUsable?: boolean;
+}
+
+/**
+ * Nobody takes away their own way into the admin (Django's admin refuses a superuser removing
+ * their own access in the same spirit): not their account, their active or staff flag, their
+ * superuser status, nor a usable password. Another superuser can; asking one keeps a slip of the
+ * mouse from locking the last one out. 'permission_denied' with the reason.
+ */
+function refuseOwnLockout(actor: User, target: User, after: AccountAfter): void {
+  if (target.id !== actor.id) return;
+  const refuse = (message: string) => new LatchkeyError('permission_denied', message);
+  if (after.deleted === true) throw refuse(OWN_ACCOUNT);
+  if (after.isActive === false || after.isStaff === false || (target.isSuperuser && after.isSuperuser === false)) throw refuse(OWN_ACCESS);
+  if (after.passwordUsable === false) throw refuse(OWN_PASSWORD);
 }
 
 /** The actor's right to `action` on users, and whether they are a superuser; 'permission_denied' otherwise. */
@@ -132,12 +158,9 @@ export async function changeUserByAdmin(
   lastAuthenticatedAt: Date | undefined,
 ): Promise<User> {
   const granted = await requireGrant(deps, actor, 'change');
-  requireSuperuserFor(granted, target);
-  const granting = changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined;
-  if (granting && !granted.superuser) throw refuse('Only a superuser may change staff or superuser status, or admin permissions.');
-  if (target.id === actor.id && (!changes.isActive || !changes.isStaff || (target.isSuperuser && !changes.isSuperuser))) {
-    throw refuse('You cannot take away your own access to the admin: ask another superuser.');
-  }
+  await requireMayActOn(deps, granted, target);
+  if (changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined) requireMayGrant(granted);
+  refuseOwnLockout(actor, target, changes);
   const name = cleanName(changes.name);
   const email = newEmail(target, changes);
   const permissions = changes.permissions === undefined ? undefined : normalizeAdminPermissions(changes.permissions);
@@ -167,7 +190,10 @@ export async function changeUserByAdmin(
   return (await deps.store.users.findById(target.id)) ?? target;
 }
 
-/** Django's password page: a new password typed twice, or none (an unusable password), after a recent sign-in. Every session of the user ends. */
+/**
+ * Django's password page: a new password typed twice, or none (an unusable password, never one's
+ * own), after a recent sign-in. Every session of the user ends.
+ */
 export async function setPasswordByAdmin(
   deps: LatchkeyDeps,
   actor: User,
@@ -176,7 +202,8 @@ export async function setPasswordByAdmin(
   client: ClientInfo,
   lastAuthenticatedAt: Date | undefined,
 ): Promise<void> {
-  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
+  await requireMayActOn(deps, await requireGrant(deps, actor, 'change'), target);
+  refuseOwnLockout(actor, target, { passwordUsable: input.usable });
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   let encoded: string;
   if (input.usable) {
@@ -208,8 +235,8 @@ export async function deletionSummary(deps: Pick<LatchkeyDeps, 'store'>, target:
 
 /** Deletes the user and everything that goes with them (deletionSummary), after a recent sign-in. */
 export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo, lastAuthenticatedAt: Date | undefined): Promise<void> {
-  requireSuperuserFor(await requireGrant(deps, actor, 'delete'), target);
-  if (target.id === actor.id) throw refuse('You cannot delete your own account here.');
+  await requireMayActOn(deps, await requireGrant(deps, actor, 'delete'), target);
+  refuseOwnLockout(actor, target, { deleted: true });
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   await commitChange(deps, async (change) => {
     await change.repositories.users.delete(target.id);
@@ -219,8 +246,8 @@ export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target:
 
 /** Deactivation alone (a bulk action): as a change of the active flag. */
 export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, target: User, client: ClientInfo): Promise<void> {
-  requireSuperuserFor(await requireGrant(deps, actor, 'change'), target);
-  if (target.id === actor.id) throw refuse('You cannot take away your own access to the admin: ask another superuser.');
+  await requireMayActOn(deps, await requireGrant(deps, actor, 'change'), target);
+  refuseOwnLockout(actor, target, { isActive: false });
   await commitChange(deps, async (change) => {
     await deactivateUserIn(change.repositories, target.id);
     await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });

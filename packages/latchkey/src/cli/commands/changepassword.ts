@@ -1,6 +1,9 @@
 // `manage changepassword <login>`, as Django's: sets a user's password from a terminal, for an
-// operator helping someone locked out.
+// operator helping someone locked out. The operator is not a staff member: like Django's
+// manage.py changepassword, whoever can run it holds the server, so it may set anyone's password,
+// a superuser's included; admin/access.ts decides so, as it decides who may change whom in the admin.
 import { setUserPassword } from '../../account/users.js';
+import { MANAGEMENT_COMMAND, requireMayActOn } from '../../admin/access.js';
 import { findUserByLogin } from '../../account/credentials.js';
 import { askNewPassword, withLatchkey, type CommandContext } from '../command.js';
 import { CommandError, Prompter } from '../io.js';
@@ -12,6 +15,7 @@ export async function changepassword(context: CommandContext): Promise<number> {
   return withLatchkey(context, async (latchkey) => {
     const user = await findUserByLogin(latchkey.deps, login);
     if (!user) throw new CommandError(`User "${login}" does not exist.`);
+    await requireMayActOn(latchkey.deps, MANAGEMENT_COMMAND, user);
     io.stdout.write(`Changing password for user "${user.username ?? user.email}"\n`);
     const prompter = new Prompter(io);
     try {

@@ -1,5 +1,6 @@
 // `manage create-token [--reset] <login>`, as Django REST framework's drf_create_token: hands an
 // operator a user's API token key without going through the HTTP API.
+import { MANAGEMENT_COMMAND, requireMayActOn } from '../../admin/access.js';
 import { deleteApiToken, issueApiToken } from '../../tokens/api-tokens.js';
 import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type CommandContext } from '../command.js';
 
@@ -14,6 +15,8 @@ export async function createToken(context: CommandContext): Promise<number> {
   const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
   return withLatchkey(context, async (latchkey) => {
     const user = await userNamed(latchkey, login);
+    // The operator may act on anyone (admin/access.ts decides it, for every door).
+    await requireMayActOn(latchkey.deps, MANAGEMENT_COMMAND, user);
     if (reset) await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
     const key = await issueApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
     if (!user.isActive) io.stderr.write(`Warning: user "${user.username ?? user.email}" is inactive: the token is refused until the account is active again.\n`);

@@ -81,7 +81,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
       const context = { title: 'Token added', admin_root: root, list_path: listPath, target: user, key };
       return renderPage(ctx, request, reply, 'admin/tokenproxy_created.html', context);
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       return addForm(request, reply, formWithError({ user: fields.user }, error), refusalStatus(reply, error));
     }
@@ -120,7 +120,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     try {
       await deleteApiTokenByAdmin(ctx.deps, staff.user, found.user, clientOf(request));
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }

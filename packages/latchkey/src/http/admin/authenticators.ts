@@ -116,7 +116,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
       const what = removed.codesRemoved ? `${TYPE_LABELS[removed.type]} and recovery codes` : TYPE_LABELS[removed.type];
       await flash(ctx, request, reply, { level: 'success', text: `${what} of “${removed.user.username ?? removed.user.email}” removed; they were told by email.` });
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;

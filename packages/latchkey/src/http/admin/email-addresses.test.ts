@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
-import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, openAdmin, postSelected, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import type { TestLatchkey } from '../../testing/latchkey.js';
 import type { PageClient } from '../../testing/pages.js';
@@ -30,19 +30,8 @@ describe.each(testDatabaseKinds())('the admin’s email addresses on %s', (kind)
   const adminLogin = (username: string, client = browser) => signInToAdmin(client, username);
 
   /** POSTs the list's action form with several boxes ticked (PageClient.post sends each field once). */
-  async function postAction(url: string, fields: Record<string, string>, ids: number[], client = browser, csrf = true) {
-    const body = new URLSearchParams({ ...(csrf ? { csrfmiddlewaretoken: client.cookies.get('csrftoken') ?? '' } : {}), ...fields });
-    for (const id of ids) body.append('_selected_action', String(id));
-    const response = await client.app.inject({
-      method: 'POST',
-      url,
-      payload: body.toString(),
-      headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' },
-      cookies: Object.fromEntries(client.cookies),
-    });
-    for (const cookie of response.cookies) client.cookies.set(cookie.name, cookie.value);
-    await latchkey.deps.background.idle();
-    return response;
+  function postAction(url: string, fields: Record<string, string>, ids: number[], client = browser, csrf = true) {
+    return postSelected(client, latchkey, url, fields, ids, { csrf });
   }
 
   it('lists addresses newest first with their users, searches by the start of an address or a username, filters, pages by id, and escapes', async () => {

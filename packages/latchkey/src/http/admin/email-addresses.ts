@@ -27,6 +27,9 @@ function outcomeMessages(result: AddressesVerified): { level: 'success' | 'warni
   if (result.taken.length > 0) {
     messages.push({ level: 'warning', text: `Not marked verified, because another user has verified the same address: ${result.taken.map((address) => address.email).join(', ')}.` });
   }
+  if (result.outOfReach.length > 0) {
+    messages.push({ level: 'warning', text: `Not marked verified, because you may not change their user: ${result.outOfReach.map((address) => address.email).join(', ')}.` });
+  }
   if (result.alreadyVerified.length > 0) messages.push({ level: 'info', text: `Already verified: ${result.alreadyVerified.map((address) => address.email).join(', ')}.` });
   if (result.missing.length > 0) messages.push({ level: 'info', text: `${plural(result.missing.length, 'selected address')} no longer exist${result.missing.length === 1 ? 's' : ''}.` });
   return messages;
@@ -108,7 +111,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
     try {
       result = await markAddressesVerified(ctx.deps, staff.user, ids, clientOf(request));
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
       throw error;
     }
     for (const message of outcomeMessages(result)) await flash(ctx, request, reply, message);

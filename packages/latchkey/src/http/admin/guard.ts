@@ -32,6 +32,10 @@ export async function requireStaff(
   return { user, grants, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
 }
 
-export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: adminRoot(ctx.deps.settings) }, 403);
+/**
+ * The admin's 403 page; with `reason` when a flow said why (a superuser's account, staff who hold
+ * more, one's own access), so that a refusal is never a mystery.
+ */
+export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, reason?: string): Promise<FastifyReply> {
+  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: adminRoot(ctx.deps.settings), reason }, 403);
 }

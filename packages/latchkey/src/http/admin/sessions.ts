@@ -30,7 +30,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
 
   /** A refusal's answer: 403 for a right the staff member lacks, 404 for a session gone meanwhile. */
   async function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | void> {
-    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
     if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
     throw error;
   }

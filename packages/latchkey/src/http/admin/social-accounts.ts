@@ -141,7 +141,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
         text: `The ${removed.providerName} account of “${removed.user.username ?? removed.user.email}” was removed; they were told by email.`,
       });
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;

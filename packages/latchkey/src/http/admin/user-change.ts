@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
-import { parseAdminPermissions } from '../../admin/access.js';
+import { parseAdminPermissions, refusalToActOn } from '../../admin/access.js';
 import {
   addUserByAdmin,
   changeUserByAdmin,
@@ -51,7 +51,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
 
   /** A flow's refusal that is not about the form: 403 for a right the staff member lacks, the reauthentication for a stale sign-in. */
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | FastifyReply | undefined {
-    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
+    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
     if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
     return undefined;
   }
@@ -59,6 +59,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
   async function changeForm(request: FastifyRequest, reply: FastifyReply, staff: StaffMember, target: User, state?: FormState, status = 200): Promise<FastifyReply> {
     const granted = new Set((await ctx.deps.store.adminPermissions.listForUser(target.id)).map((permission) => `${permission.model}:${permission.action}`));
     const form = state ?? emptyForm({ name: target.name, email: target.email, is_active: target.isActive ? 'on' : '', is_staff: target.isStaff ? 'on' : '', is_superuser: target.isSuperuser ? 'on' : '' });
+    // The flows decide who may change whom; the page only leaves out what they would refuse, and says why.
+    const outOfReach = await refusalToActOn(ctx.deps, staff.grants, target);
     const context = {
       title: 'Change user',
       admin_root: root,
@@ -66,9 +68,10 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       target,
       form,
       with_username: withUsername,
-      may_change: staff.grants.may('users.user', 'change'),
-      may_delete: staff.grants.may('users.user', 'delete'),
-      may_end_sessions: staff.grants.may('sessions.session', 'delete'),
+      may_change: staff.grants.may('users.user', 'change') && outOfReach === undefined,
+      may_delete: staff.grants.may('users.user', 'delete') && outOfReach === undefined,
+      may_end_sessions: staff.grants.may('sessions.session', 'delete') && outOfReach === undefined,
+      out_of_reach: staff.grants.may('users.user', 'change') ? outOfReach : undefined,
       superuser: staff.grants.superuser,
       permissions: PERMISSION_CHOICES.map((value) => ({ value, checked: granted.has(value) })),
       authenticators: await ctx.deps.store.authenticators.listForUser(target.id),
@@ -129,6 +132,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
+    const outOfReach = await refusalToActOn(ctx.deps, staff.grants, target);
+    if (outOfReach !== undefined) return forbidden(ctx, request, reply, outOfReach);
     return renderPage(ctx, request, reply, 'admin/user_password.html', { title: `Change password: ${target.username ?? target.email}`, admin_root: root, list_path: listPath, target, form: emptyForm({ usable: 'on' }) });
   });
 

@@ -9,7 +9,7 @@ import { setAdminPermissions } from '../../admin/access.js';
 import type { User } from '../../account/model.js';
 import type { AdminAction } from '../../admin/model.js';
 import { issueApiToken } from '../../tokens/api-tokens.js';
-import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
+import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, postSelected, signInToAdmin } from '../../testing/admin-pages.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import type { TestLatchkey } from '../../testing/latchkey.js';
 import type { PageClient } from '../../testing/pages.js';
@@ -44,19 +44,8 @@ describe.each(testDatabaseKinds())('the users list’s bulk actions on %s', (kin
   }
 
   /** POSTs the list's action form with several boxes ticked (PageClient.post sends each field once). */
-  async function postAction(url: string, fields: Record<string, string>, ids: number[], csrf = true) {
-    const body = new URLSearchParams({ ...(csrf ? { csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' } : {}), ...fields });
-    for (const id of ids) body.append('_selected_action', String(id));
-    const response = await browser.app.inject({
-      method: 'POST',
-      url,
-      payload: body.toString(),
-      headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' },
-      cookies: Object.fromEntries(browser.cookies),
-    });
-    for (const cookie of response.cookies) browser.cookies.set(cookie.name, cookie.value);
-    await latchkey.deps.background.idle();
-    return response;
+  function postAction(url: string, fields: Record<string, string>, ids: number[], csrf = true) {
+    return postSelected(browser, latchkey, url, fields, ids, { csrf });
   }
 
   const reload = async (user: User) => latchkey.deps.store.users.findById(user.id);

@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { User } from '../../account/model.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
-import { requireAdminPermission } from '../../admin/access.js';
+import { MANAGEMENT_COMMAND, requireAdminPermission } from '../../admin/access.js';
 import type { AdminAction } from '../../admin/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
@@ -37,7 +37,7 @@ export interface StaffActor {
 }
 
 /** The operator running `manage socialapp`: whoever can run it already holds the database and the secret key. */
-export const MANAGEMENT_COMMAND = 'management_command';
+export { MANAGEMENT_COMMAND };
 
 export type SocialAppDeps = Pick<LatchkeyDeps, 'settings' | 'store' | 'events' | 'socialProviders' | 'clock'>;
 
