@@ -97,7 +97,7 @@ describe.runIf(browserTestsEnabled())('email management', () => {
     expect(await statusOf(person, work)).toBe('Verified');
 
     // Six minutes later, making it primary asks for the password first.
-    await ageLogin(databasePath, person, 6 * 60);
+    await ageLogin(site, databasePath, person, 6 * 60);
     await choose(person, work);
     await person.press('Make primary', 'reauthenticate-page');
     expect(person.pathname()).toBe('/accounts/reauthenticate/');

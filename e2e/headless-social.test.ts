@@ -274,7 +274,7 @@ describe.runIf(browserTestsEnabled())('social sign-in in the single-page app (he
     expect(await spa.providerAccounts()).toEqual([`${PROVIDER_NAME}: ${bea.username} at Corp`]);
 
     // Ten minutes later, disconnecting asks for the password first, then goes through.
-    await ageLogin(databasePath, person, 10 * 60);
+    await ageLogin(site, databasePath, person, 10 * 60);
     await person.page.getByRole('button', { name: `Disconnect ${PROVIDER_NAME} account ${bea.username} at Corp` }).click();
     await spa.sees('Confirm it is you', 'disconnect-reauthenticate');
     await spa.fill({ password }, 'Confirm with password');
@@ -284,7 +284,7 @@ describe.runIf(browserTestsEnabled())('social sign-in in the single-page app (he
 
     // Ten minutes later again, connecting is refused before the provider (the API sends the browser
     // straight back with ?error=reauthentication_required); confirmed, the app sends it again.
-    await ageLogin(databasePath, person, 10 * 60);
+    await ageLogin(site, databasePath, person, 10 * 60);
     provider!.nextLogin = bea.sub;
     const refused = await leaveAndComeBack(spa, () => spa.press(`Connect ${PROVIDER_NAME}`), 'Confirm it is you', 'connect-reauthenticate');
     expect(refused.some((url) => new URL(url).origin === new URL(provider!.issuer).origin), `navigations: ${refused.join(' -> ')}`).toBe(false);

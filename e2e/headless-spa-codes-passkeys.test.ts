@@ -248,7 +248,7 @@ describe.runIf(browserTestsEnabled())('the single-page app with mailed codes and
     await spa.sees('Your account', 'signed-in-with-key');
 
     // Ten minutes later, removing the key asks who it is; the key answers.
-    await ageLogin(databasePath, person, 10 * 60);
+    await ageLogin(site, databasePath, person, 10 * 60);
     await person.page.goto('/spa/#/account/keys');
     await spa.sees('Security keys', 'keys-list');
     expect(await spa.keys()).toEqual(['Blue key: Security key, used']);

@@ -248,7 +248,7 @@ describe.runIf(browserTestsEnabled())('the single-page app (headless browser cli
     for (const code of shownCodes) expect(code).toMatch(/^\d{8}$/);
 
     // Add a second address, ten minutes after signing in: the API asks who it is first.
-    await ageLogin(databasePath, person, 10 * 60);
+    await ageLogin(site, databasePath, person, 10 * 60);
     await person.page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Account' }).click();
     await spa.sees('Your account', 'account-before-adding');
     await spa.fill({ email: second }, 'Add an email address');

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Browser, BrowserContextOptions, Cookie, Locator, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { openSessionData, sealSessionData } from '../packages/latchkey/src/sessions/sealed-data.js';
 import {
   expectNoConsoleErrors,
   fillForm,
@@ -282,18 +283,24 @@ export async function expectMessage(person: Person, text: string | RegExp): Prom
  * Makes a person's login look `seconds` old, as if they had stepped away, so that the next change
  * asks them to confirm it is them: the reauthentication window (5 minutes) is fixed and the site
  * runs on the real clock, so the alternative would be to wait. Only the session's "authenticated
- * at" moment changes, in the site's own SQLite file (`databasePath`, the journey's DATABASE_URL).
+ * at" moment changes, in the site's own SQLite file (`databasePath`, the journey's DATABASE_URL),
+ * opened and sealed again as the site seals a session's data (under its secret key and the id in
+ * the person's cookie).
  */
-export async function ageLogin(databasePath: string, person: Person, seconds: number): Promise<void> {
+export async function ageLogin(site: Pick<RunningSite, 'secretKey'>, databasePath: string, person: Person, seconds: number): Promise<void> {
   const cookie = await person.sessionCookie();
   if (!cookie) throw new Error('This browser has no session cookie.');
   const idHash = createHash('sha256').update(cookie.value, 'utf8').digest('hex');
   const database = new Database(databasePath);
   try {
     database.pragma('busy_timeout = 5000');
+    const row = database.prepare<[string], { data: string }>('SELECT data FROM latchkey_sessions WHERE id_hash = ?').get(idHash);
+    if (!row) throw new Error('The site has no session for this browser.');
+    const data = openSessionData(site.secretKey, cookie.value, row.data);
+    expect(data).toHaveProperty('_authenticated_at');
     const then = new Date(Date.now() - seconds * 1000).toISOString();
-    const result = database.prepare("UPDATE latchkey_sessions SET data = json_set(data, '$._authenticated_at', ?) WHERE id_hash = ?").run(then, idHash);
-    expect(result.changes).toBe(1);
+    const sealed = sealSessionData(site.secretKey, cookie.value, { ...data, _authenticated_at: then });
+    expect(database.prepare('UPDATE latchkey_sessions SET data = ? WHERE id_hash = ?').run(sealed, idHash).changes).toBe(1);
   } finally {
     database.close();
   }

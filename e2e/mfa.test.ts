@@ -194,7 +194,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
 
     // New recovery codes, six minutes after the login: the person confirms it is them, here with
     // a recovery code on the two-factor reauthentication page.
-    await ageLogin(databasePath, person, 6 * 60);
+    await ageLogin(site, databasePath, person, 6 * 60);
     await person.follow('Generate new codes', 'generate-asks-reauthentication', person.page.locator('main'));
     expect(person.pathname()).toBe('/accounts/reauthenticate/');
     expect(new URL(person.page.url()).searchParams.get('next')).toBe('/accounts/2fa/recovery-codes/generate/');
@@ -227,7 +227,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     await waitForEmail(site.smtp, { to: ada.email, subject: SUBJECTS.regenerated });
 
     // Deactivation, six minutes later again: this time the person confirms with the password.
-    await ageLogin(databasePath, person, 6 * 60);
+    await ageLogin(site, databasePath, person, 6 * 60);
     await person.visit('/accounts/2fa/', 'mfa-index-before-deactivation');
     await person.follow('Deactivate', 'deactivate-asks-reauthentication', person.page.locator('main'));
     expect(person.pathname()).toBe('/accounts/reauthenticate/');

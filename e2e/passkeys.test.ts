@@ -161,7 +161,7 @@ describe.runIf(browserTestsEnabled())('a security key as a second factor in Chro
     expect(await person.messages()).toEqual([`Successfully signed in as ${bea.username}.`]);
 
     // Six minutes later, removing the key asks who it is: the key answers.
-    await ageLogin(databasePath, person, 6 * 60);
+    await ageLogin(site, databasePath, person, 6 * 60);
     await person.visit('/accounts/2fa/webauthn/', 'keys-list');
     await person.follow('Remove Blue key', 'remove-asks-reauthentication', person.page.locator('main'));
     expect(person.pathname()).toBe('/accounts/reauthenticate/');

@@ -62,6 +62,11 @@ export interface RunningSite {
   /** Which database the site runs on. */
   database: SiteDatabase;
   /**
+   * The LATCHKEY_SECRET_KEY it runs with: a test that changes what the site keeps in a session
+   * (ageLogin) seals it as the site does, under this key and the session's id.
+   */
+  secretKey: string;
+  /**
    * Runs the management CLI (`npm run manage -- ...args`) against the site's database, with the
    * site's environment plus `env`; rejects with its stderr when it exits non-zero. E.g.
    * `manage(['createsuperuser', '--username', 'ada', '--email', 'ada@example.com', '--noinput'], { LATCHKEY_SUPERUSER_PASSWORD: '...' })`.
@@ -216,6 +221,7 @@ function handle(started: Extract<SpawnResult, { ok: true }>, { smtp, directory, 
     url: started.url,
     smtp,
     database,
+    secretKey: env.LATCHKEY_SECRET_KEY!,
     manage: (args, extraEnv = {}) => runManage(cwd, { ...env, ...extraEnv }, args),
     output: () => ({ stdout: started.stdout(), stderr: started.stderr() }),
     stop: () => (stopping ??= stop()),

@@ -172,6 +172,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     repository: database.store.mailOutbox,
     mailer: { send: (message) => deps.mailer.send(message), close: () => deps.mailer.close() },
     clock,
+    secretKey: settings.SECRET_KEY,
     ...(options.mailOutbox?.policy ? { policy: options.mailOutbox.policy } : {}),
     ...(options.log === undefined ? {} : { log: options.log }),
   });
@@ -180,6 +181,7 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     database.store.sessions,
     clock,
     { absoluteLifetime: settings.SESSION_COOKIE_AGE, idleTimeout: settings.SESSION_IDLE_TIMEOUT },
+    settings.SECRET_KEY,
     background,
   );
   // Keys in Redis are named per project: projects sharing a server must not share counters, nor

@@ -26,7 +26,7 @@ export interface ChangeWriter {
  * each queued mail (deliverMail), and the outbox's sweep sends any that a crash or an outage left.
  * When `work` throws, nothing is written and nobody is told.
  */
-export async function commitChange<T>(deps: Pick<LatchkeyDeps, 'store' | 'events' | 'clock'>, work: (change: ChangeWriter) => Promise<T>): Promise<T> {
+export async function commitChange<T>(deps: Pick<LatchkeyDeps, 'store' | 'events' | 'clock' | 'mailOutbox'>, work: (change: ChangeWriter) => Promise<T>): Promise<T> {
   let events: AccountEvent[] = [];
   const value = await deps.store.transaction(async (repositories) => {
     events = [];
@@ -36,7 +36,8 @@ export async function commitChange<T>(deps: Pick<LatchkeyDeps, 'store' | 'events
         events.push(await deps.events.record(repositories.auditLog, name, userId, client, data));
       },
       async queueMail(message) {
-        return message === undefined ? undefined : { outboxId: await repositories.mailOutbox.add(message, deps.clock.now()) };
+        if (message === undefined) return undefined;
+        return { outboxId: await repositories.mailOutbox.add(deps.mailOutbox.seal(message), deps.clock.now()) };
       },
     });
   });

@@ -49,7 +49,7 @@ export interface CreateUserInput {
  * parallel creations of the same identifier cannot both succeed.
  */
 export async function createUser(
-  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events' | 'mailOutbox'>,
   input: CreateUserInput,
   /**
    * What belongs with the new user, written in the same transaction: rows (a social account), its

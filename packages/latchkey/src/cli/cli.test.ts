@@ -145,8 +145,8 @@ describe('manage clearsessions', () => {
     await manage(['migrate']);
     const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
     const old = new Date('2020-01-01T00:00:00.000Z');
-    await database.store.sessions.create({ idHash: 'x', userId: null, data: {}, createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
-    const mail = { from: 'site@example.com', to: ['ada@example.com'], subject: 'Hello', text: 'Hello' };
+    await database.store.sessions.create({ idHash: 'x', userId: null, sealedData: '', createdAt: old, lastSeenAt: old, expiresAt: old, ipAddress: '', userAgent: '' });
+    const mail = { recipients: ['ada@example.com'], subject: 'Hello', sealedMessage: 'v1.sealed' };
     const longAgo = await database.store.mailOutbox.add(mail, old);
     await database.store.mailOutbox.abandon(longAgo, old, 'Mailbox unavailable');
     const lately = await database.store.mailOutbox.add(mail, new Date());
@@ -303,7 +303,7 @@ describe('the latchkey binary', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
       });
-    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\nApplied 0004_api_tokens.\nApplied 0005_socialaccount.\nApplied 0006_admin_permissions.\nApplied 0007_admin_indexes.\nApplied 0008_audit_target_user.\nApplied 0009_webauthn.\nApplied 0010_mail_outbox.\n' });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\nApplied 0004_api_tokens.\nApplied 0005_socialaccount.\nApplied 0006_admin_permissions.\nApplied 0007_admin_indexes.\nApplied 0008_audit_target_user.\nApplied 0009_webauthn.\nApplied 0010_mail_outbox.\nApplied 0011_sealed_session_data.\n' });
     expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

@@ -58,3 +58,8 @@ export function deriveKey(secretKey: string, purpose: string, length = 32): Uint
 export function keyedHash(secretKey: string, purpose: string, value: string): string {
   return createHmac('sha256', derived(secretKey, purpose, 32).keyObject).update(value, 'utf8').digest('base64url');
 }
+
+/** HMAC-SHA256 of `value` under a key derived for `purpose`, as 32 bytes: a key of its own for that value. */
+export function keyedDigest(secretKey: string, purpose: string, value: string): Uint8Array {
+  return new Uint8Array(createHmac('sha256', derived(secretKey, purpose, 32).keyObject).update(value, 'utf8').digest());
+}

@@ -13,6 +13,7 @@ import { MailOutboxSender, type MailOutboxPolicy } from './outbox-sender.js';
 import type { EmailMessage } from './ports.js';
 
 const SECRET_LINK = 'https://example.com/accounts/confirm-email/live-key/';
+const SECRET_KEY = 'a-test-secret-key-that-is-long-enough-to-be-real-0123456789';
 const MINUTE = 60_000;
 
 function mail(to: string): EmailMessage {
@@ -59,9 +60,11 @@ describe.each(testDatabaseKinds())('the mail outbox on %s', (kind) => {
     const clock = new ManualClock();
     const mailer = new UnreliableMailer();
     const errors: string[] = [];
-    const sender = new MailOutboxSender({ repository: on.store.mailOutbox, mailer, clock, policy, log: { error: (message) => errors.push(message) } });
+    const sender = new MailOutboxSender({ repository: on.store.mailOutbox, mailer, clock, secretKey: SECRET_KEY, policy, log: { error: (message) => errors.push(message) } });
     senders.push(sender);
-    return { clock, mailer, sender, errors, outbox: on.store.mailOutbox };
+    // Queues as a change does: the message sealed by the sender (account/changes.ts).
+    const outbox = { ...on.store.mailOutbox, add: (message: EmailMessage, at: Date) => on.store.mailOutbox.add(sender.seal(message), at) };
+    return { clock, mailer, sender, errors, outbox };
   }
 
   afterEach(async () => {
@@ -79,6 +82,33 @@ describe.each(testDatabaseKinds())('the mail outbox on %s', (kind) => {
     // Delivering it again sends nothing more.
     expect(await sender.deliver(id)).toEqual({ status: 'sent' });
     expect(mailer.outbox).toHaveLength(1);
+  });
+
+  it('keeps a waiting mail sealed: a copy of its row holds neither its link nor its text', async () => {
+    const { clock, mailer, sender, outbox } = await setUp();
+    mailer.failing = true;
+    const id = await outbox.add(mail('ada@example.com'), clock.now());
+    await sender.deliver(id);
+    const rows = await database.kysely.selectFrom('latchkey_mail_outbox').selectAll().execute();
+    expect(rows).toEqual([expect.objectContaining({ id, recipients: '["ada@example.com"]', subject: 'Confirm your address' })]);
+    expect(JSON.stringify(rows)).not.toContain('live-key');
+    expect(JSON.stringify(rows)).not.toContain('Follow');
+  });
+
+  it('gives up at once on a mail sealed under another secret key, saying why, and still sends one queued in plain text before sealing', async () => {
+    const { clock, mailer, sender, outbox, errors } = await setUp();
+    const other = instance(database);
+    const foreign = await database.store.mailOutbox.add({ ...other.sender.seal(mail('ada@example.com')), sealedMessage: other.sender.seal(mail('ada@example.com')).sealedMessage }, clock.now());
+    const withOtherKey = new MailOutboxSender({ repository: database.store.mailOutbox, mailer: other.mailer, clock, secretKey: `${SECRET_KEY}-changed`, log: { error: (message) => errors.push(message) } });
+    senders.push(withOtherKey);
+    const outcome = await withOtherKey.deliver(foreign);
+    expect(outcome).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('LATCHKEY_SECRET_KEY') } });
+    expect(await outbox.list()).toEqual([expect.objectContaining({ id: foreign, abandonedAt: clock.now() })]);
+    expect(other.mailer.outbox).toEqual([]);
+
+    const legacy = await database.store.mailOutbox.add({ recipients: ['bob@example.com'], subject: 'Hello', sealedMessage: JSON.stringify(mail('bob@example.com')) }, clock.now());
+    expect(await sender.deliver(legacy)).toEqual({ status: 'sent' });
+    expect(mailer.outbox.map((sent) => sent.to)).toEqual([['bob@example.com']]);
   });
 
   it('keeps a mail the server refused, and sends it with the first sweep after its backoff', async () => {

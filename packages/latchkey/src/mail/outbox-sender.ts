@@ -1,5 +1,10 @@
 import type { Clock } from '../core/clock.js';
-import type { MailOutbox, MailOutboxRepository, MailOutcome, Mailer, OutboxMail } from './ports.js';
+import { openJson, sealJson } from '../core/encryption.js';
+import type { EmailMessage, MailOutbox, MailOutboxRepository, MailOutcome, Mailer, OutboxMail, OutboxMessage } from './ports.js';
+
+/** How queued messages are sealed (core/encryption.ts): under a key for this purpose alone. */
+const SEAL_PURPOSE = 'mail-outbox';
+const SEAL_ASSOCIATED_DATA = 'latchkey mail outbox';
 
 export interface MailOutboxPolicy {
   /**
@@ -37,6 +42,8 @@ export interface MailOutboxSenderOptions {
   repository: MailOutboxRepository;
   mailer: Mailer;
   clock: Clock;
+  /** LATCHKEY_SECRET_KEY, under which the queued messages are sealed. */
+  secretKey: string;
   policy?: Partial<MailOutboxPolicy>;
   /** Told of a mail that could not be sent, or of the outbox's own storage failing (never a body); default the console. */
   log?: { error(message: string): void };
@@ -58,6 +65,7 @@ export class MailOutboxSender implements MailOutbox {
   private readonly repository: MailOutboxRepository;
   private readonly mailer: Mailer;
   private readonly clock: Clock;
+  private readonly secretKey: string;
   private readonly policy: MailOutboxPolicy;
   private readonly log: { error(message: string): void };
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -69,12 +77,17 @@ export class MailOutboxSender implements MailOutbox {
     this.repository = options.repository;
     this.mailer = options.mailer;
     this.clock = options.clock;
+    this.secretKey = options.secretKey;
     this.policy = { ...DEFAULT_MAIL_OUTBOX_POLICY, ...options.policy };
     this.log = options.log ?? console;
   }
 
   private reportFailure(error: unknown, mailId: number | undefined): void {
     this.log.error(`Mail outbox: mail ${mailId ?? '-'} not sent: ${describe(error)}`);
+  }
+
+  seal(message: EmailMessage): OutboxMessage {
+    return { recipients: message.to, subject: message.subject, sealedMessage: sealJson(this.secretKey, SEAL_PURPOSE, message, SEAL_ASSOCIATED_DATA) };
   }
 
   deliver(id: number): Promise<MailOutcome> {
@@ -135,9 +148,25 @@ export class MailOutboxSender implements MailOutbox {
     return sent;
   }
 
+  /**
+   * The message a row holds. A row queued before messages were sealed holds it as plain JSON, and
+   * is still sent. One that does not open (the secret key was changed since it was queued) never
+   * will: the outbox gives up on it at once, with a reason the operator can act on.
+   */
+  private open(mail: OutboxMail): EmailMessage | undefined {
+    if (mail.sealedMessage.startsWith('{')) return JSON.parse(mail.sealedMessage) as EmailMessage;
+    return openJson(this.secretKey, SEAL_PURPOSE, mail.sealedMessage, SEAL_ASSOCIATED_DATA) as EmailMessage | undefined;
+  }
+
   private async send(mail: OutboxMail): Promise<MailOutcome> {
+    const message = this.open(mail);
+    if (message === undefined) {
+      const error = new Error('The queued message does not open under LATCHKEY_SECRET_KEY: it was queued under a secret key since changed.');
+      await this.repository.abandon(mail.id, this.clock.now(), error.message).catch((storageError: unknown) => this.reportFailure(storageError, mail.id));
+      return { status: 'failed', error };
+    }
     try {
-      await this.mailer.send(mail.message);
+      await this.mailer.send(message);
     } catch (error) {
       await this.recordFailure(mail, error).catch((storageError: unknown) => this.reportFailure(storageError, mail.id));
       return { status: 'failed', error };

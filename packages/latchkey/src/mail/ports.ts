@@ -34,10 +34,21 @@ export interface Mailer {
  */
 export type MailOutcome = { status: 'sent' } | { status: 'skipped' } | { status: 'failed'; error: unknown };
 
+/**
+ * A mail as the outbox keeps it: to whom and about what in clear, for the operator's list; the
+ * message itself (with its live links and codes) sealed under LATCHKEY_SECRET_KEY
+ * (MailOutbox.seal), so a copy of the database alone yields none of them.
+ */
+export interface OutboxMessage {
+  recipients: string[];
+  subject: string;
+  sealedMessage: string;
+}
+
 /** A queued mail, as the one who claimed it reads it. */
 export interface OutboxMail {
   id: number;
-  message: EmailMessage;
+  sealedMessage: string;
   /** The attempts made before this one. */
   attempts: number;
 }
@@ -63,8 +74,8 @@ export interface OutboxEntry {
  * when the outbox gives up on it.
  */
 export interface MailOutboxRepository {
-  /** Queues a rendered message; returns its id. */
-  add(message: EmailMessage, queuedAt: Date): Promise<number>;
+  /** Queues a rendered, sealed message; returns its id. */
+  add(message: OutboxMessage, queuedAt: Date): Promise<number>;
   /**
    * Claims one row until `until`, unless it is gone, abandoned, or claimed by someone else whose
    * claim has not lapsed at `now`: of two racing claims, on one database, one wins.
@@ -90,6 +101,8 @@ export interface MailOutboxRepository {
 
 /** Sends what the outbox holds: one mail right after its commit, and the rows left behind. */
 export interface MailOutbox {
+  /** The message as the outbox stores it, sealed, for a change to queue in its transaction. */
+  seal(message: EmailMessage): OutboxMessage;
   /** Sends the queued mail `id` now (a flow, right after its commit). Never throws. */
   deliver(id: number): Promise<MailOutcome>;
   /** Sends every row left behind that is due; resolves with how many went. Never throws. */

@@ -45,7 +45,7 @@ export interface SessionSearch {
 }
 
 /** A session as the admin lists it: everything but its data, with whose it is. */
-export interface ListedSession extends Omit<StoredSession, 'data' | 'userId'> {
+export interface ListedSession extends Omit<StoredSession, 'sealedData' | 'userId'> {
   userId: number;
   user: UserLabel;
 }

@@ -5,6 +5,7 @@ import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../tes
 import { SessionService } from './session-service.js';
 
 const DAY = 86_400_000;
+const SECRET_KEY = 'a-test-secret-key-that-is-long-enough-to-be-real-0123456789';
 
 describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
   let database: TestDatabase;
@@ -15,7 +16,7 @@ describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
   beforeEach(async () => {
     database = await createTestDatabase(kind, 'username');
     clock = new ManualClock();
-    sessions = new SessionService(database.store.sessions, clock, { absoluteLifetime: 14 * 86_400, idleTimeout: 7 * 86_400 });
+    sessions = new SessionService(database.store.sessions, clock, { absoluteLifetime: 14 * 86_400, idleTimeout: 7 * 86_400 }, SECRET_KEY);
     const user = await database.store.users.create({ username: 'ada', email: 'ada@example.com', password: '!', dateJoined: clock.now() });
     userId = user.id;
   });
@@ -29,6 +30,35 @@ describe.each(testDatabaseKinds())('sessions on %s', (kind) => {
     for (const id of ids) expect(Buffer.from(id, 'base64url')).toHaveLength(32);
     const dump = JSON.stringify((await sql`select * from latchkey_sessions`.execute(database.kysely)).rows);
     for (const id of ids) expect(dump).not.toContain(id);
+  });
+
+  it('seals what a session keeps, so that a dump of the table, even with the secret key, opens none of it', async () => {
+    const resetKey = 'reset-key-0123456789-abcdefghij';
+    const session = await sessions.create({ userId: null, data: { _password_reset_key: resetKey } });
+    await sessions.saveData(session, { ...session.data, pending: { code: 'ABC123' } });
+    const dump = JSON.stringify((await sql`select * from latchkey_sessions`.execute(database.kysely)).rows);
+    for (const secret of [resetKey, 'ABC123', '_password_reset_key', 'pending']) expect(dump).not.toContain(secret);
+    expect(await sessions.load(session.id)).toMatchObject({ data: { _password_reset_key: resetKey, pending: { code: 'ABC123' } } });
+    // Under another secret key (one since changed, or a copy's owner guessing), it opens as nothing.
+    const otherKey = new SessionService(database.store.sessions, clock, { absoluteLifetime: 14 * 86_400, idleTimeout: 7 * 86_400 }, `${SECRET_KEY}-other`);
+    expect((await otherKey.load(session.id))?.data).toEqual({});
+  });
+
+  it('opens nothing a row holds that was not sealed for its own id: a plain value, or another session’s data copied onto it', async () => {
+    const victim = await sessions.create({ userId: null, data: { _password_reset_key: 'victim-key' } });
+    const attacker = await sessions.create({ userId: null, data: { mine: true } });
+    const victimRow = await database.store.sessions.find(victim.idHash);
+    await database.store.sessions.update(attacker.idHash, { sealedData: victimRow!.sealedData });
+    expect((await sessions.load(attacker.id))?.data).toEqual({});
+    await database.store.sessions.update(attacker.idHash, { sealedData: JSON.stringify({ _password_reset_key: 'planted' }) });
+    expect((await sessions.load(attacker.id))?.data).toEqual({});
+  });
+
+  it('carries the data over to a rotated session, sealed under its new id', async () => {
+    const before = await sessions.create({ userId: null, data: { next: '/checkout/' } });
+    const after = await sessions.rotate((await sessions.load(before.id))!);
+    expect((await sessions.load(after.id))?.data).toEqual({ next: '/checkout/' });
+    expect(await sessions.load(before.id)).toBeUndefined();
   });
 
   it('loads a live session and refuses unknown, malformed and oversized ids', async () => {

@@ -4,6 +4,7 @@ import type { User } from '../account/model.js';
 import { randomToken, sha256Hex } from '../core/crypto.js';
 import type { ListedSession, SessionRepository, SessionSearch } from './ports.js';
 import type { StoredSession } from './model.js';
+import { openSessionData, sealSessionData } from './sealed-data.js';
 
 /**
  * Server-side sessions. The id handed to the browser (or app) is 256 random bits; the database
@@ -20,9 +21,14 @@ export interface SessionPolicy {
   idleTimeout: number;
 }
 
-export interface ActiveSession extends StoredSession {
+export interface ActiveSession extends Omit<StoredSession, 'sealedData'> {
   /** The raw id, known only to this request and the cookie or token that carried it. */
   id: string;
+  /**
+   * What the session keeps, opened from its sealed column on first read (most requests never
+   * read it: a session's user is a column of its own). saveData writes it.
+   */
+  data: Record<string, unknown>;
   /**
    * The session's user as read with the session, in the same query, when it was loaded from a
    * request's id (absent for one created or rotated since). RequestSessions hands it out once,
@@ -53,16 +59,19 @@ export class SessionService {
     private readonly repository: SessionRepository,
     private readonly clock: Clock,
     private readonly policy: SessionPolicy,
+    /** LATCHKEY_SECRET_KEY, under which (with each session's id) the sessions' data is sealed. */
+    private readonly secretKey: string,
     private readonly background: BackgroundTasks = new BackgroundTasks(),
   ) {}
 
   async create(input: NewSessionInput): Promise<ActiveSession> {
     const now = this.clock.now();
     const id = randomToken(32);
+    const data = input.data ?? {};
     const session: StoredSession = {
       idHash: sha256Hex(id),
       userId: input.userId,
-      data: input.data ?? {},
+      sealedData: sealSessionData(this.secretKey, id, data),
       createdAt: now,
       lastSeenAt: now,
       expiresAt: input.expiresAt ?? new Date(now.getTime() + this.policy.absoluteLifetime * 1000),
@@ -70,7 +79,23 @@ export class SessionService {
       userAgent: (input.userAgent ?? '').slice(0, 512),
     };
     await this.repository.create(session);
-    return { ...session, id };
+    const { sealedData: _sealed, ...rest } = session;
+    return { ...rest, id, data };
+  }
+
+  /** The stored session as this request holds it: its data opened only if someone reads it. */
+  private activate(stored: StoredSession, id: string, userAsLoaded: User | undefined): ActiveSession {
+    const { sealedData, ...rest } = stored;
+    let data: Record<string, unknown> | undefined;
+    const session = { ...rest, id, userAsLoaded } as ActiveSession;
+    Object.defineProperty(session, 'data', {
+      enumerable: true,
+      get: () => (data ??= openSessionData(this.secretKey, id, sealedData)),
+      set: (value: Record<string, unknown>) => {
+        data = value;
+      },
+    });
+    return session;
   }
 
   /**
@@ -94,7 +119,7 @@ export class SessionService {
       this.touch(idHash, now);
       session.lastSeenAt = now;
     }
-    return { ...session, id, userAsLoaded: user };
+    return this.activate(session, id, user);
   }
 
   /**
@@ -136,7 +161,7 @@ export class SessionService {
   }
 
   async saveData(session: ActiveSession, data: Record<string, unknown>): Promise<void> {
-    await this.repository.update(session.idHash, { data });
+    await this.repository.update(session.idHash, { sealedData: sealSessionData(this.secretKey, session.id, data) });
     session.data = data;
   }
 

@@ -300,7 +300,7 @@ describe.each(testDatabaseKinds())('headless API security (sessions, CSRF, enume
         password: user?.password,
         addresses: (await store.emailAddresses.listForUser(ada.id)).map(({ email, verified, primary }) => ({ email, verified, primary })),
         authenticators: (await store.authenticators.listForUser(ada.id)).map(({ type, data }) => ({ type, data })),
-        sessions: (await latchkey.deps.sessions.listForUser(ada.id)).map(({ idHash, data }) => ({ idHash, data })),
+        sessions: (await latchkey.deps.sessions.listForUser(ada.id)).map(({ idHash, sealedData }) => ({ idHash, sealedData })),
         mails: latchkey.mailer.outbox.length,
       };
     }

@@ -64,7 +64,8 @@ describe.each(testDatabaseKinds())('a first factor proven outside the login form
       const signedIn = await browser.post('/accounts/2fa/authenticate/', { code: totp.code() });
       expect(signedIn.statusCode).toBe(302);
       expect(signedIn.headers.location).toBe('/welcome/');
-      const [session] = await latchkey.deps.store.sessions.listForUser(ada.id);
+      const session = await latchkey.deps.sessions.load(browser.cookies.get('sessionid'));
+      expect(session?.userId).toBe(ada.id);
       const at = latchkey.clock.now().getTime() / 1000;
       expect(session?.data._authentications).toEqual([
         { method: 'socialaccount', at, provider: 'openid_connect', uid: 'ada-at-the-idp', reauthenticated: false },

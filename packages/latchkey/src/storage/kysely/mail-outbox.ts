@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
-import type { EmailMessage, MailOutboxRepository, OutboxEntry, OutboxMail } from '../../mail/ports.js';
+import type { MailOutboxRepository, OutboxEntry, OutboxMail, OutboxMessage } from '../../mail/ports.js';
 import type { RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toInstantColumn, type DatabaseSchema, type MailOutboxTable } from './schema.js';
 
@@ -14,7 +14,7 @@ function unclaimedAt(now: Date) {
 }
 
 function toOutboxMail(row: Selectable<MailOutboxTable>): OutboxMail {
-  return { id: row.id, message: JSON.parse(row.message) as EmailMessage, attempts: row.attempts };
+  return { id: row.id, sealedMessage: row.message, attempts: row.attempts };
 }
 
 function toEntry(row: Omit<Selectable<MailOutboxTable>, 'message'>): OutboxEntry {
@@ -40,14 +40,14 @@ function toEntry(row: Omit<Selectable<MailOutboxTable>, 'message'>): OutboxEntry
  */
 export function createMailOutboxRepository({ db, dialect }: RepositoryContext): MailOutboxRepository {
   return {
-    async add(message: EmailMessage, queuedAt: Date): Promise<number> {
+    async add(message: OutboxMessage, queuedAt: Date): Promise<number> {
       const row = await db
         .insertInto(TABLE)
         .values({
           queued_at: toInstantColumn(queuedAt),
-          recipients: JSON.stringify(message.to),
+          recipients: JSON.stringify(message.recipients),
           subject: message.subject,
-          message: JSON.stringify(message),
+          message: message.sealedMessage,
           next_attempt_at: toInstantColumn(queuedAt),
         })
         .returning('id')

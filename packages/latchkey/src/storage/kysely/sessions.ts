@@ -11,7 +11,7 @@ function toStoredSession(row: Selectable<SessionsTable>): StoredSession {
   return {
     idHash: row.id_hash,
     userId: row.user_id,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    sealedData: row.data,
     createdAt: fromInstantColumn(row.created_at),
     lastSeenAt: fromInstantColumn(row.last_seen_at),
     expiresAt: fromInstantColumn(row.expires_at),
@@ -23,7 +23,7 @@ function toStoredSession(row: Selectable<SessionsTable>): StoredSession {
 function toSessionUpdate(changes: SessionChanges): Updateable<SessionsTable> {
   const update: Updateable<SessionsTable> = {};
   if (changes.userId !== undefined) update.user_id = changes.userId;
-  if (changes.data !== undefined) update.data = JSON.stringify(changes.data);
+  if (changes.sealedData !== undefined) update.data = changes.sealedData;
   if (changes.lastSeenAt !== undefined) update.last_seen_at = toInstantColumn(changes.lastSeenAt);
   if (changes.expiresAt !== undefined) update.expires_at = toInstantColumn(changes.expiresAt);
   return update;
@@ -39,7 +39,7 @@ export function createSessionRepository({ db, dialect, usernameType, credentialR
           .values({
             id_hash: session.idHash,
             user_id: session.userId,
-            data: JSON.stringify(session.data),
+            data: session.sealedData,
             created_at: toInstantColumn(session.createdAt),
             last_seen_at: toInstantColumn(session.lastSeenAt),
             expires_at: toInstantColumn(session.expiresAt),

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../storage/database.js';
-import type { EmailMessage } from '../../mail/ports.js';
+import type { OutboxMessage } from '../../mail/ports.js';
 import { useFreshDatabase, type ConformanceTarget } from './harness.js';
 
 const QUEUED = new Date('2030-01-01T10:00:00.000Z');
 const minutes = (count: number): Date => new Date(QUEUED.getTime() + count * 60_000);
 
-function message(to: string): EmailMessage {
-  return { to: [to], subject: `[Site] Hello ${to}`, text: `Your link: https://example.com/confirm/${to}/`, html: '<p>link</p>', headers: { 'X-Kind': 'test' } };
+/** The repository keeps the sealed message as it is given (account/changes.ts seals it). */
+function message(to: string): OutboxMessage {
+  return { recipients: [to], subject: `[Site] Hello ${to}`, sealedMessage: `v1.sealed-message-for-${to}` };
 }
 
 export function describeMailOutboxRepository(target: ConformanceTarget): void {
@@ -20,7 +21,7 @@ export function describeMailOutboxRepository(target: ConformanceTarget): void {
       expect(await outbox().list()).toEqual([
         { id, recipients: ['ada@example.com'], subject: '[Site] Hello ada@example.com', queuedAt: QUEUED, attempts: 0, nextAttemptAt: QUEUED, claimedUntil: null, lastError: null, abandonedAt: null },
       ]);
-      expect(await outbox().claim(id, QUEUED, minutes(5))).toEqual({ id, message: message('ada@example.com'), attempts: 0 });
+      expect(await outbox().claim(id, QUEUED, minutes(5))).toEqual({ id, sealedMessage: message('ada@example.com').sealedMessage, attempts: 0 });
       await outbox().remove(id);
       expect(await outbox().list()).toEqual([]);
       expect(await outbox().claim(id, minutes(10), minutes(15))).toBeUndefined();

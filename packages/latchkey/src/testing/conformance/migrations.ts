@@ -69,7 +69,8 @@ const FIXTURES: Record<string, MigrationFixture> = {
       });
       if (usernameType === 'username') expect(await store.users.findByUsername('LEGACY')).toEqual(user);
       expect(await store.emailAddresses.findVerified('legacy@example.com')).toMatchObject({ userId: user!.id, primary: true });
-      expect(await store.sessions.find('legacy-session')).toMatchObject({ userId: user!.id, data: { legacy: true } });
+      // The session lives on with its user (its plain data is dropped by 0011_sealed_session_data).
+      expect(await store.sessions.find('legacy-session')).toMatchObject({ userId: user!.id });
     },
   },
   '0002_audit_and_rate_limits': {
@@ -276,10 +277,29 @@ const FIXTURES: Record<string, MigrationFixture> = {
     async seed() {},
     async verify(store) {
       const at = new Date('2030-01-01T00:00:00.000Z');
-      const id = await store.mailOutbox.add({ to: ['legacy@example.com'], subject: 'Hello', text: 'Hello' }, at);
-      expect(await store.mailOutbox.claim(id, at, new Date(at.getTime() + 60_000))).toMatchObject({ id, message: { to: ['legacy@example.com'] } });
+      const id = await store.mailOutbox.add({ recipients: ['legacy@example.com'], subject: 'Hello', sealedMessage: 'v1.sealed' }, at);
+      expect(await store.mailOutbox.claim(id, at, new Date(at.getTime() + 60_000))).toMatchObject({ id, sealedMessage: 'v1.sealed' });
       await store.mailOutbox.remove(id);
       expect(await store.mailOutbox.list()).toEqual([]);
+    },
+  },
+  '0011_sealed_session_data': {
+    // Sealed data written since is kept as it is (a test below shows plain data from before dropped).
+    async seed(db) {
+      const user = await sql<{ id: number }>`select id from latchkey_users where email = ${'legacy@example.com'}`.execute(db);
+      await insertRow(db, 'latchkey_sessions', {
+        id_hash: 'sealed-session',
+        user_id: user.rows[0]?.id,
+        data: 'v1.c2VhbGVk',
+        created_at: '2030-01-02T03:04:05.678Z',
+        last_seen_at: '2030-01-02T03:04:05.678Z',
+        expires_at: '2031-01-02T03:04:05.678Z',
+        ip_address: '127.0.0.1',
+        user_agent: 'sealed',
+      });
+    },
+    async verify(store) {
+      expect(await store.sessions.find('sealed-session')).toMatchObject({ sealedData: 'v1.c2VhbGVk' });
     },
   },
 };
@@ -340,6 +360,22 @@ export function describeMigrations(target: ConformanceTarget): void {
       }
       // One fresh database per version: the time grows with every migration added.
     }, 90_000);
+
+    it('drops the plain data sessions kept before their data was sealed, and keeps the sessions', async () => {
+      const database = await createTestDatabase(kind, usernameType, { migrate: false });
+      try {
+        const migrator = await createMigrator(database.kysely, kind, usernameType);
+        expect((await migrator.migrateTo('0010_mail_outbox')).error).toBeUndefined();
+        const db = database.kysely as Kysely<unknown>;
+        for (const name of names.slice(0, names.indexOf('0010_mail_outbox') + 1)) await FIXTURES[name]!.seed(db, usernameType);
+        await sql`update latchkey_sessions set data = ${'{"_password_reset_key":"a-key-read-from-a-backup"}'}`.execute(db);
+        await database.migrate();
+        const rows = (await sql<{ id_hash: string; data: string }>`select id_hash, data from latchkey_sessions`.execute(db)).rows;
+        expect(rows).toEqual([{ id_hash: 'legacy-session', data: '' }]);
+      } finally {
+        await database.destroy();
+      }
+    });
 
     it('refuses to open a database migrated for the other username type', async () => {
       const database = await createTestDatabase(kind, usernameType, { sqliteFile: true });

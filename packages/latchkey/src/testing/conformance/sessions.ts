@@ -8,7 +8,8 @@ function storedSession(idHash: string, userId: number | null, overrides: Partial
   return {
     idHash,
     userId,
-    data: { csrf: 'token', pending: { stage: 'mfa', attempts: 2, methods: ['totp'] }, unicode: 'Zoë ✓' },
+    // The repository stores the sealed text as it is given (sessions/sealed-data.ts seals it).
+    sealedData: 'v1.c2VhbGVkIGRhdGEgb2YgYSBzZXNzaW9u-Zoë ✓',
     createdAt: CREATED,
     lastSeenAt: new Date('2030-01-01T00:05:00.250Z'),
     expiresAt: new Date('2030-01-15T00:00:00.000Z'),
@@ -25,7 +26,7 @@ export function describeSessionRepository(target: ConformanceTarget): void {
     const database = useFreshDatabase(target);
     const sessions = () => database().store.sessions;
 
-    it('stores a session and finds it by id hash, with its data and instants intact', async () => {
+    it('stores a session and finds it by id hash, with its sealed data and instants intact', async () => {
       const jane = await createUser(database().store, usernameType, 'jane');
       const session = storedSession('a'.repeat(64), jane.id);
       await sessions().create(session);
@@ -34,7 +35,7 @@ export function describeSessionRepository(target: ConformanceTarget): void {
     });
 
     it('stores an anonymous session', async () => {
-      const session = storedSession('anonymous', null, { data: {} });
+      const session = storedSession('anonymous', null, { sealedData: '' });
       await sessions().create(session);
       expect(await sessions().find('anonymous')).toEqual(session);
     });
@@ -42,7 +43,7 @@ export function describeSessionRepository(target: ConformanceTarget): void {
     it('reads a session with its user in one call: the user as users.findById has it, none for a visitor, and inside a transaction its own writes', async () => {
       const jane = await createUser(database().store, usernameType, 'jane');
       const signedIn = storedSession('c'.repeat(64), jane.id);
-      const visitor = storedSession('d'.repeat(64), null, { data: {} });
+      const visitor = storedSession('d'.repeat(64), null, { sealedData: '' });
       await sessions().create(signedIn);
       await sessions().create(visitor);
       expect(await sessions().findWithUser(signedIn.idHash)).toEqual({ session: signedIn, user: await database().store.users.findById(jane.id) });
@@ -67,7 +68,7 @@ export function describeSessionRepository(target: ConformanceTarget): void {
       await sessions().create(storedSession('s1', null));
       const changes = {
         userId: jane.id,
-        data: { step: 'done', list: [1, 2, 3] },
+        sealedData: 'v1.YW5vdGhlciBzZWFs',
         lastSeenAt: new Date('2030-01-02T00:00:00.000Z'),
         expiresAt: new Date('2030-01-03T00:00:00.000Z'),
       };
@@ -79,7 +80,7 @@ export function describeSessionRepository(target: ConformanceTarget): void {
 
     it('reports whether an update found the session, also with no changes', async () => {
       await sessions().create(storedSession('s1', null));
-      expect(await sessions().update('missing', { data: {} })).toBe(false);
+      expect(await sessions().update('missing', { sealedData: '' })).toBe(false);
       expect(await sessions().update('s1', {})).toBe(true);
       expect(await sessions().update('missing', {})).toBe(false);
     });

@@ -45,7 +45,7 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
       const jane = await createUser(store(), usernameType, 'jane');
       const original = await store().emailAddresses.add({ userId: jane.id, email: jane.email, verified: true, primary: true });
       const other = await store().emailAddresses.add({ userId: jane.id, email: 'jane2@example.com', verified: false, primary: false });
-      const session = { idHash: 's1', userId: jane.id, data: {}, createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '', userAgent: '' };
+      const session = { idHash: 's1', userId: jane.id, sealedData: '', createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '', userAgent: '' };
 
       const failure = store().transaction(async (repositories) => {
         await repositories.users.update(jane.id, { name: 'Changed', password: 'new-hash' });
@@ -65,7 +65,7 @@ export function describeStoreTransactions(target: ConformanceTarget): void {
 
     it('rolls back a password change and the sessions it ended', async () => {
       const jane = await createUser(store(), usernameType, 'jane', { password: 'old-hash' });
-      const session = { userId: jane.id, data: {}, createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '', userAgent: '' };
+      const session = { userId: jane.id, sealedData: '', createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '', userAgent: '' };
       await store().sessions.create({ ...session, idHash: 'current' });
       await store().sessions.create({ ...session, idHash: 'other' });
       const failure = store().transaction(async (repositories) => {

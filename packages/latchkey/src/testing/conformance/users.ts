@@ -153,7 +153,7 @@ export function describeUserRepository(target: ConformanceTarget): void {
       const jane = await createUser(store(), usernameType, 'jane');
       const john = await createUser(store(), usernameType, 'john');
       await store().emailAddresses.add({ userId: jane.id, email: jane.email, verified: true, primary: true });
-      const session = { createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '127.0.0.1', userAgent: 'test', data: {} };
+      const session = { createdAt: JOINED, lastSeenAt: JOINED, expiresAt: JOINED, ipAddress: '127.0.0.1', userAgent: 'test', sealedData: '' };
       await store().sessions.create({ ...session, idHash: 'jane-session', userId: jane.id });
       await store().sessions.create({ ...session, idHash: 'john-session', userId: john.id });
       expect(await store().users.count()).toBe(2);
