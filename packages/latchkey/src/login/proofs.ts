@@ -1,4 +1,5 @@
 import type { AuthenticatorType } from '../mfa/model.js';
+import type { SamlSubject } from '../socialaccount/model.js';
 
 /**
  * How a login's person proved who they are: one first factor, whatever it is, then the proofs the
@@ -10,8 +11,12 @@ export type FirstFactor =
   | { kind: 'password' }
   /** The password, on the admin's own login form (Django's model backend). */
   | { kind: 'admin_password' }
-  /** An account at an OAuth2 or OpenID Connect provider, linked to the user. */
-  | { kind: 'socialaccount'; provider: string; uid: string }
+  /**
+   * An account at a provider (OAuth2, OpenID Connect, or a SAML IdP), linked to the user. A SAML
+   * IdP's also says whom its assertion was for and in which of its sessions: the session this
+   * login ends in keeps it, for the IdP's single logout to name (docs/saml.md).
+   */
+  | { kind: 'socialaccount'; provider: string; uid: string; samlSubject?: SamlSubject }
   /** A SAML assertion from an organisation's identity provider. */
   | { kind: 'saml'; organization: string; uid: string }
   /** A passkey: possession and user verification in one, so it is a second factor too. */

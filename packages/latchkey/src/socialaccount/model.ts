@@ -63,3 +63,20 @@ export interface SocialToken {
 }
 
 export type NewSocialToken = Omit<SocialToken, 'id'>;
+
+/**
+ * Whom a SAML sign-in was for, in the IdP's words, and which of the IdP's sessions it came
+ * through: the signed assertion's NameID with the attributes that qualify it, and its
+ * AuthnStatement's SessionIndex. A session signed in by it keeps it, so that the IdP's single
+ * logout ends that session only when it names it (docs/saml.md).
+ */
+export interface SamlSubject {
+  nameId: string;
+  /** NameID@Format, as the assertion gave it (absent: unspecified). */
+  format?: string;
+  /** NameID@NameQualifier (absent: the IdP's own namespace). */
+  nameQualifier?: string;
+  /** NameID@SPNameQualifier (absent: the service provider's own namespace). */
+  spNameQualifier?: string;
+  sessionIndex?: string;
+}

@@ -18,6 +18,7 @@ import {
   signedLogoutRequestUrl,
   verifyRedirectSignature,
   type ImportedSpMetadata,
+  type LogoutRequestOptions,
   type ReadAuthnRequest,
 } from './saml-messages.js';
 import { buildSamlResponse, type SamlPerson, type SamlResponseOptions } from './saml-response.js';
@@ -25,7 +26,7 @@ import { verifyPostSignature } from './saml-post-binding.js';
 import { escapeXml } from './saml-xml.js';
 
 export type { SamlPerson, SamlResponseOptions } from './saml-response.js';
-export type { ImportedSpMetadata, ReadAuthnRequest } from './saml-messages.js';
+export type { ImportedSpMetadata, LogoutRequestOptions, ReadAuthnRequest } from './saml-messages.js';
 export type { TestKeyPair } from './saml-keys.js';
 
 export interface SignInOptions {
@@ -63,7 +64,7 @@ export interface TestSamlIdp {
   /** The person the browser is signed in as at the IdP (GET /sso answers for them). */
   signInAs(person: SamlPerson, options?: SignInOptions): void;
   /** A signed Redirect-binding LogoutRequest URL to the SP's SLS (for single-logout tests). */
-  logoutRequestUrl(options: { slsUrl: string; nameId: string; sessionIndex?: string; now: Date }): string;
+  logoutRequestUrl(options: LogoutRequestOptions): string;
   close(): Promise<void>;
 }
 

@@ -198,21 +198,32 @@ export function readMetadataSignature(xml: string, certificate: string): Metadat
   };
 }
 
-/** A LogoutRequest in the Redirect binding, signed by the identity provider's key with RSA-SHA256. */
-export function signedLogoutRequestUrl(options: {
+/** What a LogoutRequest names: whose sessions to end, and which of them. */
+export interface LogoutRequestOptions {
   slsUrl: string;
-  issuer: string;
   nameId: string;
-  sessionIndex?: string;
+  /** NameID@Format; left out by default. */
+  nameIdFormat?: string;
+  /** NameID@NameQualifier; left out by default. */
+  nameQualifier?: string;
+  /** One SessionIndex, several, or none (then the request is for every session of the NameID). */
+  sessionIndex?: string | string[];
   now: Date;
-  key: TestKeyPair;
-}): string {
+}
+
+/** A LogoutRequest in the Redirect binding, signed by the identity provider's key with RSA-SHA256. */
+export function signedLogoutRequestUrl(options: LogoutRequestOptions & { issuer: string; key: TestKeyPair }): string {
+  const sessionIndexes = options.sessionIndex === undefined ? [] : [options.sessionIndex].flat();
+  const nameIdAttributes = [
+    ...(options.nameIdFormat === undefined ? [] : [` Format="${escapeXml(options.nameIdFormat)}"`]),
+    ...(options.nameQualifier === undefined ? [] : [` NameQualifier="${escapeXml(options.nameQualifier)}"`]),
+  ].join('');
   const xml = [
     `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}"`,
     ` ID="${randomSamlId()}" Version="2.0" IssueInstant="${samlInstant(options.now)}" Destination="${escapeXml(options.slsUrl)}">`,
     `<saml:Issuer>${escapeXml(options.issuer)}</saml:Issuer>`,
-    `<saml:NameID>${escapeXml(options.nameId)}</saml:NameID>`,
-    options.sessionIndex === undefined ? '' : `<samlp:SessionIndex>${escapeXml(options.sessionIndex)}</samlp:SessionIndex>`,
+    `<saml:NameID${nameIdAttributes}>${escapeXml(options.nameId)}</saml:NameID>`,
+    ...sessionIndexes.map((sessionIndex) => `<samlp:SessionIndex>${escapeXml(sessionIndex)}</samlp:SessionIndex>`),
     '</samlp:LogoutRequest>',
   ].join('');
   const algorithm = SIGNATURE_ALGORITHMS.sha256;
@@ -222,4 +233,22 @@ export function signedLogoutRequestUrl(options: {
   const signature = createSign(algorithm.nodeHash).update(signedText).sign(options.key.privateKey, 'base64');
   const separator = options.slsUrl.includes('?') ? '&' : '?';
   return `${options.slsUrl}${separator}${signedText}&Signature=${encodeURIComponent(signature)}`;
+}
+
+/** A service provider's LogoutResponse, as the identity provider's SLO URL reads it from the Redirect binding. */
+export interface ReadLogoutResponse {
+  inResponseTo: string | undefined;
+  /** The StatusCode values, the top-level one first, then any nested inside it. */
+  statusCodes: string[];
+}
+
+export function readRedirectLogoutResponse(url: string | URL): ReadLogoutResponse {
+  const samlResponse = new URL(url).searchParams.get('SAMLResponse');
+  if (samlResponse === null) throw new Error('The URL has no SAMLResponse parameter');
+  const root = parseXml(decodeSamlMessage(samlResponse)).documentElement;
+  if (!root || root.namespaceURI !== SAML_NS.protocol || root.localName !== 'LogoutResponse') throw new Error('Not a samlp:LogoutResponse');
+  return {
+    inResponseTo: root.getAttribute('InResponseTo') ?? undefined,
+    statusCodes: descendants(root, SAML_NS.protocol, 'StatusCode').map((code) => code.getAttribute('Value') ?? ''),
+  };
 }

@@ -47,8 +47,17 @@ export interface SamlResponseOptions {
   algorithm?: SignatureAlgorithmName;
   /** The service provider's certificate (PEM): the assertion, signed first if asked, goes into an EncryptedAssertion. */
   encryptFor?: string;
-  status?: 'success' | 'authn_failed';
+  /**
+   * The Response's top-level StatusCode, with the second-level one an IdP adds to say why:
+   * 'authn_failed' is Responder/AuthnFailed, 'responder' Responder alone, 'requester'
+   * Requester/RequestDenied. Only a success carries an assertion, unless `assertionDespiteStatus`.
+   */
+  status?: SamlStatus;
+  /** An assertion, signed as `sign` says, in a response whose status is not Success: what an honest IdP never sends. */
+  assertionDespiteStatus?: boolean;
 }
+
+export type SamlStatus = 'success' | 'authn_failed' | 'responder' | 'requester';
 
 export interface ResponseDefaults {
   issuer: string;
@@ -58,7 +67,9 @@ export interface ResponseDefaults {
 const FIVE_MINUTES_MS = 5 * 60 * 1000;
 const STATUS_SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 const STATUS_RESPONDER = 'urn:oasis:names:tc:SAML:2.0:status:Responder';
+const STATUS_REQUESTER = 'urn:oasis:names:tc:SAML:2.0:status:Requester';
 const STATUS_AUTHN_FAILED = 'urn:oasis:names:tc:SAML:2.0:status:AuthnFailed';
+const STATUS_REQUEST_DENIED = 'urn:oasis:names:tc:SAML:2.0:status:RequestDenied';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const PASSWORD_PROTECTED_TRANSPORT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
 const ATTRNAME_URI = 'urn:oasis:names:tc:SAML:2.0:attrname-format:uri';
@@ -116,20 +127,26 @@ export function assertionXml(options: SamlResponseOptions, issuer: string, asser
   ].join('');
 }
 
-function statusXml(status: 'success' | 'authn_failed'): string {
-  if (status === 'success') return `<samlp:Status><samlp:StatusCode Value="${STATUS_SUCCESS}"/></samlp:Status>`;
-  return [
-    '<samlp:Status>',
-    `<samlp:StatusCode Value="${STATUS_RESPONDER}"><samlp:StatusCode Value="${STATUS_AUTHN_FAILED}"/></samlp:StatusCode>`,
-    '<samlp:StatusMessage>Authentication failed</samlp:StatusMessage>',
-    '</samlp:Status>',
-  ].join('');
+/** Each status as its top-level StatusCode and the second-level one inside it, if any. */
+const STATUS_CODES: Readonly<Record<SamlStatus, readonly [string, string?]>> = {
+  success: [STATUS_SUCCESS],
+  authn_failed: [STATUS_RESPONDER, STATUS_AUTHN_FAILED],
+  responder: [STATUS_RESPONDER],
+  requester: [STATUS_REQUESTER, STATUS_REQUEST_DENIED],
+};
+
+function statusXml(status: SamlStatus): string {
+  const [topLevel, secondLevel] = STATUS_CODES[status];
+  if (status === 'success') return `<samlp:Status><samlp:StatusCode Value="${topLevel}"/></samlp:Status>`;
+  const inner = secondLevel === undefined ? '' : `<samlp:StatusCode Value="${secondLevel}"/>`;
+  return ['<samlp:Status>', `<samlp:StatusCode Value="${topLevel}">${inner}</samlp:StatusCode>`, '<samlp:StatusMessage>Authentication failed</samlp:StatusMessage>', '</samlp:Status>'].join('');
 }
 
 /**
  * The Response XML. Order matters: the assertion is signed first (so an encrypted assertion carries
  * its signature inside), then encrypted, and the Response is signed last, over whatever it holds.
- * A failed authentication carries no assertion, as an identity provider sends it.
+ * A failed authentication carries no assertion, as an identity provider sends it (unless the test
+ * asks for one: assertionDespiteStatus).
  */
 export function buildSamlResponse(options: SamlResponseOptions, defaults: ResponseDefaults): string {
   const issuer = options.issuer ?? defaults.issuer;
@@ -140,7 +157,7 @@ export function buildSamlResponse(options: SamlResponseOptions, defaults: Respon
   const status = options.status ?? 'success';
 
   let assertion = '';
-  if (status === 'success') {
+  if (status === 'success' || options.assertionDespiteStatus === true) {
     const assertionId = options.assertionId ?? randomSamlId();
     assertion = assertionXml(options, issuer, assertionId);
     if (sign === 'assertion' || sign === 'both') {

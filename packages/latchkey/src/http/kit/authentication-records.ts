@@ -2,6 +2,7 @@ import type { FirstFactor, LoginProofs } from '../../login/proofs.js';
 import type { Settings } from '../../config/settings.js';
 import type { AuthenticatorType } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
+import type { SamlSubject } from '../../socialaccount/model.js';
 
 /**
  * How a user proved who they are in a session, one record per proof, as the headless API lists
@@ -65,4 +66,16 @@ export function loginRecords(settings: Pick<Settings, 'USERNAME_TYPE'>, user: Us
     return [codeRecord(proof.kind, at)];
   });
   return [firstFactorRecord(settings, user, first, at), ...codes];
+}
+
+/** The SAML sign-in a session's login came through: the IdP (its provider id), and whom and which IdP session the assertion was for. */
+export interface SamlSignIn {
+  provider: string;
+  subject: SamlSubject;
+}
+
+/** The SAML sign-in a completed login's first factor came through; undefined for any other first factor. */
+export function samlSignInOf(proofs: LoginProofs): SamlSignIn | undefined {
+  const [first] = proofs;
+  return first.kind === 'socialaccount' && first.samlSubject !== undefined ? { provider: first.provider, subject: first.samlSubject } : undefined;
 }

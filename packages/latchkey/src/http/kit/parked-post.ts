@@ -22,17 +22,21 @@ export interface ParkingSpot {
 
 /**
  * Each parked POST counts as a sign-in attempt under the login limit: it stores something, so a
- * flood of them is refused. The 429 reply when this one is past the limit; undefined otherwise.
+ * flood of them is refused. Past the limit this answers 429 and returns true: the caller then
+ * returns the reply as it is and parks nothing. It returns whether it answered, never the reply
+ * itself: a Fastify reply is thenable, so an async function returning it resolves to undefined
+ * once it is sent, and the caller would carry on and answer a second time.
  */
-export async function refusedOverLoginLimit(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+export async function answeredOverLoginLimit(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const attempt = await ctx.deps.rateLimits.consume('login', { ip: clientOf(request).ip });
-  if (attempt.allowed) return undefined;
-  return reply
+  if (attempt.allowed) return false;
+  reply
     .code(429)
     .header('retry-after', String(attempt.retryAfterSeconds))
     .header('cache-control', 'no-store')
     .type('text/plain; charset=utf-8')
     .send('Too many sign-in attempts. Try again later.');
+  return true;
 }
 
 /** Parks `value` for PARKED_SECONDS under a cookie scoped to the finish URL, and sends the browser there (303: the GET that follows a POST). */

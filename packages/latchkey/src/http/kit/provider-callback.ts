@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
+import type { Settings } from '../../config/settings.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from './context.js';
 import { loginContextOf } from './login-context.js';
-import { parkPost, refusedOverLoginLimit, takeParkedPost, type ParkingSpot } from './parked-post.js';
+import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from './parked-post.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
 import { clientOf, logMailFailures } from './request-info.js';
+import { allowedFrontendUrlOr } from './safe-redirect.js';
 import type { LoginOutcome } from './session-state.js';
 
 /** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
@@ -235,8 +237,7 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
     scope.post(`${prefix}:providerId/login/callback/`, { config: { csrf: false } }, async (request, reply) => {
       const found = await at(request);
       if (!found) return reply.callNotFound();
-      const limited = await refusedOverLoginLimit(ctx, request, reply);
-      if (limited) return limited;
+      if (await answeredOverLoginLimit(ctx, request, reply)) return reply;
       const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
       const fields: Record<string, string> = {};
       for (const name of FORM_POST_FIELDS) {

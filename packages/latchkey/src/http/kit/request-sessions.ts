@@ -8,7 +8,7 @@ import type { Store } from '../../store.js';
 import type { User } from '../../account/model.js';
 import { csrfOptionsFrom, rotateCsrfSecret } from './csrf.js';
 import { isRecentAuthentication } from '../../account/flows/reauthenticate.js';
-import type { AuthenticationRecord } from './authentication-records.js';
+import type { AuthenticationRecord, SamlSignIn } from './authentication-records.js';
 
 /** Session key holding when the user last proved who they are. */
 const AUTHENTICATED_AT = '_authenticated_at';
@@ -16,6 +16,8 @@ const AUTHENTICATED_AT = '_authenticated_at';
 const REMEMBER = '_remember';
 /** Session key holding how the user proved who they are in this session (headless `methods`). */
 const AUTHENTICATIONS = '_authentications';
+/** Session key holding the SAML sign-in the login came through, which the IdP's single logout must name (docs/saml.md). */
+const SAML_SIGN_IN = '_saml_sign_in';
 
 /**
  * How a session id travels between the server and a client: in a cookie for browsers, in the
@@ -129,23 +131,26 @@ export class RequestSessions {
    * Ends the pre-login session and starts a new one for the user: a new session id and a new CSRF
    * secret, so that an id or token planted or seen before the login is worthless after it.
    * `remember` chooses a long-lived cookie; otherwise the cookie ends with the browser session.
-   * `authentications` records how the user proved who they are (the headless API lists them).
+   * `authentications` records how the user proved who they are (the headless API lists them);
+   * `samlSignIn`, the SAML sign-in the login came through, if it did.
    */
   async login(
     request: FastifyRequest,
     reply: FastifyReply,
     user: User,
-    options: { remember: boolean; authentications?: AuthenticationRecord[] },
+    options: { remember: boolean; authentications?: AuthenticationRecord[]; samlSignIn?: SamlSignIn },
   ): Promise<ActiveSession> {
     const previous = await this.session(request);
     // An anonymous session's state (a cart, a pending step) carries into the login; another
-    // user's never does, or it would leak to whoever logs in next on a shared browser.
-    const carried = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
+    // user's never does, or it would leak to whoever logs in next on a shared browser. The SAML
+    // sign-in an earlier login came through never does either: it is each login's own to record.
+    const { [SAML_SIGN_IN]: _earlier, ...carried } = previous && (previous.userId === null || previous.userId === user.id) ? previous.data : {};
     const data = {
       ...carried,
       [AUTHENTICATED_AT]: this.clock.now().toISOString(),
       [REMEMBER]: options.remember,
       [AUTHENTICATIONS]: options.authentications ?? [],
+      ...(options.samlSignIn === undefined ? {} : { [SAML_SIGN_IN]: options.samlSignIn }),
     };
     if (previous) await this.sessions.end(previous);
     const session = await this.sessions.create({ userId: user.id, data, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? '' });
@@ -177,6 +182,12 @@ export class RequestSessions {
     if (!session) return;
     const authentications = [...(await this.authentications(request)), how].slice(-20);
     await this.sessions.saveData(session, { ...session.data, [AUTHENTICATED_AT]: this.clock.now().toISOString(), [AUTHENTICATIONS]: authentications });
+  }
+
+  /** The SAML sign-in this session's user logged in through; undefined when nobody is signed in, or not through a SAML IdP. */
+  async samlSignIn(request: FastifyRequest): Promise<SamlSignIn | undefined> {
+    const session = await this.session(request);
+    return session?.userId == null ? undefined : (session.data[SAML_SIGN_IN] as SamlSignIn | undefined);
   }
 
   /** How the user proved who they are in this session, oldest first. */

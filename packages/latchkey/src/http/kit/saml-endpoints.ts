@@ -17,7 +17,7 @@ import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from './context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
-import { parkPost, refusedOverLoginLimit, takeParkedPost, type ParkingSpot } from './parked-post.js';
+import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from './parked-post.js';
 import { safeRedirectOr } from './safe-redirect.js';
 import { signOut } from './sign-out.js';
 
@@ -66,8 +66,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
   scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
-    const limited = await refusedOverLoginLimit(ctx, request, reply);
-    if (limited) return limited;
+    if (await answeredOverLoginLimit(ctx, request, reply)) return reply;
     const samlResponse = formField(request.body, 'SAMLResponse');
     if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
     // Base64 of the largest document the checks will read: anything longer is refused before it is stored.
@@ -103,13 +102,14 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     }
     if (!signIn) return presentOther(request, reply, failed, undefined);
     const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => verifySamlAnswer(deps, configured.provider.id, saml, parked.samlResponse, requestId));
-    return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
+    return presentCallbackResult(ctx, reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
   });
 
   /**
-   * Single logout, HTTP-Redirect binding: an IdP's LogoutRequest signs this browser out when its
-   * user has an account at that IdP, and is answered. Latchkey starts no single logout itself, so
-   * anything else here (a LogoutResponse included) is refused.
+   * Single logout, HTTP-Redirect binding: an IdP's LogoutRequest signs this browser out when it
+   * names the SAML sign-in the session came through, and is answered either way (Success only when
+   * a session ended). Latchkey starts no single logout itself, so anything else here (a
+   * LogoutResponse included) is refused.
    */
   scope.get('/accounts/saml/:organization/sls/', async (request, reply) => {
     const found = await samlOf(request);
@@ -118,9 +118,9 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     const message = logoutMessageOf(request);
     try {
       if (message === undefined) throw new ProviderError('failed', `${providerId}: a logout message parameter came twice`);
-      const user = await ctx.sessions.currentUser(request);
-      const accepted = await acceptSamlLogoutRequest(deps, providerId, found.saml, message, user?.id ?? null);
+      const accepted = await acceptSamlLogoutRequest(deps, providerId, found.saml, message, await ctx.sessions.samlSignIn(request));
       if (accepted.signOut) await signOut(ctx, request, reply);
+      else request.log.warn({ provider: providerId }, 'SAML single logout ended no session: the LogoutRequest does not name the SAML sign-in of this session');
       return reply.code(302).header('cache-control', 'no-store').redirect(accepted.answerUrl);
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;

@@ -4,7 +4,7 @@ import type { User } from '../../account/model.js';
 import { completeLogin } from '../../login/complete.js';
 import type { LoginResult, PendingLoginState } from '../../login/pipeline.js';
 import type { LoginStage } from '../../login/stages.js';
-import { loginRecords } from './authentication-records.js';
+import { loginRecords, samlSignInOf } from './authentication-records.js';
 import type { HttpContext } from './context.js';
 import { keepVerificationCode } from './email-code-state.js';
 import { setMfaTrustCookie } from './mfa-trust-cookie.js';
@@ -97,7 +97,8 @@ async function keepPendingLogin(ctx: HttpContext, request: FastifyRequest, reply
  * new session id; any other result forgets it (and the signup's wait: a login has begun). A login
  * that passed every stage gets the user's new session (a new id or token: one planted before is
  * worthless), the record of how they proved who they are, the "trust this browser" cookie when
- * they asked for it, and completeLogin's last_login and user_logged_in.
+ * they asked for it, the SAML sign-in it came through (if any, for the IdP's single logout), and
+ * completeLogin's last_login and user_logged_in.
  */
 export async function settleLogin(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, result: LoginResult, options: { remember: boolean; next: string }): Promise<LoginOutcome> {
   await forgetValue(ctx, request, SIGNUP_AWAITING_VERIFICATION);
@@ -110,7 +111,7 @@ export async function settleLogin(ctx: HttpContext, request: FastifyRequest, rep
   const { deps } = ctx;
   if (ctx.client === 'browser') setMfaTrustCookie(reply, deps.settings, result.trustToken);
   const authentications = loginRecords(deps.settings, result.user, result.proofs, deps.clock.now());
-  await ctx.sessions.login(request, reply, result.user, { remember: options.remember, authentications });
+  await ctx.sessions.login(request, reply, result.user, { remember: options.remember, authentications, samlSignIn: samlSignInOf(result.proofs) });
   await completeLogin(deps, result.user, result.proofs, clientOf(request));
   return { kind: 'signed_in', user: result.user };
 }

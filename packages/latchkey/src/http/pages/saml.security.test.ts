@@ -5,7 +5,7 @@
  * account created, and its reason in the log at warn; the few that sign someone in sign in exactly
  * the person the signature vouches for.
  */
-import type { LightMyRequestResponse } from 'fastify';
+import Fastify, { type LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import { createLatchkey } from '../../latchkey.js';
@@ -114,6 +114,16 @@ describe.each(testDatabaseKinds())('SAML sign-in on the pages, attacked, on %s',
     for (const sign of ['assertion', 'response'] as const) {
       await expectRefused(await answeredAs(MALLORY, { sign, signingKey: strangerKeys }), /the response was refused: Invalid signature/);
     }
+  });
+
+  it('refuses a response whose status is not Success, though its assertion is validly signed, and signs in the same one with Success', async () => {
+    await setUp();
+    for (const sign of ['assertion', 'response'] as const) {
+      const answer = await answeredAs(VICTIM, { status: 'responder', assertionDespiteStatus: true, sign });
+      await expectRefused(answer, /the IdP's status is urn:oasis:names:tc:SAML:2\.0:status:Responder, not Success/);
+    }
+    await expectRefused(await answeredAs(VICTIM, { status: 'requester', assertionDespiteStatus: true }), /status:Requester \(urn:oasis:names:tc:SAML:2\.0:status:RequestDenied\), not Success/);
+    await expectSignedInAs(await answeredAs(VICTIM, { sign: 'response' }), VICTIM.nameId);
   });
 
   it("signs in a NameID with a comment inside as its whole text's account, never as the local account its first part names", async () => {
@@ -264,15 +274,24 @@ describe.each(testDatabaseKinds())('SAML sign-in on the pages, attacked, on %s',
     await expectRefused(await browser.get(late.finish), /without a parked response/, 1);
   });
 
-  it('counts each post to the ACS as a login attempt: past the login limit it is refused with 429 and nothing is parked', async () => {
+  it('counts each post to the ACS as a login attempt: past the login limit it is answered 429 once, and nothing is parked', async () => {
     const site = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: samlApp(idp), ACCOUNT_RATE_LIMITS: { login: '2/m/ip' } } });
-    const client = await PageClient.create(site);
-    cleanUps.push(() => site.destroy(), () => client.close());
-    const post = () => client.app.inject({ method: 'POST', url: '/accounts/saml/acme/acs/', payload: 'SAMLResponse=PHNhbWw%2B', headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' } });
+    // The site's own log, as a project's Fastify logger writes it: a second answer to one request is logged there.
+    const lines: string[] = [];
+    const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } });
+    app.addHook('onRequest', site.allowedHostsGuard);
+    await app.register(site.plugin);
+    cleanUps.push(() => site.destroy(), () => app.close());
+    const post = () => app.inject({ method: 'POST', url: '/accounts/saml/acme/acs/', payload: 'SAMLResponse=PHNhbWw%2B', headers: { host: 'testserver', 'content-type': 'application/x-www-form-urlencoded' } });
     expect((await post()).statusCode).toBe(303);
     expect((await post()).statusCode).toBe(303);
     const refused = await post();
     expect([refused.statusCode, refused.headers['retry-after'], refused.body, refused.cookies]).toEqual([429, '60', 'Too many sign-in attempts. Try again later.', []]);
+    const answers = lines.map((line) => JSON.parse(line) as { msg: string; res?: { statusCode: number }; err?: { code?: string } });
+    expect(answers.filter((line) => line.msg === 'request completed').map((line) => line.res?.statusCode)).toEqual([303, 303, 429]);
+    expect(answers.filter((line) => line.err !== undefined || line.msg.includes('already sent'))).toEqual([]);
+    // Every session in the store, counted by ending them all: the two parked posts, none for the refused one.
+    expect(await site.deps.store.sessions.deleteExpired(new Date('2999-01-01T00:00:00Z'))).toBe(2);
   });
 
   it('refuses a SAMLResponse that is not XML, has a DOCTYPE, or is missing, clearly and without a 500', async () => {

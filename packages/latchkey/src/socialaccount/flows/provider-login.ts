@@ -22,7 +22,7 @@ import { emailAuthenticationFor, userByProviderEmail, wipePassword, type EmailMa
 import type { PendingAuthorization, ProviderProfile, ProviderTokens, SignInProvider } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
-import { signUpFromProvider } from './provider-signup.js';
+import { providerFirstFactor, signUpFromProvider } from './provider-signup.js';
 import type { ProviderLoginResult } from './results.js';
 
 /** How long a started sign-in may take at the provider before its state is refused. */
@@ -121,7 +121,7 @@ export async function finishProviderLogin(
 ): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
   const profile = profileForApp(configured.app, answer.profile);
-  const firstFactor: FirstFactor = { kind: 'socialaccount', provider: providerId, uid: profile.uid };
+  const firstFactor = providerFirstFactor(providerId, profile);
   const existing = await deps.store.socialAccounts.find(providerId, profile.uid);
   if (existing) {
     await deps.store.transaction(async (repositories) => {

@@ -36,8 +36,9 @@ export function socialLoginOf(providerId: string, profile: ProviderProfile): Soc
   return { provider: providerId, uid: profile.uid, data: profile.data, extraData: profile.extraData };
 }
 
-function firstFactorOf(providerId: string, profile: ProviderProfile): FirstFactor {
-  return { kind: 'socialaccount', provider: providerId, uid: profile.uid };
+/** What a login through a provider's answer proves: the account at the provider, and the SAML IdP session it came through when it is one. */
+export function providerFirstFactor(providerId: string, profile: ProviderProfile): FirstFactor {
+  return { kind: 'socialaccount', provider: providerId, uid: profile.uid, ...(profile.samlSubject === undefined ? {} : { samlSubject: profile.samlSubject }) };
 }
 
 /** The address a signup from the provider starts with: its primary one, else its first, else what populateUser gave. */
@@ -179,7 +180,7 @@ async function createAndSignIn(
   context: LoginContext,
 ): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
-  const firstFactor = firstFactorOf(providerId, profile);
+  const firstFactor = providerFirstFactor(providerId, profile);
   const verified = profile.emails.some((address) => address.email.toLowerCase() === fields.email.toLowerCase() && address.verified);
   const now = deps.clock.now();
   // Under optional verification an unverified address is sent its link, as a local signup's is

@@ -8,6 +8,7 @@
  */
 import { sha256Hex } from '../../core/crypto.js';
 import type { LatchkeyDeps } from '../../deps.js';
+import type { SamlSubject } from '../model.js';
 import { ProviderError, type ProviderProfile, type SamlLogoutMessage, type SamlServiceProvider } from '../providers/provider.js';
 
 export async function verifySamlAnswer(
@@ -30,15 +31,17 @@ export async function verifySamlAnswer(
 /**
  * An IdP's LogoutRequest, accepted once: checked by the app's service provider (signed, for this
  * SLS, recent), then its ID claimed, so that a captured logout link cannot sign the person out
- * again. Whether anyone is signed out is the caller's to decide (signedOut): only a session whose
- * user has an account at this IdP, since the IdP speaks for its own sessions and no others.
+ * again. It ends the session only when it names it (signOut): a session signed in through this
+ * IdP, for the NameID the request names and, when it names any, in one of its SessionIndexes. The
+ * IdP speaks for its own sessions and no others: a password login is never its to end, and a
+ * signed request brought by someone else's browser ends nothing there (docs/saml.md).
  */
 export async function acceptSamlLogoutRequest(
-  deps: Pick<LatchkeyDeps, 'clock' | 'oneTimeClaims' | 'store'>,
+  deps: Pick<LatchkeyDeps, 'clock' | 'oneTimeClaims'>,
   providerId: string,
   saml: SamlServiceProvider,
   message: SamlLogoutMessage,
-  signedInUserId: number | null,
+  signedIn: { provider: string; subject: SamlSubject } | undefined,
 ): Promise<{ answerUrl: string; signOut: boolean }> {
   const now = deps.clock.now();
   const accepted = await saml.answerLogoutRequest(message, now);
@@ -46,6 +49,6 @@ export async function acceptSamlLogoutRequest(
   if (!(await deps.oneTimeClaims.claim(`saml-logout:${sha256Hex(`${providerId}\u0000${accepted.requestId}`)}`, seconds, now))) {
     throw new ProviderError('failed', `${providerId}: the LogoutRequest was used before (a replayed logout)`);
   }
-  const accounts = signedInUserId === null ? [] : await deps.store.socialAccounts.listForUser(signedInUserId);
-  return { answerUrl: accepted.answerUrl, signOut: accounts.some((account) => account.provider === providerId) };
+  const signOut = signedIn !== undefined && signedIn.provider === providerId && accepted.names(signedIn.subject);
+  return { answerUrl: await accepted.answerUrl(signOut), signOut };
 }

@@ -1,4 +1,6 @@
 import type { ProviderUserData } from '../adapter.js';
+import type { ProviderHostRule } from './private-hosts.js';
+import type { SamlSubject } from '../model.js';
 
 /**
  * What every provider a person can sign in with offers the sign-in flows: where to send the
@@ -19,6 +21,8 @@ export interface ProviderProfile {
   emails: ProviderEmail[];
   data: ProviderUserData;
   extraData: Record<string, unknown>;
+  /** A SAML IdP's only: whom its assertion was for and in which of its sessions, which its single logout names. */
+  samlSubject?: SamlSubject;
 }
 
 export interface ProviderTokens {
@@ -76,8 +80,8 @@ export interface SamlServiceProvider {
   /** The IdP's response, verified (providers/saml/response.ts); `requestId` undefined for an unsolicited one. Throws ProviderError. */
   verifyResponse(samlResponse: string, expected: { requestId: string | undefined; now: Date }): Promise<VerifiedSamlAnswer>;
   /**
-   * An IdP's LogoutRequest at the SLS (signed, for this SLS, recent; saml/logout.ts): its ID and the
-   * URL of the LogoutResponse to send the browser back with. Throws ProviderError otherwise.
+   * An IdP's LogoutRequest at the SLS (signed, for this SLS, recent; saml/logout.ts): its ID, whose
+   * sessions it names, and the LogoutResponse to send the browser back with. Throws ProviderError otherwise.
    */
   answerLogoutRequest(message: SamlLogoutMessage, now: Date): Promise<AcceptedLogoutRequest>;
 }
@@ -88,11 +92,14 @@ export interface SamlLogoutMessage {
   rawQuery: string;
 }
 
-/** A LogoutRequest, checked: its ID, until when that must be remembered to refuse it again, and the answer's URL. */
+/** A LogoutRequest, checked: its ID, until when that must be remembered to refuse it again, whose sessions it ends, and the answer. */
 export interface AcceptedLogoutRequest {
   requestId: string;
   usableUntil: Date;
-  answerUrl: string;
+  /** Whether the request names the IdP session a sign-in was for: its NameID, and its SessionIndex when it names any. */
+  names(signedIn: SamlSubject): boolean;
+  /** The URL of the LogoutResponse to the IdP: Success when a session was ended, else Requester/UnknownPrincipal. */
+  answerUrl(ended: boolean): Promise<string>;
 }
 
 export interface VerifiedSamlAnswer {

@@ -14,6 +14,7 @@ import { LatchkeyError } from '../../../core/errors.js';
 import type { ProviderApp } from '../../apps.js';
 import type { ProviderContext, ProviderKind } from '../kind.js';
 import { ProviderError, samlRequestId, type SignInProvider, type SamlServiceProvider } from '../provider.js';
+import { secureUrl } from '../secure-url.js';
 import { profileFromAssertion } from './attributes.js';
 import { idpEndpointsSource, type IdpEndpoints } from './idp-metadata.js';
 import { acceptLogoutRequest } from './logout.js';
@@ -53,7 +54,7 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
   const spEntityId = options.spEntityId ?? urls.metadata;
   const idpEndpoints = idpEndpointsSource(app.id, options.idp, context.http, context.clock);
   const fail = (why: string) => new ProviderError('failed', `${app.id}: ${why}`);
-  const logoutChecks = { appId: app.id, slsUrl: urls.sls, allowedClockDriftSeconds: options.advanced.allowedClockDriftSeconds };
+  const logoutChecks = { appId: app.id, slsUrl: urls.sls, allowedClockDriftSeconds: options.advanced.allowedClockDriftSeconds, idpEntityId: options.idp.entityId, spEntityId };
 
   /** node-saml for messages we send (AuthnRequests, logout answers) and logout messages we receive. */
   const messages = (idp: IdpEndpoints, requestId?: string): SAML =>
@@ -89,7 +90,8 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
 
     async verifyResponse(samlResponse, expected) {
       const verified = await verifySamlResponse(app.id, options, await idpEndpoints(), samlResponse, { ...expected, spEntityId, acsUrl: urls.acs });
-      return { profile: profileFromAssertion(app.id, options, verified.person), assertionId: verified.assertionId, usableUntil: verified.usableUntil };
+      const profile = { ...profileFromAssertion(app.id, options, verified.person), samlSubject: verified.subject };
+      return { profile, assertionId: verified.assertionId, usableUntil: verified.usableUntil };
     },
 
     async answerLogoutRequest(message, now) {

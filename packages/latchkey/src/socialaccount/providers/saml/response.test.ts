@@ -93,7 +93,8 @@ describe('verifySamlResponse', () => {
     const verified = await verify(responseXml({ assertionId: '_assertion-1', person: { ...ALICE, sessionIndex: '_session-1' } }));
     expect(verified.person).toEqual({ nameId: 'alice@example.com', nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress', attributes: { 'urn:oid:0.9.2342.19200300.100.1.3': ['alice@example.com'] } });
     expect(verified.assertionId).toBe('_assertion-1');
-    expect(verified.sessionIndex).toBe('_session-1');
+    // Whom the IdP's session is for, as its single logout will name it.
+    expect(verified.subject).toEqual({ nameId: 'alice@example.com', format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress', sessionIndex: '_session-1' });
     // Five minutes of validity, and the 300 s another clock may be behind ours.
     expect(verified.usableUntil).toEqual(new Date(NOW.getTime() + 5 * MINUTE + 300_000));
   });
@@ -222,8 +223,23 @@ describe('verifySamlResponse', () => {
     expect((await verify(responseXml({ sign: 'both' }), { advanced: { want_message_signed: true, want_assertion_signed: true } })).person.nameId).toBe('alice@example.com');
   });
 
+  it('refuses a response whose status is not Success even when its assertion is validly signed, whichever part the IdP signed', async () => {
+    const statuses = { responder: 'Responder', requester: 'Requester', authn_failed: 'Responder' } as const;
+    for (const sign of ['assertion', 'response', 'both'] as const) {
+      for (const [status, topLevel] of Object.entries(statuses) as [keyof typeof statuses, string][]) {
+        const message = await refusal(responseXml({ status, sign, assertionDespiteStatus: true }));
+        expect(message, `${status}, ${sign} signed`).toContain(`the IdP's status is urn:oasis:names:tc:SAML:2.0:status:${topLevel}`);
+      }
+      expect((await verify(responseXml({ sign }))).person.nameId, `success, ${sign} signed`).toBe('alice@example.com');
+    }
+    // A Response without a Status, or with two, says nothing that can be trusted as a success.
+    const success = '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>';
+    expect(await refusal(replaced(responseXml(), success, ''))).toContain("the IdP's status is missing");
+    expect(await refusal(replaced(responseXml(), success, success + success))).toContain("the IdP's status is missing");
+  });
+
   it('refuses a failed authentication, and text that is not a SAML Response, clearly', async () => {
-    expect(await refusal(responseXml({ status: 'authn_failed' }))).toMatch(/refused|assertion/);
+    expect(await refusal(responseXml({ status: 'authn_failed' }))).toContain("the IdP's status is urn:oasis:names:tc:SAML:2.0:status:Responder (urn:oasis:names:tc:SAML:2.0:status:AuthnFailed)");
     const notResponses: Check[] = [
       { raw: 'not base64 at all!' },
       { raw: Buffer.from('plain text', 'utf8').toString('base64') },

@@ -3,6 +3,8 @@
  * the XML signatures, reads only what they cover (so a wrapped, unsigned assertion is never
  * read), decrypts an encrypted assertion and checks the audience. What it leaves to its callers is
  * checked here, as python3-saml's strict mode does and allauth relies on (SAML 2.0 Profiles §4.1.4):
+ * - the status: Success, before any assertion is read (node-saml looks at the status only when the
+ *   response holds no assertion, so a failure that carries a signed one would sign someone in);
  * - the algorithms: SHA-1 refused unless the app allows it, and only RSA signatures at all (an
  *   HMAC "signed" with the IdP's public certificate would verify for anyone who has it);
  * - Response@Destination and SubjectConfirmationData@Recipient: our ACS URL, so a response meant
@@ -15,11 +17,12 @@
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
 import { XMLSerializer, type Element } from '@xmldom/xmldom';
+import type { SamlSubject } from '../../model.js';
 import { ProviderError } from '../provider.js';
 import type { AssertedPerson } from './attributes.js';
 import type { IdpEndpoints } from './idp-metadata.js';
 import type { SamlOptions } from './settings.js';
-import { attributeOf, children, descendants, onlyChild, parseXml, SAML_ASSERTION, SAML_PROTOCOL, textOf, XML_DSIG } from './xml.js';
+import { attributeOf, children, descendants, onlyChild, parseXml, readNameId, SAML_ASSERTION, SAML_PROTOCOL, textOf, XML_DSIG } from './xml.js';
 
 const RSA_SIGNATURES: Readonly<Record<string, 'modern' | 'deprecated'>> = {
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256': 'modern',
@@ -32,6 +35,7 @@ const DIGESTS: Readonly<Record<string, 'modern' | 'deprecated'>> = {
   'http://www.w3.org/2000/09/xmldsig#sha1': 'deprecated',
 };
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const STATUS_SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
 /** What the service provider checks a response against. */
 export interface ResponseExpectations {
@@ -42,13 +46,13 @@ export interface ResponseExpectations {
   now: Date;
 }
 
-/** A verified assertion: who, and what the replay cache needs. */
+/** A verified assertion: who, in which of the IdP's sessions, and what the replay cache needs. */
 export interface VerifiedAssertion {
   person: AssertedPerson;
+  subject: SamlSubject;
   assertionId: string;
   /** The latest instant the assertion may be used: the replay cache keeps its id until then. */
   usableUntil: Date;
-  sessionIndex?: string;
 }
 
 /** The Response element of a base64 SAMLResponse, unverified; undefined when it is not one. */
@@ -77,6 +81,7 @@ export async function verifySamlResponse(appId: string, options: SamlOptions, id
   const fail = (why: string) => new ProviderError('failed', `${appId}: ${why}`);
   const root = responseRoot(samlResponse);
   if (!root) throw fail('the SAMLResponse is not a SAML Response');
+  checkStatus(root, fail);
   checkAlgorithms(root, options.advanced.rejectDeprecatedAlgorithm, fail);
   await checkEncryptedAlgorithms(root, options, fail);
   const destination = attributeOf(root, 'Destination');
@@ -98,6 +103,22 @@ export async function verifySamlResponse(appId: string, options: SamlOptions, id
   const assertion = parseXml(assertionXml)?.documentElement;
   if (!assertion || assertion.localName !== 'Assertion' || assertion.namespaceURI !== SAML_ASSERTION) throw fail('the verified assertion cannot be read');
   return readAssertion(assertion, options, expected, fail);
+}
+
+/**
+ * The response's one Status must hold one top-level StatusCode, Success. Anything else (Responder,
+ * Requester, a second-level AuthnFailed...) is the IdP saying it signed nobody in, whatever
+ * assertion the response carries beside it. The status may be outside what the signature covers
+ * (when only the assertion is signed): read here unverified, it can only make us refuse.
+ */
+function checkStatus(root: Element, fail: (why: string) => ProviderError): void {
+  const status = onlyChild(root, SAML_PROTOCOL, 'Status');
+  const code = status && onlyChild(status, SAML_PROTOCOL, 'StatusCode');
+  const value = code && attributeOf(code, 'Value');
+  if (!code || value === undefined) throw fail("the IdP's status is missing");
+  if (value === STATUS_SUCCESS) return;
+  const reason = children(code, SAML_PROTOCOL, 'StatusCode').map((inner) => attributeOf(inner, 'Value'))[0];
+  throw fail(`the IdP's status is ${value}${reason === undefined ? '' : ` (${reason})`}, not Success`);
 }
 
 /**
@@ -208,10 +229,11 @@ function readAssertion(assertion: Element, options: SamlOptions, expected: Respo
   }
   const authn = children(assertion, SAML_ASSERTION, 'AuthnStatement')[0];
   const sessionIndex = authn && attributeOf(authn, 'SessionIndex');
+  const samlSubject: SamlSubject = { ...readNameId(nameId), ...(sessionIndex === undefined ? {} : { sessionIndex }) };
   return {
-    person: { nameId: textOf(nameId), nameIdFormat: attributeOf(nameId, 'Format'), attributes },
+    person: { nameId: samlSubject.nameId, nameIdFormat: samlSubject.format, attributes },
+    subject: samlSubject,
     assertionId,
     usableUntil: new Date(Math.min(confirmedUntil, conditionsUntil ?? confirmedUntil) + drift),
-    ...(sessionIndex === undefined ? {} : { sessionIndex }),
   };
 }

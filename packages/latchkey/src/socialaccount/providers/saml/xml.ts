@@ -66,3 +66,23 @@ export function textOf(element: Element): string {
 export function attributeOf(element: Element, name: string): string | undefined {
   return element.hasAttribute(name) ? element.getAttribute(name) ?? undefined : undefined;
 }
+
+/** A NameID as the service provider keeps it: its text and, when present, the attributes that say which namespace it belongs to. */
+export interface ReadNameId {
+  nameId: string;
+  format?: string;
+  nameQualifier?: string;
+  spNameQualifier?: string;
+}
+
+/** A NameID element read: in an assertion and in a LogoutRequest alike, so that the two compare. */
+export function readNameId(element: Element): ReadNameId {
+  const read: ReadNameId = { nameId: textOf(element) };
+  const format = attributeOf(element, 'Format');
+  const nameQualifier = attributeOf(element, 'NameQualifier');
+  const spNameQualifier = attributeOf(element, 'SPNameQualifier');
+  if (format !== undefined) read.format = format;
+  if (nameQualifier !== undefined) read.nameQualifier = nameQualifier;
+  if (spNameQualifier !== undefined) read.spNameQualifier = spNameQualifier;
+  return read;
+}
