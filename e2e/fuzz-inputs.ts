@@ -4,7 +4,8 @@
  * without an edit here. What the list holds is what an outside review sent the site (issue 19):
  * wrong content types, bodies past every limit, 10,000-deep JSON, prototype keys, NUL bytes and
  * invalid UTF-8 in paths, query strings, form fields and JSON, bad and oversized cookies and
- * tokens, odd path parameters, duplicated parameters, and arrays or objects where text belongs.
+ * tokens, odd path parameters, duplicated parameters, and arrays or objects where text belongs;
+ * and, from issue 30, redirect targets outside ASCII.
  *
  * No input holds the words the leak check looks for (a stack frame, "node_modules", "stack"), so
  * a page that echoes its input is never taken for one that leaks.
@@ -135,6 +136,27 @@ const body = (headers: Record<string, string>, payload: string | Buffer): FuzzVa
 const form = (text: string): FuzzVariant => body(FORM, text);
 const json = (text: string | Buffer): FuzzVariant => body(JSON_TYPE, text);
 
+/**
+ * Where-to-next values that once passed the same-site check and then broke the redirect (issue 30):
+ * characters outside ASCII (encoded, raw, percent-encoded as Latin-1), control characters, and a
+ * path that serialises to another host; in every field naming where the browser goes next. A route
+ * that takes a body gets them in a form (raw characters as UTF-8), any other in its query.
+ */
+const REDIRECT_TARGETS = ['%2F%E3%80%82x', '%2Fx%3Fq%3D%E3%80%82', '/\u3002x', '/caf\u00e9', '%2Fcaf%E9', '%2F%0D%0ASet-Cookie%3A%20a%3Db', '%2F%09%2Fevil.example', '%2F.%2F%2Fevil.example%2F'];
+function redirectTarget(value: string): FuzzVariant {
+  const fields = (text: string) => formText(['next', 'callback_url', 'RelayState'].map((name): [string, string] => [name, text]));
+  // On the request line a client percent-encodes what is not ASCII.
+  const onRequestLine = value.replace(/[^\p{ASCII}]/gu, (character) => encodeURIComponent(character));
+  return (route, path) => (takesBody(route) ? { url: path, headers: FORM, payload: fields(value) } : { url: `${path}?${fields(onRequestLine)}` });
+}
+
+const REDIRECT_TARGET_CASE: FuzzCase = {
+  name: 'redirect targets outside ASCII',
+  reachesHandlers: true,
+  perRoute: 3,
+  variants: REDIRECT_TARGETS.map(redirectTarget),
+};
+
 /** The query parameters the doors read, duplicated, as arrays and objects, and under prototype names. */
 const QUERY_CASE: FuzzCase = {
   name: 'duplicated and array query parameters',
@@ -259,6 +281,7 @@ export const FUZZ_CASES: readonly FuzzCase[] = [
   NUL_QUERY_CASE,
   NUL_BODY_CASE,
   LONG_QUERY_CASE,
+  REDIRECT_TARGET_CASE,
   PATH_CASE,
   MORE_PATH_CASE,
   TOKEN_CASE,

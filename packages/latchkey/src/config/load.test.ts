@@ -235,17 +235,17 @@ describe('the redirect settings', () => {
     });
   });
 
-  it('refuse anything a browser could follow to another site, and relative paths, in one line', () => {
-    const allowed = 'use a path on this site starting with one slash, e.g. / or /users/~redirect/.';
+  it('refuse anything a browser could follow to another site, relative paths, and characters a Location header cannot carry, in one line', () => {
+    const allowed = 'use a path on this site starting with one slash, in ASCII (percent-encode other characters), e.g. / or /users/~redirect/.';
     expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: 'https://evil.example/' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="https://evil.example/" is not allowed: ${allowed}`);
     expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: '//evil.example/' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="//evil.example/" is not allowed: ${allowed}`);
     expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: 'relative' })).toBe(`LATCHKEY_LOGIN_REDIRECT_URL="relative" is not allowed: ${allowed}`);
-    for (const value of ['https://evil.example/', '//evil.example/', 'relative', '/\\evil.example/', '/\t/evil.example', ' /home/', '/%2f/evil.example', '', 'javascript:alert(1)']) {
+    for (const value of ['https://evil.example/', '//evil.example/', 'relative', '/\\evil.example/', '/\t/evil.example', ' /home/', '/%2f/evil.example', '', 'javascript:alert(1)', '/\u3002x', '/café/']) {
       expect(loadError({ LATCHKEY_LOGIN_REDIRECT_URL: value })).toContain('LATCHKEY_LOGIN_REDIRECT_URL=');
       expect(loadError({ LATCHKEY_LOGOUT_REDIRECT_URL: value })).toContain('LATCHKEY_LOGOUT_REDIRECT_URL=');
     }
     expect(loadError({}, { base: { LOGOUT_REDIRECT_URL: '//evil.example/' } })).toBe(
-      'Setting LOGOUT_REDIRECT_URL="//evil.example/" in the project\'s settings is not allowed: use a path on this site starting with one slash, e.g. / or /accounts/login/.',
+      'Setting LOGOUT_REDIRECT_URL="//evil.example/" in the project\'s settings is not allowed: use a path on this site starting with one slash, in ASCII (percent-encode other characters), e.g. / or /accounts/login/.',
     );
   });
 

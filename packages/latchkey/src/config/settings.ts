@@ -54,8 +54,7 @@ const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
  * character (browsers strip a tab or newline, turning `/\t/evil.example` into `//evil.example`);
  * no percent-encoded slash or backslash that a later decode could turn into either.
  */
-// eslint-disable-next-line no-control-regex
-const LOCAL_PATH = /^\/(?![/\\])(?!.*%(?:2f|5c))[^\\\s\u0000-\u001f\u007f]*$/i;
+const LOCAL_PATH = /^\/(?![/\\])(?!.*%(?:2f|5c))[\x21-\x5b\x5d-\x7e]*$/i;
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 /** An origin exactly as browsers send it: scheme, host and optional port, nothing else. */
 function isOrigin(value: string): boolean {
@@ -85,8 +84,8 @@ export const SETTING_FIELDS = {
   SITE_URL: stringField('an absolute http(s) URL without query, e.g. https://example.com', ABSOLUTE_HTTP_URL),
   ADMIN_URL: stringField('a path such as admin/ (no leading slash, one trailing slash)', ADMIN_PATH),
   ADMIN_FORCE_ALLAUTH: booleanField(),
-  LOGIN_REDIRECT_URL: stringField('a path on this site starting with one slash, e.g. / or /users/~redirect/', LOCAL_PATH),
-  LOGOUT_REDIRECT_URL: stringField('a path on this site starting with one slash, e.g. / or /accounts/login/', LOCAL_PATH),
+  LOGIN_REDIRECT_URL: stringField('a path on this site starting with one slash, in ASCII (percent-encode other characters), e.g. / or /users/~redirect/', LOCAL_PATH),
+  LOGOUT_REDIRECT_URL: stringField('a path on this site starting with one slash, in ASCII (percent-encode other characters), e.g. / or /accounts/login/', LOCAL_PATH),
   ACCOUNT_ALLOW_REGISTRATION: booleanField(),
   ACCOUNT_LOGIN_METHODS: listField(['username', 'email'] as const, 1),
   ACCOUNT_EMAIL_VERIFICATION: enumField(['mandatory', 'optional', 'none'] as const),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './kit/csrf.js';
+import { sendReferrerPolicy } from './kit/referrer-policy.js';
 import { handleUnexpectedError } from './kit/unexpected-errors.js';
 import { registerAccountPages } from './pages/index.js';
 import { registerAdmin } from './admin/index.js';
@@ -66,6 +67,7 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
       insideLatchkey.add(request);
       done();
     });
+    scope.addHook('onRequest', sendReferrerPolicy);
     scope.setErrorHandler(handleUnexpectedError);
     if (options.health !== false) registerHealthCheck(scope, serviceChecks);
     // HEADLESS_ONLY: the project's own front end is the only interface, so the pages are never

@@ -5,7 +5,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { isSafeRedirect, safeRedirectOr } from '../kit/safe-redirect.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { forbidden } from './guard.js';
@@ -57,8 +57,8 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       // secure_admin_login: the account login comes back to this very request (Django's
       // get_full_path()), which sends staff on to `next`. Only a same-site `next` is carried
       // along: any other is dropped here, as this page would drop it on the way back.
-      const given = (request.query as Record<string, unknown>).next;
-      const ownPath = isSafeRedirect(given) ? `${loginPath}?next=${queryValue(given)}` : loginPath;
+      const given = safeRedirectOr((request.query as Record<string, unknown>).next, undefined);
+      const ownPath = given === undefined ? loginPath : `${loginPath}?next=${queryValue(given)}`;
       return redirect(reply, `${ACCOUNT_LOGIN_PAGE}?next=${queryValue(ownPath)}`);
     }
     const notStaff = `You are signed in as ${user?.username ?? user?.email}, but are not authorized to access this page. Would you like to sign in to a different account?`;

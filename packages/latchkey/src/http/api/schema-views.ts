@@ -44,7 +44,7 @@ export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]):
             responses: { 200: { type: 'string' } },
             handler: (_request, reply) => {
               html ??= apiDocsHtml(documentOf());
-              reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer');
+              reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY');
               return Promise.resolve(reply.header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(html));
             },
           },

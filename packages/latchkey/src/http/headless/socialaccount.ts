@@ -10,10 +10,10 @@ import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../kit/provider-callback.js';
+import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../kit/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { isAllowedFrontendUrl } from '../kit/safe-redirect.js';
+import { allowedFrontendUrlOr } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
@@ -64,10 +64,11 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
       const process = parseSignInProcess(fields.process);
       // An unknown process is refused below; until then its errors say 'login', allauth's default.
       const errorProcess = process ?? 'login';
-      const callbackUrl = textField(fields, 'callback_url');
       // Where the browser goes back to: only this site or a front end allowed to call the API, never
-      // anywhere a link's author chose. Without one the answer is the front end's error route, or 400.
-      if (!isAllowedFrontendUrl(callbackUrl, [settings.SITE_URL, ...settings.CORS_ALLOWED_ORIGINS])) {
+      // anywhere a link's author chose, and encoded as it will be sent. Without one the answer is the
+      // front end's error route, or 400.
+      const callbackUrl = allowedFrontendUrlOr(textField(fields, 'callback_url'), allowedFrontendOrigins(settings), undefined);
+      if (callbackUrl === undefined) {
         request.log.warn('headless provider redirect: callback_url refused');
         const errorPage = settings.HEADLESS_FRONTEND_URLS.socialaccount_login_error;
         if (errorPage !== undefined) return redirectTo(reply, frontendErrorUrl(errorPage, errorProcess, 'invalid_url'));

@@ -93,6 +93,6 @@ export function registerSpecificationRoutes(headless: FastifyInstance, settings:
   headless.get('/openapi.json', (_request, reply) => send(reply, 'application/json; charset=utf-8', json));
   headless.get('/openapi.yaml', (_request, reply) => send(reply, 'application/yaml; charset=utf-8', yaml));
   headless.get('/openapi.html', (_request, reply) =>
-    send(reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer'), 'text/html; charset=utf-8', html),
+    send(reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY'), 'text/html; charset=utf-8', html),
   );
 }

@@ -139,6 +139,11 @@ function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'
   return error === undefined ? frontendUrl : frontendErrorUrl(frontendUrl, process, error);
 }
 
+/** Where a sign-in a single-page app started may return to: this site, and the front ends allowed to call the API (CORS_ALLOWED_ORIGINS). */
+export function allowedFrontendOrigins(settings: Pick<Settings, 'SITE_URL' | 'CORS_ALLOWED_ORIGINS'>): string[] {
+  return [settings.SITE_URL, ...settings.CORS_ALLOWED_ORIGINS];
+}
+
 /** The frontend URL with `error` and `error_process` added (a sign-in that could not even start, or whose callback failed). */
 export function frontendErrorUrl(frontendUrl: string, process: SignInState['process'], error: string): string {
   // The frontend URL may be a path on this site or an absolute URL (an allowed origin).
@@ -197,7 +202,7 @@ export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpConte
       if (!configured || !completeAuthorization) return reply.callNotFound();
       const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
       const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
-      return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
+      return presentCallbackResult(ctx, reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
     });
   }
   registerFormPostCallbacks(scope, ctx, presentOther);
@@ -263,15 +268,26 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
       const callbackUrl = new URL(`${providerLoginPath(configured)}callback/`, ctx.deps.settings.SITE_URL);
       for (const [name, value] of Object.entries(parked.fields)) callbackUrl.searchParams.set(name, value);
       const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
-      return presentCallbackResult(reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
+      return presentCallbackResult(ctx, reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));
     });
   }
 }
 
-/** A sign-in a single-page app started returns to its frontend URL, whatever came of it; any other is the door's to present. */
-export function presentCallbackResult(reply: FastifyReply, result: CallbackResult, signIn: SignInState | undefined, presentOther: (result: CallbackResult) => Promise<FastifyReply>): Promise<FastifyReply> | FastifyReply {
+/**
+ * A sign-in a single-page app started returns to its frontend URL, whatever came of it; any other
+ * is the door's to present. The stored URL goes through the redirect rule again on its way out
+ * (kit/safe-redirect.ts): one the rule no longer allows is the door's to present too.
+ */
+export function presentCallbackResult(
+  ctx: HttpContext,
+  reply: FastifyReply,
+  result: CallbackResult,
+  signIn: SignInState | undefined,
+  presentOther: (result: CallbackResult) => Promise<FastifyReply>,
+): Promise<FastifyReply> | FastifyReply {
   if (signIn?.frontendUrl !== undefined) {
-    return reply.code(302).header('cache-control', 'no-store').redirect(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result));
+    const back = allowedFrontendUrlOr(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result), allowedFrontendOrigins(ctx.deps.settings), undefined);
+    if (back !== undefined) return reply.code(302).header('cache-control', 'no-store').redirect(back);
   }
   return presentOther(result);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedFrontendUrl, isSafeRedirect } from './safe-redirect.js';
+import { allowedFrontendUrlOr, isAllowedFrontendUrl, isSafeRedirect, safeRedirectOr } from './safe-redirect.js';
 
 describe('next is followed only for same-site relative paths', () => {
   it('refuses every open-redirect form: other hosts and schemes, encoded or backslashed slashes, control characters', () => {
@@ -54,6 +54,43 @@ describe('next is followed only for same-site relative paths', () => {
     const outer = `/accounts/login/?next=${encodeURIComponent('//evil.com')}`;
     expect(isSafeRedirect(outer)).toBe(true);
     expect(isSafeRedirect(new URL(outer, 'http://testserver').searchParams.get('next'))).toBe(false);
+  });
+});
+
+describe('the target sent is the one a browser would request: characters outside ASCII percent-encoded', () => {
+  /** What a Location header may carry without Node refusing it or a browser misreading it. */
+  const HEADER_SAFE = /^[\x21-\x7e]*$/;
+
+  it('encodes a safe next as UTF-8, in the path, the query and the fragment, and leaves an encoded one as it is', () => {
+    const encoded: [string, string][] = [
+      ['/\u3002x', '/%E3%80%82x'],
+      ['/%E3%80%82x', '/%E3%80%82x'],
+      ['/x?q=\u3002', '/x?q=%E3%80%82'],
+      ['/caf\u00e9', '/caf%C3%A9'],
+      ['/caf%E9', '/caf%E9'],
+      ['/docs/#\u00fc', '/docs/#%C3%BC'],
+      ['/a b?c d', '/a%20b?c%20d'],
+      ['/\ud800', '/%EF%BF%BD'],
+      ['/accounts/email/?tab=1', '/accounts/email/?tab=1'],
+    ];
+    for (const [next, target] of encoded) {
+      expect(safeRedirectOr(next, '/fallback/'), next).toBe(target);
+      expect(target, next).toMatch(HEADER_SAFE);
+      // Once encoded, it stays as it is: a stored target may go through the rule again on its way out.
+      expect(safeRedirectOr(target, '/fallback/'), next).toBe(target);
+    }
+  });
+
+  it('falls back for control characters, and for a path that only serialises to another host', () => {
+    const unsafe = ['/\r\nSet-Cookie: a=b', '/x\u0000', '/\t/evil.com', '/x\u007f', '/.//evil.com', '/..//evil.com', '/a/%2e%2e//evil.com', '/a/../..//evil.com', `/${'\u3002'.repeat(300)}`];
+    for (const next of unsafe) expect(safeRedirectOr(next, '/fallback/'), JSON.stringify(next)).toBe('/fallback/');
+  });
+
+  it("encodes a URL at an allowed front end the same way, and refuses what the rule for next refuses", () => {
+    const allowed = ['https://app.example.com'];
+    expect(allowedFrontendUrlOr('https://app.example.com/cb/\u3002?q=\u00e9#\u00fc', allowed, undefined)).toBe('https://app.example.com/cb/%E3%80%82?q=%C3%A9#%C3%BC');
+    expect(allowedFrontendUrlOr('/spa/\u3002', allowed, undefined)).toBe('/spa/%E3%80%82');
+    for (const value of ['/.//evil.com', '/\r\n', 'https://app.example.com/\r\n', 'https://evil.example/\u3002']) expect(allowedFrontendUrlOr(value, allowed, undefined), JSON.stringify(value)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,14 @@
+/** The longest target followed, before and after encoding: no browser needs more, and a Location header must stay small. */
+const MAX_TARGET_CHARS = 2048;
+
+/** A base URL of our own: a target resolved against it must stay on it. */
+const SAME_SITE_BASE = 'http://same-site.invalid';
+
 /**
- * Whether `next` may be followed: only a same-site, path-absolute URL such as `/accounts/email/`
- * or `/shop?page=2`. Everything a browser could read as another origin is refused: `//evil.com`
- * and `/\evil.com` (protocol-relative), any scheme (`https:`, `javascript:`), backslashes,
- * control characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`).
+ * Whether `target` has the form of a same-site, path-absolute URL such as `/accounts/email/` or
+ * `/shop?page=2`. Everything a browser could read as another origin is refused: `//evil.com` and
+ * `/\evil.com` (protocol-relative), any scheme (`https:`, `javascript:`), backslashes, control
+ * characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`).
  *
  * In the path, percent-encoded slashes, backslashes and control characters are refused too, and
  * so is an encoded `%` (which hides them under a second encoding, `%252F`): a server or proxy
@@ -11,24 +17,46 @@
  * inside a query (`/accounts/oidc/corp/login/?process=connect&next=%2Fdashboard%2F`, where the
  * reauthentication page returns to) is checked again, decoded, by the page that reads it.
  */
-export function isSafeRedirect(next: unknown): next is string {
-  if (typeof next !== 'string' || next.length === 0 || next.length > 2048) return false;
-  if (!next.startsWith('/') || next.startsWith('//')) return false;
+function hasSameSitePathForm(target: string): boolean {
+  if (target.length === 0 || target.length > MAX_TARGET_CHARS) return false;
+  if (!target.startsWith('/') || target.startsWith('//')) return false;
   // eslint-disable-next-line no-control-regex
-  if (/[\\\u0000-\u001f\u007f]/.test(next)) return false;
-  const path = next.split(/[?#]/, 1)[0]!;
-  if (/%(2f|5c|25|[01][0-9a-f]|7f)/i.test(path)) return false;
-  try {
-    // A base URL of our own: the result must stay on it.
-    const url = new URL(next, 'http://same-site.invalid');
-    return url.origin === 'http://same-site.invalid';
-  } catch {
-    return false;
-  }
+  if (/[\\\u0000-\u001f\u007f]/.test(target)) return false;
+  const path = target.split(/[?#]/, 1)[0]!;
+  return !/%(2f|5c|25|[01][0-9a-f]|7f)/i.test(path);
 }
 
-export function safeRedirectOr(next: unknown, fallback: string): string {
-  return isSafeRedirect(next) ? next : fallback;
+/**
+ * The one rule for every redirect to a value a request chose (a `next`, a stored `next`, a SAML
+ * RelayState, a headless `callback_url` on this site): the target to send the browser to, or
+ * `fallback` when `next` may not be followed.
+ *
+ * A target that may be followed is sent as a browser would request it: serialised by the WHATWG
+ * URL parser, so characters outside ASCII are percent-encoded as UTF-8 (`/。x` becomes
+ * `/%E3%80%82x`, `/café` becomes `/caf%C3%A9`). A Location header can only carry Latin-1 (Node
+ * refuses anything beyond it with ERR_INVALID_CHAR, a 500 after the login was settled), and
+ * browsers read its bytes as UTF-8, so a raw `é` would arrive garbled. Encoding an encoded target
+ * changes nothing, so a target may go through here again on its way out.
+ *
+ * Serialising also resolves dot segments, which can make a harmless path dangerous: `/.//evil.com`
+ * becomes `//evil.com`, another host. So the encoded target is checked again, and falls back too.
+ */
+export function safeRedirectOr<Fallback extends string | undefined>(next: unknown, fallback: Fallback): string | Fallback {
+  if (typeof next !== 'string' || !hasSameSitePathForm(next)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, SAME_SITE_BASE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== SAME_SITE_BASE) return fallback;
+  const target = `${url.pathname}${url.search}${url.hash}`;
+  return hasSameSitePathForm(target) ? target : fallback;
+}
+
+/** Whether `next` may be followed (safeRedirectOr's target, never `next` itself, is what a redirect sends). */
+export function isSafeRedirect(next: unknown): next is string {
+  return safeRedirectOr(next, undefined) !== undefined;
 }
 
 function originOf(url: string): string | undefined {
@@ -40,23 +68,32 @@ function originOf(url: string): string | undefined {
 }
 
 /**
- * Whether the browser may be sent to a front end's URL (the headless API's `callback_url`): a
- * same-site path, as `next`, or an absolute http(s) URL at one of `allowedOrigins` (the site's own,
- * and the front ends allowed to call the API: CORS_ALLOWED_ORIGINS). Anything else would make the
- * sign-in an open redirect. No user:password part, whitespace, control character or backslash,
- * which browsers read in ways a parser here might not.
+ * A front end's URL to send the browser to (the headless API's `callback_url`), or `fallback`: a
+ * same-site path, by the same rule as `next` (safeRedirectOr), or an absolute http(s) URL at one
+ * of `allowedOrigins` (the site's own, and the front ends allowed to call the API:
+ * CORS_ALLOWED_ORIGINS). Anything else would make the sign-in an open redirect. No user:password
+ * part, whitespace, control character or backslash, which browsers read in ways a parser here
+ * might not. An absolute URL is sent as the WHATWG URL parser serialises it, characters outside
+ * ASCII percent-encoded, for the reason safeRedirectOr gives.
  */
-export function isAllowedFrontendUrl(value: unknown, allowedOrigins: readonly string[]): value is string {
-  if (isSafeRedirect(value)) return true;
-  if (typeof value !== 'string' || value.length > 2048) return false;
+export function allowedFrontendUrlOr<Fallback extends string | undefined>(value: unknown, allowedOrigins: readonly string[], fallback: Fallback): string | Fallback {
+  const sameSite = safeRedirectOr(value, undefined);
+  if (sameSite !== undefined) return sameSite;
+  if (typeof value !== 'string' || value.length > MAX_TARGET_CHARS) return fallback;
   // eslint-disable-next-line no-control-regex
-  if (/[\\\s\u0000-\u001f\u007f]/.test(value) || !/^https?:\/\//i.test(value)) return false;
+  if (/[\\\s\u0000-\u001f\u007f]/.test(value) || !/^https?:\/\//i.test(value)) return fallback;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return false;
+    return fallback;
   }
-  if (url.username !== '' || url.password !== '') return false;
-  return allowedOrigins.some((origin) => originOf(origin) === url.origin);
+  if (url.username !== '' || url.password !== '') return fallback;
+  if (!allowedOrigins.some((origin) => originOf(origin) === url.origin)) return fallback;
+  return url.href.length > MAX_TARGET_CHARS ? fallback : url.href;
+}
+
+/** Whether the browser may be sent to a front end's URL (allowedFrontendUrlOr's target is what a redirect sends). */
+export function isAllowedFrontendUrl(value: unknown, allowedOrigins: readonly string[]): value is string {
+  return allowedFrontendUrlOr(value, allowedOrigins, undefined) !== undefined;
 }

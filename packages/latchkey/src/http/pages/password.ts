@@ -59,14 +59,7 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
   }
 
   const keyForm = (request: FastifyRequest, reply: FastifyReply, account: string, form = emptyForm(), status = 200) =>
-    renderPage(
-      page,
-      request,
-      reply.header('referrer-policy', FORM_REFERRER_POLICY),
-      'account/password_reset_from_key.html',
-      { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` },
-      status,
-    );
+    renderPage(page, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` }, status);
 
   scope.get('/accounts/password/reset/key/:key/', async (request, reply) => {
     const { key, fromSession } = await keyOf(request);
@@ -76,7 +69,7 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     // The key leaves the URL before any page with resources or links is shown (as Django does).
     const session = await page.sessions.ensureSession(request, reply);
     await page.deps.sessions.saveData(session, { ...session.data, [RESET_KEY_SESSION]: key });
-    return redirect(reply.header('referrer-policy', NO_REFERRER), `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/`);
+    return redirect(reply, `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/`);
   });
 
   scope.post('/accounts/password/reset/key/:key/', async (request, reply) => {
@@ -90,7 +83,7 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
         const { [RESET_KEY_SESSION]: _used, ...rest } = session.data;
         await page.deps.sessions.saveData(session, rest);
       }
-      return redirect(reply.header('referrer-policy', NO_REFERRER), RESET_FROM_KEY_DONE);
+      return redirect(reply, RESET_FROM_KEY_DONE);
     } catch (error) {
       const account = resetKeyAccount(key);
       if (isLatchkeyError(error, 'invalid_key') || account === undefined) return invalidLink(request, reply, 400);
@@ -98,9 +91,7 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     }
   });
 
-  scope.get(RESET_FROM_KEY_DONE, (request, reply) =>
-    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_from_key_done.html', { title: 'Change password' }),
-  );
+  scope.get(RESET_FROM_KEY_DONE, (request, reply) => renderPage(page, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
 }
 
 function registerChangePages(scope: FastifyInstance, page: HttpContext): void {

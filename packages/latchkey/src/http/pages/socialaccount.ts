@@ -142,7 +142,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       case 'connected':
       case 'updated':
         await flash(page, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
-        return redirect(reply, next || CONNECTIONS_PAGE);
+        return redirect(reply, safeRedirectOr(next, CONNECTIONS_PAGE));
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
