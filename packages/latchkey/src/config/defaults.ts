@@ -120,6 +120,8 @@ export const BASE_DEFAULTS: Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' |
   SOCIALACCOUNT_EMAIL_VERIFICATION: null,
   SOCIALACCOUNT_LOGIN_ON_GET: false,
   SOCIALACCOUNT_REQUESTS_TIMEOUT: 5,
+  // In production no provider may be on a loopback or private address unless listed here.
+  SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST: [],
   // Never sign in to an existing local account by a matching address unless the project (or the
   // provider's settings) says that provider's verified addresses are to be trusted.
   SOCIALACCOUNT_EMAIL_AUTHENTICATION: false,

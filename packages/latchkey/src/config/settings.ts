@@ -67,6 +67,14 @@ function isOrigin(value: string): boolean {
 }
 
 /**
+ * A host as a URL's hostname gives it: a domain name, an IPv4 address or a bracketed IPv6 one, in
+ * any case, without port, path or trailing dot (`127.1` is refused: its hostname is `127.0.0.1`).
+ */
+function isHost(value: string): boolean {
+  return URL.canParse(`https://${value}/`) && new URL(`https://${value}/`).hostname === value.toLowerCase() && !value.endsWith('.');
+}
+
+/**
  * Every setting, with its type. The name is the one used in the project's settings files; the
  * environment variable is `LATCHKEY_<NAME>` unless ENV_NAMES gives another (CONTRACT.md).
  */
@@ -136,6 +144,7 @@ export const SETTING_FIELDS = {
   SOCIALACCOUNT_EMAIL_VERIFICATION: jsonObjectField(z.enum(['mandatory', 'optional', 'none']).nullable(), '"mandatory", "optional", "none" or null (as ACCOUNT_EMAIL_VERIFICATION)'),
   SOCIALACCOUNT_LOGIN_ON_GET: booleanField(),
   SOCIALACCOUNT_REQUESTS_TIMEOUT: integerField(1, 120),
+  SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST: stringListField('a comma-separated list of host names or IP addresses such as keycloak.internal,10.0.0.5,[fd00::5], or empty', z.string().refine(isHost)),
   SOCIALACCOUNT_EMAIL_AUTHENTICATION: booleanField(),
   SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT: booleanField(),
   SOCIALACCOUNT_STORE_TOKENS: booleanField(),

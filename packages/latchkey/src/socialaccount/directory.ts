@@ -11,7 +11,9 @@ import { appFromRow, findApp, visibleApps, type ProviderApp } from './apps.js';
 import type { SocialApp } from './model.js';
 import type { Clock } from '../core/clock.js';
 import type { ProviderContext } from './providers/kind.js';
+import { ANY_HOST, privateEndpointProblem, providerHostRule, type ProviderHostRule } from './providers/private-hosts.js';
 import type { ProviderHttp, SignInProvider } from './providers/provider.js';
+import { privateAddressGuardedFetch, type HostLookup } from './providers/provider-fetch.js';
 import { BUILT_IN_PROVIDER_KINDS, urlSlugOf, withShownName, type ProviderRegistry } from './providers/registry.js';
 
 /** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
@@ -30,6 +32,8 @@ export interface ConfiguredProvider {
 export interface ProviderDirectory {
   /** The kinds of provider there are (the stored apps' flow checks an app against its kind). */
   readonly registry: ProviderRegistry;
+  /** Where a provider may be, as the settings say (the stored apps' flow holds an app's endpoints to it). */
+  readonly hostRule: ProviderHostRule;
   /** The providers a login page offers, by name (none configured: none), with one read of the apps. */
   offered(): Promise<ConfiguredProvider[]>;
   /**
@@ -89,9 +93,10 @@ export function checkSettingsApps(settings: Settings, registry: ProviderRegistry
       throw new LatchkeyError('configuration_invalid', `SOCIALACCOUNT_PROVIDERS.${provider}: unknown provider "${provider}"; Latchkey signs in with ${known}.`);
     }
   }
+  const hostRule = providerHostRule(settings);
   for (const app of apps) {
     const kind = registry.kind(app.provider)!;
-    const problem = kind.checkSettings(app.settings) ?? kind.checkApp?.(app);
+    const problem = kind.checkSettings(app.settings) ?? kind.checkApp?.(app) ?? privateEndpointProblem(kind.endpoints?.(app.settings) ?? [], hostRule);
     if (problem !== undefined) {
       throw new LatchkeyError('configuration_invalid', `SOCIALACCOUNT_PROVIDERS.${app.provider}: the app "${app.id}" has unusable settings: ${problem.message}.`);
     }
@@ -99,10 +104,14 @@ export function checkSettingsApps(settings: Settings, registry: ProviderRegistry
   }
 }
 
-/** A provider of the app's kind; undefined for a kind the registry does not know, or settings it cannot use. */
+/**
+ * A provider of the app's kind; undefined for a kind the registry does not know, or settings it
+ * cannot use, its endpoints among them (on a private address in production).
+ */
 function providerFor(registry: ProviderRegistry, app: ProviderApp, context: ProviderContext): SignInProvider | undefined {
   const kind = registry.kind(app.provider);
   if (kind === undefined) return undefined;
+  if (privateEndpointProblem(kind.endpoints?.(app.settings) ?? [], context.http.hostRule ?? ANY_HOST) !== undefined) return undefined;
   try {
     return kind.build(app, context);
   } catch (error) {
@@ -117,14 +126,19 @@ function providerFor(registry: ProviderRegistry, app: ProviderApp, context: Prov
 /**
  * `settingsApps` are SOCIALACCOUNT_PROVIDERS's (appsFromSettings, read at start-up so that a mistake
  * there stops it with one line); the database's apps are read at each use, so that an app added
- * by an operator works without a restart.
+ * by an operator works without a restart. A test may give the fetch providers use, or, in
+ * production, how the guarded one resolves host names.
  */
 export function createProviderDirectory(
   deps: { settings: Settings; clock: Clock; store: Pick<Store, 'socialApps'>; settingsApps: readonly ProviderApp[]; registry: ProviderRegistry },
-  options: { fetch?: typeof fetch } = {},
+  options: { fetch?: typeof fetch; lookup?: HostLookup } = {},
 ): ProviderDirectory {
   const fromSettings = deps.settingsApps;
-  const http: ProviderHttp = { timeoutSeconds: deps.settings.SOCIALACCOUNT_REQUESTS_TIMEOUT, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  const hostRule = providerHostRule(deps.settings);
+  // In production every request to a provider goes through the fetch that refuses private
+  // addresses as it connects, unless a test gives its own; elsewhere the global fetch.
+  const providerFetch = options.fetch ?? (hostRule.privateRefused ? privateAddressGuardedFetch(hostRule, options.lookup ? { lookup: options.lookup } : {}) : undefined);
+  const http: ProviderHttp = { timeoutSeconds: deps.settings.SOCIALACCOUNT_REQUESTS_TIMEOUT, hostRule, ...(providerFetch ? { fetch: providerFetch } : {}) };
   const context: ProviderContext = { settings: deps.settings, clock: deps.clock, http };
   const providers = new Map<string, ConfiguredProvider | undefined>();
 
@@ -146,6 +160,7 @@ export function createProviderDirectory(
 
   return {
     registry: deps.registry,
+    hostRule,
     async offered() {
       const visible = visibleApps(await allApps()).filter((app) => deps.registry.kind(app.provider) !== undefined);
       // Two visible apps with one id are a mistake the sign-in refuses (findApp): a list leaves them out.

@@ -1,7 +1,7 @@
 /**
  * An OpenID Connect provider that misbehaves on request, for the cases a real provider will not
- * produce: tokens with the wrong issuer, audience, nonce or algorithm, garbage JSON, an endpoint
- * that never answers. Each test sets `behaviour`; what it leaves unset is answered correctly.
+ * produce: tokens with the wrong issuer, audience, nonce or algorithm, tokens dated in the future,
+ * garbage JSON, an endpoint that never answers. Each test sets `behaviour`; what it leaves unset is answered correctly.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,6 +14,11 @@ export interface HostileBehaviour {
   discovery?: (document: Record<string, unknown>) => Record<string, unknown> | string;
   /** Reshapes the ID token's claims (which start out right: iss, aud, sub, nonce, exp, iat, email). */
   idTokenClaims?: (claims: JWTPayload) => JWTPayload;
+  /**
+   * Seconds ahead of the server's clock the ID token says it was issued (its iat; exp stays ten
+   * minutes after that): a token dated in the future, which a site must not take as fresh.
+   */
+  idTokenIssuedAhead?: number;
   /** How the ID token is signed: with the server's RSA key (default), not at all, or HS256 with the client secret. */
   idTokenSigning?: 'RS256' | 'none' | 'HS256-client-secret';
   /** 'hang': the token endpoint accepts the request and never answers. 'garbage': it answers invalid JSON. */
@@ -118,8 +123,8 @@ export async function startHostileOidcServer(): Promise<HostileOidcServer> {
   }
 
   function idTokenClaims(behaviour: HostileBehaviour, nonce: string | undefined): JWTPayload {
-    const now = Math.floor(handle.clock.now().getTime() / 1000);
-    const good: JWTPayload = { iss: issuer, aud: clientId, sub: 'hostile-user', nonce, iat: now, exp: now + 600, email: 'mallory@example.com', email_verified: true };
+    const issuedAt = Math.floor(handle.clock.now().getTime() / 1000) + (behaviour.idTokenIssuedAhead ?? 0);
+    const good: JWTPayload = { iss: issuer, aud: clientId, sub: 'hostile-user', nonce, iat: issuedAt, exp: issuedAt + 600, email: 'mallory@example.com', email_verified: true };
     return (behaviour.idTokenClaims ?? ((c) => c))(good);
   }
 

@@ -31,6 +31,23 @@ export interface TestLatchkeyOptions {
   log?: LatchkeyLog;
 }
 
+/**
+ * What production requires (docs/production.md), for tests of a site under production settings:
+ * a real secret key, its hosts, a hidden admin, a database and a mailer named. Password hashing
+ * stays cheap, as everywhere in the tests.
+ */
+export const PRODUCTION_TEST_ENV: Readonly<Record<string, string>> = {
+  NODE_ENV: 'production',
+  LATCHKEY_SECRET_KEY: 'k'.repeat(50),
+  LATCHKEY_ALLOWED_HOSTS: 'testserver',
+  LATCHKEY_ADMIN_URL: 'admin/',
+  DATABASE_URL: 'sqlite::memory:',
+  EMAIL_URL: 'console://',
+  LATCHKEY_ARGON2_MEMORY_COST: '64',
+  LATCHKEY_ARGON2_TIME_COST: '1',
+  LATCHKEY_ARGON2_PARALLELISM: '1',
+};
+
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
   const project: ProjectSettings = {
     USERNAME_TYPE: options.usernameType ?? 'username',

@@ -178,7 +178,7 @@ function convertSocialApp(deps: ImportDeps, app: DjangoSocialApp): Converted<Soc
     return { skipped: `Latchkey has no provider "${app.provider}"; if it is an OpenID Connect server, configure an openid_connect app with provider_id "${app.provider}" (its accounts are imported either way)` };
   }
   try {
-    const checked = storableApp(registry, { provider: app.provider, providerId: app.providerId, name: app.name, clientId: app.clientId, key: app.key, settings: app.settings }, app.secret);
+    const checked = storableApp(deps.socialProviders, { provider: app.provider, providerId: app.providerId, name: app.name, clientId: app.clientId, key: app.key, settings: app.settings }, app.secret);
     const { provider, providerId, name, clientId, key, settings } = checked;
     return { row: { id: app.id, provider, providerId, name, clientId, key, settings, sealedSecret: sealAppSecret(deps.settings.SECRET_KEY, checked, app.secret) } };
   } catch (error) {

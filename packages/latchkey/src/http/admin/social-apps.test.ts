@@ -2,7 +2,8 @@
  * The admin's social applications pages, on each database: an app added here signs people in at
  * once (a real OpenID provider), its secret is write-only (never in any page, kept when left
  * empty, replaced or cleared only after a recent sign-in), view-only staff change nothing, bad
- * input is refused with the form and nothing written, and deletion asks first.
+ * input is refused with the form and nothing written, and deletion asks first. In production an
+ * app whose provider is on a loopback or private address is refused unless its host is allowed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setAdminPermissions } from '../../admin/access.js';
@@ -13,9 +14,9 @@ import type { SocialApp } from '../../socialaccount/model.js';
 import { ADMIN_CLIENT, ADMIN_PASSWORD, addPerson, type AdminRoles, openAdmin, signInToAdmin } from '../../testing/admin-pages.js';
 import { CORP_LOGIN, sessionUserOf, startCorpProvider, throughCorp } from '../../testing/corp-sso.js';
 import { testDatabaseKinds } from '../../testing/database.js';
-import type { TestLatchkey } from '../../testing/latchkey.js';
+import { createTestLatchkey, PRODUCTION_TEST_ENV, type TestLatchkey } from '../../testing/latchkey.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
-import type { PageClient } from '../../testing/pages.js';
+import { PageClient } from '../../testing/pages.js';
 
 /** What the test provider knows Latchkey by (testing/corp-sso.ts). */
 const PROVIDER_SECRET = 'provider-secret';
@@ -360,5 +361,66 @@ describe.each(testDatabaseKinds())('the social applications in the admin on %s',
     expect((await get(change)).body).not.toContain('/accounts/reauthenticate/');
     expect((await post(change, corpForm({ secret: OTHER_SECRET, name: 'Corp' }))).headers.location).toBe(LIST);
     expect(openedSecret((await rows()).find((app) => app.id === row.id)!)).toBe(OTHER_SECRET);
+  });
+});
+
+
+describe.each(testDatabaseKinds())('the social applications in the admin under production settings on %s', (kind) => {
+  let latchkey: TestLatchkey;
+  let browser: PageClient;
+  afterEach(async () => {
+    await browser.close();
+    await latchkey.destroy();
+  });
+
+  /** A superuser signed in to the admin of a production site; `allowlist` is SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST. */
+  async function signedInAdmin(allowlist = ''): Promise<void> {
+    latchkey = await createTestLatchkey({ kind, env: { ...PRODUCTION_TEST_ENV, LATCHKEY_SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST: allowlist } });
+    browser = await PageClient.create(latchkey);
+    await addPerson(latchkey, 'root', { isStaff: true, isSuperuser: true });
+    expect((await signInToAdmin(browser, 'root')).headers.location).toBe('/admin/');
+  }
+
+  const form = (providerId: string, settings: Record<string, string>) => ({
+    provider: 'openid_connect',
+    provider_id: providerId,
+    name: 'Corp SSO',
+    client_id: 'latchkey',
+    secret: PROVIDER_SECRET,
+    key: '',
+    settings: JSON.stringify(settings),
+  });
+  const refusal = (setting: string, url: string, host: string) =>
+    `${setting} &quot;${url}&quot; is on a loopback or private address, which production refuses unless SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST lists ${host}`;
+
+  it('refuses an app whose provider is on a loopback or private address, on add and on change, writing nothing', async () => {
+    await signedInAdmin();
+    const stored = await latchkey.deps.store.socialApps.create({
+      provider: 'openid_connect', providerId: 'stored', name: 'Stored', clientId: 'c', sealedSecret: '', key: '', settings: { server_url: 'https://id.corp.example' },
+    });
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ server_url: 'http://127.0.0.1:6379' }, refusal('server_url', 'http://127.0.0.1:6379/', '127.0.0.1')],
+      [{ server_url: 'https://169.254.169.254/latest' }, refusal('server_url', 'https://169.254.169.254/latest', '169.254.169.254')],
+      [{ server_url: 'https://[::ffff:10.0.0.5]' }, refusal('server_url', 'https://[::ffff:a00:5]/', '[::ffff:a00:5]')],
+      [{ server_url: 'https://id.corp.example', access_token_url: 'https://192.168.0.9:5432/token' }, refusal('access_token_url', 'https://192.168.0.9:5432/token', '192.168.0.9')],
+    ];
+    for (const [settings, message] of cases) {
+      const added = await browser.post(`${LIST}add/`, form('corp', settings));
+      expect(added.statusCode, JSON.stringify(settings)).toBe(400);
+      expect(added.body, JSON.stringify(settings)).toContain(message);
+      const changed = await browser.post(`${LIST}${stored.id}/change/`, { ...form('stored', settings), secret: '' });
+      expect(changed.statusCode, JSON.stringify(settings)).toBe(400);
+      expect(changed.body, JSON.stringify(settings)).toContain(message);
+    }
+    expect(await latchkey.deps.store.socialApps.list()).toEqual([stored]);
+  });
+
+  it('takes an app on a host SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST lists, and no other', async () => {
+    await signedInAdmin('keycloak.internal');
+    expect((await browser.post(`${LIST}add/`, form('corp', { server_url: 'https://keycloak.internal/realms/corp' }))).headers.location).toBe(LIST);
+    const other = await browser.post(`${LIST}add/`, form('other', { server_url: 'https://10.0.0.5/realms/corp' }));
+    expect(other.statusCode).toBe(400);
+    expect(other.body).toContain(refusal('server_url', 'https://10.0.0.5/realms/corp', '10.0.0.5'));
+    expect((await latchkey.deps.store.socialApps.list()).map((app) => app.providerId)).toEqual(['corp']);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * What an app must be to be stored (manage-apps.ts adds and changes it through these): an entry
  * SOCIALACCOUNT_PROVIDERS would take (apps.ts), of a kind an operator may store, with settings its
- * kind can use (the check start-up runs on the settings' apps, providers/app-settings.ts), and no
- * other app that sign-in could not tell it from.
+ * kind can use (the check start-up runs on the settings' apps, providers/app-settings.ts) and
+ * endpoints where a provider may be (providers/private-hosts.ts), and no other app that sign-in
+ * could not tell it from.
  *
  * Every refusal is a LatchkeyError whose `param` names the field to fix (`provider`,
  * `provider_id`, `name`, `client_id`, `secret`, `key`, `settings`), and whose `reason` says which
@@ -12,7 +13,9 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { appFromRow, appsFromSettings, checkAppEntry, findApp, samlSlugTaken, type ProviderApp } from '../apps.js';
 import { settingProblemSentence } from '../providers/app-settings.js';
-import { withShownName, type ProviderRegistry } from '../providers/registry.js';
+import type { ProviderDirectory } from '../directory.js';
+import { privateEndpointProblem } from '../providers/private-hosts.js';
+import { withShownName } from '../providers/registry.js';
 
 /** An app as a form or the command line gives it; '' for a field left empty. */
 export interface SocialAppFields {
@@ -39,7 +42,8 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  * its option for server_url), any other unusable one with `invalid_setting`. Throws 'invalid_input'.
  * `secret` undefined: not known yet, so the kind's rules that need it (checkApp) are left for later.
  */
-export function storableApp(registry: ProviderRegistry, fields: SocialAppFields, secret: string | undefined): ProviderApp {
+export function storableApp(providers: Pick<ProviderDirectory, 'registry' | 'hostRule'>, fields: SocialAppFields, secret: string | undefined): ProviderApp {
+  const { registry } = providers;
   const { provider } = fields;
   const storable = registry.storableKinds();
   const choices = storable.map((kind) => kind.id).join(', ');
@@ -66,7 +70,10 @@ export function storableApp(registry: ProviderRegistry, fields: SocialAppFields,
     throw invalid(checked.field.split('.')[0]!, 'entry', `${capitalized(checked.problem)}.`);
   }
   // Rules that need the secret wait until it is known (the CLI checks an app before asking for it).
-  const problem = kind.checkSettings(checked.app.settings) ?? kind.checkStored?.(checked.app) ?? (secret === undefined ? undefined : kind.checkApp?.(checked.app));
+  const problem = kind.checkSettings(checked.app.settings)
+    ?? privateEndpointProblem(kind.endpoints?.(checked.app.settings) ?? [], providers.hostRule)
+    ?? kind.checkStored?.(checked.app)
+    ?? (secret === undefined ? undefined : kind.checkApp?.(checked.app));
   if (problem !== undefined) {
     throw invalid('settings', problem.reason === 'required' ? `${problem.key}_required` : 'invalid_setting', settingProblemSentence(problem));
   }

@@ -8,13 +8,14 @@ import type { Settings } from '../../config/settings.js';
 import type { Clock } from '../../core/clock.js';
 import type { ProviderApp } from '../apps.js';
 import type { SettingProblem } from './app-settings.js';
+import type { SettingsEndpoint } from './private-hosts.js';
 import type { ProviderHttp, SignInProvider } from './provider.js';
 
 /** What building a provider may use besides its app. */
 export interface ProviderContext {
   settings: Settings;
   clock: Clock;
-  /** The injectable fetch and SOCIALACCOUNT_REQUESTS_TIMEOUT. */
+  /** The injectable fetch, SOCIALACCOUNT_REQUESTS_TIMEOUT and where a provider may be. */
   http: ProviderHttp;
 }
 
@@ -54,6 +55,15 @@ export interface ProviderKind {
    * shown as written, so a key that must stay secret belongs in the sealed secret instead.
    */
   checkStored?(app: Pick<ProviderApp, 'settings'>): SettingProblem | undefined;
+  /**
+   * The provider's URLs the app's settings give (an issuer, endpoints that replace discovery's, a
+   * metadata URL), each with the setting that gives it; a value that is no usable URL is left out,
+   * for checkSettings to refuse. In production, start-up, the stored apps' flow and the directory
+   * refuse an app with one on a loopback or private address (private-hosts.ts). Absent for a kind
+   * whose addresses are fixed: every request a provider makes is held to the same rule as it
+   * connects (provider-fetch.ts).
+   */
+  endpoints?(settings: Readonly<Record<string, unknown>>): readonly SettingsEndpoint[];
   /** Stops start-up when the settings configure an app of this kind where it must not run (the dummy in production); throws LatchkeyError('configuration_invalid'). */
   checkEnvironment?(settings: Settings): void;
   /** The provider for one app of this kind. Throws LatchkeyError('configuration_invalid') for settings checkSettings refuses. */

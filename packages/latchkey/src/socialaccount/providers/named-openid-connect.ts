@@ -11,7 +11,7 @@
 import { checkSettings, unusableSettings, type SettingProblem, type SettingReader } from './app-settings.js';
 import type { ProviderKind } from './kind.js';
 import { openIdConnectProvider } from './openid-connect.js';
-import { OPENID_CONNECT_SETTINGS } from './openid-connect-settings.js';
+import { OPENID_CONNECT_SETTINGS, openIdConnectEndpoints } from './openid-connect-settings.js';
 
 type Settings = Readonly<Record<string, unknown>>;
 
@@ -49,6 +49,13 @@ export function namedOpenIdConnectKind(description: NamedOpenIdConnectDescriptio
     checkSettings(settings) {
       const filled = openIdConnectSettings(description, settings);
       return 'problem' in filled ? filled.problem : checkSettings(description.type, filled.settings, spec);
+    },
+    endpoints(settings) {
+      const filled = openIdConnectSettings(description, settings);
+      if ('problem' in filled) return [];
+      // An issuer the provider's own keys give (a realm URL, a tenant's domain) is named as such.
+      const issuerGiven = settings.server_url !== undefined;
+      return openIdConnectEndpoints(filled.settings).map((endpoint) => (endpoint.setting === 'server_url' && !issuerGiven ? { ...endpoint, setting: 'the issuer its settings give' } : endpoint));
     },
     build(app, { http, clock }) {
       const filled = openIdConnectSettings(description, app.settings);

@@ -11,6 +11,7 @@ import { createRemoteJWKSet, customFetch as joseCustomFetch, type RemoteJWKSetOp
 import { describeNetworkFailure } from './network-errors.js';
 import type { OpenIdConnectOptions } from './openid-connect-settings.js';
 import { ProviderError, type ProviderHttp } from './provider.js';
+import { ANY_HOST, privateUrlProblem } from './private-hosts.js';
 import { SECURE_URL_RULE, secureUrl } from './secure-url.js';
 
 /**
@@ -88,8 +89,8 @@ async function readDiscovery(id: string, options: DiscoveryOptions, http: Provid
     throw fail(`OpenID Connect discovery at ${documentUrl.href} is not a JSON object`);
   }
   const published = document as oauth.AuthorizationServer;
-  // The settings' endpoints were checked (https, or http on loopback) at start-up; the issuer is
-  // never replaced, so ID tokens must still name the one the document gives.
+  // The settings' endpoints were checked (https, or http on loopback; where a provider may be) at
+  // start-up; the issuer is never replaced, so ID tokens must still name the one the document gives.
   const server: oauth.AuthorizationServer = {
     ...published,
     authorization_endpoint: options.authorizationEndpoint?.href ?? published.authorization_endpoint,
@@ -114,9 +115,14 @@ async function readDiscovery(id: string, options: DiscoveryOptions, http: Provid
   }
   const needed = ['authorization_endpoint', 'token_endpoint', 'jwks_uri', ...(fetchUserinfo ? ['userinfo_endpoint'] : [])] as const;
   for (const name of needed) {
-    if (secureUrl(server[name]) === undefined) {
+    const url = secureUrl(server[name]);
+    if (url === undefined) {
       throw fail(`OpenID Connect discovery at ${documentUrl.href} has no usable ${name} (an https URL; ${SECURE_URL_RULE})`);
     }
+    // The document names where the secret, the code and tokens go next: it is held to where a
+    // provider may be as the app's settings are (private-hosts.ts).
+    const privateHost = privateUrlProblem(url, http.hostRule ?? ANY_HOST);
+    if (privateHost !== undefined) throw fail(`OpenID Connect discovery at ${documentUrl.href} has ${name} ${JSON.stringify(url.href)}: it ${privateHost}`);
   }
   const algorithms = allowedAlgorithms(server);
   if (algorithms.length === 0) {

@@ -4,6 +4,8 @@
  * is built), and the values the provider uses, defaults applied.
  */
 import { aBoolean, anEndpoint, aText, aTextList, oneOf, parameters, readSettings, type SettingsSpec } from './app-settings.js';
+import type { SettingsEndpoint } from './private-hosts.js';
+import { secureUrl } from './secure-url.js';
 
 export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
 export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
@@ -54,6 +56,17 @@ export const OPENID_CONNECT_SETTINGS: SettingsSpec = {
     jwks_url: anEndpoint,
   },
 };
+
+/** The settings that say where the provider is: the issuer, and the endpoints that replace discovery's. */
+const ENDPOINT_KEYS = ['server_url', 'authorize_url', 'access_token_url', 'profile_url', 'jwks_url'] as const;
+
+/** The provider's URLs settings give, once OPENID_CONNECT_SETTINGS has taken them (ProviderKind.endpoints). */
+export function openIdConnectEndpoints(settings: Readonly<Record<string, unknown>>): SettingsEndpoint[] {
+  return ENDPOINT_KEYS.flatMap((key) => {
+    const url = secureUrl(settings[key]);
+    return url === undefined ? [] : [{ setting: key, url }];
+  });
+}
 
 /** The settings as the provider uses them. */
 export interface OpenIdConnectOptions {

@@ -15,6 +15,7 @@ const redirectUri = 'http://127.0.0.1:9/accounts/oidc/test/login/callback/';
 const http: ProviderHttp = { timeoutSeconds: 5 };
 const signIn = (provider: RedirectProvider, follow: (url: URL) => Promise<URL>) => signInThrough(provider, redirectUri, follow);
 const HOUR = 60 * 60 * 1000;
+const DAY_SECONDS = 24 * 60 * 60;
 
 describe('openIdConnectProvider against a hostile provider', () => {
   let hostile: HostileOidcServer;
@@ -60,6 +61,8 @@ describe('openIdConnectProvider against a hostile provider', () => {
     ['no nonce', { idTokenClaims: ({ nonce: _nonce, ...claims }) => claims }],
     ['alg none', { idTokenSigning: 'none' }],
     ['HS256 signed with the client secret', { idTokenSigning: 'HS256-client-secret' }],
+    ['an iat a day in the future', { idTokenIssuedAhead: DAY_SECONDS }],
+    ['an iat two minutes in the future', { idTokenIssuedAhead: 120 }],
   ];
   it.each(badIdTokens)('refuses an ID token with %s', async (_case, behaviour) => {
     expect((await providerError(signIn(against(behaviour), follow))).reason).toBe('failed');
@@ -73,6 +76,15 @@ describe('openIdConnectProvider against a hostile provider', () => {
   it('accepts a good ID token in headless token login', async () => {
     const provider = against({});
     expect((await provider.verifyIdToken!(await hostile.mintIdToken())).uid).toBe('hostile-user');
+  });
+
+  it('says which claim refused a token dated in the future, and accepts one within the clock skew (30 seconds)', async () => {
+    const future: HostileBehaviour = { idTokenIssuedAhead: DAY_SECONDS };
+    expect((await providerError(signIn(against(future), follow))).message).toMatch(/"iat"/);
+    expect((await providerError(against(future).verifyIdToken!(await hostile.mintIdToken()))).message).toMatch(/"iat"/);
+    const withinSkew: HostileBehaviour = { idTokenIssuedAhead: 30 };
+    expect((await signIn(against(withinSkew), follow)).profile.uid).toBe('hostile-user');
+    expect((await against(withinSkew).verifyIdToken!(await hostile.mintIdToken())).uid).toBe('hostile-user');
   });
 
   it("refuses an ID token past its expiry on the site's clock, however the wall clock reads it", async () => {

@@ -2,8 +2,9 @@
  * The `openid_connect` provider: any OpenID Connect server, one app per provider_id, found by
  * discovery (openid-connect-discovery.ts) and configured by the app's settings
  * (openid-connect-settings.ts). The authorization code flow with PKCE and a nonce, the ID token's
- * signature and claims checked by oauth4webapi, the profile from userinfo or the ID token; and, for
- * headless token login, an ID token a client obtained itself, verified against the provider's keys.
+ * signature and claims checked by oauth4webapi (its iat by id-token-clock.ts), the profile from
+ * userinfo or the ID token; and, for headless token login, an ID token a client obtained itself,
+ * verified against the provider's keys.
  * Endpoints the app's settings replace (authorize_url, ...) are put in place of discovery's there.
  */
 import * as oauth from 'oauth4webapi';
@@ -12,10 +13,11 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { UID_MAX_LENGTH } from '../model.js';
 import type { ProviderUserData } from '../adapter.js';
 import { checkSettings } from './app-settings.js';
+import { ID_TOKEN_CLOCK_TOLERANCE_SECONDS, refuseIssuedInTheFuture } from './id-token-clock.js';
 import type { ProviderKind } from './kind.js';
 import { describeCauses, describeNetworkFailure } from './network-errors.js';
 import { allowedAlgorithms, cachedDiscovery } from './openid-connect-discovery.js';
-import { OPENID_CONNECT_SETTINGS, openIdConnectOptions } from './openid-connect-settings.js';
+import { OPENID_CONNECT_SETTINGS, openIdConnectEndpoints, openIdConnectOptions } from './openid-connect-settings.js';
 import { isVouchedFor, textOf } from './profile-fields.js';
 import {
   ProviderError,
@@ -59,6 +61,7 @@ export const openIdConnectProviderKind: ProviderKind = {
   id: 'openid_connect',
   name: 'OpenID Connect',
   checkSettings: (settings) => checkSettings('openid_connect', settings, OPENID_CONNECT_SETTINGS),
+  endpoints: openIdConnectEndpoints,
   build: (app, { http, clock }) =>
     openIdConnectProvider({ providerId: app.providerId, name: app.name, clientId: app.clientId, secret: app.secret, settings: app.settings }, http, clock),
 };
@@ -95,7 +98,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
    */
   function client(): oauth.Client {
     const skew = Math.floor(clock.now().getTime() / 1000) - Math.floor(Date.now() / 1000);
-    return { client_id: app.clientId, [oauth.clockSkew]: skew };
+    return { client_id: app.clientId, [oauth.clockSkew]: skew, [oauth.clockTolerance]: ID_TOKEN_CLOCK_TOLERANCE_SECONDS };
   }
 
   /** oauth4webapi's request options: the injected fetch, the timeout, and plain http only on loopback. */
@@ -182,6 +185,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
         // The discovered server (whose keys oauth4webapi keeps) checks it, whichever name it carries.
         await oauth.validateApplicationLevelSignature(server, response, requestOptions(server.jwks_uri));
         const idTokenClaims = oauth.getValidatedIdTokenClaims(result)!;
+        refuseIssuedInTheFuture(id, idTokenClaims.iat, clock);
         let userinfo: Record<string, unknown> | undefined;
         if (options.fetchUserinfo) {
           const userinfoResponse = await oauth.userInfoRequest(server, client(), result.access_token, requestOptions(server.userinfo_endpoint));
@@ -211,7 +215,9 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
           algorithms: allowedAlgorithms(server),
           requiredClaims: ['exp', 'iat', 'sub'],
           currentDate: clock.now(),
+          clockTolerance: ID_TOKEN_CLOCK_TOLERANCE_SECONDS,
         });
+        refuseIssuedInTheFuture(id, verified.payload.iat, clock);
         return verified.payload;
       });
       return profileFrom(payload, { id_token: { ...payload } });

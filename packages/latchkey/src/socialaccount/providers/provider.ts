@@ -52,7 +52,7 @@ export interface SignInProvider {
   authorizationUrl(input: { redirectUri: string; state: string; extraScope?: string[] }): Promise<{ url: URL; pending: PendingAuthorization }>;
   /** OAuth 2.0 and OpenID Connect: the callback's URL (with code/state/error/iss) -> the person. Throws ProviderError. Absent for SAML, which answers at its ACS. */
   completeAuthorization?(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
-  /** Headless token login: an id_token verified against the provider's JWKS (signature, iss, aud = client_id, exp, algorithm allow-list). Throws ProviderError. */
+  /** Headless token login: an id_token verified against the provider's JWKS (signature, iss, aud = client_id, exp, iat, algorithm allow-list). Throws ProviderError. */
   verifyIdToken?(idToken: string): Promise<ProviderProfile>;
   /** Headless token login with an access token the client got from the provider itself (Facebook's), checked to be for this app. Throws ProviderError. */
   verifyAccessToken?(accessToken: string): Promise<ProviderProfile>;
@@ -142,8 +142,13 @@ export class ProviderError extends Error {
   }
 }
 
-/** How providers reach the network: an injectable fetch (tests) and a timeout (SOCIALACCOUNT_REQUESTS_TIMEOUT, seconds). */
+/**
+ * How providers reach the network: an injectable fetch (tests; in production the directory gives
+ * provider-fetch.ts's), a timeout (SOCIALACCOUNT_REQUESTS_TIMEOUT, seconds), and where a provider
+ * may be (private-hosts.ts), which discovery holds the endpoints it names to; anywhere when absent.
+ */
 export interface ProviderHttp {
   fetch?: typeof fetch;
   timeoutSeconds: number;
+  hostRule?: ProviderHostRule;
 }

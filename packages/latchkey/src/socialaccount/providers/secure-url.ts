@@ -2,7 +2,9 @@
  * Where a provider may send a person's browser, or Latchkey its client secret, codes and tokens:
  * an https URL, or plain http on this machine only (a test provider, a Keycloak on a developer's
  * laptop). Plain http to any other host would let anyone on the way read or change what travels.
- * One rule for every provider and every door that takes a provider's URL.
+ * One rule for every provider and every door that takes a provider's URL. In production a provider
+ * may moreover not be on a loopback or private address at all (private-hosts.ts), so plain http
+ * is left only to a loopback host SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST lists.
  */
 
 /** How messages say what is allowed, in one wording. */

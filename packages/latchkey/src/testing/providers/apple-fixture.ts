@@ -50,8 +50,11 @@ export interface AppleFixture {
   readonly authorizeUrl: string;
   readonly accessTokenUrl: string;
   readonly keysUrl: string;
-  /** 'other-key': ID tokens are signed by a key the JWKS does not hold (under the published kid). */
-  readonly misbehave: { idTokens?: 'other-key' };
+  /**
+   * 'other-key': ID tokens are signed by a key the JWKS does not hold (under the published kid).
+   * 'dated-tomorrow': they say they were issued a day from now (iat, and exp ten minutes after).
+   */
+  readonly misbehave: { idTokens?: 'other-key' | 'dated-tomorrow' };
   /** Forgets who authorised the client (so the name is sent again), the secrets seen and any misbehaviour. */
   reset(): void;
   /** The client secrets' claims the token endpoint accepted, with their header's kid. */
@@ -102,7 +105,8 @@ export async function startAppleFixture(options: AppleFixtureOptions): Promise<A
       nonce_supported: true,
     };
     const key = misbehave.idTokens === 'other-key' ? stranger.privateKey : signing.privateKey;
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(APPLE).setAudience(audience).setSubject(sub).setIssuedAt(seconds()).setExpirationTime(seconds() + 600).sign(key);
+    const issuedAt = seconds() + (misbehave.idTokens === 'dated-tomorrow' ? 24 * 60 * 60 : 0);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(APPLE).setAudience(audience).setSubject(sub).setIssuedAt(issuedAt).setExpirationTime(issuedAt + 600).sign(key);
   }
 
   /** The client secret as Apple checks it; the reason it is refused, or undefined. */

@@ -10,6 +10,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload, type RemoteJWKSetOptions } from 'jose';
 import type { Clock } from '../../../core/clock.js';
 import type { SettingReader } from '../app-settings.js';
+import { ID_TOKEN_CLOCK_TOLERANCE_SECONDS, refuseIssuedInTheFuture } from '../id-token-clock.js';
 import { describeNetworkFailure } from '../network-errors.js';
 import { ProviderError, type ProviderHttp } from '../provider.js';
 
@@ -59,14 +60,16 @@ export type AppleIdTokenVerifier = (idToken: string) => Promise<JWTPayload>;
 
 /**
  * A verifier of Apple ID tokens for an app: signed by one of the keys at `keysUrl`, issued by
- * Apple, for one of the app's client ids, unexpired on Latchkey's clock. Anything else, or keys
- * that cannot be fetched, is ProviderError('failed').
+ * Apple, for one of the app's client ids, unexpired and not dated in the future on Latchkey's
+ * clock (id-token-clock.ts). Anything else, or keys that cannot be fetched, is
+ * ProviderError('failed').
  */
 export function appleIdTokenVerifier(id: string, keysUrl: URL, clientIds: readonly string[], http: ProviderHttp, clock: Clock): AppleIdTokenVerifier {
   const options: RemoteJWKSetOptions = { timeoutDuration: http.timeoutSeconds * 1000 };
   if (http.fetch !== undefined) options[customFetch] = http.fetch;
   const keys = createRemoteJWKSet(keysUrl, options);
   return async (idToken) => {
+    let payload: JWTPayload;
     try {
       const verified = await jwtVerify(idToken, keys, {
         issuer: APPLE_ISSUER,
@@ -74,13 +77,16 @@ export function appleIdTokenVerifier(id: string, keysUrl: URL, clientIds: readon
         algorithms: ID_TOKEN_ALGORITHMS,
         requiredClaims: ['exp', 'iat', 'sub'],
         currentDate: clock.now(),
+        clockTolerance: ID_TOKEN_CLOCK_TOLERANCE_SECONDS,
       });
-      return verified.payload;
+      payload = verified.payload;
     } catch (error) {
       if (error instanceof joseErrors.JOSEError && !(error instanceof joseErrors.JWKSTimeout)) {
         throw new ProviderError('failed', `${id}: the ID token was refused: ${error.code} ${error.message}`);
       }
       throw new ProviderError('failed', `${id}: Apple's keys at ${keysUrl.origin}${keysUrl.pathname} could not be read: ${describeNetworkFailure(error, http)}`);
     }
+    refuseIssuedInTheFuture(id, payload.iat, clock);
+    return payload;
   };
 }

@@ -167,9 +167,10 @@ describe.each(testDatabaseKinds())('signing in with Apple on the pages, on %s', 
   it.each([
     ['a client secret signed with another .p8 key (Apple answers invalid_client)', 'bad-secret'],
     ['an ID token signed by a key Apple does not publish', 'other-key'],
+    ['an ID token dated a day in the future', 'dated-tomorrow'],
   ] as const)('refuses %s: the error page, nobody signed in', async (_case, trouble) => {
     await setUp(trouble === 'bad-secret' ? generateAppleClientKey().pem : clientKey.pem);
-    if (trouble === 'other-key') fixture.misbehave.idTokens = 'other-key';
+    if (trouble !== 'bad-secret') fixture.misbehave.idTokens = trouble;
     const { response } = await signIn({ as: '001234.ada' });
     expect(response.headers.location).toBe('/accounts/3rdparty/login/error/');
     // The refusal is the one meant: the fixture took the secret only when it was signed with the registered key.
@@ -193,12 +194,14 @@ describe.each(testDatabaseKinds())('signing in with Apple on the pages, on %s', 
     expect(await latchkey.deps.store.users.findByEmail('ada@example.com')).toBeUndefined();
   });
 
-  it('signs an iOS app in with a token login, verifying the ID token against Apple’s keys; refuses one signed by another key', async () => {
+  it('signs an iOS app in with a token login, verifying the ID token against Apple’s keys; refuses one signed by another key or dated in the future', async () => {
     await setUp();
     const api = new HeadlessTestClient(browser.app, 'app', latchkey);
     const token = async () => ({ provider: 'apple', process: 'login', token: { client_id: IOS_CLIENT, id_token: await fixture.idTokenFor('001234.ada', IOS_CLIENT) } });
-    fixture.misbehave.idTokens = 'other-key';
-    expect((await api.post('/auth/provider/token', await token())).status).toBe(400);
+    for (const trouble of ['other-key', 'dated-tomorrow'] as const) {
+      fixture.misbehave.idTokens = trouble;
+      expect((await api.post('/auth/provider/token', await token())).status, trouble).toBe(400);
+    }
     fixture.reset();
     const response = await api.post('/auth/provider/token', await token());
     expect(response.status).toBe(200);

@@ -38,6 +38,11 @@ export const samlProviderKind: ProviderKind = {
     (app.settings.advanced as Record<string, unknown> | undefined)?.private_key === undefined
       ? undefined
       : { key: 'advanced', reason: 'invalid', message: "advanced.private_key would be stored unencrypted: give the service provider's private key as the app's secret, which is sealed" },
+  // The metadata is the one URL of the IdP the server itself requests; the others are the browser's.
+  endpoints: (settings) => {
+    const metadataUrl = secureUrl((settings.idp as Record<string, unknown> | undefined)?.metadata_url);
+    return metadataUrl === undefined ? [] : [{ setting: 'idp.metadata_url', url: metadataUrl }];
+  },
   build: (app, context) => samlProvider(app, context),
 };
 
