@@ -7,16 +7,19 @@
  *   social-only account;
  * - signup: a registered address against a new one (page and headless);
  * - password reset request: a known address against an unknown one (page and headless);
+ * - login by code, asking for a code: a known address against an unknown one (page and headless);
  * - email page: adding an address another account has verified against a free one.
  *
  * The site is set up in enumeration/site.ts (production settings, mandatory verification, a SQLite
  * file, mail over SMTP to a local server). Pass: every median within 10% and every p > 0.01; any
  * difference sets a non-zero exit code. Options: `--trials=<n>` samples per group (default 200);
- * `--only=signup,reset` runs only the named parts (login, signup, reset, email);
- * `--database=memory` puts SQLite in memory instead of a file (see site.ts).
+ * `--only=signup,reset` runs only the named parts (login, signup, reset, code, email);
+ * `--database=memory` puts SQLite in memory instead of a file, `--database=postgres` uses a schema
+ * on TEST_DATABASE_URL's PostgreSQL, whose queries let other work run meanwhile (see site.ts).
  */
 import { compareEmailAdds } from './enumeration/email-add.js';
 import { compareLogins } from './enumeration/login.js';
+import { compareLoginCodeRequests } from './enumeration/login-code.js';
 import { comparePasswordResets } from './enumeration/password-reset.js';
 import { compareSignups } from './enumeration/signup.js';
 import { createBenchSite } from './enumeration/site.js';
@@ -24,6 +27,7 @@ import { printVerdicts, type Verdict } from './enumeration/statistics.js';
 
 const DEFAULT_TRIALS = 200;
 const WARM_UP = 10;
+const DATABASE_LABELS = { file: 'SQLite file', memory: 'SQLite in memory', postgres: 'PostgreSQL (TEST_DATABASE_URL)' } as const;
 
 /** The value of `--name=value` on the command line (run.ts passes options through). */
 function option(name: string): string | undefined {
@@ -39,16 +43,17 @@ function trialsFromArguments(): number {
 export async function benchmarkLoginEnumeration(): Promise<void> {
   const trials = trialsFromArguments();
   const database = option('database') ?? 'file';
-  if (database !== 'file' && database !== 'memory') throw new Error('--database= takes file or memory');
+  if (database !== 'file' && database !== 'memory' && database !== 'postgres') throw new Error('--database= takes file, memory or postgres');
   const site = await createBenchSite(database);
   const sampling = { trials, warmUp: WARM_UP };
   const all: Verdict[] = [];
   try {
-    console.log(`${trials} attempts per group (after ${WARM_UP} thrown away), interleaved; argon2id m=19456 t=2 p=1; SQLite ${database === 'file' ? 'file' : 'in memory'}; mail over SMTP`);
+    console.log(`${trials} attempts per group (after ${WARM_UP} thrown away), interleaved; argon2id m=19456 t=2 p=1; ${DATABASE_LABELS[database]}; mail over SMTP`);
     const sections: [string, string, string, () => Promise<Verdict[]>][] = [
       ['login', 'Login, wrong password', 'nobody', () => compareLogins(site, sampling)],
       ['signup', 'Signup, mandatory verification', 'new', () => compareSignups(site, sampling)],
       ['reset', 'Password reset request', 'unknown', () => comparePasswordResets(site, sampling)],
+      ['code', 'Login by code, code request', 'unknown', () => compareLoginCodeRequests(site, sampling)],
       ['email', 'Email page, add an address', 'free', () => compareEmailAdds(site, sampling)],
     ];
     const only = option('only')?.split(',');

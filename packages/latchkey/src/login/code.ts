@@ -70,8 +70,9 @@ async function mailCode(deps: LatchkeyDeps, email: string, code: string): Promis
 /**
  * Starts a login by code for `email`. The request is limited per IP and per address
  * (request_login_code) before anything else, so known and unknown addresses count alike and a
- * mailbox cannot be flooded; the account lookup and the mail happen after the caller has
- * answered, so neither the answer nor its timing tells whether the address has an account.
+ * mailbox cannot be flooded; the account lookup and the mail are background work, which starts
+ * only once the door's answer has been sent (docs/architecture.md, "Work after the answer"), so
+ * neither the answer nor its timing tells whether the address has an account.
  */
 export async function requestLoginCode(deps: LatchkeyDeps, input: { email: string; client: ClientInfo }): Promise<LoginCodeRequested> {
   if (input.email.trim() === '') throw new LatchkeyError('invalid_input', 'This field is required.', { param: 'email', reason: 'required' });

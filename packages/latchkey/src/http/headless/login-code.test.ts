@@ -2,10 +2,12 @@
  * Headless login by code (auth/code/request, auth/code/confirm) for both clients, every response
  * validated against allauth's published contract by the test client.
  */
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { User } from '../../account/model.js';
 import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
+import { observeAnswersAndMail } from '../../testing/answer-order.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
@@ -56,6 +58,25 @@ describe.each(testDatabaseKinds())('headless login by code on %s', (kind) => {
       expect(unknown.body.data).toEqual(known.body.data);
       await latchkey.deps.background.idle();
       expect(latchkey.mailer.outbox.map((mail) => mail.to)).toEqual([['ada@example.com']]);
+    });
+
+    it('sends its answer before the account is looked up and mailed, though the door still writes the session after the flow', async () => {
+      latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_LOGIN_BY_CODE_ENABLED: true } });
+      await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+      const order = observeAnswersAndMail(latchkey);
+      const app = Fastify();
+      app.addHook('onRequest', latchkey.allowedHostsGuard);
+      app.addHook('onResponse', order.recordAnswer);
+      await app.register(latchkey.plugin, { headless: true });
+      await app.ready();
+      try {
+        const requested = await new HeadlessTestClient(app, client, latchkey).post('/auth/code/request', { email: 'ada@example.com' });
+        expect(requested.status).toBe(401);
+        // The mail is what only an existing account costs: started before the answer, it would slow that answer alone.
+        expect(order.events.filter((event) => !event.startsWith('answered GET'))).toEqual([`answered POST /_allauth/${client}/v1/auth/code/request`, 'mail to ada@example.com']);
+      } finally {
+        await app.close();
+      }
     });
 
     it('signs in with the mailed code, recorded as a code login, and the code works once', async () => {

@@ -10,6 +10,7 @@ import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
+import { answeringWith } from '../kit/after-answer.js';
 
 /**
  * auth/code/request and auth/code/confirm (ACCOUNT_LOGIN_BY_CODE_ENABLED): the flow of
@@ -31,8 +32,9 @@ export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext):
   if (enabled) {
     api.post('/auth/code/request', async (request, reply) => {
       try {
-        const { state, delivery } = await requestLoginCode(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
-        // Not awaited: the answer must not wait for mail that only an existing account gets.
+        // The mail, which only an existing account gets, is neither awaited nor begun before the
+        // answer has gone: the session is still written after this.
+        const { state, delivery } = await requestLoginCode(answeringWith(deps, reply), { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
         void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
         await keepLoginCode(ctx, request, reply, state);
       } catch (error) {

@@ -10,6 +10,7 @@ import { textField } from '../kit/input.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { sendAuthenticated, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
+import { answeringWith } from '../kit/after-answer.js';
 
 const KEY_HEADER = 'x-password-reset-key';
 
@@ -25,8 +26,8 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
 
   api.post('/auth/password/request', async (request, reply) => {
     try {
-      const { delivery } = await requestPasswordReset(deps, { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
-      // Not awaited: the answer must not wait for mail that only an existing account gets (it would tell whether the address has one).
+      // The mail, which only an existing account gets, is neither awaited nor begun before the answer has gone (it would tell whether the address has one).
+      const { delivery } = await requestPasswordReset(answeringWith(deps, reply), { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
       void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { User } from '../../account/model.js';
 import { createUser } from '../../account/users.js';
 import type { SettingValues } from '../../config/settings.js';
+import { observeAnswersAndMail } from '../../testing/answer-order.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { activateTotpFor } from '../../testing/mfa.js';
@@ -69,6 +70,17 @@ describe.each(testDatabaseKinds())('login by code pages on %s', (kind) => {
     expect(strip(unknownPage)).toBe(strip(knownPage));
     await latchkey.deps.background.idle();
     expect(latchkey.mailer.outbox.map((mail) => mail.to)).toEqual([['ada@example.com']]);
+  });
+
+  it('sends its answer before the account is looked up and mailed, though the page still writes the session after the flow', async () => {
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_LOGIN_BY_CODE_ENABLED: true } });
+    await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    const order = observeAnswersAndMail(latchkey);
+    // Added in Latchkey's own scope, where the pages are, so that it sees their answers.
+    browser = await PageClient.create(latchkey, { plugin: { routes: (scope) => void scope.addHook('onResponse', order.recordAnswer) } });
+    expect((await browser.post('/accounts/login/code/', { email: 'ada@example.com' })).statusCode).toBe(302);
+    // The mail is what only an existing account costs: started before the answer, it would slow that answer alone.
+    expect(order.events.filter((event) => !event.startsWith('answered GET'))).toEqual(['answered POST /accounts/login/code/', 'mail to ada@example.com']);
   });
 
   it('refuses a wrong code, and drops the login after MAX_ATTEMPTS wrong ones', async () => {

@@ -9,6 +9,7 @@ import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+import { answeringWith } from '../kit/after-answer.js';
 
 export const LOGIN_CODE_PAGE = '/accounts/login/code/';
 export { LOGIN_CODE_CONFIRM_PAGE };
@@ -47,8 +48,9 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
       const fields = formFields(request.body, ['email', 'next']);
       const next = safeRedirectOr(fields.next, '');
       try {
-        const { state, delivery } = await requestLoginCode(page.deps, { email: fields.email, client: clientOf(request) });
-        // Not awaited: the answer must not wait for mail that only an existing account gets.
+        // The mail, which only an existing account gets, is neither awaited nor begun before the
+        // answer has gone: the session is still written after this.
+        const { state, delivery } = await requestLoginCode(answeringWith(page.deps, reply), { email: fields.email, client: clientOf(request) });
         void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
         await keepLoginCode(page, request, reply, state);
         return redirect(reply, withNext(LOGIN_CODE_CONFIRM_PAGE, next));

@@ -6,6 +6,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser } from './page.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { answeringWith } from '../kit/after-answer.js';
 
 const RESET_DONE = '/accounts/password/reset/done/';
 const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';
@@ -14,40 +15,33 @@ const RESET_KEY_SESSION = '_password_reset_key';
 const SET_PASSWORD_SUFFIX = '-set-password';
 
 /**
- * Referrer policies of the reset pages. The mailed key must never reach anyone in a Referer, so
- * the link's own URL answers with `no-referrer` (only a redirect, or the invalid-link page), as do
- * the pages without a form. The two pages WITH a form cannot: a browser posts a form from a
- * `no-referrer` page with `Origin: null` (Fetch, "append a request Origin header"; checked in
- * Chromium), which the CSRF check rightly refuses. Their URLs carry no key, because the key moves
- * into the session before the form is shown, so `same-origin` (no Referer off the site) is enough.
+ * The mailed key must never reach anyone in a Referer. Its URL answers only with a redirect (a
+ * redirect's URL never becomes a Referer) or, for a key nobody can use, the invalid-link page; the
+ * key moves into the session before the form is shown, so no page's URL carries it; and every
+ * answer keeps Referers on this site (kit/referrer-policy.ts).
  */
-const NO_REFERRER = 'no-referrer';
-const FORM_REFERRER_POLICY = 'same-origin';
-
 function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(page, request, reply.header('referrer-policy', FORM_REFERRER_POLICY), 'account/password_reset.html', { title: 'Password reset', form }, status);
+    renderPage(page, request, reply, 'account/password_reset.html', { title: 'Password reset', form }, status);
 
   scope.get('/accounts/password/reset/', (request, reply) => requestForm(request, reply));
 
   scope.post('/accounts/password/reset/', async (request, reply) => {
     const fields = formFields(request.body, ['email']);
     try {
-      const { delivery } = await requestPasswordReset(page.deps, { email: fields.email, client: clientOf(request) });
-      // Not awaited: the answer must not wait for mail that only an existing account gets.
+      // The mail, which only an existing account gets, is neither awaited nor begun before the answer has gone.
+      const { delivery } = await requestPasswordReset(answeringWith(page.deps, reply), { email: fields.email, client: clientOf(request) });
       void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
-      return redirect(reply.header('referrer-policy', NO_REFERRER), RESET_DONE);
+      return redirect(reply, RESET_DONE);
     } catch (error) {
       return requestForm(request, reply, formWithError({ email: fields.email }, error), refusalStatus(reply, error));
     }
   });
 
-  scope.get(RESET_DONE, (request, reply) =>
-    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_done.html', { title: 'Password reset' }),
-  );
+  scope.get(RESET_DONE, (request, reply) => renderPage(page, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
 
   const invalidLink = (request: FastifyRequest, reply: FastifyReply, status = 200) =>
-    renderPage(page, request, reply.header('referrer-policy', NO_REFERRER), 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
+    renderPage(page, request, reply, 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
 
   /** The key a form URL stands for: the one the session holds for that account (`<id>-set-password`), or the URL's own. */
   async function keyOf(request: FastifyRequest): Promise<{ key: string; fromSession: boolean }> {
