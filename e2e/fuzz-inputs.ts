@@ -57,7 +57,7 @@ export function requestsOf(fuzzCase: FuzzCase, route: FuzzRoute, path: string, i
   return chosen.map((variant) => variant(route, path)).filter((request) => request !== undefined);
 }
 
-/** Field names of every door (CONTRACT.md's form fields, the headless API's JSON, the admin's), sent together. */
+/** Field names of every door (the pages' form fields of docs/accounts.md, the headless API's JSON, the admin's), sent together. */
 const FIELDS = [
   'login', 'password', 'email', 'username', 'password1', 'password2', 'oldpassword', 'remember', 'code', 'key',
   'token', 'name', 'next', 'process', 'provider', 'callback_url', 'state', 'id', 'session_ids', 'credential',

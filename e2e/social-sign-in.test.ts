@@ -72,7 +72,7 @@ describe.runIf(browserTestsEnabled()).each([deployedDatabase()])('social sign-in
     ({ site, browser } = await startSiteAndBrowser({
       database,
       env: {
-        // The operator's way without touching the settings file (CONTRACT.md): the apps as JSON.
+        // The operator's way without touching the settings file (docs/social.md): the apps as JSON.
         LATCHKEY_SOCIALACCOUNT_PROVIDERS: JSON.stringify({
           openid_connect: { APPS: [{ provider_id: PROVIDER_ID, name: PROVIDER_NAME, client_id: CLIENT.client_id, secret: CLIENT.client_secret, settings: { server_url: provider.issuer } }] },
         }),

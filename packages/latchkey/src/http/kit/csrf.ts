@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-/** Names fixed by CONTRACT.md, as Django's. */
+/** Names as Django's, which clients rely on (docs/security.md, "CSRF protection"). */
 export const CSRF_COOKIE = 'csrftoken';
 export const CSRF_FORM_FIELD = 'csrfmiddlewaretoken';
 export const CSRF_HEADER = 'x-csrftoken';
@@ -54,7 +54,7 @@ function cookieSecret(request: FastifyRequest): string | undefined {
 }
 
 function setSecretCookie(reply: FastifyReply, secret: string, options: CsrfOptions): void {
-  // Readable by JavaScript on purpose (CONTRACT.md): single-page clients copy it into X-CSRFToken.
+  // Readable by JavaScript on purpose (docs/security.md): single-page clients copy it into X-CSRFToken.
   // The secret alone is useless to another site, which can neither read nor set our cookies.
   reply.setCookie(CSRF_COOKIE, secret, { path: '/', sameSite: 'lax', secure: options.cookieSecure, httpOnly: false, maxAge: CSRF_COOKIE_AGE });
 }

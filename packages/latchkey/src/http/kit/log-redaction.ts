@@ -16,7 +16,7 @@
 
 export const REDACTED = '[redacted]';
 
-/** The pages whose URL ends with a mailed key: allauth's paths (CONTRACT.md). */
+/** The pages whose URL ends with a mailed key: allauth's paths (docs/accounts.md). */
 export const KEYED_PATH_PREFIXES: readonly string[] = ['/accounts/password/reset/key/', '/accounts/confirm-email/'];
 
 /**

@@ -18,7 +18,7 @@ import { VERIFICATION_SENT_PAGE } from './login-outcome.js';
 
 export const EMAIL_PAGE = '/accounts/email/';
 
-/** The submit buttons of the page, by allauth's names (CONTRACT.md); the first one sent wins. */
+/** The submit buttons of the page, by allauth's names (docs/accounts.md); the first one sent wins. */
 const ACTIONS = ['action_add', 'action_send', 'action_remove', 'action_primary'] as const;
 type EmailAction = (typeof ACTIONS)[number];
 

@@ -16,7 +16,7 @@ import { registerSessionPages } from './sessions.js';
 import { registerSocialAccountPages } from './socialaccount.js';
 import { registerDummyAuthorizationPage } from './dummy-provider.js';
 
-/** Every account page under /accounts/ (paths as allauth's, CONTRACT.md). */
+/** Every account page under /accounts/ (paths as allauth's, docs/accounts.md). */
 export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
   registerLoginPages(scope, page);
   // The code pages: for a login by code, and for the code ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for after the password.

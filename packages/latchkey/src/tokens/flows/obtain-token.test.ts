@@ -18,7 +18,7 @@ import { obtainApiToken, TOKEN_CODE_REQUIRED, TOKEN_EMAIL_UNVERIFIED, TOKEN_INVA
 const PASSWORD = 'a long enough passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
-it("refuses credentials in DRF's words (CONTRACT.md)", () => {
+it("refuses credentials in DRF's words (docs/api.md)", () => {
   expect(TOKEN_INVALID_CREDENTIALS).toBe('Unable to log in with provided credentials.');
 });
 

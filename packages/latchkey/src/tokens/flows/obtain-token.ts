@@ -16,7 +16,7 @@ export interface ObtainTokenInput {
   client: ClientInfo;
 }
 
-/** DRF's refusal of credentials, word for word (CONTRACT.md): clients may match on it. */
+/** DRF's refusal of credentials, word for word (docs/api.md): clients may match on it. */
 export const TOKEN_INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 export const TOKEN_EMAIL_UNVERIFIED = 'Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.';
 /** Under verification by code: the code is mailed to a client that can type it back, which this one cannot. */
