@@ -1,5 +1,5 @@
 import { LatchkeyError } from '../core/errors.js';
-import { BASE_DEFAULTS, environmentDefaults } from './defaults.js';
+import { defaultValues } from './defaults.js';
 import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
@@ -31,7 +31,7 @@ export interface LoadSettingsOptions {
 /** Variables that share the LATCHKEY_ prefix but are inputs to commands, not settings. */
 const NON_SETTING_VARIABLES = new Set(['LATCHKEY_SUPERUSER_PASSWORD', 'LATCHKEY_SOCIALAPP_SECRET']);
 
-/** Production refuses to start unless the operator has given these (CONTRACT.md). */
+/** Production refuses to start unless the operator has given these (docs/settings.md). */
 const REQUIRED_IN_PRODUCTION: SettingName[] = ['SECRET_KEY', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL'];
 
 export function environmentFromNodeEnv(nodeEnv: string | undefined): Environment {
@@ -50,12 +50,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   const environment = environmentFromNodeEnv(env.NODE_ENV);
   rejectUnknownVariables(env);
 
-  const values: Record<string, unknown> = {
-    ...BASE_DEFAULTS,
-    SITE_NAME: project.SITE_NAME,
-    ACCOUNT_LOGIN_METHODS: [project.USERNAME_TYPE],
-    ...environmentDefaults(environment, project.DOMAIN_NAME),
-  };
+  const values: Record<string, unknown> = { ...defaultValues(environment, project) };
   for (const overrides of [project.base, project[environment]]) {
     for (const [name, value] of Object.entries(overrides ?? {})) {
       values[name] = mergeWithDefault(name, values[name], checkProjectValue(name, value));
