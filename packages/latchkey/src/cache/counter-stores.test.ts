@@ -9,6 +9,18 @@ import { createCounterStore } from './create-counter-store.js';
 import { openRedisCounterStore } from './redis-counter-store.js';
 import { counterStoreKinds, createTestCounterStore, type TestCounterStore } from '../testing/counter-stores.js';
 import { closedLocalPort, testRedisUrl, withRedisClient } from '../testing/shared-stores.js';
+import { sql, type Kysely } from 'kysely';
+import { openDatabase } from '../storage/database.js';
+import type { DatabaseSchema } from '../storage/kysely/schema.js';
+
+/** Resolves once a session of this PostgreSQL database waits for a lock another holds. */
+async function waitUntilSomeoneWaitsForALock(db: Kysely<DatabaseSchema>): Promise<void> {
+  for (;;) {
+    const waiting = await sql<{ count: string }>`select count(*) as count from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%latchkey_rate_limit_counters%'`.execute(db);
+    if (Number(waiting.rows[0]?.count) > 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 const NOW = new Date('2030-01-01T00:00:10.000Z');
 const MINUTE = 60;
@@ -174,6 +186,30 @@ for (const kind of counterStoreKinds()) {
         const row = await target.database!.kysely.selectFrom('latchkey_rate_limit_counters').select('count').where('bucket', '=', 'ended').executeTakeFirstOrThrow();
         expect(row.count).toBe(1);
       });
+
+      if (kind === 'postgres') {
+        it('removes buckets one at a time in name order, so an attempt holding one of them never deadlocks with a removal', async () => {
+          const database = target.database!;
+          // rl-b's row is written first, so a scan of the table finds it before rl-a's.
+          await countOne(store, 'rl-b');
+          await countOne(store, 'rl-a');
+          const holder = await openDatabase(database.openOptions);
+          try {
+            // An attempt in its transaction (the store counts in name order): it holds rl-a, then wants rl-b.
+            const attempt = await holder.kysely.startTransaction().execute();
+            await sql`update latchkey_rate_limit_counters set count = count + 1 where bucket = 'rl-a'`.execute(attempt);
+            // A completed login forgets both buckets meanwhile, and waits for rl-a.
+            const removal = store.remove(['rl-b', 'rl-a']);
+            await waitUntilSomeoneWaitsForALock(database.kysely);
+            await sql`update latchkey_rate_limit_counters set count = count + 1 where bucket = 'rl-b'`.execute(attempt);
+            await attempt.commit().execute();
+            await expect(removal).resolves.toBeUndefined();
+            expect([await countOne(store, 'rl-a'), await countOne(store, 'rl-b')]).toEqual([1, 1]);
+          } finally {
+            await holder.close();
+          }
+        });
+      }
 
       it('is what createCounterStore picks without a Redis URL', async () => {
         const chosen = await createCounterStore({ database: target.database!, redisUrl: null });

@@ -117,8 +117,11 @@ export function createDatabaseCounterStore(db: Db, dialect: DatabaseDialect): Co
     },
 
     async remove(buckets: readonly string[]): Promise<void> {
-      if (buckets.length === 0) return;
-      await db.deleteFrom(TABLE).where('bucket', 'in', [...buckets]).execute();
+      // One bucket per statement, in name order, so that a removal holds one row lock at a time: a
+      // single DELETE of several rows would lock them in whatever order it finds them, and meet an
+      // attempt that holds one of them (locked in name order) while waiting for another, in a
+      // deadlock PostgreSQL breaks by failing one of the two.
+      for (const bucket of [...buckets].sort()) await db.deleteFrom(TABLE).where('bucket', '=', bucket).execute();
     },
 
     async deleteExpired(now: Date): Promise<number> {
