@@ -11,13 +11,14 @@
  * inserts the users with one INSERT ... SELECT generate_series, and drops the database at the end
  * (or prints one line and skips when that server cannot be used). docs/performance.md has the figures.
  */
+import { openLatchkey } from '../packages/latchkey/src/latchkey.js';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { adminStatement, DEFAULT_POSTGRES_URL } from './harness.js';
 import { FAMILY_NAMES, FIRST_NAMES, sqlArray } from './names.js';
 import { ManualClock } from '../packages/latchkey/src/core/clock.js';
-import { createLatchkey, createUser } from '../packages/latchkey/src/index.js';
+import { createUser } from '../packages/latchkey/src/account/users.js';
 import type { UserOrder, UserSearch } from '../packages/latchkey/src/account/ports.js';
 import { MemoryMailer } from '../packages/latchkey/src/mail/index.js';
 import { openDatabase } from '../packages/latchkey/src/storage/database.js';
@@ -163,7 +164,7 @@ export async function benchmarkAdminUsers(): Promise<void> {
 
     const clock = new ManualClock();
     const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
-    const opened = await createLatchkey({ settings, clock, mailer, database, migrations: 'require' });
+    const opened = await openLatchkey({ settings, clock, mailer, database, migrations: 'require' });
     latchkey = { ...opened, clock, mailer, destroy: () => opened.close() };
     await createUser(latchkey.deps, { username: 'root', email: 'root@example.com', password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
     browser = await PageClient.create(latchkey);

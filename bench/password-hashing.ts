@@ -16,7 +16,8 @@
  */
 import { availableParallelism } from 'node:os';
 import type { PasswordHashing } from '../packages/latchkey/src/account/passwords/index.js';
-import { loadSettings, passwordHashingFrom, type Settings } from '../packages/latchkey/src/index.js';
+import { loadSettings, type Settings } from '../packages/latchkey/src/index.js';
+import { passwordHashingFrom } from '../packages/latchkey/src/latchkey.js';
 
 const THROUGHPUT_WINDOW_MS = 3_000;
 const IN_FLIGHT = [1, 2, 8];

@@ -6,7 +6,7 @@
  * logged.
  */
 import { channel } from 'node:diagnostics_channel';
-import { createUser, issueApiToken, type SettingValues, type User } from '@latchkey/core';
+import type { SettingValues, User } from '@latchkey/core';
 import { activateTotpFor, createTestLatchkey, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp, TEMPLATE_DIRS } from '../examples/site/src/app.js';
@@ -157,23 +157,29 @@ const PASSWORD = 'a long enough passphrase';
 
 /** A user with a verified address, an authenticator app and recovery codes (so that the MFA routes have something to show, check and refuse to remove), and a staff superuser. */
 async function peopleOfLane(latchkey: TestLatchkey, lane: number): Promise<{ user: User; staff: User }> {
-  const user = await createUser(latchkey.deps, { username: `ada${lane}`, email: `ada${lane}@example.com`, password: PASSWORD, emailVerified: true });
+  const user = await latchkey.users.create({ username: `ada${lane}`, email: `ada${lane}@example.com`, password: PASSWORD, emailVerified: true });
   await activateTotpFor(latchkey, user);
-  const staff = await createUser(latchkey.deps, { username: `boss${lane}`, email: `boss${lane}@example.com`, password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
+  const staff = await latchkey.users.create({ username: `boss${lane}`, email: `boss${lane}@example.com`, password: PASSWORD, emailVerified: true, isStaff: true, isSuperuser: true });
   return { user, staff };
 }
 
 export async function startFuzzSite(kind: 'sqlite' | 'postgres'): Promise<FuzzSite> {
-  const latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, templateDirs: TEMPLATE_DIRS, settings: siteSettings(), adapter: (settings) => new AccountAdapter(settings) });
+  const latchkey = await createTestLatchkey({
+    kind,
+    usernameType: projectSettings.USERNAME_TYPE,
+    templateDirs: TEMPLATE_DIRS,
+    settings: siteSettings(),
+    adapter: (settings) => new AccountAdapter(settings),
+    socialAdapter: (settings) => new SocialAccountAdapter(settings),
+  });
   try {
-    latchkey.deps.socialAdapter = new SocialAccountAdapter(latchkey.settings);
     const people: { user: User; staff: User }[] = [];
     for (let lane = 0; lane < LANES; lane++) people.push(await peopleOfLane(latchkey, lane));
     const log = new LogWatch();
     const { app, routes } = await buildAppListingRoutes(latchkey, log);
     const sessionOf = async (name: string, person: User): Promise<Identity> => {
-      const session = await latchkey.deps.sessions.create({ userId: person.id });
-      return { name, cookies: { sessionid: session.id }, headers: { 'x-session-token': session.id } };
+      const { cookieValue } = await latchkey.sessions.startSignedIn(person);
+      return { name, cookies: { sessionid: cookieValue }, headers: { 'x-session-token': cookieValue } };
     };
     return {
       app,
@@ -183,7 +189,7 @@ export async function startFuzzSite(kind: 'sqlite' | 'postgres'): Promise<FuzzSi
       adminRoot: `/${latchkey.settings.ADMIN_URL}`,
       anonymous: { name: 'anonymous', cookies: {}, headers: {} },
       userSession: (lane) => sessionOf('signed in', people[lane]!.user),
-      userToken: async (lane) => ({ name: 'token', cookies: {}, headers: { authorization: `Token ${await issueApiToken(latchkey.deps, people[lane]!.user)}` } }),
+      userToken: async (lane) => ({ name: 'token', cookies: {}, headers: { authorization: `Token ${await latchkey.apiTokens.issue(people[lane]!.user)}` } }),
       staffSession: (lane) => sessionOf('staff', people[lane]!.staff),
       // Not app.close(): its onClose hook closes Latchkey, which destroy() does (and drops the database).
       close: () => latchkey.destroy(),

@@ -4,7 +4,7 @@
  * after each attempt, outside the timing, so that the account never reaches its address limit and
  * every attempt starts from the same state.
  */
-import { createUser } from '../../packages/latchkey/src/index.js';
+import { createUser } from '../../packages/latchkey/src/account/users.js';
 import type { BenchSite } from './site.js';
 import { PASSWORD, timed } from './site.js';
 import { expectAnswer, sampleInterleaved, type SamplingOptions } from './sampling.js';

@@ -3,7 +3,7 @@
  * same answer in the same time (docs/accounts.md, login by code), through the request page and
  * the headless app API. Only the known address gets a mail, so the SMTP server must receive it.
  */
-import { createUser } from '../../packages/latchkey/src/index.js';
+import { createUser } from '../../packages/latchkey/src/account/users.js';
 import type { BenchSite } from './site.js';
 import { PASSWORD, timed } from './site.js';
 import { expectAnswer, sampleInterleaved, type SamplingOptions } from './sampling.js';

@@ -2,7 +2,7 @@
  * Login: a wrong password for an unknown user, a known user, an unverified, an inactive and a
  * social-only (no password) account must take the same time (SECURITY-TESTS.md, item 1).
  */
-import { createUser } from '../../packages/latchkey/src/index.js';
+import { createUser } from '../../packages/latchkey/src/account/users.js';
 import type { BenchSite } from './site.js';
 import { PASSWORD, timed } from './site.js';
 import { expectAnswer, sampleInterleaved, type SamplingOptions } from './sampling.js';

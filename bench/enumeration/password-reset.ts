@@ -2,7 +2,7 @@
  * Password reset request: a known and an unknown address must get the same answer in the same
  * time (SECURITY-TESTS.md, item 2), through the reset page and the headless app API.
  */
-import { createUser } from '../../packages/latchkey/src/index.js';
+import { createUser } from '../../packages/latchkey/src/account/users.js';
 import type { BenchSite } from './site.js';
 import { PASSWORD, timed } from './site.js';
 import { expectAnswer, sampleInterleaved, type SamplingOptions } from './sampling.js';

@@ -3,7 +3,7 @@
  * answer, in the same time, as a new one (SECURITY-TESTS.md, item 3). Through the signup page (a
  * new browser each attempt, as an attacker's script would be) and the headless app API.
  */
-import { createUser } from '../../packages/latchkey/src/index.js';
+import { createUser } from '../../packages/latchkey/src/account/users.js';
 import type { BenchSite } from './site.js';
 import { PASSWORD, timed } from './site.js';
 import { expectAnswer, sampleInterleaved, type SamplingOptions } from './sampling.js';

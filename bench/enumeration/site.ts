@@ -12,9 +12,10 @@
  * or the limiter would answer instead of the flows; argon2id runs with OWASP's minimum parameters
  * (m=19456 KiB, t=2, p=1) to keep the run short, the same on every path.
  */
+import { openLatchkey, type InternalLatchkey } from '../../packages/latchkey/src/latchkey.js';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
-import { createLatchkey, loadSettings, type Latchkey, type SettingValues } from '../../packages/latchkey/src/index.js';
+import { loadSettings, type SettingValues } from '../../packages/latchkey/src/index.js';
 import { createMailer } from '../../packages/latchkey/src/mail/index.js';
 import { createTestDatabase, type TestDatabase } from '../../packages/latchkey/src/testing/database.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../../packages/latchkey/src/testing/smtp.js';
@@ -41,7 +42,7 @@ export const BENCH_SETTINGS: Partial<SettingValues> = {
 const SETTLE_PAUSE_MS = 3;
 
 export interface BenchSite {
-  latchkey: Latchkey;
+  latchkey: InternalLatchkey;
   app: FastifyInstance;
   smtp: TestSmtpServer;
   /** A new browser: an empty cookie jar. */
@@ -76,7 +77,7 @@ export async function createBenchSite(kind: BenchDatabase): Promise<BenchSite> {
   try {
     database = kind === 'postgres' ? await createTestDatabase('postgres', settings.USERNAME_TYPE) : await createTestDatabase('sqlite', settings.USERNAME_TYPE, { sqliteFile: kind === 'file' });
     const mailer = createMailer({ url: smtp.url, defaultFrom: settings.DEFAULT_FROM_EMAIL });
-    const latchkey = await createLatchkey({ settings, mailer, database, migrations: 'require' });
+    const latchkey = await openLatchkey({ settings, mailer, database, migrations: 'require' });
     const app = Fastify();
     app.addHook('onRequest', latchkey.allowedHostsGuard);
     await app.register(latchkey.plugin, { headless: true });

@@ -9,6 +9,7 @@
  * run, `verifyDjangoImport` compares a sample of random users and their rows with the source.
  * BENCH_CPU_PROFILE_DIR=<dir> makes each import child write a V8 CPU profile there.
  */
+import { openLatchkey } from '../../packages/latchkey/src/latchkey.js';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectSettings } from '../../examples/site/src/config/settings.js';
@@ -16,7 +17,7 @@ import { importDjangoAccounts } from '../../packages/latchkey/src/django-import/
 import { verifyDjangoImport } from '../../packages/latchkey/src/django-import/flows/verify-import.js';
 import { DJANGO_KINDS, DJANGO_TABLES, type DjangoKind } from '../../packages/latchkey/src/django-import/model.js';
 import type { DjangoSource } from '../../packages/latchkey/src/django-import/ports.js';
-import { createLatchkey, loadSettings } from '../../packages/latchkey/src/index.js';
+import { loadSettings } from '../../packages/latchkey/src/index.js';
 import { openDjangoDatabase } from '../../packages/latchkey/src/storage/django/database-source.js';
 import { openDjangoDumpdata } from '../../packages/latchkey/src/storage/django/dumpdata-source.js';
 import { createKyselyImportTarget } from '../../packages/latchkey/src/storage/kysely/django-import-target.js';
@@ -84,7 +85,7 @@ function openSource(location: string): Promise<DjangoSource> {
 
 async function runImportJob(job: ImportJob): Promise<ImportResult> {
   // As `manage import-django` starts Latchkey (withLatchkey): the migrations must be there already.
-  const latchkey = await createLatchkey({ settings: siteSettings(job), migrations: 'require' });
+  const latchkey = await openLatchkey({ settings: siteSettings(job), migrations: 'require' });
   try {
     const meter = new Meter();
     const { database } = latchkey;

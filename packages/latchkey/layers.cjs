@@ -1,7 +1,7 @@
 /**
  * The library's layers, checked by `npm run lint` (dependency-cruiser). Imports point down only:
  *
- *   composition root   index.ts, latchkey.ts (wire everything; the project imports these)
+ *   composition root   index.ts, latchkey.ts, facade/ (wire everything; the project imports these)
  *   adapters           http/ (pages, headless, api; their shared kit), cli/
  *   flows              <feature>/flows/, login/ (one module per journey: the rules)
  *   domain             <feature>/ (users, passwords, authenticators, ...), deps.ts
@@ -30,7 +30,7 @@ function layerRules(src) {
     domain: [at(`${FEATURES}/`), at('deps\\.ts$')],
     flows: [at(`${FEATURES}/flows/`), at('login/')],
     adapters: at('(http|cli)/'),
-    root: at('(index|latchkey)\\.ts$'),
+    root: at('((index|latchkey)\\.ts$|facade/)'),
     testing: at('testing/'),
   };
   const notPorts = layer.ports;

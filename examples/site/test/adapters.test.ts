@@ -128,9 +128,14 @@ describe.each(testDatabaseKinds())('signup with an allowlist on %s', (kind) => {
   afterEach(() => latchkey.destroy());
 
   async function setUp() {
-    latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env: ALLOWLIST, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' } });
-    // As src/server.ts passes it to createLatchkey; the test helper builds the default adapter.
-    latchkey.deps.adapter = new AccountAdapter(latchkey.settings);
+    // The project's adapter, as src/server.ts passes it to createLatchkey.
+    latchkey = await createTestLatchkey({
+      kind,
+      usernameType: projectSettings.USERNAME_TYPE,
+      env: ALLOWLIST,
+      settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
+      adapter: (settings) => new AccountAdapter(settings),
+    });
     app = await buildApp(latchkey);
     await app.ready();
   }
@@ -153,7 +158,7 @@ describe.each(testDatabaseKinds())('signup with an allowlist on %s', (kind) => {
     const refused = await signup('ada@elsewhere.net');
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('Sign-up is limited to addresses at: example.com, example.org.');
-    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await latchkey.users.count()).toBe(0);
     expect(latchkey.mailer.outbox).toHaveLength(0);
   });
 
@@ -161,6 +166,6 @@ describe.each(testDatabaseKinds())('signup with an allowlist on %s', (kind) => {
     await setUp();
     const accepted = await signup('Ada@EXAMPLE.org');
     expect(accepted.statusCode).toBe(302);
-    expect((await latchkey.deps.store.users.findByEmail('ada@example.org'))?.email).toBe('ada@example.org');
+    expect((await latchkey.users.findByEmail('ada@example.org'))?.email).toBe('ada@example.org');
   });
 });

@@ -2,7 +2,7 @@
  * The home page (templates/pages/home.html) and the way in from it: the sign-in and sign-up links,
  * who is signed in, and a login that lands on the user's own page.
  */
-import { createUser, type User } from '@latchkey/core';
+import type { User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ describe.each(testDatabaseKinds())('the home page on %s', (kind) => {
   }
 
   function addAda(): Promise<User> {
-    return createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', name: 'Ada Lovelace', password: PASSWORD, emailVerified: true });
+    return latchkey.users.create({ username: 'ada', email: 'ada@example.com', name: 'Ada Lovelace', password: PASSWORD, emailVerified: true });
   }
 
   function inject(options: InjectOptions): Promise<LightMyRequestResponse> {
@@ -56,8 +56,8 @@ describe.each(testDatabaseKinds())('the home page on %s', (kind) => {
   it('names the signed-in user and links to their page, never cached', async () => {
     await setUp();
     const ada = await addAda();
-    const session = await latchkey.deps.sessions.create({ userId: ada.id });
-    const home = await inject({ url: '/', cookies: { sessionid: session.id } });
+    const session = await latchkey.sessions.startSignedIn(ada);
+    const home = await inject({ url: '/', cookies: { sessionid: session.cookieValue } });
     expect(home.statusCode).toBe(200);
     expect(home.headers['cache-control']).toBe('no-store');
     expect(home.body).toContain('Signed in as ada.');

@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createUser } from '@latchkey/core';
 import { createTestLatchkey, type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
@@ -23,9 +22,9 @@ describe('the site in process', () => {
     expect(anonymous.body).toContain('<h1>Test Site</h1>');
     expect(anonymous.body).toContain('You are not signed in.');
 
-    const user = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: null, emailVerified: true });
-    const session = await latchkey.deps.sessions.create({ userId: user.id });
-    const signedIn = await app.inject({ url: '/', headers: { host: 'testserver' }, cookies: { sessionid: session.id } });
+    const user = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: null, emailVerified: true });
+    const session = await latchkey.sessions.startSignedIn(user);
+    const signedIn = await app.inject({ url: '/', headers: { host: 'testserver' }, cookies: { sessionid: session.cookieValue } });
     expect(signedIn.body).toContain('Signed in as ada.');
     expect(signedIn.headers['cache-control']).toBe('no-store');
   });
@@ -86,7 +85,7 @@ describe('the site in process', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ finished: true });
     await closing;
-    await expect(latchkey.deps.store.users.count()).rejects.toThrow();
+    await expect(latchkey.users.count()).rejects.toThrow();
   });
 });
 

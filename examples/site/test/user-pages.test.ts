@@ -3,7 +3,7 @@
  * on every database: the landing redirect, the user's own page, the form that changes the name,
  * and what anyone else gets.
  */
-import { createUser, NAME_MAX_LENGTH, type User } from '@latchkey/core';
+import { NAME_MAX_LENGTH, type User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
   }
 
   function addUser(handle: string, name: string, email = `${handle}@example.com`): Promise<User> {
-    return createUser(latchkey.deps, { username: handle, email, name, password: PASSWORD, emailVerified: true });
+    return latchkey.users.create({ username: handle, email, name, password: PASSWORD, emailVerified: true });
   }
 
   /** The user's own page, by username. */
@@ -39,8 +39,8 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
 
   async function signedIn(user: User): Promise<Browser> {
     const browser = new Browser(app);
-    const session = await latchkey.deps.sessions.create({ userId: user.id });
-    browser.cookies.set('sessionid', session.id);
+    const session = await latchkey.sessions.startSignedIn(user);
+    browser.cookies.set('sessionid', session.cookieValue);
     return browser;
   }
 
@@ -51,7 +51,7 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
     return browser.post('/users/~update/', [['csrfmiddlewaretoken', csrfTokenOf(form.body)], ...fields]);
   }
 
-  const stored = async (user: User): Promise<User> => (await latchkey.deps.store.users.findById(user.id))!;
+  const stored = async (user: User): Promise<User> => (await latchkey.users.findById(user.id))!;
 
   it("sends /users/~redirect/ on to the signed-in user's own page", async () => {
     await setUp();
@@ -77,7 +77,7 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
 
   it('escapes the name it shows', async () => {
     await setUp();
-    await latchkey.deps.store.users.update(ada.id, { name: '<script>alert(1)</script>' });
+    await latchkey.users.update(ada, { name: '<script>alert(1)</script>' });
     const page = await (await signedIn(ada)).get(pageOf(ada));
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.body).not.toContain('<script>');

@@ -2,7 +2,7 @@
  * The project's users API (src/users/api.ts, cookiecutter-django's UserViewSet) as a client sees
  * it, with a token and with a browser session, on every database.
  */
-import { createUser, issueApiToken, NAME_MAX_LENGTH, type User, type UsernameType } from '@latchkey/core';
+import { NAME_MAX_LENGTH, type User, type UsernameType } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
 
   function addUser(handle: string, name: string): Promise<User> {
     const email = `${handle}@example.com`;
-    return createUser(latchkey.deps, { username: handle, email, name, password: PASSWORD, emailVerified: true });
+    return latchkey.users.create({ username: handle, email, name, password: PASSWORD, emailVerified: true });
   }
 
   function inject(options: InjectOptions): Promise<LightMyRequestResponse> {
@@ -55,7 +55,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
   }
 
   async function tokenClient(user: User): Promise<Caller> {
-    return withHeaders({ authorization: `Token ${await issueApiToken(latchkey.deps, user)}` });
+    return withHeaders({ authorization: `Token ${await latchkey.apiTokens.issue(user)}` });
   }
 
   /**
@@ -106,7 +106,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
       name,
       url: `${siteUrl}${detailPath(user)}`,
     });
-    const stored = async (user: User) => (await latchkey.deps.store.users.findById(user.id))!;
+    const stored = async (user: User) => (await latchkey.users.findById(user.id))!;
 
     it('with a token: lists only the requester, and answers /me/ and their own detail URL with the same object', async () => {
       await setUp();
@@ -282,7 +282,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
 
     it('is described in the OpenAPI schema, with its summaries, shapes and authentication', async () => {
       await setUp();
-      await latchkey.deps.store.users.update(ada.id, { isStaff: true });
+      await latchkey.users.update(ada, { isStaff: true });
       const response = await (await tokenClient(ada)).call('GET', '/api/schema/');
       expect(response.statusCode).toBe(200);
       const schema = response.json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>();
@@ -308,7 +308,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
 
     it('answers 405 to the methods a view lacks, as the viewset does', async () => {
       await setUp();
-      const authorization = `Token ${await issueApiToken(latchkey.deps, ada)}`;
+      const authorization = `Token ${await latchkey.apiTokens.issue(ada)}`;
       for (const [method, url] of [
         ['POST', '/api/users/'],
         ['DELETE', detailPath(ada)],
@@ -318,7 +318,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
         const response = await inject({ method, url, headers: { authorization }, payload: { name: 'Changed' } });
         expect(response.statusCode, `${method} ${url}`).toBe(405);
       }
-      expect(await latchkey.deps.store.users.count()).toBe(2);
+      expect(await latchkey.users.count()).toBe(2);
       expect(await stored(ada)).toEqual(ada);
     });
   });
@@ -327,7 +327,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
     it('gives every username its own working url, the longest and the non-ASCII ones too', async () => {
       await site();
       for (const username of ['z' + 'o'.repeat(149), 'Zoë.Ölçer+ops@home-lab_1', 'ユーザー']) {
-        const user = await createUser(latchkey.deps, { username, password: null, emailVerified: false });
+        const user = await latchkey.users.create({ username, password: null, emailVerified: false });
         const client = await tokenClient(user);
         const me = await client.call('GET', '/api/users/me/');
         expect(me.json()).toMatchObject({ username, name: '' });

@@ -29,6 +29,8 @@ import { flash, renderPage, type FlashMessage } from './http/pages/page.js';
 import { createMailer, MailOutboxSender, type MailOutboxPolicy } from './mail/index.js';
 import { type Mailer } from './mail/ports.js';
 import { SessionService } from './sessions/session-service.js';
+import { operationsOf, type LatchkeyOperations } from './facade/index.js';
+import { apiGuards, pageGuards, type RouteGuards } from './http/guards.js';
 import { openDatabase, type Database } from './storage/database.js';
 import type { User } from './account/model.js';
 
@@ -77,10 +79,22 @@ export interface LatchkeyLog extends OutageLog {
   error(message: string): void;
 }
 
-export interface Latchkey {
+/**
+ * What createLatchkey gives the project: the settings, the operations on accounts (users,
+ * addresses, sessions, tokens, authenticators, provider accounts, events, the audit trail, mail),
+ * the plugin to register, hooks for the whole app, and helpers for the project's own routes.
+ * This is the whole public API of a running Latchkey (docs/extending.md); what is not here is
+ * internal and may change in any release.
+ */
+export interface Latchkey extends LatchkeyOperations {
   readonly settings: Settings;
-  readonly deps: LatchkeyDeps;
-  readonly database: Database;
+  /**
+   * Guards for the project's own pages, as Fastify preHandlers (`{ preHandler: latchkey.guards.signedIn }`):
+   * a stranger goes to the login page and comes back; a user refused otherwise gets a 403 page.
+   */
+  readonly guards: RouteGuards;
+  /** The same guards for the project's own JSON routes: token or session; 401 and 403 in DRF's `{"detail"}` shape. */
+  readonly apiGuards: RouteGuards;
   /** Register once on the project's app: `await app.register(latchkey.plugin)`. */
   readonly plugin: FastifyPluginAsync<LatchkeyPluginOptions>;
   /** An onRequest hook refusing Host headers outside ALLOWED_HOSTS; add it to the whole app. */
@@ -90,8 +104,7 @@ export interface Latchkey {
    * every answer of a request made over HTTPS; add it to the whole app, beside allowedHostsGuard.
    */
   readonly securityHeaders: OnRequestHook;
-  readonly requestSessions: RequestSessions;
-  /** The logged-in, active user of a request, for the project's own routes. */
+  /** The signed-in, active user of a request routed inside the plugin: the same as `await request.user`. */
   currentUser(request: FastifyRequest): Promise<User | undefined>;
   /**
    * A CSRF token for a form the project renders (field `csrfmiddlewaretoken`), setting the cookie
@@ -109,6 +122,25 @@ export interface Latchkey {
   flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
   /** Waits for mail being sent and work under way, then closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
+}
+
+/**
+ * What the library's own code and tests reach besides the public API: the service bag every flow
+ * takes, the open database and the request sessions. Never part of the public type.
+ */
+export interface InternalLatchkey extends Latchkey {
+  readonly deps: LatchkeyDeps;
+  readonly database: Database;
+  readonly requestSessions: RequestSessions;
+}
+
+/** The internal parts of a Latchkey made by createLatchkey (the management commands, the test helpers). */
+export function internalsOf(latchkey: Latchkey): InternalLatchkey {
+  const internal = latchkey as Partial<InternalLatchkey>;
+  if (internal.deps === undefined || internal.database === undefined || internal.requestSessions === undefined) {
+    throw new Error('This Latchkey was not made by createLatchkey.');
+  }
+  return latchkey as InternalLatchkey;
 }
 
 function describeError(error: unknown): string {
@@ -138,7 +170,12 @@ function redisNamespace(settings: Settings): string {
 }
 
 /** Opens the database (failing fast and clearly when it is unreachable) and wires every part. */
-export async function createLatchkey(options: CreateLatchkeyOptions): Promise<Latchkey> {
+export function createLatchkey(options: CreateLatchkeyOptions): Promise<Latchkey> {
+  return openLatchkey(options);
+}
+
+/** createLatchkey, for the library's own code and tests: the same object, with its internals typed. */
+export async function openLatchkey(options: CreateLatchkeyOptions): Promise<InternalLatchkey> {
   const { settings } = options;
   const clock = options.clock ?? systemClock;
   // Read before anything is opened: a mistake in SOCIALACCOUNT_PROVIDERS stops start-up.
@@ -234,6 +271,9 @@ export async function createLatchkey(options: CreateLatchkeyOptions): Promise<La
     settings,
     deps,
     database,
+    ...operationsOf(deps),
+    guards: pageGuards(page),
+    apiGuards: apiGuards(page),
     plugin: latchkeyPlugin(page, serviceChecks),
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     securityHeaders: strictTransportSecurity(settings),

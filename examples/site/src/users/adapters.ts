@@ -97,7 +97,7 @@ function departmentIn(extraData: Readonly<Record<string, unknown>> | undefined):
   return typeof first === 'string' ? first.trim() : '';
 }
 
-/** What departmentOfUser reads of a social account (latchkey.deps.store.socialAccounts.listForUser). */
+/** What departmentOfUser reads of a social account (latchkey.socialAccounts.listForUser). */
 export interface AccountAttributes {
   readonly extraData: Readonly<Record<string, unknown>>;
   readonly lastLogin: Date;

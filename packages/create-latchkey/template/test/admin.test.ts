@@ -3,7 +3,7 @@
  * the user list, its search, adding a user, the change page, and, with ADMIN_FORCE_ALLAUTH, the
  * admin login sent to the account login.
  */
-import { createUser, type User } from '@latchkey/core';
+import type { User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -20,9 +20,9 @@ describe.each(testDatabaseKinds())('the admin on %s', (kind) => {
 
   const addUser = (handle: string, roles: { isStaff?: boolean; isSuperuser?: boolean } = {}): Promise<User> =>
 %% if username %%
-    createUser(latchkey.deps, { username: handle, email: `${handle}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+    latchkey.users.create({ username: handle, email: `${handle}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
 %% else %%
-    createUser(latchkey.deps, { email: `${handle}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
+    latchkey.users.create({ email: `${handle}@example.com`, password: PASSWORD, emailVerified: true, ...roles });
 %% endif %%
 %% if username %%
   const loginOf = (handle: string) => handle;
@@ -83,7 +83,7 @@ describe.each(testDatabaseKinds())('the admin on %s', (kind) => {
       ['password2', 'My_R@ndom-P@ssw0rd'],
     ]);
     expect(added.statusCode).toBe(302);
-    expect(await latchkey.deps.store.users.findByEmail('test@example.com')).toBeDefined();
+    expect(await latchkey.users.findByEmail('test@example.com')).toBeDefined();
   });
 
   it('shows a user’s change page', async () => {

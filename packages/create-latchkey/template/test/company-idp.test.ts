@@ -7,7 +7,7 @@
  * own suite signs people in through a real one). The department is read where a SAML sign-in
  * leaves it, the social account's attributes.
  */
-import { createUser, type User } from '@latchkey/core';
+import type { User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,9 +35,9 @@ describe.each(testDatabaseKinds())('the company identity provider on %s', (kind)
       usernameType: projectSettings.USERNAME_TYPE,
       env: { LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' },
       settings: { SOCIALACCOUNT_PROVIDERS: { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } } },
+      adapter: (settings) => new AccountAdapter(settings),
+      socialAdapter: (settings) => new SocialAccountAdapter(settings, autoProvisioning),
     });
-    latchkey.deps.adapter = new AccountAdapter(latchkey.settings);
-    latchkey.deps.socialAdapter = new SocialAccountAdapter(latchkey.settings, autoProvisioning);
     app = await buildApp(latchkey);
     await app.ready();
     return new Browser(app);
@@ -47,40 +47,40 @@ describe.each(testDatabaseKinds())('the company identity provider on %s', (kind)
     const listed = await setUp({ idps: ['dummy'], departments: [] });
     expect((await listed.get('/accounts/signup/')).body).toContain('the sign up is currently closed');
     expect((await signInThroughDummy(listed, ADA)).statusCode).toBe(302);
-    const ada = await latchkey.deps.store.users.findByEmail(ADA.email);
-    expect(await latchkey.deps.store.socialAccounts.listForUser(ada!.id)).toMatchObject([{ provider: 'dummy', uid: ADA.id }]);
+    const ada = await latchkey.users.findByEmail(ADA.email);
+    expect(await latchkey.socialAccounts.listForUser(ada!)).toMatchObject([{ provider: 'dummy', uid: ADA.id }]);
     await latchkey.destroy();
 
     const unlisted = await setUp({ idps: [ACME_IDP], departments: [] });
     const refused = await signInThroughDummy(unlisted, ADA);
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain('the sign up is currently closed');
-    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await latchkey.users.count()).toBe(0);
   });
 
   it('refuses a listed provider’s person whose department is not listed (the dummy sends none)', async () => {
     const browser = await setUp({ idps: ['dummy'], departments: ['Engineering'] });
     expect((await signInThroughDummy(browser, ADA)).statusCode).toBe(403);
-    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await latchkey.users.count()).toBe(0);
   });
 
   describe("the person's own page", () => {
     function addUser(handle: string, email: string): Promise<User> {
 %% if username %%
-      return createUser(latchkey.deps, { username: handle, email, name: handle, password: 'a long enough passphrase', emailVerified: true });
+      return latchkey.users.create({ username: handle, email, name: handle, password: 'a long enough passphrase', emailVerified: true });
 %% else %%
-      return createUser(latchkey.deps, { email, name: handle, password: 'a long enough passphrase', emailVerified: true });
+      return latchkey.users.create({ email, name: handle, password: 'a long enough passphrase', emailVerified: true });
 %% endif %%
     }
 
     /** The social account a SAML sign-in leaves: the IdP's attributes by name, each a list of values. */
     function samlAccount(user: User, provider: string, attributes: Record<string, string[]>, lastLogin: Date) {
-      return latchkey.deps.store.socialAccounts.create({ userId: user.id, provider, uid: `${user.id}-at-${provider}`, extraData: attributes, dateJoined: lastLogin, lastLogin });
+      return latchkey.socialAccounts.connect(user, { provider, uid: `${user.id}-at-${provider}`, extraData: attributes, lastLogin });
     }
 
     async function ownPage(user: User): Promise<string> {
       const browser = new Browser(app);
-      browser.cookies.set('sessionid', (await latchkey.deps.sessions.create({ userId: user.id })).id);
+      browser.cookies.set('sessionid', (await latchkey.sessions.startSignedIn(user)).cookieValue);
       const page = await browser.get(`/users/${encodeURIComponent(lookupOf(user))}/`);
       expect(page.statusCode).toBe(200);
       return page.body;

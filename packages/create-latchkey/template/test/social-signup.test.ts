@@ -22,10 +22,15 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
   afterEach(() => latchkey.destroy());
 
   async function setUp(env: Record<string, string> = {}): Promise<Browser> {
-    latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env, settings: { SOCIALACCOUNT_PROVIDERS: DUMMY } });
-    // As src/server.ts passes them to createLatchkey; the test helper builds the default adapters.
-    latchkey.deps.adapter = new AccountAdapter(latchkey.settings);
-    latchkey.deps.socialAdapter = new SocialAccountAdapter(latchkey.settings);
+    // The project's adapters, as src/server.ts passes them to createLatchkey.
+    latchkey = await createTestLatchkey({
+      kind,
+      usernameType: projectSettings.USERNAME_TYPE,
+      env,
+      settings: { SOCIALACCOUNT_PROVIDERS: DUMMY },
+      adapter: (settings) => new AccountAdapter(settings),
+      socialAdapter: (settings) => new SocialAccountAdapter(settings),
+    });
     app = await buildApp(latchkey);
     await app.ready();
     return new Browser(app);
@@ -36,9 +41,9 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     expect((await browser.get('/accounts/login/')).body).toContain('href="/accounts/dummy/login/"');
     const signedUp = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@example.com', name: 'Ada Lovelace' });
     expect(signedUp.statusCode).toBe(302);
-    const ada = await latchkey.deps.store.users.findByEmail('ada@example.com');
+    const ada = await latchkey.users.findByEmail('ada@example.com');
     expect(ada?.name).toBe('Ada Lovelace');
-    expect(await latchkey.deps.store.socialAccounts.listForUser(ada!.id)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
+    expect(await latchkey.socialAccounts.listForUser(ada!)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
   });
 
   it('refuses a new person while signup is closed (LATCHKEY_ACCOUNT_ALLOW_REGISTRATION=false), and stores nothing', async () => {
@@ -46,14 +51,14 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     const refused = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@example.com', name: 'Ada Lovelace' });
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain('We are sorry, but the sign up is currently closed.');
-    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await latchkey.users.count()).toBe(0);
   });
 
   it("applies the domain allowlist (LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST) to the provider's address: not signed up, asked for another", async () => {
     const browser = await setUp({ LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com' });
     const refused = await signInThroughDummy(browser, { id: 'ada-1815', email: 'ada@elsewhere.net', name: 'Ada Lovelace' });
     expect(refused.headers.location).toBe('/accounts/3rdparty/signup/');
-    expect(await latchkey.deps.store.users.count()).toBe(0);
+    expect(await latchkey.users.count()).toBe(0);
     // The social signup form says why, and takes an address at a listed domain.
     const form = await browser.get('/accounts/3rdparty/signup/');
     expect(form.body).toContain('Sign-up is limited to addresses at: example.com.');
@@ -67,14 +72,14 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
     // The provider vouched for another address: this one is confirmed by mail first.
     expect(typed.statusCode).toBe(200);
     expect(typed.body).toContain('We have sent an email to verify your address.');
-    const ada = await latchkey.deps.store.users.findByEmail('ada@example.com');
-    expect(await latchkey.deps.store.socialAccounts.listForUser(ada!.id)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
+    const ada = await latchkey.users.findByEmail('ada@example.com');
+    expect(await latchkey.socialAccounts.listForUser(ada!)).toMatchObject([{ provider: 'dummy', uid: 'ada-1815' }]);
 
     const accepted = await signInThroughDummy(new Browser(app), { id: 'grace-1906', email: 'Grace@Example.COM', name: 'Grace Hopper' });
     expect(accepted.statusCode).toBe(302);
-    const grace = await latchkey.deps.store.users.findByEmail('grace@example.com');
+    const grace = await latchkey.users.findByEmail('grace@example.com');
     expect(grace?.name).toBe('Grace Hopper');
-    expect(await latchkey.deps.store.users.count()).toBe(2);
+    expect(await latchkey.users.count()).toBe(2);
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
-import { createLatchkey } from '../latchkey.js';
+import { openLatchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
 import { userForApiToken } from '../tokens/api-tokens.js';
 import { runAsPerson } from '../testing/terminal.js';
@@ -173,7 +173,7 @@ describe('manage create-token and delete-token', () => {
   /** The user a key authenticates, as the server with the same settings (and local secret key) sees it. */
   async function ownerOf(key: string): Promise<string | null | undefined> {
     const settings = loadSettings(project, { env: { NODE_ENV: 'local', DATABASE_URL: databaseUrl, EMAIL_URL: 'memory:' }, cwd });
-    const latchkey = await createLatchkey({ settings, migrations: 'require' });
+    const latchkey = await openLatchkey({ settings, migrations: 'require' });
     try {
       return (await userForApiToken(latchkey.deps, key))?.username;
     } finally {

@@ -8,7 +8,7 @@ import { isLatchkeyError } from '../core/errors.js';
 import type { ClientInfo } from '../core/client.js';
 import type { User } from '../account/model.js';
 import type { DjangoDecrypt } from '../django-import/convert.js';
-import { createLatchkey, type CreateLatchkeyOptions, type Latchkey } from '../latchkey.js';
+import { openLatchkey, type CreateLatchkeyOptions, type InternalLatchkey } from '../latchkey.js';
 import { CommandError, type Prompter, type CommandIO } from './io.js';
 
 /**
@@ -32,8 +32,8 @@ export interface CommandContext {
   args: string[];
 }
 
-export async function withLatchkey<T>(context: CommandContext, work: (latchkey: Latchkey) => Promise<T>): Promise<T> {
-  const latchkey = await createLatchkey({ ...context.options, settings: context.settings, migrations: 'require' });
+export async function withLatchkey<T>(context: CommandContext, work: (latchkey: InternalLatchkey) => Promise<T>): Promise<T> {
+  const latchkey = await openLatchkey({ ...context.options, settings: context.settings, migrations: 'require' });
   try {
     return await work(latchkey);
   } finally {
@@ -69,7 +69,7 @@ export async function askNewPassword(
 export const MANAGEMENT_CLIENT: ClientInfo = { ip: '', userAgent: 'latchkey management command' };
 
 /** The one user a token command names, found the way a login finds it (as changepassword does). */
-export async function userNamed(latchkey: Latchkey, login: string): Promise<User> {
+export async function userNamed(latchkey: InternalLatchkey, login: string): Promise<User> {
   const user = await findUserByLogin(latchkey.deps, login);
   if (!user) throw new CommandError(`User "${login}" does not exist.`);
   return user;

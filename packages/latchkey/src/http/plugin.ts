@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './kit/csrf.js';
 import { sendReferrerPolicy } from './kit/referrer-policy.js';
+import { requestUser } from './kit/request-user.js';
 import { handleUnexpectedError } from './kit/unexpected-errors.js';
 import { registerAccountPages } from './pages/index.js';
 import { registerAdmin } from './admin/index.js';
@@ -63,6 +64,12 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     await scope.register(csrfProtection, csrfOptionsFrom(settings));
     // The default look's CSS, served from the library itself: no CDN.
     await scope.register(fastifyStatic, { root: fileURLToPath(new URL('../static/', import.meta.url)), prefix: '/static/latchkey/', decorateReply: false });
+    // request.user, for the project's routes as for Latchkey's: read only when something asks.
+    scope.decorateRequest('user', {
+      getter(this: FastifyRequest) {
+        return requestUser(ctx.sessions, this);
+      },
+    });
     scope.addHook('onRequest', (request, _reply, done) => {
       insideLatchkey.add(request);
       done();

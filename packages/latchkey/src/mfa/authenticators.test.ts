@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../account/users.js';
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { openLatchkey, type InternalLatchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import type { User } from '../account/model.js';
@@ -501,19 +501,19 @@ if (redisUrl !== undefined) {
 
 describe.each(testDatabaseKinds())('authenticators on two instances sharing one %s database', (kind) => {
   let database: TestDatabase | undefined;
-  const instances: Latchkey[] = [];
+  const instances: InternalLatchkey[] = [];
   afterEach(async () => {
     for (const instance of instances.splice(0)) await instance.close();
     await database?.destroy();
     database = undefined;
   });
 
-  async function twoInstances(): Promise<{ clock: ManualClock; first: Latchkey; second: Latchkey }> {
+  async function twoInstances(): Promise<{ clock: ManualClock; first: InternalLatchkey; second: InternalLatchkey }> {
     const settings = testSettings();
     // A file, not memory, on SQLite: a second connection must see the same database.
     database = await createTestDatabase(kind, settings.USERNAME_TYPE, { sqliteFile: true });
     const clock = new ManualClock();
-    const make = (db: Database) => createLatchkey({ settings, clock, mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
+    const make = (db: Database) => openLatchkey({ settings, clock, mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
     const first = await make(database);
     instances.push(first);
     const second = await make(await openDatabase(database.openOptions));
@@ -524,7 +524,7 @@ describe.each(testDatabaseKinds())('authenticators on two instances sharing one 
   it('accepts the same code sent to both at once exactly once', async () => {
     const { clock, first, second } = await twoInstances();
     const ada = await createUser(first.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
-    const totp = await activateTotpFor({ deps: first.deps, clock }, ada);
+    const totp = await activateTotpFor({ ...first, clock }, ada);
     const code = totp.code();
     const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => useCode((index % 2 === 0 ? first : second).deps, ada, code)));
     expect(outcomes.filter((outcome) => outcome === 'totp')).toHaveLength(1);
@@ -535,7 +535,7 @@ describe.each(testDatabaseKinds())('authenticators on two instances sharing one 
   it('accepts one recovery code sent to both at once exactly once', async () => {
     const { clock, first, second } = await twoInstances();
     const ada = await createUser(first.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
-    const { recoveryCodes } = await activateTotpFor({ deps: first.deps, clock }, ada);
+    const { recoveryCodes } = await activateTotpFor({ ...first, clock }, ada);
     const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => useCode((index % 2 === 0 ? first : second).deps, ada, recoveryCodes[0]!)));
     expect(outcomes.filter((outcome) => outcome === 'recovery_codes')).toHaveLength(1);
   });

@@ -21,7 +21,7 @@ import { AccountEvents } from '../account/events.js';
 import type { PasswordHashing } from '../account/passwords/index.js';
 import { ManualClock } from '../core/clock.js';
 import { confirmEmail } from '../account/email-confirmation.js';
-import { createLatchkey, passwordHashingFrom } from '../latchkey.js';
+import { openLatchkey, passwordHashingFrom } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { CRASH_SCENARIOS, crashSettings, SIGNUP_EMAIL, type ChangeState, type CrashScenarioName } from '../testing/crash-scenarios.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '../testing/database.js';
@@ -149,7 +149,7 @@ describe.each(KINDS)('kill -9 during account changes, on %s', (kind) => {
     const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
     // Minutes after the crash: the start-up sweep takes the mail nobody sent.
     const clock = new ManualClock(new Date(new ManualClock().now().getTime() + 6 * 60_000));
-    const site = await createLatchkey({ settings, clock, mailer, database: await openDatabase(database.openOptions), migrations: 'require' });
+    const site = await openLatchkey({ settings, clock, mailer, database: await openDatabase(database.openOptions), migrations: 'require' });
     try {
       await site.deps.background.idle();
       expect(mailer.outbox.map((mail) => mail.to)).toEqual([[SIGNUP_EMAIL]]);

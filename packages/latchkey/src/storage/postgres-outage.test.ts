@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../account/users.js';
 import type { User } from '../account/model.js';
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey } from '../latchkey.js';
+import { openLatchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../testing/database.js';
 import { HeadlessTestClient } from '../testing/headless.js';
@@ -52,7 +52,7 @@ describe.runIf(testPostgresUrl() !== undefined)('PostgreSQL restarted mid-run', 
     const settings = testSettings();
     const clock = new ManualClock();
     const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
-    const site = await createLatchkey({ settings, clock, mailer, database: proxied, migrations: 'require' });
+    const site = await openLatchkey({ settings, clock, mailer, database: proxied, migrations: 'require' });
     latchkey = { ...site, clock, mailer, destroy: () => site.close() };
     ada = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: OLD_PASSWORD, emailVerified: true });
     pages = await PageClient.create(latchkey, { plugin: { headless: true } });

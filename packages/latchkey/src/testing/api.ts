@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { LatchkeyError } from '../core/errors.js';
 import { fieldErrors, notFound, type ApiRoutes } from '../http/api/views.js';
-import type { TestLatchkey } from './latchkey.js';
+import { internalsOf } from '../latchkey.js';
+import type { ProjectTestLatchkey } from './latchkey.js';
 
 export interface ApiRequestOptions {
   /** Sent as `Authorization: Token <token>`. */
@@ -29,7 +30,7 @@ export interface ApiTestAppOptions {
 }
 
 /** A Fastify app with Latchkey mounted and the API layer turned on (unless `api: false`). */
-export async function createApiTestApp(latchkey: TestLatchkey, options: ApiTestAppOptions = {}): Promise<FastifyInstance> {
+export async function createApiTestApp(latchkey: ProjectTestLatchkey, options: ApiTestAppOptions = {}): Promise<FastifyInstance> {
   const { logLines } = options;
   const app = Fastify(logLines ? { logger: { level: 'warn', stream: { write: (line: string) => logLines.push(line) } } } : {});
   app.addHook('onRequest', latchkey.allowedHostsGuard);
@@ -50,7 +51,7 @@ export class ApiTestClient {
 
   constructor(
     readonly app: FastifyInstance,
-    private readonly latchkey: TestLatchkey,
+    private readonly latchkey: ProjectTestLatchkey,
     /** The address this client connects from (inject's default, 127.0.0.1, when undefined). */
     private readonly remoteAddress?: string,
   ) {}
@@ -88,7 +89,7 @@ export class ApiTestClient {
     Object.assign(headers, options.headers);
     const response = await this.app.inject({ method, url, headers, cookies: Object.fromEntries(this.cookies), ...(payload === undefined ? {} : { payload }), ...this.from });
     this.remember(response);
-    await this.latchkey.deps.background.idle();
+    await internalsOf(this.latchkey).deps.background.idle();
     return response;
   }
 
@@ -106,7 +107,7 @@ export class ApiTestClient {
       ...this.from,
     });
     this.remember(response);
-    await this.latchkey.deps.background.idle();
+    await internalsOf(this.latchkey).deps.background.idle();
     return response;
   }
 }

@@ -7,7 +7,7 @@
  * (stdin closes), it leaves without finishing anything.
  */
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey } from '../latchkey.js';
+import { openLatchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { openDatabase, type OpenDatabaseOptions } from '../storage/database.js';
 import { createKyselyStore } from '../storage/kysely/store.js';
@@ -27,7 +27,7 @@ async function runUntilStopped({ name, point, database: options }: CrashRun): Pr
   // the flows also write, are not the change under test.
   const store = gate.wrap(createKyselyStore(database.kysely.withPlugin(gate.plugin), database.dialect, database.usernameType));
   const settings = crashSettings();
-  const latchkey = await createLatchkey({
+  const latchkey = await openLatchkey({
     settings,
     clock: new ManualClock(),
     mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }),

@@ -1,19 +1,24 @@
 import type { AccountAdapter } from '../account/adapter.js';
+import type { SocialAccountAdapter } from '../socialaccount/adapter.js';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import type { Settings, SettingValues } from '../config/settings.js';
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey, type Latchkey, type LatchkeyLog } from '../latchkey.js';
+import { openLatchkey, type InternalLatchkey, type Latchkey, type LatchkeyLog } from '../latchkey.js';
 import type { ProviderKind } from '../socialaccount/providers/kind.js';
 import { MemoryMailer } from '../mail/index.js';
 import type { UsernameType } from '../config/settings.js';
 import { createTestDatabase, type TestDatabaseKind } from './database.js';
 
-export interface TestLatchkey extends Latchkey {
+/** What a project's tests get from createTestLatchkey (@latchkey/core/testing): the public API, a clock and a mailer. */
+export interface ProjectTestLatchkey extends Latchkey {
   clock: ManualClock;
   mailer: MemoryMailer;
   /** Closes everything and drops the test database. */
   destroy(): Promise<void>;
 }
+
+/** The same object, for the library's own tests: its internals typed too. */
+export interface TestLatchkey extends ProjectTestLatchkey, InternalLatchkey {}
 
 export interface TestLatchkeyOptions {
   kind?: TestDatabaseKind;
@@ -25,6 +30,8 @@ export interface TestLatchkeyOptions {
   templateDirs?: readonly string[];
   /** The project's adapter, made from the settings. */
   adapter?: (settings: Settings) => AccountAdapter;
+  /** The project's social account adapter, made from the settings. */
+  socialAdapter?: (settings: Settings) => SocialAccountAdapter;
   /** Provider kinds of the project's own (createLatchkey's socialProviderKinds). */
   socialProviderKinds?: readonly ProviderKind[];
   /** Where Latchkey reports a service going away and coming back (createLatchkey's log). */
@@ -67,7 +74,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
   const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE);
   const clock = new ManualClock();
   const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
-  const latchkey = await createLatchkey({
+  const latchkey = await openLatchkey({
     settings,
     clock,
     mailer,
@@ -75,6 +82,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     migrations: 'require',
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
+    ...(options.socialAdapter ? { socialAdapter: options.socialAdapter(settings) } : {}),
     ...(options.socialProviderKinds ? { socialProviderKinds: options.socialProviderKinds } : {}),
     ...(options.log ? { log: options.log } : {}),
   });

@@ -1,7 +1,8 @@
 import { Secret } from 'otpauth';
 import type { ClientInfo } from '../core/client.js';
-import type { TestLatchkey } from './latchkey.js';
-import type { LatchkeyDeps } from '../deps.js';
+import type { Settings } from '../config/settings.js';
+import { internalsOf, type Latchkey } from '../latchkey.js';
+import type { ProjectTestLatchkey, TestLatchkey } from './latchkey.js';
 import { totpParameters } from '../mfa/authenticators.js';
 import { viewRecoveryCodes } from '../mfa/flows/recovery-codes.js';
 import { activateTotp, totpSetup } from '../mfa/flows/totp.js';
@@ -13,7 +14,7 @@ import type { User } from '../account/model.js';
 const TEST_CLIENT: ClientInfo = { ip: '127.0.0.1', userAgent: 'test' };
 
 /** The code an authenticator app holding `base32` shows at `at` (the test's clock), with the project's parameters. */
-export function totpCodeAt(deps: Pick<LatchkeyDeps, 'settings'>, base32: string, at: Date): string {
+export function totpCodeAt(deps: { settings: Settings }, base32: string, at: Date): string {
   return totpCode(Secret.fromBase32(base32).bytes, at, totpParameters(deps.settings));
 }
 
@@ -31,8 +32,9 @@ export interface ActivatedTotp {
  * up, so this moves the test clock on by one time step, as the person would take that long to log
  * out and back in: `code()` then gives a fresh code.
  */
-export async function activateTotpFor(latchkey: Pick<TestLatchkey, 'deps' | 'clock'>, user: User): Promise<ActivatedTotp> {
-  const { deps, clock } = latchkey;
+export async function activateTotpFor(latchkey: Latchkey & Pick<ProjectTestLatchkey, 'clock'>, user: User): Promise<ActivatedTotp> {
+  const { deps } = internalsOf(latchkey);
+  const { clock } = latchkey;
   const setup = await totpSetup(deps, user);
   const now = deps.clock.now();
   await activateTotp(deps, { user, client: TEST_CLIENT, lastAuthenticatedAt: now, pending: setup.pending, code: totpCodeAt(deps, setup.secret, now) });

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser, deactivateUser } from '../account/users.js';
 import { ManualClock } from '../core/clock.js';
-import { createLatchkey, type Latchkey } from '../latchkey.js';
+import { openLatchkey, type InternalLatchkey } from '../latchkey.js';
 import { MemoryMailer } from '../mail/index.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import type { Store } from '../store.js';
@@ -260,7 +260,7 @@ describe.each(testDatabaseKinds())('API tokens on %s', (kind) => {
 });
 
 describe.each(testDatabaseKinds())('API tokens across two instances on %s', (kind) => {
-  const instances: Latchkey[] = [];
+  const instances: InternalLatchkey[] = [];
   let database: TestDatabase | undefined;
   afterEach(async () => {
     for (const instance of instances.splice(0)) await instance.close();
@@ -268,12 +268,12 @@ describe.each(testDatabaseKinds())('API tokens across two instances on %s', (kin
     database = undefined;
   });
 
-  async function twoInstances(): Promise<{ first: Latchkey; second: Latchkey }> {
+  async function twoInstances(): Promise<{ first: InternalLatchkey; second: InternalLatchkey }> {
     const settings = testSettings();
     // A file, not memory, on SQLite: a second connection must see the same database.
     database = await createTestDatabase(kind, settings.USERNAME_TYPE, { sqliteFile: true });
     const clock = new ManualClock();
-    const make = (db: Database) => createLatchkey({ settings, clock, mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
+    const make = (db: Database) => openLatchkey({ settings, clock, mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
     const first = await make(database);
     instances.push(first);
     const second = await make(await openDatabase(database.openOptions));

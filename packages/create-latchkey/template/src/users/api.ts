@@ -1,12 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  clientOf,
   expectDictionary,
   fieldErrors,
   NAME_MAX_LENGTH,
   notFound,
   readCharField,
-  updateProfile,
   type ApiOperation,
   type ApiRoutes,
   type JsonSchema,
@@ -29,7 +27,7 @@ import { lookupOf, pathSegment } from './lookup.js';
  * session), the API layer's default.
  */
 
-export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'deps'>): void {
+export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'users'>): void {
   /** UserSerializer: the identifier, the name, and the absolute URL of the user's own detail view. */
   const present = (user: User): Record<string, string> => ({
 %% if username %%
@@ -113,11 +111,11 @@ export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'deps'>
       const body = expectDictionary(request.body);
       if (!body.ok) throw fieldErrors({ non_field_errors: [body.error] });
       // DRF's CharField reading (types, null, trimming); the length and what counts as text are
-      // the profile flow's rule, which the API layer presents as a field error under `name`.
+      // Latchkey's rule for names, which the API layer presents as a field error under `name`.
       const name = readCharField(body.value, 'name', { required: false, allowBlank: true });
       if (!name.ok) throw fieldErrors({ name: [name.error] });
       if (name.value === undefined) return present(me);
-      return present(await updateProfile(latchkey.deps, { user: me, name: name.value, client: clientOf(request) }));
+      return present(await latchkey.users.update(me, { name: name.value }));
     },
   });
 

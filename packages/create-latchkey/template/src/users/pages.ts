@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientOf, isLatchkeyError, updateProfile, type Latchkey } from '@latchkey/core';
+import { isLatchkeyError, type Latchkey, type User } from '@latchkey/core';
 import { departmentOfUser } from './adapters.js';
 import { lookupOf, userPagePath } from './lookup.js';
 
@@ -15,7 +15,8 @@ import { lookupOf, userPagePath } from './lookup.js';
 %% endif %%
  *   GET|POST /users/~update/     a form that changes the user's name
  *
- * Every page needs a signed-in user; anyone else is sent to the login page, which returns here.
+ * Every page needs a signed-in user (Latchkey's `signedIn` guard, Django's LoginRequiredMixin):
+ * anyone else is sent to the login page, which returns here.
  * A person sees only their own page: every other lookup, whether it names someone or nobody, is
  * the same 404, so the pages never tell who has an account.
  */
@@ -40,9 +41,11 @@ function redirectTo(reply: FastifyReply, location: string): FastifyReply {
   return reply.header('cache-control', 'no-store').redirect(location, 302);
 }
 
-/** Django's LoginRequiredMixin: to the login page, which comes back to this very URL. */
-function toLogin(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return redirectTo(reply, `/accounts/login/?next=${encodeURIComponent(request.url)}`);
+/** The user the `signedIn` guard let through (request.user, read once per request). */
+async function signedInUser(request: FastifyRequest): Promise<User> {
+  const user = await request.user;
+  if (user === undefined) throw new Error('A user page ran without the signedIn guard.');
+  return user;
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
@@ -71,29 +74,27 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
     return latchkey.renderPage(request, reply, 'users/user_form.html', { title: 'Update your information', form }, status);
   }
 
-  scope.get('/users/~redirect/', async (request, reply) => {
-    const user = await latchkey.currentUser(request);
-    if (user === undefined) return toLogin(request, reply);
-    return redirectTo(reply, userPagePath(user));
+  const signedIn = { preHandler: latchkey.guards.signedIn };
+
+  scope.get('/users/~redirect/', signedIn, async (request, reply) => {
+    return redirectTo(reply, userPagePath(await signedInUser(request)));
   });
 
-  scope.get('/users/~update/', async (request, reply) => {
-    const user = await latchkey.currentUser(request);
-    if (user === undefined) return toLogin(request, reply);
+  scope.get('/users/~update/', signedIn, async (request, reply) => {
+    const user = await signedInUser(request);
     return renderForm(request, reply, { values: { name: user.name }, errors: {} });
   });
 
-  scope.post('/users/~update/', async (request, reply) => {
-    const user = await latchkey.currentUser(request);
-    if (user === undefined) return toLogin(request, reply);
+  scope.post('/users/~update/', signedIn, async (request, reply) => {
+    const user = await signedInUser(request);
     const name = submittedName(request.body);
     if (name === undefined) {
       return renderForm(request, reply, { values: { name: user.name }, errors: { name: [NAME_NOT_ONE_STRING] } }, 400);
     }
     try {
-      // The library's profile flow decides what a name may be (its length, that it is text),
-      // so this form and every other way of changing a name share one rule.
-      await updateProfile(latchkey.deps, { user, name, client: clientOf(request) });
+      // Latchkey decides what a name may be (its length, that it is text), so this form and
+      // every other way of changing a name share one rule.
+      await latchkey.users.update(user, { name });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       // Shown again as typed, less any NUL (which no person types and HTML cannot carry).
@@ -105,13 +106,12 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
   });
 
   // No lookup holds a "~", so this route and the ones above can never name the same page.
-  scope.get('/users/:lookup/', async (request, reply) => {
-    const user = await latchkey.currentUser(request);
-    if (user === undefined) return toLogin(request, reply);
+  scope.get('/users/:lookup/', signedIn, async (request, reply) => {
+    const user = await signedInUser(request);
     const { lookup } = request.params as { lookup: string };
     if (lookup === lookupOf(user)) {
       // The department the company IdP sent (src/users/adapters.ts), kept on the social account.
-      const department = departmentOfUser(await latchkey.deps.store.socialAccounts.listForUser(user.id));
+      const department = departmentOfUser(await latchkey.socialAccounts.listForUser(user));
       return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department });
     }
     return notFound(reply);

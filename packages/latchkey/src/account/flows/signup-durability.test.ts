@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
-import { createLatchkey, type Latchkey } from '../../latchkey.js';
+import { openLatchkey, type InternalLatchkey } from '../../latchkey.js';
 import { MemoryMailer } from '../../mail/index.js';
 import type { EmailMessage } from '../../mail/ports.js';
 import { openDatabase } from '../../storage/database.js';
@@ -38,7 +38,7 @@ function breakable(mailer: MemoryMailer): { down: boolean } {
 describe.each(testDatabaseKinds())('signup durability on %s', (kind) => {
   let latchkey: TestLatchkey | undefined;
   let database: TestDatabase | undefined;
-  const running: Latchkey[] = [];
+  const running: InternalLatchkey[] = [];
   afterEach(async () => {
     await latchkey?.destroy();
     for (const instance of running.splice(0)) await instance.close();
@@ -72,13 +72,13 @@ describe.each(testDatabaseKinds())('signup durability on %s', (kind) => {
     const settings = testSettings({ settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' } });
     const before = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
     breakable(before);
-    const first = await createLatchkey({ settings, clock: new ManualClock('2030-01-01T00:00:00Z'), mailer: before, database, migrations: 'require' });
+    const first = await openLatchkey({ settings, clock: new ManualClock('2030-01-01T00:00:00Z'), mailer: before, database, migrations: 'require' });
     await signup(first.deps, form);
     await first.close();
 
     const after = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
     const reopened = await openDatabase(database.openOptions);
-    const second = await createLatchkey({ settings, clock: new ManualClock('2030-01-01T00:05:00Z'), mailer: after, database: reopened, migrations: 'require' });
+    const second = await openLatchkey({ settings, clock: new ManualClock('2030-01-01T00:05:00Z'), mailer: after, database: reopened, migrations: 'require' });
     running.push(second);
     // The sweep at start-up runs in the background; nothing else is asked of the new instance.
     await second.deps.background.idle();
@@ -140,7 +140,7 @@ describe.each(testDatabaseKinds())('signup durability on %s', (kind) => {
 // first's write lock inside the synchronous driver, so this runs on PostgreSQL, where it matters.
 describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('signups on two instances on %s', (kind) => {
   let database: TestDatabase | undefined;
-  const running: Latchkey[] = [];
+  const running: InternalLatchkey[] = [];
   afterEach(async () => {
     for (const instance of running.splice(0)) await instance.close();
     await database?.destroy();
@@ -150,8 +150,8 @@ describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('signup
   it('make one account per address however many run at once, in a project that signs in by username', async () => {
     database = await createTestDatabase(kind, 'username');
     const settings = testSettings({ settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', ACCOUNT_RATE_LIMITS: false } });
-    const start = async (db: Parameters<typeof createLatchkey>[0]['database']) => {
-      const instance = await createLatchkey({ settings, clock: new ManualClock('2030-01-01T00:00:00Z'), mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
+    const start = async (db: Parameters<typeof openLatchkey>[0]['database']) => {
+      const instance = await openLatchkey({ settings, clock: new ManualClock('2030-01-01T00:00:00Z'), mailer: new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL }), database: db, migrations: 'require' });
       running.push(instance);
       return instance;
     };

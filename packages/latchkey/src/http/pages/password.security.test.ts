@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '../../account/users.js';
 import { ManualClock } from '../../core/clock.js';
 import { LatchkeyError } from '../../core/errors.js';
-import { createLatchkey } from '../../latchkey.js';
+import { openLatchkey } from '../../latchkey.js';
 import { MemoryMailer } from '../../mail/index.js';
 import { type EmailMessage } from '../../mail/ports.js';
 import type { User } from '../../account/model.js';
@@ -41,7 +41,7 @@ async function latchkeyWithMailer(kind: TestDatabaseKind, mailer: MemoryMailer):
   const settings = testSettings();
   const database = await createTestDatabase(kind, settings.USERNAME_TYPE);
   const clock = new ManualClock();
-  const latchkey = await createLatchkey({ settings, clock, mailer, database, migrations: 'require' });
+  const latchkey = await openLatchkey({ settings, clock, mailer, database, migrations: 'require' });
   return { ...latchkey, clock, mailer, destroy: async () => (await latchkey.close(), await database.destroy()) };
 }
 

@@ -8,7 +8,7 @@
 import Fastify, { type LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
-import { createLatchkey } from '../../latchkey.js';
+import { openLatchkey } from '../../latchkey.js';
 import { MemoryMailer } from '../../mail/index.js';
 import { openDatabase } from '../../storage/database.js';
 import { sessionUserOf } from '../../testing/corp-sso.js';
@@ -158,7 +158,7 @@ describe.each(testDatabaseKinds())('SAML sign-in on the pages, attacked, on %s',
     const sites: [TestLatchkey, PageClient][] = [];
     for (const opened of [database, await openDatabase(database.openOptions)]) {
       const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
-      const instance = await createLatchkey({ settings, clock, mailer, database: opened, migrations: 'require' });
+      const instance = await openLatchkey({ settings, clock, mailer, database: opened, migrations: 'require' });
       const site: TestLatchkey = { ...instance, clock, mailer, destroy: () => instance.close() };
       const client = await PageClient.create(site);
       cleanUps.push(() => site.destroy(), () => client.close());
