@@ -1,6 +1,7 @@
 import { commitChange } from '../account/changes.js';
 import type { EmailAddress, User } from '../account/model.js';
 import type { ClientInfo } from '../core/client.js';
+import { LatchkeyError } from '../core/errors.js';
 import { validateEmail } from '../core/identifiers.js';
 import type { LatchkeyDeps } from '../deps.js';
 import { NO_CLIENT } from '../tokens/api-tokens.js';
@@ -23,8 +24,14 @@ export function emailAddressesOf(deps: LatchkeyDeps): LatchkeyEmailAddresses {
   return {
     listForUser: (user) => deps.store.emailAddresses.listForUser(user.id),
     findVerified: (email) => deps.store.emailAddresses.findVerified(email),
-    add(user, email, options) {
+    async add(user, email, options) {
       const address = validateEmail(email);
+      // The database keeps a verified address to one account; an unverified claim of one would be
+      // allowed there (a person may claim it and lose the race), but code adding it means a mistake.
+      const holder = await deps.store.emailAddresses.findVerified(address);
+      if (holder !== undefined && holder.userId !== user.id) {
+        throw new LatchkeyError('email_taken', 'A user is already registered with this email address.', { param: 'email' });
+      }
       return commitChange(deps, async (change) => {
         const added = await change.repositories.emailAddresses.add({ userId: user.id, email: address, verified: options.verified, primary: false });
         await change.record('email_added', user.id, options.client ?? NO_CLIENT, { email: added.email });

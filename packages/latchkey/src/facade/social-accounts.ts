@@ -63,7 +63,8 @@ export function socialAccountsOf(deps: LatchkeyDeps): LatchkeySocialAccounts {
       });
     },
     async providerTokens(account) {
-      const [token] = await deps.store.socialTokens.listForAccount(account.id);
+      // One token per account and app; of several apps' tokens, the one saved last.
+      const token = (await deps.store.socialTokens.listForAccount(account.id)).sort((a, b) => b.id - a.id)[0];
       const opened = token === undefined ? undefined : openProviderToken(deps, token);
       return opened === undefined || token === undefined ? undefined : { ...opened, expiresAt: token.expiresAt };
     },
