@@ -5,7 +5,7 @@ import type { User } from '../../account/model.js';
 import { currentPendingLogin, signupAwaitsVerification, type PendingLogin } from '../kit/session-state.js';
 import type { HttpContext } from '../kit/context.js';
 import { currentLoginCode } from '../kit/login-code-state.js';
-import { pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { pendingProviderSignup } from '../social/provider-sign-ins.js';
 import { offeredProviders, providerDataOf, type ProviderData } from './provider-data.js';
 
 /**
