@@ -53,7 +53,7 @@ export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext):
       } catch (error) {
         return sendHeadlessRefusal(ctx, request, reply, error);
       }
-      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, waiting)));
     }
     const state = enabled ? await currentLoginCode(ctx, request) : undefined;
     if (!state) return sendEnvelope(ctx, request, reply, 409);

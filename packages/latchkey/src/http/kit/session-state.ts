@@ -30,6 +30,7 @@ export interface PendingLogin {
   /** The flow's state of the stopped login (whose, what it proved, a mark of the credentials). */
   login: PendingLoginState;
   stage: LoginStage;
+  /** Whether the login is remembered, decided as it began (login/remember.ts) and kept to its end. */
   remember: boolean;
   next: string;
   expiresAt: string;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
 import { continueLogin, type LoginResult } from '../../login/pipeline.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
@@ -103,8 +104,7 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
       await flash(page, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
       return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
     }
-    const remember = page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false;
-    const outcome = await settleLogin(page, request, reply, confirmation.result, { remember, next });
+    const outcome = await settleLogin(page, request, reply, confirmation.result, { remember: remembersLogin(page.deps.settings), next });
     return presentLogin(page, request, reply, outcome, next);
   });
 }

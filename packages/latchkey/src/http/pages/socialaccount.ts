@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
 import { parseSignInProcess, startProviderLogin, type SignInState, type StartProcess } from '../../socialaccount/flows/provider-login.js';
@@ -214,7 +215,7 @@ function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): 
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
-      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false });
+      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: remembersLogin(page.deps.settings) });
     } catch (error) {
       return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { Settings } from '../../config/settings.js';
 import { isFailedSignInRefusal } from '../../login/stage-refusals.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
@@ -84,8 +85,7 @@ export async function settleProviderAnswer(
     request.log.warn({ provider: configured.provider.id, code: error.code }, 'social sign-in stopped by a login stage');
     return { kind: 'failed', error: 'unknown' };
   }
-  const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
-  return settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next });
+  return settleProviderLogin(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next: signIn.next });
 }
 
 /**
