@@ -2,7 +2,7 @@ import { isLatchkeyError, type LatchkeyError, type LatchkeyErrorCode } from '../
 
 /**
  * The refusals with which a login stage ends a login as it begins, before there is anything to
- * answer: the login_by_code stage (stage-codes.ts) for an account with no address to mail
+ * answer: the login_by_code stage (mailed-codes/stage-codes.ts) for an account with no address to mail
  * ('no_email_address'), or whose code mail the request_login_code limit held back
  * ('rate_limited') or the mailer could not send ('mail_failed'). They count as a failed sign-in
  * where the door cannot show the stage's message on the form the login began from: a provider's
