@@ -2,7 +2,7 @@
  * The library's layers, checked by `npm run lint` (dependency-cruiser). Imports point down only:
  *
  *   composition root   index.ts, latchkey.ts, facade/ (wire everything; the project imports these)
- *   adapters           http/ (pages, headless, api; their shared kit), cli/
+ *   adapters           http/ (pages, headless, api; their shared kit and social routes), cli/
  *   flows              <feature>/flows/, login/ (one module per journey: the rules)
  *   domain             <feature>/ (users, passwords, authenticators, ...), deps.ts
  *   ports              <feature>/model.ts and ports.ts, store.ts: entities and the interfaces
@@ -94,7 +94,7 @@ function layerRules(src) {
     },
     {
       name: 'front-doors-stay-apart',
-      comment: 'The pages, the headless API and the token API share glue through http/kit/ only; what one door needs from another belongs in the kit or in a flow.',
+      comment: 'The pages, the headless API and the token API share glue through http/kit/ and the social sign-in routes through http/social/ only; what one door needs from another belongs there or in a flow.',
       severity: 'error',
       from: { path: at('http/(pages|headless|api|admin)/'), pathNot: testFile },
       to: { path: at('http/(pages|headless|api|admin)/'), pathNot: at('http/$1/') },

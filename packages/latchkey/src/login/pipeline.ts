@@ -3,7 +3,7 @@ import type { User } from '../account/model.js';
 import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { FirstFactor, LoginProofs } from './proofs.js';
-import type { StageCode } from './stage-codes.js';
+import type { StageCode } from './mailed-codes/stage-codes.js';
 import { LOGIN_STAGES, STAGE_CHECKS, type LoginContext, type LoginStage, type StageAnswers } from './stages.js';
 
 /**

@@ -9,16 +9,16 @@ import { addSignupPasskey, type SignupPasskeyAnswer } from '../mfa/flows/webauth
 import { isTrustedBrowser } from '../mfa/trust.js';
 import type { Settings } from '../config/settings.js';
 import { gaveCode, provedSecondFactor, type FirstFactor, type LoginProofs, type StageProof } from './proofs.js';
-import { askForLoginCode, verifyEmailByCode, type StageCode } from './stage-codes.js';
+import { askForLoginCode, verifyEmailByCode, type StageCode } from './mailed-codes/stage-codes.js';
 import type { MailedCodeState } from '../account/mailed-codes.js';
 
 /**
  * The stages after the first factor, in this order (allauth's). Every login runs all of them,
  * whatever its first factor, and no session exists until each has passed:
  * - login_by_code: where ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for it, a login that did not begin
- *   with a mailed code waits for one (stage-codes.ts);
+ *   with a mailed code waits for one (mailed-codes/stage-codes.ts);
  * - verify_email: under mandatory verification, an account without a verified address waits
- *   for the mailed link, or under verification by code for the mailed code (stage-codes.ts);
+ *   for the mailed link, or under verification by code for the mailed code (mailed-codes/stage-codes.ts);
  * - mfa_authenticate: a user with a second factor gives a code, unless this browser is trusted
  *   for them (or the first factor was a passkey, itself a second factor);
  * - mfa_trust: a browser that gave a code is asked whether to trust it next time, where the

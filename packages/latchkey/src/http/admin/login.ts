@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayEnterAdmin } from '../../admin/access.js';
 import { loginToAdmin } from '../../admin/flows/admin-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -72,7 +73,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
     const next = nextOf(fields.next);
     try {
       const result = await loginToAdmin(ctx.deps, { login: fields.username, password: fields.password, ...loginContextOf(ctx, request) });
-      const outcome = await settleLogin(ctx, request, reply, result, { remember: false, next });
+      const outcome = await settleLogin(ctx, request, reply, result, { remember: remembersLogin(settings), next });
       if (outcome.kind === 'signed_in') return redirect(reply, next);
       if (outcome.kind === 'stopped' && outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
       // Under verification by code, the code is typed in on the account pages' confirmation page.

@@ -44,7 +44,7 @@ export async function lookUpCode(ctx: HttpContext, request: FastifyRequest, repl
 
 /** POST: the code, verifying the address and carrying the waiting login on. */
 export async function verifyByCode(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const { held, user, input } = await pendingOf(ctx, request);
+  const { waiting, held, user, input } = await pendingOf(ctx, request);
   let verification;
   try {
     verification = await verifyEmailWithCode(ctx.deps, { ...input, code: textField(request.body, 'key') ?? '', context: loginContextOf(ctx, request) });
@@ -59,7 +59,7 @@ export async function verifyByCode(ctx: HttpContext, request: FastifyRequest, re
     case 'incorrect':
       return sendErrors(ctx, request, reply, 400, INCORRECT);
     case 'login':
-      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, verification.result, loginOptionsOf(ctx)));
+      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, verification.result, loginOptionsOf(ctx, waiting)));
     case 'confirmed':
       await forgetVerificationCode(ctx, request);
       return user ? sendAuthenticated(ctx, request, reply, user) : sendUnauthenticated(ctx, request, reply);

@@ -59,7 +59,7 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     }
     // The flow carried on this session's login only if it waited for this very address's user.
     if (verification.login) {
-      const outcome = await settleLogin(ctx, request, reply, verification.login, loginOptionsOf(ctx));
+      const outcome = await settleLogin(ctx, request, reply, verification.login, loginOptionsOf(ctx, waiting));
       if (outcome.kind !== 'ended') return presentLogin(ctx, request, reply, outcome);
     } else if (verification.endsWaitingLogin) {
       // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION is off: the login waited only for this, and is over.

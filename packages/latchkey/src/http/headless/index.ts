@@ -13,8 +13,8 @@ import { callbackWithoutFrontend, PROVIDER_REDIRECT_PATH, registerSocialAccountR
 import { registerSpecificationRoutes } from './specification.js';
 import type { HttpClient, HttpContext } from '../kit/context.js';
 import { parseJson } from '../kit/input.js';
-import { registerProviderCallbacks } from '../kit/provider-callback.js';
-import { registerSamlEndpoints } from '../kit/saml-endpoints.js';
+import { registerProviderCallbacks } from '../social/provider-callback.js';
+import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
 import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER } from './app-transport.js';
 import { sendErrors, sendUnauthenticated } from './respond.js';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
+import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/mailed-codes/login-by-code.js';
 import { continueLogin, type LoginResult } from '../../login/pipeline.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
+import { forgetLoginCode, keepLoginCode, loginCodeToConfirm } from '../kit/login-code-state.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
+import { settleLogin } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
@@ -20,8 +20,8 @@ import { answeringWith } from '../kit/after-answer.js';
  * once no code is pending (never asked, expired, used, or its attempts used up).
  *
  * auth/code/confirm also takes the code of a login stopped at login_by_code
- * (ACCOUNT_LOGIN_BY_CODE_REQUIRED, allauth's same flow id), which the stopped login holds; that
- * login comes first when both wait. An expired or used-up code there ends the login (401, nothing
+ * (ACCOUNT_LOGIN_BY_CODE_REQUIRED, allauth's same flow id), which the stopped login holds; which
+ * code an answer is for is login/mailed-codes/code-to-confirm.ts's. An expired or used-up code there ends the login (401, nothing
  * pending): the person signs in again for a new one.
  */
 export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext): void {
@@ -45,18 +45,19 @@ export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext):
   }
 
   api.post('/auth/code/confirm', async (request, reply) => {
-    const waiting = await loginWaitingAt(ctx, request, 'login_by_code');
-    if (waiting) {
+    const toConfirm = await loginCodeToConfirm(ctx, request);
+    if (toConfirm.kind === 'stage_code') {
+      const { waiting } = toConfirm;
       let result: LoginResult;
       try {
         result = await continueLogin(deps, waiting.login, { emailCode: textField(request.body, 'code') ?? '' }, loginContextOf(ctx, request));
       } catch (error) {
         return sendHeadlessRefusal(ctx, request, reply, error);
       }
-      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, waiting)));
     }
-    const state = enabled ? await currentLoginCode(ctx, request) : undefined;
-    if (!state) return sendEnvelope(ctx, request, reply, 409);
+    if (toConfirm.kind === 'none') return sendEnvelope(ctx, request, reply, 409);
+    const { state } = toConfirm;
     const code = textField(request.body, 'code') ?? '';
     const confirmation = await confirmLoginCode(deps, state, { code, ...loginContextOf(ctx, request) });
     if (confirmation.status === 'incorrect' && confirmation.state) await keepLoginCode(ctx, request, reply, confirmation.state);

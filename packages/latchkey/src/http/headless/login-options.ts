@@ -1,9 +1,12 @@
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
+import type { PendingLogin } from '../kit/session-state.js';
 
 /**
- * A headless login has no "remember me" box: the browser's session cookie lasts SESSION_COOKIE_AGE
- * unless the project asks for browser-session cookies (ACCOUNT_SESSION_REMEMBER=false).
+ * How the headless API settles a login. It asks no "remember me" question, so a login it begins
+ * is remembered as login/remember.ts decides for a login asked nothing; a login that carries on
+ * (`waiting`, stopped at a stage) keeps what was decided as it began, through whichever door.
  */
-export function loginOptionsOf(ctx: HttpContext): { remember: boolean; next: string } {
-  return { remember: ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? true, next: '' };
+export function loginOptionsOf(ctx: HttpContext, waiting?: Pick<PendingLogin, 'remember'>): { remember: boolean; next: string } {
+  return { remember: waiting?.remember ?? remembersLogin(ctx.deps.settings), next: '' };
 }

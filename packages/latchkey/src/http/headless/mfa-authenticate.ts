@@ -33,7 +33,7 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
       // A wrong code is 400 incorrect_code on the code field; too many are 429 with Retry-After.
       return sendHeadlessRefusal(ctx, request, reply, error);
     }
-    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, pending)));
   });
 
   // The contract registers the trust question for the browser client only: an app keeps no cookie.
@@ -45,7 +45,7 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
       if (trust === undefined) return sendErrors(ctx, request, reply, 400, [{ message: 'Answer true or false.', code: 'invalid', param: 'trust' }]);
       // The account may have changed while the question was open: the pipeline reads it again.
       const result = await continueLogin(deps, pending.login, { trust }, loginContextOf(ctx, request));
-      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+      return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, pending)));
     });
   }
 

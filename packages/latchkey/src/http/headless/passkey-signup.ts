@@ -56,6 +56,6 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);
     }
-    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, pending)));
   });
 }

@@ -4,8 +4,8 @@ import type { AuthenticatorType } from '../../mfa/model.js';
 import type { User } from '../../account/model.js';
 import { currentPendingLogin, signupAwaitsVerification, type PendingLogin } from '../kit/session-state.js';
 import type { HttpContext } from '../kit/context.js';
-import { currentLoginCode } from '../kit/login-code-state.js';
-import { pendingProviderSignup } from '../kit/provider-sign-ins.js';
+import { loginCodeToConfirm } from '../kit/login-code-state.js';
+import { pendingProviderSignup } from '../social/provider-sign-ins.js';
 import { offeredProviders, providerDataOf, type ProviderData } from './provider-data.js';
 
 /**
@@ -72,7 +72,7 @@ export async function availableFlows(ctx: HttpContext, request: FastifyRequest):
   const pending = await currentPendingLogin(ctx, request);
   const atCodeStage = pending?.stage === 'login_by_code';
   if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || atCodeStage) {
-    flows.push(atCodeStage || (await currentLoginCode(ctx, request)) ? { id: 'login_by_code', is_pending: true } : { id: 'login_by_code' });
+    flows.push((await loginCodeToConfirm(ctx, request)).kind !== 'none' ? { id: 'login_by_code', is_pending: true } : { id: 'login_by_code' });
   }
   const fromProviders = await providerFlows(ctx, request);
   flows.push(...fromProviders.start);

@@ -10,8 +10,8 @@ import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../kit/provider-callback.js';
-import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
+import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../social/provider-callback.js';
+import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { allowedFrontendUrlOr } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
@@ -35,7 +35,7 @@ function redirectTo(reply: FastifyReply, location: string): FastifyReply {
  * `process` is known; this API presents their refusals: a 401 with the reauthenticate flows, or
  * `?error=reauthentication_required` on a redirect.
  * - `auth/provider/redirect` (browser client only): a real form post that sends the browser to the
- *   provider; the provider's callback (kit/provider-callback.ts) sends it back to `callback_url`,
+ *   provider; the provider's callback (social/provider-callback.ts) sends it back to `callback_url`,
  *   with `?error=&error_process=` on failure, and the front end reads the session to see where the
  *   sign-in stands (signed in, or a pending stage or signup form);
  * - `auth/provider/token`: an ID token the client got from the provider itself (a mobile app);

@@ -54,7 +54,7 @@ export function registerWebauthnAuthenticationRoutes(api: FastifyInstance, ctx: 
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);
     }
-    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx)));
+    return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, pending)));
   });
 
   api.get('/auth/webauthn/reauthenticate', async (request, reply) => {

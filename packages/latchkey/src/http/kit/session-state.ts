@@ -4,6 +4,7 @@ import type { User } from '../../account/model.js';
 import { completeLogin } from '../../login/complete.js';
 import type { LoginResult, PendingLoginState } from '../../login/pipeline.js';
 import type { LoginStage } from '../../login/stages.js';
+import { waitingLoginEnd, waitingLoginHasEnded } from '../../login/waiting-login.js';
 import { loginRecords, samlSignInOf } from './authentication-records.js';
 import type { HttpContext } from './context.js';
 import { keepVerificationCode } from './email-code-state.js';
@@ -14,8 +15,8 @@ import { clientOf } from './request-info.js';
  * What a client's session holds on the way to a change of the account, for every door alike (a
  * browser's cookie session, an app's session token), so that a journey begun through one door
  * carries on through another:
- * - a login stopped at a stage (at most ACCOUNT_LOGIN_TIMEOUT), carried on only by that client,
- *   only at that stage, and ended by signing in again or out;
+ * - a login stopped at a stage (until it ends: login/waiting-login.ts), carried on only by that
+ *   client, only at that stage, and ended by signing in again or out;
  * - a signup that waits for its mailed link (the headless API lists it as a pending flow);
  * - the secret of an authenticator app that waits for its first code.
  * settleLogin turns a login's result into the session it leaves, and names the outcome for the
@@ -29,6 +30,7 @@ export interface PendingLogin {
   /** The flow's state of the stopped login (whose, what it proved, a mark of the credentials). */
   login: PendingLoginState;
   stage: LoginStage;
+  /** Whether the login is remembered, decided as it began (login/remember.ts) and kept to its end. */
   remember: boolean;
   next: string;
   expiresAt: string;
@@ -51,15 +53,11 @@ async function forgetValue(ctx: HttpContext, request: FastifyRequest, key: strin
   await ctx.deps.sessions.saveData(session, rest);
 }
 
-function expiresAt(ctx: HttpContext): number {
-  return ctx.deps.clock.now().getTime() + ctx.deps.settings.ACCOUNT_LOGIN_TIMEOUT * 1000;
-}
-
 /** The client's stopped login, or undefined when there is none or it has expired (then it is forgotten). */
 export async function currentPendingLogin(ctx: HttpContext, request: FastifyRequest): Promise<PendingLogin | undefined> {
   const pending = (await ctx.sessions.session(request))?.data[PENDING_LOGIN] as PendingLogin | undefined;
   if (pending === undefined) return undefined;
-  if (new Date(pending.expiresAt).getTime() <= ctx.deps.clock.now().getTime()) {
+  if (waitingLoginHasEnded(ctx.deps, new Date(pending.expiresAt))) {
     await forgetValue(ctx, request, PENDING_LOGIN);
     return undefined;
   }
@@ -89,7 +87,7 @@ async function keepPendingLogin(ctx: HttpContext, request: FastifyRequest, reply
   // planted in the client before it (or seen by anyone else) must not be the one that can finish
   // the login with a stolen code, so the stopped login always lives under a new id.
   const session = (await ctx.sessions.rotate(request, reply)) ?? (await ctx.sessions.ensureSession(request, reply));
-  await ctx.deps.sessions.saveData(session, { ...session.data, [PENDING_LOGIN]: { ...pending, expiresAt: new Date(expiresAt(ctx)).toISOString() } });
+  await ctx.deps.sessions.saveData(session, { ...session.data, [PENDING_LOGIN]: { ...pending, expiresAt: waitingLoginEnd(ctx.deps).toISOString() } });
 }
 
 /**
@@ -120,9 +118,9 @@ export async function settleLogin(ctx: HttpContext, request: FastifyRequest, rep
  * What a signup leaves in the session. Under mandatory verification a new account's login waits at
  * verify_email exactly as a password login's would (so confirming in this session carries it on
  * where ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION allows); an address that already had an account leaves
- * only a mark that the signup waits for its link, for ACCOUNT_LOGIN_TIMEOUT. Both get a new session
- * id and the same "verify your email" outcome, so the client cannot tell which it was. Otherwise
- * the new account's login is settled like any other.
+ * only a mark that the signup waits for its link, as long as a login waits (login/waiting-login.ts).
+ * Both get a new session id and the same "verify your email" outcome, so the client cannot tell
+ * which it was. Otherwise the new account's login is settled like any other.
  */
 export async function settleSignup(
   ctx: HttpContext,
@@ -145,7 +143,7 @@ export async function settleSignup(
   } else {
     await forgetPendingLogin(ctx, request);
     await ctx.sessions.rotate(request, reply);
-    const wait: SignupWait = { until: expiresAt(ctx), email: result.email };
+    const wait: SignupWait = { until: waitingLoginEnd(ctx.deps).getTime(), email: result.email };
     await saveValue(ctx, request, reply, SIGNUP_AWAITING_VERIFICATION, wait);
     // Verification by code: the code no mail carries, kept as a signed-in user's would be.
     if (result.code !== undefined) await keepVerificationCode(ctx, request, reply, { userId: null, state: result.code });
@@ -163,7 +161,7 @@ interface SignupWait {
 export async function signupAwaitingVerification(ctx: HttpContext, request: FastifyRequest): Promise<string | undefined> {
   const wait = (await ctx.sessions.session(request))?.data[SIGNUP_AWAITING_VERIFICATION] as Partial<SignupWait> | undefined;
   if (typeof wait?.until !== 'number' || typeof wait.email !== 'string') return undefined;
-  return wait.until > ctx.deps.clock.now().getTime() ? wait.email : undefined;
+  return waitingLoginHasEnded(ctx.deps, new Date(wait.until)) ? undefined : wait.email;
 }
 
 export async function signupAwaitsVerification(ctx: HttpContext, request: FastifyRequest): Promise<boolean> {

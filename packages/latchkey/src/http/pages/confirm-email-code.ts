@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resendVerificationCode, verifyEmailWithCode, type CodeVerification } from '../../account/flows/verify-email.js';
 import { INCORRECT_VERIFICATION_CODE } from '../../account/email-confirmation.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { forgetVerificationCode, heldVerificationCode, keepVerificationCode } from '../kit/email-code-state.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -71,7 +72,7 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, page: Http
       case 'incorrect':
         return codeForm(request, reply, email, { values: {}, errors: { code: [INCORRECT_VERIFICATION_CODE] } }, 400);
       case 'login': {
-        const outcome = await settleLogin(page, request, reply, verification.result, { remember: waiting?.remember ?? false, next: waiting?.next ?? '' });
+        const outcome = await settleLogin(page, request, reply, verification.result, { remember: waiting?.remember ?? remembersLogin(page.deps.settings), next: waiting?.next ?? '' });
         if (outcome.kind === 'ended') {
           await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
           return redirect(reply, LOGIN_PAGE);

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/code.js';
+import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/mailed-codes/login-by-code.js';
 import { continueLogin, type LoginResult } from '../../login/pipeline.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { currentLoginCode, forgetLoginCode, keepLoginCode } from '../kit/login-code-state.js';
+import { forgetLoginCode, keepLoginCode, loginCodeToConfirm } from '../kit/login-code-state.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
-import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
+import { settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 import { answeringWith } from '../kit/after-answer.js';
@@ -22,7 +23,8 @@ const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to hav
  * this browser's session only (kit/login-code-state.ts), and its login is settled like a password's,
  * so a second factor is still asked for. The confirmation page also takes the code of a login
  * stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED: a code after the password or the
- * provider), which the stopped login itself holds; that login comes first when both wait.
+ * provider), which the stopped login itself holds; which code an answer is for is
+ * login/mailed-codes/code-to-confirm.ts's.
  */
 export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, next: string, status = 200): Promise<FastifyReply> =>
@@ -34,8 +36,6 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
   // Only ACCOUNT_LOGIN_BY_CODE_REQUIRED on: the confirmation page alone, for the stage's code.
   const enabled = page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
   const startOver = (next: string): string => (enabled ? withNext(LOGIN_CODE_PAGE, next) : LOGIN_PAGE);
-  /** The client's own login by code, where the project offers it. */
-  const loginCodeOf = async (request: FastifyRequest) => (enabled ? await currentLoginCode(page, request) : undefined);
 
   if (enabled) {
     scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
@@ -79,20 +79,19 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
 
   scope.get(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const next = nextOf(request);
-    const waiting = await loginWaitingAt(page, request, 'login_by_code');
-    if (waiting) return confirmForm(request, reply, emptyForm(), waiting.login.code?.email ?? '', '', 200, true);
-    const state = await loginCodeOf(request);
-    if (!state) return redirect(reply, startOver(next));
-    return confirmForm(request, reply, emptyForm(), state.email, next);
+    const toConfirm = await loginCodeToConfirm(page, request);
+    if (toConfirm.kind === 'stage_code') return confirmForm(request, reply, emptyForm(), toConfirm.waiting.login.code?.email ?? '', '', 200, true);
+    if (toConfirm.kind === 'none') return redirect(reply, startOver(next));
+    return confirmForm(request, reply, emptyForm(), toConfirm.state.email, next);
   });
 
   scope.post(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    const waiting = await loginWaitingAt(page, request, 'login_by_code');
-    if (waiting) return confirmStageCode(request, reply, waiting, fields.code);
-    const state = await loginCodeOf(request);
-    if (!state) return redirect(reply, startOver(next));
+    const toConfirm = await loginCodeToConfirm(page, request);
+    if (toConfirm.kind === 'stage_code') return confirmStageCode(request, reply, toConfirm.waiting, fields.code);
+    if (toConfirm.kind === 'none') return redirect(reply, startOver(next));
+    const { state } = toConfirm;
     const confirmation = await confirmLoginCode(page.deps, state, { code: fields.code, ...loginContextOf(page, request) });
     if (confirmation.status === 'incorrect' && confirmation.state) {
       await keepLoginCode(page, request, reply, confirmation.state);
@@ -103,8 +102,7 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
       await flash(page, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
       return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
     }
-    const remember = page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false;
-    const outcome = await settleLogin(page, request, reply, confirmation.result, { remember, next });
+    const outcome = await settleLogin(page, request, reply, confirmation.result, { remember: remembersLogin(page.deps.settings), next });
     return presentLogin(page, request, reply, outcome, next);
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword } from '../../login/password.js';
+import { remembersLogin } from '../../login/remember.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -10,9 +11,9 @@ import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 import { providerLinks } from './socialaccount.js';
 
-function rememberChoice(page: HttpContext, submitted: string): boolean {
-  const setting = page.deps.settings.ACCOUNT_SESSION_REMEMBER;
-  return setting ?? (submitted === 'on' || submitted === 'true' || submitted === '1');
+/** The "remember me" box as a browser (or a test) submits it: absent when unticked. */
+function ticked(submitted: string): boolean {
+  return submitted === 'on' || submitted === 'true' || submitted === '1';
 }
 
 /**
@@ -46,7 +47,7 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
     const next = safeRedirectOr(fields.next, '');
     try {
       const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, ...loginContextOf(page, request) });
-      const outcome = await settleLogin(page, request, reply, result, { remember: rememberChoice(page, fields.remember), next });
+      const outcome = await settleLogin(page, request, reply, result, { remember: remembersLogin(page.deps.settings, ticked(fields.remember)), next });
       return await presentLogin(page, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;

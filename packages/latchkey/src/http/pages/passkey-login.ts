@@ -2,6 +2,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance } from 'fastify';
 import { isLatchkeyError } from '../../core/errors.js';
 import { loginWithPasskey } from '../../login/passkey.js';
+import { remembersLogin } from '../../login/remember.js';
 import { webauthnAuthenticationOptions } from '../../mfa/flows/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -44,8 +45,8 @@ export function registerPasskeyLoginPages(scope: FastifyInstance, page: HttpCont
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       return renderLoginPage(page, request, reply, next, formWithError({}, error), refusalStatus(reply, error));
     }
-    // "Remember me" is the login form's question; a passkey sign-in follows the project's choice, else the browser session.
-    const outcome = await settleLogin(page, request, reply, result, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false, next });
+    // "Remember me" is the password form's question: a passkey sign-in is asked nothing.
+    const outcome = await settleLogin(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
     return presentLogin(page, request, reply, outcome, next);
   });
 }

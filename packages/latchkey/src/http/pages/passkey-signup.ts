@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { beginPasskeySignup, completePasskeySignup, passkeySignupOptions } from '../../account/flows/passkey-signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
@@ -43,7 +44,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpCon
     if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
     try {
       const result = await beginPasskeySignup(page.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
-      const outcome = await settleSignup(page, request, reply, result, { remember: false, next });
+      const outcome = await settleSignup(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
         const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;

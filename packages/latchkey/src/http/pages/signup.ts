@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
@@ -38,7 +39,7 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
     const client = clientOf(request);
     try {
       const result = await signup(page.deps, { ...fields, client });
-      const outcome = await settleSignup(page, request, reply, result, { remember: false, next });
+      const outcome = await settleSignup(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
         const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;

@@ -1,16 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
 import { parseSignInProcess, startProviderLogin, type SignInState, type StartProcess } from '../../socialaccount/flows/provider-login.js';
 import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
-import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../kit/provider-callback.js';
-import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../kit/provider-sign-ins.js';
+import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../social/provider-callback.js';
+import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { registerSamlEndpoints } from '../kit/saml-endpoints.js';
+import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
@@ -64,7 +65,7 @@ export async function providerLinks(page: HttpContext): Promise<{ name: string; 
  *   to the provider; `process=connect` adds the provider account to the signed-in user instead
  *   (the flows ask for a recent sign-in: the page sends the person to reauthenticate first); an
  *   unknown `process` is refused, on the error page;
- * - the callback (kit/provider-callback.ts) accepts only a state this browser started, once, and
+ * - the callback (social/provider-callback.ts) accepts only a state this browser started, once, and
  *   runs the same login pipeline as every other way in.
  * Every failure ends on the error page (401) or, when the person declined at the provider, the
  * cancelled page; what went wrong is logged for the operator, never shown.
@@ -214,7 +215,7 @@ function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): 
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
-      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: page.deps.settings.ACCOUNT_SESSION_REMEMBER ?? false });
+      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: remembersLogin(page.deps.settings) });
     } catch (error) {
       return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
     }

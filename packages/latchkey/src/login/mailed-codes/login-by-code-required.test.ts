@@ -4,15 +4,15 @@
  * its attempts, expiry and single use, MFA after it, and the accounts it cannot serve.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { User } from '../account/model.js';
-import { createUser } from '../account/users.js';
-import type { SettingValues } from '../config/settings.js';
-import { RateLimitedError } from '../core/rate-limit/index.js';
-import { testDatabaseKinds } from '../testing/database.js';
-import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
-import { activateTotpFor } from '../testing/mfa.js';
-import { beginLogin, continueLogin, type LoginResult, type PendingLoginState } from './pipeline.js';
-import type { FirstFactor } from './proofs.js';
+import type { User } from '../../account/model.js';
+import { createUser } from '../../account/users.js';
+import type { SettingValues } from '../../config/settings.js';
+import { RateLimitedError } from '../../core/rate-limit/index.js';
+import { testDatabaseKinds } from '../../testing/database.js';
+import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
+import { activateTotpFor } from '../../testing/mfa.js';
+import { beginLogin, continueLogin, type LoginResult, type PendingLoginState } from '../pipeline.js';
+import type { FirstFactor } from '../proofs.js';
 import { loginByCodeRequired } from './stage-codes.js';
 
 const PASSWORD = 'a long enough passphrase';

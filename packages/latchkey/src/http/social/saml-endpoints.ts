@@ -15,11 +15,11 @@ import { acceptSamlLogoutRequest, verifySamlAnswer } from '../../socialaccount/f
 import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
 import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/saml/response.js';
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
-import type { HttpContext } from './context.js';
+import type { HttpContext } from '../kit/context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
-import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from './parked-post.js';
-import { safeRedirectOr } from './safe-redirect.js';
-import { signOut } from './sign-out.js';
+import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
+import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { signOut } from '../kit/sign-out.js';
 
 interface ParkedResponse {
   organization: string;

@@ -1,14 +1,14 @@
-import { findUserByLogin } from '../account/credentials.js';
-import { markAddressVerifiedIndirectly } from '../account/email-confirmation.js';
-import type { MailOutcome } from '../account/emails.js';
-import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, mailedCodeIsLive, sendLoginCodeMail, type MailedCodeState } from '../account/mailed-codes.js';
-import type { User } from '../account/model.js';
-import type { ClientInfo } from '../core/client.js';
-import { LatchkeyError } from '../core/errors.js';
-import { tryNormalizeEmail } from '../core/identifiers.js';
-import type { LatchkeyDeps } from '../deps.js';
-import { beginLogin, type LoginResult } from './pipeline.js';
-import type { LoginContext } from './stages.js';
+import { findUserByLogin } from '../../account/credentials.js';
+import { markAddressVerifiedIndirectly } from '../../account/email-confirmation.js';
+import type { MailOutcome } from '../../account/emails.js';
+import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, mailedCodeIsLive, sendLoginCodeMail, type MailedCodeState } from '../../account/mailed-codes.js';
+import type { User } from '../../account/model.js';
+import type { ClientInfo } from '../../core/client.js';
+import { LatchkeyError } from '../../core/errors.js';
+import { tryNormalizeEmail } from '../../core/identifiers.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import { beginLogin, type LoginResult } from '../pipeline.js';
+import type { LoginContext } from '../stages.js';
 
 /**
  * Login by a mailed code (ACCOUNT_LOGIN_BY_CODE_ENABLED), as allauth's: the person gives an

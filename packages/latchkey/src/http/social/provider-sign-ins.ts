@@ -5,9 +5,9 @@ import type { SignedInRequester } from '../../socialaccount/flows/connections.js
 import type { SignInState } from '../../socialaccount/flows/provider-login.js';
 import { completeProviderSignup } from '../../socialaccount/flows/provider-signup.js';
 import type { PendingProviderSignup, ProviderLoginResult } from '../../socialaccount/flows/results.js';
-import type { HttpContext } from './context.js';
-import { loginContextOf } from './login-context.js';
-import { forgetPendingLogin, settleLogin, type LoginOutcome } from './session-state.js';
+import type { HttpContext } from '../kit/context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { forgetPendingLogin, settleLogin, type LoginOutcome } from '../kit/session-state.js';
 
 /**
  * The provider sign-ins a client has started and not finished, kept in its session by state: the

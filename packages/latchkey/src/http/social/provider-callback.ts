@@ -1,17 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { Settings } from '../../config/settings.js';
+import { isFailedSignInRefusal } from '../../login/stage-refusals.js';
+import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
-import type { HttpContext } from './context.js';
-import { loginContextOf } from './login-context.js';
-import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from './parked-post.js';
+import type { HttpContext } from '../kit/context.js';
+import { loginContextOf } from '../kit/login-context.js';
+import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
-import { clientOf, logMailFailures } from './request-info.js';
-import { allowedFrontendUrlOr } from './safe-redirect.js';
-import type { LoginOutcome } from './session-state.js';
+import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { allowedFrontendUrlOr } from '../kit/safe-redirect.js';
+import type { LoginOutcome } from '../kit/session-state.js';
 
 /** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
 export function providerCallbackUri(ctx: HttpContext, loginPath: string): string {
@@ -47,9 +49,6 @@ export async function takeClaimedSignIn(ctx: HttpContext, request: FastifyReques
   return undefined;
 }
 
-/** The refusals a login stage may give as a provider's sign-in begins, answered as a failed sign-in. */
-const STAGE_REFUSALS: ReadonlySet<string> = new Set(['no_email_address', 'rate_limited', 'mail_failed']);
-
 /** What a provider said about the person, once its answer is verified. */
 type ProviderAnswer = Parameters<typeof connectSocialAccount>[3];
 
@@ -82,12 +81,11 @@ export async function settleProviderAnswer(
   } catch (error) {
     // A login stage that cannot go on (ACCOUNT_LOGIN_BY_CODE_REQUIRED for an account without an
     // address, its code mail limited or not sent): the sign-in failed, for the operator's log.
-    if (!isLatchkeyError(error) || !STAGE_REFUSALS.has(error.code)) throw error;
+    if (!isFailedSignInRefusal(error)) throw error;
     request.log.warn({ provider: configured.provider.id, code: error.code }, 'social sign-in stopped by a login stage');
     return { kind: 'failed', error: 'unknown' };
   }
-  const remember = ctx.deps.settings.ACCOUNT_SESSION_REMEMBER ?? signIn.frontendUrl !== undefined;
-  return settleProviderLogin(ctx, request, reply, result, { remember, next: signIn.next });
+  return settleProviderLogin(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next: signIn.next });
 }
 
 /**

@@ -1,12 +1,12 @@
-import { confirmEmailByCode, markAddressVerifiedIndirectly, sendEmailConfirmation } from '../account/email-confirmation.js';
-import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, sendLoginCodeMail, type MailedCodeState } from '../account/mailed-codes.js';
-import type { EmailAddress, User } from '../account/model.js';
-import type { LoginByCodeRequiredMethod } from '../config/choices.js';
-import type { Settings } from '../config/settings.js';
-import type { ClientInfo } from '../core/client.js';
-import { isLatchkeyError, LatchkeyError } from '../core/errors.js';
-import type { LatchkeyDeps } from '../deps.js';
-import type { FirstFactor, LoginProofs, StageProof } from './proofs.js';
+import { confirmEmailByCode, markAddressVerifiedIndirectly, sendEmailConfirmation } from '../../account/email-confirmation.js';
+import { checkMailedCode, INCORRECT_CODE, issueMailedCode, loginCodePolicy, sendLoginCodeMail, type MailedCodeState } from '../../account/mailed-codes.js';
+import type { EmailAddress, User } from '../../account/model.js';
+import type { LoginByCodeRequiredMethod } from '../../config/choices.js';
+import type { Settings } from '../../config/settings.js';
+import type { ClientInfo } from '../../core/client.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import type { LatchkeyDeps } from '../../deps.js';
+import type { FirstFactor, LoginProofs, StageProof } from '../proofs.js';
 
 /**
  * The login stages that mail a code and wait for it to be typed back: login_by_code (a code after
