@@ -47,7 +47,7 @@ export interface ImportedPermission {
 
 /**
  * What Latchkey holds that an imported row may collide with: for each kind, the columns the
- * import's conflict rules (../conflicts.ts and the files beside it) compare. Email addresses are
+ * import's conflict rules (conflicts.ts and the files beside it) compare. Email addresses are
  * read whole, as EmailAddress.
  */
 export interface StoredLogin {
@@ -98,7 +98,7 @@ export interface StoredSocialToken {
  * One table as the import sees it: reads of the rows a batch may collide with, each one
  * set-based (one query for the whole batch, whatever its size), and an INSERT of the rows the
  * rules let through. No method decides anything: which rows count as a conflict, and what
- * happens then, is the feature's (../conflicts.ts).
+ * happens then, is the feature's (conflicts.ts).
  */
 export interface ImportInserts<R> {
   /** Writes the rows as they are, keeping their ids. */
