@@ -1,6 +1,6 @@
 import type { EmailAddress, User } from '../account/model.js';
 import type { AdminPermission } from '../admin/model.js';
-import type { Authenticator } from '../mfa/model.js';
+import type { Authenticator, AuthenticatorType } from '../mfa/model.js';
 import type { SocialAccount, SocialApp, SocialToken } from '../socialaccount/model.js';
 import type { ApiToken } from '../tokens/model.js';
 import type { DjangoKind, DjangoLoginField, DjangoRows } from './model.js';
@@ -46,21 +46,119 @@ export interface ImportedPermission {
 }
 
 /**
- * Writes Latchkey's rows, made from a Django project's, in batches. Every row keeps its Django id
- * (its primary key, or its user's for a token), so that a second run finds what the first wrote.
- * Each method answers one outcome per row, in order: a row whose id holds another row, or whose
- * unique value (an email, a username, a provider uid, ...) another row holds, is skipped with the
- * reason; no row is changed once written.
+ * What Latchkey holds that an imported row may collide with: for each kind, the columns the
+ * import's conflict rules (conflicts.ts and the files beside it) compare. Email addresses are
+ * read whole, as EmailAddress.
  */
-export interface AccountImportWriter {
-  users(rows: readonly User[]): Promise<RowOutcome[]>;
-  emailAddresses(rows: readonly EmailAddress[]): Promise<RowOutcome[]>;
-  apiTokens(rows: readonly ApiToken[]): Promise<RowOutcome[]>;
-  authenticators(rows: readonly ImportedAuthenticator[]): Promise<RowOutcome[]>;
-  socialApps(rows: readonly SocialApp[]): Promise<RowOutcome[]>;
-  socialAccounts(rows: readonly SocialAccount[]): Promise<RowOutcome[]>;
-  socialTokens(rows: readonly SocialToken[]): Promise<RowOutcome[]>;
-  adminPermissions(rows: readonly ImportedPermission[]): Promise<RowOutcome[]>;
+export interface StoredLogin {
+  id: number;
+  email: string;
+  /** The folded username (core/identifiers.ts); null when the project's users log in by email. */
+  usernameKey: string | null;
+}
+
+export interface StoredApiToken {
+  userId: number;
+  keyHash: string;
+}
+
+/** A permission as stored: its model and action read as any text, since an older row may name one since removed. */
+export interface StoredPermission {
+  userId: number;
+  model: string;
+  action: string;
+}
+
+export interface StoredAuthenticator {
+  id: number;
+  userId: number;
+  type: AuthenticatorType;
+  credentialId: string | null;
+}
+
+export interface StoredSocialApp {
+  id: number;
+  provider: string;
+  providerId: string;
+}
+
+export interface StoredSocialAccount {
+  id: number;
+  provider: string;
+  uid: string;
+}
+
+export interface StoredSocialToken {
+  id: number;
+  accountId: number;
+  appId: number | null;
+}
+
+/**
+ * One table as the import sees it: reads of the rows a batch may collide with, each one
+ * set-based (one query for the whole batch, whatever its size), and an INSERT of the rows the
+ * rules let through. No method decides anything: which rows count as a conflict, and what
+ * happens then, is the feature's (conflicts.ts).
+ */
+export interface ImportInserts<R> {
+  /** Writes the rows as they are, keeping their ids. */
+  insert(rows: readonly R[]): Promise<void>;
+}
+
+export interface UserImportTable extends ImportInserts<User> {
+  withIds(ids: readonly number[]): Promise<StoredLogin[]>;
+  withEmails(emails: readonly string[]): Promise<StoredLogin[]>;
+  withUsernameKeys(keys: readonly string[]): Promise<StoredLogin[]>;
+}
+
+export interface EmailAddressImportTable extends ImportInserts<EmailAddress> {
+  withIds(ids: readonly number[]): Promise<EmailAddress[]>;
+  ofUsers(userIds: readonly number[]): Promise<EmailAddress[]>;
+  /** The verified addresses among these, whoever's they are. */
+  verifiedWithEmails(emails: readonly string[]): Promise<EmailAddress[]>;
+}
+
+export interface ApiTokenImportTable extends ImportInserts<ApiToken> {
+  ofUsers(userIds: readonly number[]): Promise<StoredApiToken[]>;
+  withKeyHashes(keyHashes: readonly string[]): Promise<StoredApiToken[]>;
+}
+
+export interface AuthenticatorImportTable extends ImportInserts<ImportedAuthenticator> {
+  withIds(ids: readonly number[]): Promise<StoredAuthenticator[]>;
+  /** The users' authenticators of every type but `type`. */
+  ofUsersExceptType(userIds: readonly number[], type: AuthenticatorType): Promise<StoredAuthenticator[]>;
+  withCredentialIds(credentialIds: readonly string[]): Promise<StoredAuthenticator[]>;
+}
+
+export interface SocialAppImportTable extends ImportInserts<SocialApp> {
+  withIds(ids: readonly number[]): Promise<StoredSocialApp[]>;
+  withProviders(providers: readonly string[]): Promise<StoredSocialApp[]>;
+}
+
+export interface SocialAccountImportTable extends ImportInserts<SocialAccount> {
+  withIds(ids: readonly number[]): Promise<StoredSocialAccount[]>;
+  withUids(uids: readonly string[]): Promise<StoredSocialAccount[]>;
+}
+
+export interface SocialTokenImportTable extends ImportInserts<SocialToken> {
+  withIds(ids: readonly number[]): Promise<StoredSocialToken[]>;
+  ofAccounts(accountIds: readonly number[]): Promise<StoredSocialToken[]>;
+}
+
+export interface AdminPermissionImportTable extends ImportInserts<ImportedPermission> {
+  ofUsers(userIds: readonly number[]): Promise<StoredPermission[]>;
+}
+
+/** Latchkey's tables, inside the import's transaction. */
+export interface AccountImportTables {
+  users: UserImportTable;
+  emailAddresses: EmailAddressImportTable;
+  apiTokens: ApiTokenImportTable;
+  authenticators: AuthenticatorImportTable;
+  socialApps: SocialAppImportTable;
+  socialAccounts: SocialAccountImportTable;
+  socialTokens: SocialTokenImportTable;
+  adminPermissions: AdminPermissionImportTable;
 }
 
 /** Latchkey's database, as the import writes to it (storage/kysely/django-import-target.ts). */
@@ -71,5 +169,5 @@ export interface AccountImportTarget {
    * and nothing stays. Before a commit, PostgreSQL's id sequences are moved past the ids written,
    * so that rows made later do not collide with imported ones.
    */
-  transaction<T>(dryRun: boolean, work: (writer: AccountImportWriter) => Promise<T>): Promise<T>;
+  transaction<T>(dryRun: boolean, work: (tables: AccountImportTables) => Promise<T>): Promise<T>;
 }

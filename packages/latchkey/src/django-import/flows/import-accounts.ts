@@ -1,10 +1,11 @@
 /**
  * `manage import-django`: a cookiecutter-django project's accounts moved into Latchkey with nothing
  * lost. Every kind of row is read from the source in batches, made into Latchkey's rows
- * (../convert.ts) and written through the target in ONE transaction, so an import that fails half
- * way leaves Latchkey as it was. Rows keep their Django ids, so a second run finds every row
- * already there and writes nothing. A row that refers to one not imported (an address of a
- * skipped user) is skipped too, with that reason: nothing is attached to the wrong account.
+ * (../convert.ts), settled against what Latchkey holds (../conflicts.ts) and written through the
+ * target in ONE transaction, so an import that fails half way leaves Latchkey as it was. Rows
+ * keep their Django ids, so a second run finds every row already there and writes nothing. A row
+ * that refers to one not imported (an address of a skipped user) is skipped too, with that
+ * reason: nothing is attached to the wrong account.
  */
 import type { LatchkeyDeps } from '../../deps.js';
 import { LatchkeyError } from '../../core/errors.js';
@@ -27,8 +28,9 @@ import {
   type Converted,
   type DjangoDecrypt,
 } from '../convert.js';
+import { conflictCheckedWriter, type AccountImportWriter } from '../conflict-checked-writer.js';
 import { DJANGO_KINDS, type DjangoKind, type DjangoRows, type DjangoSocialApp } from '../model.js';
-import type { AccountImportTarget, AccountImportWriter, DjangoSource, ImportedAuthenticator, ImportedPermission, RowOutcome } from '../ports.js';
+import type { AccountImportTarget, DjangoSource, ImportedAuthenticator, ImportedPermission, RowOutcome } from '../ports.js';
 
 export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'socialProviders'>;
 
@@ -241,7 +243,8 @@ export async function importDjangoAccounts(deps: ImportDeps, source: DjangoSourc
   const context: ConvertContext = { settings: deps.settings, decrypt: options.decrypt ?? CLEAR_TEXT, now: deps.clock.now() };
   const imports = kindImports(deps, context, report);
   const state = { report, imported: { users: new Set<number>(), socialApps: new Set<number>(), socialAccounts: new Set<number>() }, batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE, onProgress: options.onProgress };
-  return target.transaction(options.dryRun, async (writer) => {
+  return target.transaction(options.dryRun, async (tables) => {
+    const writer = conflictCheckedWriter(tables, deps.settings.USERNAME_TYPE);
     for (const kind of DJANGO_KINDS) await importKind(source, writer, kind, imports[kind], state);
     return report;
   });

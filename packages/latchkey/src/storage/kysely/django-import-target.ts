@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { AccountImportTarget, AccountImportWriter, RowOutcome } from '../../django-import/ports.js';
+import type { AccountImportTables, AccountImportTarget, ImportInserts } from '../../django-import/ports.js';
 import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect } from './dialect.js';
-import { adminPermissionRules, apiTokenRules, emailAddressRules, usersRules } from './django-import-account-rules.js';
-import { authenticatorRules, socialAccountRules, socialAppRules, socialTokenRules } from './django-import-mfa-social-rules.js';
-import { importRows, type Db } from './django-import-rows.js';
+import { adminPermissionImportTable, apiTokenImportTable, emailAddressImportTable, userImportTable } from './django-import-account-tables.js';
+import type { Db } from './django-import-chunks.js';
+import { authenticatorImportTable, socialAccountImportTable, socialAppImportTable, socialTokenImportTable } from './django-import-mfa-social-tables.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** The tables whose ids come from a sequence on PostgreSQL (an identity column). */
@@ -29,43 +29,69 @@ async function moveSequencesPastIds(db: Db): Promise<void> {
  * its own rows: run as a table passes 1,000, then 4,000, 16,000, ... rows written, it costs
  * milliseconds and keeps every check an index lookup.
  */
-function analyzedAsTablesGrow(db: Db): (table: keyof DatabaseSchema, outcomes: Promise<RowOutcome[]>) => Promise<RowOutcome[]> {
+function analyzedAsTablesGrow(db: Db): (table: keyof DatabaseSchema, inserted: number) => Promise<void> {
   const written = new Map<string, number>();
   const analyzeAt = new Map<string, number>();
-  return async (table, pending) => {
-    const outcomes = await pending;
-    const count = (written.get(table) ?? 0) + outcomes.filter((outcome) => outcome === 'inserted').length;
+  return async (table, inserted) => {
+    const count = (written.get(table) ?? 0) + inserted;
     written.set(table, count);
     if (count >= (analyzeAt.get(table) ?? 1000)) {
       await sql`analyze ${sql.table(table)}`.execute(db);
       analyzeAt.set(table, count * 4);
     }
-    return outcomes;
   };
+}
+
+/** The table each kind is written to, whose statistics its INSERTs change. */
+const TABLE_OF: Record<keyof AccountImportTables, keyof DatabaseSchema> = {
+  users: 'latchkey_users',
+  emailAddresses: 'latchkey_email_addresses',
+  apiTokens: 'latchkey_api_tokens',
+  authenticators: 'latchkey_authenticators',
+  socialApps: 'latchkey_social_apps',
+  socialAccounts: 'latchkey_social_accounts',
+  socialTokens: 'latchkey_social_tokens',
+  adminPermissions: 'latchkey_admin_permissions',
+};
+
+function importTables(db: Db, usernameType: UsernameType): AccountImportTables {
+  return {
+    users: userImportTable(db, usernameType),
+    emailAddresses: emailAddressImportTable(db),
+    apiTokens: apiTokenImportTable(db),
+    authenticators: authenticatorImportTable(db),
+    socialApps: socialAppImportTable(db),
+    socialAccounts: socialAccountImportTable(db),
+    socialTokens: socialTokenImportTable(db),
+    adminPermissions: adminPermissionImportTable(db),
+  };
+}
+
+/** The tables with each INSERT followed by ANALYZE when its table has grown enough (PostgreSQL only). */
+function analyzedAsTheyGrow(db: Db, tables: AccountImportTables): AccountImportTables {
+  const grown = analyzedAsTablesGrow(db);
+  const counted = (kind: keyof AccountImportTables, table: ImportInserts<unknown>): ImportInserts<unknown> => ({
+    ...table,
+    insert: async (rows) => {
+      await table.insert(rows);
+      await grown(TABLE_OF[kind], rows.length);
+    },
+  });
+  const kinds = Object.keys(TABLE_OF) as (keyof AccountImportTables)[];
+  return Object.fromEntries(kinds.map((kind) => [kind, counted(kind, tables[kind])])) as unknown as AccountImportTables;
 }
 
 /** Thrown inside a dry run's transaction to roll it back once the work is done. */
 class DryRunRollback extends Error {}
 
 export function createKyselyImportTarget(kysely: Kysely<DatabaseSchema>, dialect: DatabaseDialect, usernameType: UsernameType): AccountImportTarget {
-  const users = usersRules(usernameType);
   return {
-    async transaction<T>(dryRun: boolean, work: (writer: AccountImportWriter) => Promise<T>): Promise<T> {
+    async transaction<T>(dryRun: boolean, work: (tables: AccountImportTables) => Promise<T>): Promise<T> {
       let result: { value: T } | undefined;
       try {
         await kysely.transaction().execute(async (db) => {
-          const grown = dialect === 'postgres' ? analyzedAsTablesGrow(db) : (_table: string, outcomes: Promise<RowOutcome[]>) => outcomes;
-          const writer: AccountImportWriter = {
-            users: (rows) => grown('latchkey_users', importRows(db, users, rows)),
-            emailAddresses: (rows) => grown('latchkey_email_addresses', importRows(db, emailAddressRules, rows)),
-            apiTokens: (rows) => grown('latchkey_api_tokens', importRows(db, apiTokenRules, rows)),
-            authenticators: (rows) => grown('latchkey_authenticators', importRows(db, authenticatorRules, rows)),
-            socialApps: (rows) => grown('latchkey_social_apps', importRows(db, socialAppRules, rows)),
-            socialAccounts: (rows) => grown('latchkey_social_accounts', importRows(db, socialAccountRules, rows)),
-            socialTokens: (rows) => grown('latchkey_social_tokens', importRows(db, socialTokenRules, rows)),
-            adminPermissions: (rows) => grown('latchkey_admin_permissions', importRows(db, adminPermissionRules, rows)),
-          };
-          result = { value: await work(writer) };
+          const tables = importTables(db, usernameType);
+          result = { value: await work(dialect === 'postgres' ? analyzedAsTheyGrow(db, tables) : tables) };
           if (dryRun) throw new DryRunRollback();
           if (dialect === 'postgres') await moveSequencesPastIds(db);
         });
