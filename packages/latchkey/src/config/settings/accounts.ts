@@ -226,8 +226,9 @@ const ACCOUNT_SETTINGS = {
     docs: {
       allowed: 'JSON `true`, `false` or `null`',
       does:
-        '`true`: always remember the login. `false`: always end it with the browser session. `null`: show a "remember ' +
-        'me" checkbox.',
+        '`true`: always remember the login. `false`: always end it with the browser session. `null`: the password ' +
+        'login shows a "remember me" checkbox; a login that asks nothing (a code, a passkey, a provider, a signup) is ' +
+        'remembered, as Django keeps any other session for SESSION_COOKIE_AGE.',
     },
   }),
   // Where a login without a safe `next`, and a logout, land: the home page, as in allauth.
