@@ -1,4 +1,19 @@
 import type { Settings } from '../config/settings.js';
+import type { EmailMessage } from '../mail/ports.js';
+import type { User } from './model.js';
+import { accountUrl } from './urls.js';
+
+/** An account mail to render: its templates' common start, its reader, what the templates read. */
+export interface MailToRender {
+  /** `account/email/password_changed`: the templates are `<template>_subject.txt`, `_message.txt` and `_message.html`. */
+  template: string;
+  to: string;
+  /** What the templates read, with `site_name` and `site_url` already in. */
+  context: Record<string, unknown>;
+}
+
+/** Renders one of the templates (the project's folders first) with a context. */
+export type RenderTemplate = (name: string, context: Record<string, unknown>) => string;
 
 /**
  * The project's hook points into the account flows, as allauth's DefaultAccountAdapter: a project
@@ -29,5 +44,51 @@ export class AccountAdapter {
   /** Further rules on a username at signup, after Django's character rules. Same contract as cleanEmail. */
   cleanUsername(username: string): string | Promise<string> {
     return username;
+  }
+
+  /**
+   * Where a completed login lands when it names no `next` of its own (allauth's
+   * get_login_redirect_url), and where a signed-in person is sent from the login and signup
+   * pages: LOGIN_REDIRECT_URL by default. A path of this site.
+   */
+  getLoginRedirectUrl(_user: User): string {
+    return this.settings.LOGIN_REDIRECT_URL;
+  }
+
+  /** Where the logout page sends a person once signed out, or when they were not signed in: LOGOUT_REDIRECT_URL by default. */
+  getLogoutRedirectUrl(): string {
+    return this.settings.LOGOUT_REDIRECT_URL;
+  }
+
+  /**
+   * The subject line of every account mail (allauth's format_email_subject): by default
+   * ACCOUNT_EMAIL_SUBJECT_PREFIX, or "[SITE_NAME] " when it is not set, before the template's
+   * subject. Line breaks are removed afterwards, whatever this returns.
+   */
+  formatEmailSubject(subject: string): string {
+    return `${this.settings.ACCOUNT_EMAIL_SUBJECT_PREFIX ?? `[${this.settings.SITE_NAME}] `}${subject}`;
+  }
+
+  /**
+   * Every account mail, rendered from its templates (allauth's render_mail): override to add a
+   * header, a reply-to address or a copy, starting from `super.renderMail(mail, render)`. What it
+   * returns goes to the outbox, written with the change it tells of.
+   */
+  renderMail(mail: MailToRender, render: RenderTemplate): EmailMessage {
+    return {
+      to: [mail.to],
+      subject: this.formatEmailSubject(render(`${mail.template}_subject.txt`, mail.context)),
+      text: render(`${mail.template}_message.txt`, mail.context),
+      html: render(`${mail.template}_message.html`, mail.context),
+    };
+  }
+
+  /**
+   * The link an address confirmation mail carries (allauth's get_email_confirmation_url): by
+   * default the confirmation page, or the front end's route from HEADLESS_FRONTEND_URLS. Absolute,
+   * and built from settings, never from a request's Host header.
+   */
+  getEmailConfirmationUrl(key: string): string {
+    return accountUrl(this.settings, 'account_confirm_email', key);
   }
 }

@@ -9,7 +9,6 @@ import { commitChange, deliverMail, type ChangeWriter, type QueuedMail } from '.
 import { renderAccountEmail } from './emails.js';
 import { checkMailedCode, codeMinutes, emailVerificationCodePolicy, INCORRECT_CODE, issueMailedCode, type MailedCodeCheck, type MailedCodeState } from './mailed-codes.js';
 import { makeUnusablePassword } from './passwords/index.js';
-import { accountUrl } from './urls.js';
 
 const PURPOSE = 'email-confirmation';
 
@@ -93,7 +92,7 @@ function confirmationMessage(deps: LatchkeyDeps, user: User, address: EmailAddre
     return { message: renderAccountEmail(deps, { template, to: address.email, context: { user, email: address.email, code, minutes: codeMinutes(policy) } }), code: state };
   }
   const key = makeConfirmationKey(deps, address);
-  const context = { user, email: address.email, activate_url: accountUrl(deps.settings, 'account_confirm_email', key), key };
+  const context = { user, email: address.email, activate_url: deps.adapter.getEmailConfirmationUrl(key), key };
   return { message: renderAccountEmail(deps, { template, to: address.email, context }) };
 }
 

@@ -20,21 +20,16 @@ export interface AccountEmail {
  * A mail that goes with a change of stored state is queued in the change's transaction
  * (account/changes.ts); one that changes nothing (a reset link, a sign-in code) is sent at once.
  */
-export function renderAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'templates'>, input: AccountEmail): EmailMessage {
+export function renderAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'adapter'>, input: AccountEmail): EmailMessage {
   const { settings, templates } = deps;
   const context = { site_name: settings.SITE_NAME, site_url: settings.SITE_URL, ...input.context };
-  const prefix = settings.ACCOUNT_EMAIL_SUBJECT_PREFIX ?? `[${settings.SITE_NAME}] `;
-  const subject = `${prefix}${templates.render(`${input.template}_subject.txt`, context)}`.replace(/\s+/g, ' ').trim();
-  return {
-    to: [input.to],
-    subject,
-    text: templates.render(`${input.template}_message.txt`, context),
-    html: templates.render(`${input.template}_message.html`, context),
-  };
+  const message = deps.adapter.renderMail({ template: input.template, to: input.to, context }, (name, values) => templates.render(name, values));
+  // One line, whatever the template or the adapter made of it: a line break in a subject would start a header.
+  return { ...message, subject: message.subject.replace(/\s+/g, ' ').trim() };
 }
 
 /** Renders and sends an account email at once; a delivery failure throws LatchkeyError('mail_failed'). */
-export async function sendAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>, input: AccountEmail): Promise<void> {
+export async function sendAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter'>, input: AccountEmail): Promise<void> {
   await deps.mailer.send(renderAccountEmail(deps, input));
 }
 
@@ -49,7 +44,7 @@ export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): st
  * where to reset the password if it was not them. Undefined for an account without an address.
  */
 export function securityNotice(
-  deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'clock'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'clock' | 'adapter'>,
   user: User,
   template: string,
   client: ClientInfo,

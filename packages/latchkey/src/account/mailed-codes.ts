@@ -132,7 +132,7 @@ export async function checkMailedCode(
  * The sign-in code mail, to `email` of `user`: for a login by code, and for the code the
  * login_by_code stage asks for after another first factor (ACCOUNT_LOGIN_BY_CODE_REQUIRED).
  */
-export async function sendLoginCodeMail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates'>, user: User, email: string, code: string): Promise<void> {
+export async function sendLoginCodeMail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter'>, user: User, email: string, code: string): Promise<void> {
   const minutes = codeMinutes(loginCodePolicy(deps.settings));
   await sendAccountEmail(deps, { template: 'account/email/login_code', to: email, context: { user, username: user.username, code, minutes } });
 }

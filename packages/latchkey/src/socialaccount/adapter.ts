@@ -40,8 +40,7 @@ export interface NewSocialUser {
 /**
  * The project's hook points into social sign-in, as allauth's DefaultSocialAccountAdapter: a
  * project subclasses it (in its users/adapters.ts) to decide who may sign up through a provider
- * and what a new account holds. The flows that call it arrive with social sign-in; until then it
- * is the stable place for a project's overrides.
+ * and what a new account holds. The social sign-in flows of every door ask it.
  */
 export class SocialAccountAdapter {
   constructor(protected readonly settings: Settings) {}
@@ -53,6 +52,16 @@ export class SocialAccountAdapter {
    */
   isOpenForSignup(_login: SocialLogin): boolean | Promise<boolean> {
     return this.settings.ACCOUNT_ALLOW_REGISTRATION;
+  }
+
+  /**
+   * Whether a new person may be signed up at once with what the provider gave (allauth's
+   * is_auto_signup_allowed), rather than shown the signup form to confirm their address and
+   * username: SOCIALACCOUNT_AUTO_SIGNUP by default. Even when it allows, an address that is
+   * missing, refused by cleanEmail or already in use still leads to the form.
+   */
+  isAutoSignupAllowed(_login: SocialLogin): boolean | Promise<boolean> {
+    return this.settings.SOCIALACCOUNT_AUTO_SIGNUP;
   }
 
   /**

@@ -9,7 +9,7 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { answeringWith } from '../kit/after-answer.js';
 
 export const LOGIN_CODE_PAGE = '/accounts/login/code/';
@@ -40,7 +40,8 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
   if (enabled) {
     scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
       const next = nextOf(request);
-      if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+      const landing = await signedInLanding(page, request, next);
+      if (landing !== undefined) return redirect(reply, landing);
       return requestForm(request, reply, emptyForm(), next);
     });
 

@@ -19,7 +19,7 @@ export const EMAIL_PAGE_PATH = '/accounts/email/';
 /**
  * How the pages present what became of a login (kit/session-state.ts settleLogin), wherever it
  * began: the login form, the code page, a signup, a confirmation link. A stopped login goes to its
- * stage's page; a completed one to `next` (or LOGIN_REDIRECT_URL) with a message.
+ * stage's page; a completed one to `next` (or the adapter's getLoginRedirectUrl) with a message.
  */
 export async function presentLogin(page: HttpContext, request: FastifyRequest, reply: FastifyReply, outcome: SignupOutcome, next: string): Promise<FastifyReply> {
   switch (outcome.kind) {
@@ -41,6 +41,6 @@ export async function presentLogin(page: HttpContext, request: FastifyRequest, r
       return redirect(reply, MFA_AUTHENTICATE_PAGE);
     case 'signed_in':
       await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
-      return redirect(reply, safeRedirectOr(next, page.deps.settings.LOGIN_REDIRECT_URL));
+      return redirect(reply, safeRedirectOr(next, page.deps.adapter.getLoginRedirectUrl(outcome.user)));
   }
 }

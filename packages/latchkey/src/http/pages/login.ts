@@ -8,7 +8,7 @@ import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { providerLinks } from './socialaccount.js';
 
 /** The "remember me" box as a browser (or a test) submits it: absent when unticked. */
@@ -38,7 +38,8 @@ export async function renderLoginPage(page: HttpContext, request: FastifyRequest
 export function registerLoginPages(scope: FastifyInstance, page: HttpContext): void {
   scope.get(LOGIN_PAGE, async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    const landing = await signedInLanding(page, request, next);
+    if (landing !== undefined) return redirect(reply, landing);
     return renderLoginPage(page, request, reply, next);
   });
 
@@ -60,12 +61,12 @@ export function registerLoginPages(scope: FastifyInstance, page: HttpContext): v
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
   scope.get('/accounts/logout/', async (request, reply) => {
-    if (!(await page.sessions.currentUser(request))) return redirect(reply, page.deps.settings.LOGOUT_REDIRECT_URL);
+    if (!(await page.sessions.currentUser(request))) return redirect(reply, page.deps.adapter.getLogoutRedirectUrl());
     return renderPage(page, request, reply, 'account/logout.html', { title: 'Sign out' });
   });
 
   scope.post('/accounts/logout/', async (request, reply) => {
     if (await signOut(page, request, reply)) await flash(page, request, reply, { level: 'info', text: 'You have signed out.' });
-    return redirect(reply, page.deps.settings.LOGOUT_REDIRECT_URL);
+    return redirect(reply, page.deps.adapter.getLogoutRedirectUrl());
   });
 }

@@ -29,3 +29,12 @@ export async function requireUser(page: HttpContext, request: FastifyRequest, re
   if (user) return { user };
   return { response: redirect(reply, `/accounts/login/?next=${encodeURIComponent(request.url)}`) };
 }
+
+/**
+ * Where a signed-in person is sent from a page meant for strangers (the login, the signup): the
+ * `next` they came with, or where the adapter lands a login. Undefined for a stranger.
+ */
+export async function signedInLanding(page: HttpContext, request: FastifyRequest, next: string): Promise<string | undefined> {
+  const user = await page.sessions.currentUser(request);
+  return user === undefined ? undefined : next || page.deps.adapter.getLoginRedirectUrl(user);
+}

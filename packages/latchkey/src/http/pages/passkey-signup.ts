@@ -10,7 +10,7 @@ import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { LOGIN_PAGE, PASSKEY_SIGNUP_STAGE_PAGE, presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { mailFailedMessage } from './signup.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
 
@@ -33,7 +33,8 @@ export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpCon
 
   scope.get(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
     const next = nextOfQuery(request);
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    const landing = await signedInLanding(page, request, next);
+    if (landing !== undefined) return redirect(reply, landing);
     if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
     return showForm(request, reply, next);
   });
@@ -41,7 +42,8 @@ export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpCon
   scope.post(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['email', 'username', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    const landing = await signedInLanding(page, request, next);
+    if (landing !== undefined) return redirect(reply, landing);
     try {
       const result = await beginPasskeySignup(page.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
       const outcome = await settleSignup(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });

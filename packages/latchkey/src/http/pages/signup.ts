@@ -8,7 +8,7 @@ import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
 import { providerLinks } from './socialaccount.js';
-import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage } from './page.js';
+import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, signedInLanding } from './page.js';
 
 export function mailFailedMessage(email: string): string {
   return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;
@@ -26,7 +26,8 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
 
   scope.get('/accounts/signup/', async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    const landing = await signedInLanding(page, request, next);
+    if (landing !== undefined) return redirect(reply, landing);
     if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
     return renderPage(page, request, reply, 'account/signup.html', { ...(await context(next)), form: emptyForm() });
   });
@@ -35,7 +36,8 @@ export function registerSignupPages(scope: FastifyInstance, page: HttpContext): 
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
     const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    if (await page.sessions.currentUser(request)) return redirect(reply, next || page.deps.settings.LOGIN_REDIRECT_URL);
+    const landing = await signedInLanding(page, request, next);
+    if (landing !== undefined) return redirect(reply, landing);
     const client = clientOf(request);
     try {
       const result = await signup(page.deps, { ...fields, client });

@@ -87,11 +87,12 @@ async function automaticUsername(deps: LatchkeyDeps, suggestions: readonly strin
  */
 export async function signUpFromProvider(deps: LatchkeyDeps, configured: ConfiguredProvider, profile: ProviderProfile, tokens: ProviderTokens | undefined, next: string, context: LoginContext): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
-  if (!(await deps.socialAdapter.isOpenForSignup(socialLoginOf(providerId, profile)))) return { status: 'signup_closed' };
-  const fields = await deps.socialAdapter.populateUser(socialLoginOf(providerId, profile));
+  const login = socialLoginOf(providerId, profile);
+  if (!(await deps.socialAdapter.isOpenForSignup(login))) return { status: 'signup_closed' };
+  const fields = await deps.socialAdapter.populateUser(login);
   const given = providerEmailOf(profile, fields);
   const form: ProviderLoginResult = { status: 'signup_form', signup: { provider: providerId, profile, next, expiresAt: deps.clock.now().getTime() + PROVIDER_SIGNUP_SECONDS * 1000 } };
-  if (!deps.settings.SOCIALACCOUNT_AUTO_SIGNUP || given === '') return form;
+  if (given === '' || !(await deps.socialAdapter.isAutoSignupAllowed(login))) return form;
   const cleaned = await cleanAddress(deps, given);
   if ('refusal' in cleaned || (await emailInUse(deps, cleaned.email))) return form;
   const { email } = cleaned;
