@@ -63,7 +63,10 @@ export type { MailOutboxPolicy } from './mail/outbox-sender.js';
 // The project's Fastify app: Latchkey's error handler, log options and CSRF names.
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/kit/csrf.js';
 export { handleUnexpectedError } from './http/kit/unexpected-errors.js';
-export { loggerOptions } from './http/kit/logger-options.js';
+export { loggerOptions, type LoggerOptions } from './http/kit/logger-options.js';
+export type { LatchkeyPluginOptions } from './http/plugin.js';
+export type { FlashMessage } from './http/kit/html-page.js';
+export type { OnRequestHook } from './http/kit/strict-transport-security.js';
 
 // The API layer's vocabulary for a project's /api/ views. Only these small modules: the layer
 // itself (http/api/index.ts) is loaded by the plugin when a project turns it on.

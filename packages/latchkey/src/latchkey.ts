@@ -34,6 +34,7 @@ import { apiGuards, pageGuards, type RouteGuards } from './http/guards.js';
 import { openDatabase, type Database } from './storage/database.js';
 import type { User } from './account/model.js';
 
+/** What createLatchkey starts from: the loaded settings, and the project's own parts (mailer, adapters, providers, templates). */
 export interface CreateLatchkeyOptions {
   settings: Settings;
   clock?: Clock;

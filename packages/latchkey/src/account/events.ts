@@ -56,8 +56,13 @@ export const ACCOUNT_EVENTS = [
   // made to them as well as their own doings.
   'admin_user_changed',
 ] as const;
+/** The name of an account event (`user_signed_up`, `user_logged_in`...): one of ACCOUNT_EVENTS. */
 export type AccountEventName = (typeof ACCOUNT_EVENTS)[number];
 
+/**
+ * Something that happened to an account: who (`userId`, null before anyone is known), when, from
+ * which client, and its details. The audit trail records each; `latchkey.events.subscribe` passes it on.
+ */
 export interface AccountEvent {
   name: AccountEventName;
   userId: number | null;
@@ -67,6 +72,7 @@ export interface AccountEvent {
   data: Record<string, unknown>;
 }
 
+/** A subscriber to account events (`latchkey.events.subscribe`); a failing one is logged, never the request's error. */
 export type AccountEventHandler = (event: AccountEvent) => void | Promise<void>;
 
 /** The largest user id (the ids' column is a 32-bit integer on PostgreSQL). */

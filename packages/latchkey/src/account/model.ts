@@ -33,6 +33,7 @@ export interface NewUser {
 
 export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>>;
 
+/** One of a user's email addresses (allauth's EmailAddress): verified or not, and at most one primary. */
 export interface EmailAddress {
   id: number;
   userId: number;
@@ -48,6 +49,7 @@ export interface NewEmailAddress {
   primary: boolean;
 }
 
+/** A row of the audit trail: one account event, with the client it came from. */
 export interface AuditRecord {
   id: number;
   /** The event's name, e.g. user_logged_in (account/events.ts). */

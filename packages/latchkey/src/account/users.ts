@@ -30,6 +30,7 @@ export function validatePasswordStrength(
   }
 }
 
+/** A new user's fields, for `latchkey.users.create`: a password given is checked against the project's password policy. */
 export interface CreateUserInput {
   /** Required when the project logs in by username; refused when it logs in by email. */
   username?: string;

@@ -18,10 +18,12 @@ export const ADMIN_MODELS = [
   'sessions.session',
   'audit.auditrecord',
 ] as const;
+/** A model of the admin area, named `<app>.<model>` as Django's admin names it (`users.user`). */
 export type AdminModel = (typeof ADMIN_MODELS)[number];
 
 /** Django's four default permissions of a model, in the order its admin shows them. */
 export const ADMIN_ACTIONS = ['view', 'add', 'change', 'delete'] as const;
+/** What a permission allows on a model: `view`, `add`, `change` or `delete`, as Django's default permissions. */
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 
 export interface AdminPermission {

@@ -23,6 +23,7 @@ export const READ_ONLY_HASHERS: readonly HasherName[] = ['bcrypt'];
 /** The kinds of second factor (allauth.mfa's authenticator types), for MFA_SUPPORTED_TYPES and the mfa model. */
 export const AUTHENTICATOR_TYPES = ['totp', 'recovery_codes', 'webauthn'] as const;
 
+/** A kind of second factor: `totp`, `recovery_codes` or `webauthn` (allauth.mfa's names). */
 export type AuthenticatorType = (typeof AUTHENTICATOR_TYPES)[number];
 
 /** The ways in after which ACCOUNT_LOGIN_BY_CODE_REQUIRED may ask for a mailed code (allauth's names). */

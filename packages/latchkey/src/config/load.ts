@@ -22,6 +22,7 @@ export interface ProjectSettings {
   test?: Partial<SettingValues>;
 }
 
+/** Where loadSettings reads from: the environment variables (process.env by default) and the project folder. */
 export interface LoadSettingsOptions {
   env?: NodeJS.ProcessEnv;
   /** Where local mode keeps its generated secret key (`.latchkey/secret-key`). */
@@ -34,6 +35,7 @@ const NON_SETTING_VARIABLES = new Set(['LATCHKEY_SUPERUSER_PASSWORD', 'LATCHKEY_
 /** Production refuses to start unless the operator has given these (docs/settings.md). */
 const REQUIRED_IN_PRODUCTION: SettingName[] = ['SECRET_KEY', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL'];
 
+/** The environment NODE_ENV names: `production` and `test` as such, anything else (or nothing) `local`. */
 export function environmentFromNodeEnv(nodeEnv: string | undefined): Environment {
   if (nodeEnv === 'production') return 'production';
   if (nodeEnv === 'test') return 'test';

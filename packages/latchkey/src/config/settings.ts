@@ -14,6 +14,7 @@ export { FRONTEND_URL_NAMES, KEYED_FRONTEND_URLS, type FrontendUrlName } from '.
 
 type Declarations = typeof SETTING_DECLARATIONS;
 
+/** The name of a setting, as in the project's settings file (`ACCOUNT_EMAIL_VERIFICATION`). */
 export type SettingName = keyof Declarations;
 
 /**
@@ -24,6 +25,7 @@ export const SETTING_FIELDS = Object.fromEntries(Object.entries(SETTING_DECLARAT
   [K in SettingName]: Declarations[K]['field'];
 } satisfies Record<string, SettingField<unknown>>;
 
+/** Every setting's value by name, with its type: what a settings file's `base`, `local`... give part of. */
 export type SettingValues = { [K in SettingName]: ValueOf<(typeof SETTING_FIELDS)[K]> };
 
 /** Environment variables named otherwise than `LATCHKEY_<NAME>` (docs/settings.md): the declarations' `variable`. */

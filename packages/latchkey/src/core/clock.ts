@@ -6,6 +6,7 @@ export interface Clock {
   now(): Date;
 }
 
+/** The real clock: the current time. */
 export const systemClock: Clock = { now: () => new Date() };
 
 /** A clock that stands still until a test moves it. */

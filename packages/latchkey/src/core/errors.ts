@@ -30,6 +30,10 @@ export type LatchkeyErrorCode =
   /** Signed in, but not allowed to do this (a staff user who is not a superuser granting admin permissions). */
   | 'permission_denied';
 
+/**
+ * The error Latchkey throws for a refusal a person or the project can cause (a wrong password, a
+ * taken address, bad settings): `code` says which, and each door answers it in its own shape.
+ */
 export class LatchkeyError extends Error {
   readonly code: LatchkeyErrorCode;
   /** The input field the error concerns, when there is one (a form field or JSON key). */
@@ -49,6 +53,7 @@ export class LatchkeyError extends Error {
   }
 }
 
+/** Whether `value` is a LatchkeyError, and with `code` given, one of that code. */
 export function isLatchkeyError(value: unknown, code?: LatchkeyErrorCode): value is LatchkeyError {
   return value instanceof LatchkeyError && (code === undefined || value.code === code);
 }

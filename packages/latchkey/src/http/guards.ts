@@ -20,6 +20,7 @@ import { requestUser, setRequestUser } from './kit/request-user.js';
  */
 export type RouteGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** The route guards for pages (`latchkey.guards`) or for JSON routes (`latchkey.apiGuards`), to put in a route's preHandler. */
 export interface RouteGuards {
   /** A signed-in, active user. */
   readonly signedIn: RouteGuard;

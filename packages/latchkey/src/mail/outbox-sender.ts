@@ -6,6 +6,7 @@ import type { EmailMessage, MailOutbox, MailOutboxRepository, MailOutcome, Maile
 const SEAL_PURPOSE = 'mail-outbox';
 const SEAL_ASSOCIATED_DATA = 'latchkey mail outbox';
 
+/** The timings of the mail outbox's retries (createLatchkey's `mailOutbox.policy`): how long a claim holds, when to try again, when to give up. */
 export interface MailOutboxPolicy {
   /**
    * How long a claim keeps others off a row: longer than any one send can take (the SMTP timeouts

@@ -55,6 +55,10 @@ export async function runAdminStatement(url: string, statement: string): Promise
   }
 }
 
+/**
+ * A fresh, migrated database of the test's own: in-memory SQLite, or a schema of its own in
+ * TEST_DATABASE_URL's PostgreSQL. `destroy()` removes it.
+ */
 export async function createTestDatabase(kind: TestDatabaseKind, usernameType: UsernameType, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     if (options.sqliteFile !== true) {

@@ -20,6 +20,7 @@ export interface ProjectTestLatchkey extends Latchkey {
 /** The same object, for the library's own tests: its internals typed too. */
 export interface TestLatchkey extends ProjectTestLatchkey, InternalLatchkey {}
 
+/** What createTestLatchkey builds: the database kind, the username type, settings and the project's own parts. */
 export interface TestLatchkeyOptions {
   kind?: TestDatabaseKind;
   usernameType?: UsernameType;
@@ -55,6 +56,7 @@ export const PRODUCTION_TEST_ENV: Readonly<Record<string, string>> = {
   LATCHKEY_ARGON2_PARALLELISM: '1',
 };
 
+/** The settings createTestLatchkey starts from: the test environment's, for a site at `testserver`, with `options` applied. */
 export function testSettings(options: TestLatchkeyOptions = {}): Settings {
   const project: ProjectSettings = {
     USERNAME_TYPE: options.usernameType ?? 'username',

@@ -18,6 +18,7 @@ export function totpCodeAt(deps: { settings: Settings }, base32: string, at: Dat
   return totpCode(Secret.fromBase32(base32).bytes, at, totpParameters(deps.settings));
 }
 
+/** The authenticator app activateTotpFor gave a user: its secret, the recovery codes, and the code it shows now. */
 export interface ActivatedTotp {
   /** The secret in base32, as the page shows it. */
   secret: string;

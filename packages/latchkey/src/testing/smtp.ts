@@ -15,6 +15,7 @@ export interface ReceivedEmail {
   raw: string;
 }
 
+/** How startTestSmtpServer's server behaves: refusing mail, requiring credentials, the address it listens on. */
 export interface TestSmtpServerOptions {
   /** Refuse every message with this SMTP reply code (e.g. 550 permanent, 451 temporary). */
   failWith?: number;
@@ -27,6 +28,7 @@ export interface TestSmtpServerOptions {
   host?: string;
 }
 
+/** A running test SMTP server: its URL for EMAIL_URL, the mail it received, and close() for the end of the test. */
 export interface TestSmtpServer {
   /** An EMAIL_URL for this server, without credentials: `smtp://127.0.0.1:PORT` (or `host`). */
   url: string;

@@ -10,8 +10,10 @@ import type { SettingField } from '../fields.js';
  */
 
 export const ENVIRONMENTS = ['local', 'production', 'test'] as const;
+/** Where the project runs: `local`, `production` or `test`; each has its own defaults and checks. */
 export type Environment = (typeof ENVIRONMENTS)[number];
 
+/** How people log in: with a username, or with their email address (USERNAME_TYPE). */
 export type UsernameType = 'username' | 'email';
 
 /** What the project's settings file fixes at its top level, from which some defaults are computed. */

@@ -16,6 +16,7 @@ export interface CharFieldOptions {
   maxLength?: number;
 }
 
+/** What readCharField found: the value (undefined when absent and not required), or the error DRF would give. */
 export type CharFieldResult = { ok: true; value: string | undefined } | { ok: false; error: string };
 
 /** Any unpaired UTF-16 surrogate: not text at all, and no database stores it faithfully. */

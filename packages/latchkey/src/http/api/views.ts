@@ -11,11 +11,13 @@ import type { User } from '../../account/model.js';
 /** DRF's permission classes: IsAuthenticated (the default), IsAdminUser (staff), AllowAny. */
 export type ApiPermission = 'authenticated' | 'staff' | 'allow_any';
 
+/** An HTTP method a view answers, in lower case (the keys of ApiView.methods). */
 export type ApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** JSON Schema (OpenAPI 3.0 flavour) of a request or response body. */
 export type JsonSchema = Record<string, unknown>;
 
+/** One method of an API view: its handler and what the OpenAPI schema says about it. */
 export interface ApiOperation {
   /**
    * The authenticated user, when the permission requires one (else possibly undefined). Return
@@ -38,6 +40,7 @@ export interface ApiOperation {
   operationId?: string;
 }
 
+/** An API view of the project's (/api/...): the URL's methods, who may call it, and its tag in the schema. */
 export interface ApiView {
   /** Who may call the view: 'authenticated' unless said. */
   permission?: ApiPermission;

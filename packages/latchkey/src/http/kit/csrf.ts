@@ -15,6 +15,7 @@ declare module 'fastify' {
 
 /** Names as Django's, which clients rely on (docs/security.md, "CSRF protection"). */
 export const CSRF_COOKIE = 'csrftoken';
+/** The hidden form field a page's form carries the CSRF token in, as Django's. */
 export const CSRF_FORM_FIELD = 'csrfmiddlewaretoken';
 export const CSRF_HEADER = 'x-csrftoken';
 const CSRF_COOKIE_AGE = 365 * 86400;

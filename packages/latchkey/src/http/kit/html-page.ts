@@ -49,6 +49,7 @@ export function refusalStatus(reply: FastifyReply, error: unknown): number {
 }
 
 
+/** A message for the next page the person sees (Django's messages framework): its level and its text. */
 export interface FlashMessage {
   level: 'success' | 'info' | 'warning' | 'error';
   text: string;

@@ -43,6 +43,7 @@ function kindOf(value: unknown): string {
   return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
 }
 
+/** true or false, for a provider kind's settings reader (a JSON boolean, not the string "true"). */
 export const aBoolean: SettingReader<boolean> = (value, key) =>
   typeof value === 'boolean' ? { value } : { problem: `${key} must be true or false, not ${kindOf(value)}` };
 
@@ -74,6 +75,7 @@ export const parameters: SettingReader<Record<string, string>> = (value, key) =>
   return { value: read };
 };
 
+/** A reader that accepts one of `choices` and refuses any other value, naming the choices. */
 export function oneOf<T extends string>(choices: readonly T[]): SettingReader<T> {
   return (value, key) =>
     choices.includes(value as T)

@@ -19,6 +19,10 @@ export interface ProviderContext {
   http: ProviderHttp;
 }
 
+/**
+ * A kind of provider Latchkey can sign in with (`github`, `openid_connect`): how to check an app's
+ * settings and build its provider. A project adds its own through createLatchkey's `socialProviderKinds`.
+ */
 export interface ProviderKind {
   /** The provider type: the key in SOCIALACCOUNT_PROVIDERS and a stored app's `provider` (lower-case letters, digits and `_`). */
   readonly id: string;

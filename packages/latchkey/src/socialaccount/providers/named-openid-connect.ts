@@ -15,6 +15,7 @@ import { OPENID_CONNECT_SETTINGS, openIdConnectEndpoints } from './openid-connec
 
 type Settings = Readonly<Record<string, unknown>>;
 
+/** What namedOpenIdConnectKind needs to know of a provider: its type and name, and how to find its issuer. */
 export interface NamedOpenIdConnectDescription {
   /** The provider type: `google`, `okta`, ... */
   type: string;
@@ -41,6 +42,10 @@ function openIdConnectSettings(description: NamedOpenIdConnectDescription, setti
   return { settings: { ...(description.defaultScope ? { scope: [...description.defaultScope] } : {}), ...settings, server_url: issuer } };
 }
 
+/**
+ * A provider kind for an OpenID Connect provider of the project's own at a known address, for
+ * createLatchkey's `socialProviderKinds`: the generic OpenID Connect provider under its own id and URLs.
+ */
 export function namedOpenIdConnectKind(description: NamedOpenIdConnectDescription): ProviderKind {
   const spec = { ...OPENID_CONNECT_SETTINGS, readers: { ...OPENID_CONNECT_SETTINGS.readers, ...description.settingsReaders } };
   return {
