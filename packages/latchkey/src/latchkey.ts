@@ -254,7 +254,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   void deps.background.run(() => mailOutbox.sweep());
   mailOutbox.sweepEvery(options.mailOutbox?.sweepIntervalMs ?? 30_000, (sweep) => void deps.background.run(sweep));
 
-  const page: HttpContext = { deps, sessions: requestSessions, client: 'browser' };
+  const ctx: HttpContext = { deps, sessions: requestSessions, client: 'browser' };
   const serviceChecks: ServiceChecks = {
     // The cheapest statement that needs a working connection to the server.
     database: async () => {
@@ -273,9 +273,9 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     deps,
     database,
     ...operationsOf(deps),
-    guards: pageGuards(page),
-    apiGuards: apiGuards(page),
-    plugin: latchkeyPlugin(page, serviceChecks),
+    guards: pageGuards(ctx),
+    apiGuards: apiGuards(ctx),
+    plugin: latchkeyPlugin(ctx, serviceChecks),
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     securityHeaders: strictTransportSecurity(settings),
     requestSessions,
@@ -286,10 +286,10 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     },
     renderPage(request, reply, template, context = {}, status = 200) {
       insideOnly(request, 'renderPage');
-      return renderPage(page, request, reply, template, context, status);
+      return renderPage(ctx, request, reply, template, context, status);
     },
     flash(request, reply, message) {
-      return flash(page, request, reply, message);
+      return flash(ctx, request, reply, message);
     },
     async close() {
       // No new sweep starts; the mails being sent (a request's, a sweep's) finish first.

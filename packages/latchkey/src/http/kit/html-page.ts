@@ -58,18 +58,18 @@ export interface FlashMessage {
 const MESSAGES_KEY = '_messages';
 
 /** Queues a message for the next page this browser renders (kept in the session). */
-export async function flash(page: HttpContext, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
-  const session = await page.sessions.ensureSession(request, reply);
+export async function flash(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void> {
+  const session = await ctx.sessions.ensureSession(request, reply);
   const queued = Array.isArray(session.data[MESSAGES_KEY]) ? (session.data[MESSAGES_KEY] as FlashMessage[]) : [];
-  await page.deps.sessions.saveData(session, { ...session.data, [MESSAGES_KEY]: [...queued, message].slice(-10) });
+  await ctx.deps.sessions.saveData(session, { ...session.data, [MESSAGES_KEY]: [...queued, message].slice(-10) });
 }
 
-async function takeMessages(page: HttpContext, request: FastifyRequest): Promise<FlashMessage[]> {
-  const session = await page.sessions.session(request);
+async function takeMessages(ctx: HttpContext, request: FastifyRequest): Promise<FlashMessage[]> {
+  const session = await ctx.sessions.session(request);
   const queued = session?.data[MESSAGES_KEY];
   if (!session || !Array.isArray(queued) || queued.length === 0) return [];
   const { [MESSAGES_KEY]: _taken, ...rest } = session.data;
-  await page.deps.sessions.saveData(session, rest);
+  await ctx.deps.sessions.saveData(session, rest);
   return queued as FlashMessage[];
 }
 
@@ -79,7 +79,7 @@ async function takeMessages(page: HttpContext, request: FastifyRequest): Promise
  * whether signup is open (for the sign-up link) and the queued messages.
  */
 export async function renderPage(
-  page: HttpContext,
+  ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   template: string,
@@ -88,14 +88,14 @@ export async function renderPage(
   /** Origins the page's forms may lead to besides this site (a provider's sign-in, through our redirect). */
   formTargets: readonly string[] = [],
 ): Promise<FastifyReply> {
-  const { settings, adapter } = page.deps;
-  const user = await page.sessions.currentUser(request);
-  const html = page.deps.templates.render(template, {
+  const { settings, adapter } = ctx.deps;
+  const user = await ctx.sessions.currentUser(request);
+  const html = ctx.deps.templates.render(template, {
     site_name: settings.SITE_NAME,
     user,
     csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
     signup_open: await adapter.isOpenForSignup(),
-    messages: await takeMessages(page, request),
+    messages: await takeMessages(ctx, request),
     request_path: request.url,
     ...context,
   });

@@ -23,24 +23,24 @@ const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
  * replaces the pending code, within the confirm_email limit. A form post needs the CSRF token, as
  * every form does.
  */
-export function registerConfirmEmailCodePages(scope: FastifyInstance, page: HttpContext): void {
+export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpContext): void {
   /** What this browser has pending: the waiting login, the held code, who is signed in; and the address to name. */
   async function pendingOf(request: FastifyRequest) {
-    const waiting = await loginWaitingAt(page, request, 'verify_email');
-    const held = await heldVerificationCode(page, request);
-    const user = await page.sessions.currentUser(request);
+    const waiting = await loginWaitingAt(ctx, request, 'verify_email');
+    const held = await heldVerificationCode(ctx, request);
+    const user = await ctx.sessions.currentUser(request);
     const ownHeld = held !== undefined && (held.userId === null || held.userId === user?.id) ? held : undefined;
     const email = waiting ? waiting.login.code?.email : ownHeld?.state.email;
     return { waiting, held, user, pending: waiting !== undefined || ownHeld !== undefined, email };
   }
 
   const codeForm = (request: FastifyRequest, reply: FastifyReply, email: string | undefined, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> =>
-    renderPage(page, request, reply, 'account/confirm_email_verification_code.html', { title: TITLE, form, email }, status);
+    renderPage(ctx, request, reply, 'account/confirm_email_verification_code.html', { title: TITLE, form, email }, status);
 
   scope.get(VERIFICATION_SENT_PAGE, async (request, reply) => {
     const { pending, email } = await pendingOf(request);
     if (pending) return codeForm(request, reply, email);
-    return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+    return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   });
 
   scope.post(VERIFICATION_SENT_PAGE, async (request, reply) => {
@@ -50,18 +50,18 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, page: Http
     const input = { waitingLogin: waiting?.login, held, signedInUserId: user?.id };
     if (fields.action_resend !== '') {
       try {
-        const resent = await resendVerificationCode(page.deps, { ...input, client: clientOf(request) });
-        if ('waitingLogin' in resent && waiting) await replacePendingLoginState(page, request, reply, waiting, resent.waitingLogin);
-        else if ('held' in resent) await keepVerificationCode(page, request, reply, resent.held);
+        const resent = await resendVerificationCode(ctx.deps, { ...input, client: clientOf(request) });
+        if ('waitingLogin' in resent && waiting) await replacePendingLoginState(ctx, request, reply, waiting, resent.waitingLogin);
+        else if ('held' in resent) await keepVerificationCode(ctx, request, reply, resent.held);
       } catch (error) {
         return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
       }
-      await flash(page, request, reply, { level: 'info', text: `A new code has been sent${email === undefined ? '' : ` to ${email}`}.` });
+      await flash(ctx, request, reply, { level: 'info', text: `A new code has been sent${email === undefined ? '' : ` to ${email}`}.` });
       return redirect(reply, VERIFICATION_SENT_PAGE);
     }
     let verification: CodeVerification;
     try {
-      verification = await verifyEmailWithCode(page.deps, { ...input, code: fields.code, context: loginContextOf(page, request) });
+      verification = await verifyEmailWithCode(ctx.deps, { ...input, code: fields.code, context: loginContextOf(ctx, request) });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
@@ -72,26 +72,26 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, page: Http
       case 'incorrect':
         return codeForm(request, reply, email, { values: {}, errors: { code: [INCORRECT_VERIFICATION_CODE] } }, 400);
       case 'login': {
-        const outcome = await settleLogin(page, request, reply, verification.result, { remember: waiting?.remember ?? remembersLogin(page.deps.settings), next: waiting?.next ?? '' });
+        const outcome = await settleLogin(ctx, request, reply, verification.result, { remember: waiting?.remember ?? remembersLogin(ctx.deps.settings), next: waiting?.next ?? '' });
         if (outcome.kind === 'ended') {
-          await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+          await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
           return redirect(reply, LOGIN_PAGE);
         }
-        return presentLogin(page, request, reply, outcome, waiting?.next ?? '');
+        return presentLogin(ctx, request, reply, outcome, waiting?.next ?? '');
       }
       case 'confirmed':
-        await forgetVerificationCode(page, request);
-        await flash(page, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
+        await forgetVerificationCode(ctx, request);
+        await flash(ctx, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
         return redirect(reply, EMAIL_PAGE_PATH);
       case 'expired':
-        await forgetVerificationCode(page, request);
+        await forgetVerificationCode(ctx, request);
         if (held?.userId === null) {
           // A signup whose address had an account ends as a new account's login does when its code runs out.
-          await forgetSignupAwaitingVerification(page, request);
-          await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+          await forgetSignupAwaitingVerification(ctx, request);
+          await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
           return redirect(reply, LOGIN_PAGE);
         }
-        await flash(page, request, reply, { level: 'error', text: ASK_AGAIN });
+        await flash(ctx, request, reply, { level: 'error', text: ASK_AGAIN });
         return redirect(reply, EMAIL_PAGE_PATH);
     }
   });

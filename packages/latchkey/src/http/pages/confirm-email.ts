@@ -23,25 +23,25 @@ function keyOf(request: FastifyRequest): string {
  * a live confirmation (forged, expired, used, of another purpose, blank) gets one "invalid or
  * expired" page with status 404, as allauth.
  */
-export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpContext): void {
   const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
-    renderPage(page, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
+    renderPage(ctx, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
 
   // Under verification by code this page takes the mailed code (confirm-email-code.ts).
-  if (page.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) registerConfirmEmailCodePages(scope, page);
+  if (ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) registerConfirmEmailCodePages(scope, ctx);
   else {
     scope.get('/accounts/confirm-email/', (request, reply) =>
-      renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
+      renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
     );
   }
 
   scope.get('/accounts/confirm-email/:key/', async (request, reply) => {
     const key = keyOf(request);
-    const address = await addressForKey(page.deps, key);
+    const address = await addressForKey(ctx.deps, key);
     if (!address) return invalid(request, reply);
-    const owner = await page.deps.store.users.findById(address.userId);
+    const owner = await ctx.deps.store.users.findById(address.userId);
     if (!owner) return invalid(request, reply);
-    return renderPage(page, request, reply, 'account/email_confirm.html', {
+    return renderPage(ctx, request, reply, 'account/email_confirm.html', {
       title: TITLE,
       confirmation: { email: address.email, user_display: owner.username ?? owner.email },
       action: `/accounts/confirm-email/${encodeURIComponent(key)}/`,
@@ -49,11 +49,11 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpCont
   });
 
   scope.post('/accounts/confirm-email/:key/', async (request, reply) => {
-    const waiting = await loginWaitingAt(page, request, 'verify_email');
+    const waiting = await loginWaitingAt(ctx, request, 'verify_email');
     let verification: EmailVerification;
     try {
-      verification = await verifyEmail(page.deps, { key: keyOf(request), waitingLogin: waiting?.login, context: loginContextOf(page, request) });
-      await flash(page, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
+      verification = await verifyEmail(ctx.deps, { key: keyOf(request), waitingLogin: waiting?.login, context: loginContextOf(ctx, request) });
+      await flash(ctx, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);
       if (isLatchkeyError(error, 'email_taken')) {
@@ -64,14 +64,14 @@ export function registerConfirmEmailPages(scope: FastifyInstance, page: HttpCont
     }
     // The flow carried on this browser's login only if it waited for this very address's user.
     if (waiting && verification.login) {
-      const outcome = await settleLogin(page, request, reply, verification.login, { remember: waiting.remember, next: waiting.next });
-      if (outcome.kind !== 'ended') return presentLogin(page, request, reply, outcome, waiting.next);
+      const outcome = await settleLogin(ctx, request, reply, verification.login, { remember: waiting.remember, next: waiting.next });
+      if (outcome.kind !== 'ended') return presentLogin(ctx, request, reply, outcome, waiting.next);
     } else if (verification.endsWaitingLogin) {
       // ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION is off: the login waited only for this, and the person
       // now signs in on the login page.
-      await forgetPendingLogin(page, request);
+      await forgetPendingLogin(ctx, request);
     }
-    const signedIn = await page.sessions.currentUser(request);
+    const signedIn = await ctx.sessions.currentUser(request);
     return redirect(reply, signedIn ? '/accounts/email/' : LOGIN_PAGE);
   });
 }

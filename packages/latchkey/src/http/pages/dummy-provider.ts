@@ -23,7 +23,7 @@ const MAX_EMAIL_LENGTH = 254;
 const MAX_NAME_LENGTH = 150;
 
 export interface DummyAuthorizationPageOptions {
-  page: HttpContext;
+  ctx: HttpContext;
 }
 
 /** Where the form sends the browser: the sign-in's state and callback, as the authorization URL gave them. */
@@ -34,8 +34,8 @@ interface Return {
 
 /** Registers GET and POST /accounts/dummy/authenticate/. Throws LatchkeyError('configuration_invalid') in production. */
 export function registerDummyAuthorizationPage(scope: FastifyInstance, options: DummyAuthorizationPageOptions): void {
-  const { page } = options;
-  const { settings } = page.deps;
+  const { ctx } = options;
+  const { settings } = ctx.deps;
   refuseDummyProviderInProduction(settings.ENVIRONMENT);
   const siteOrigin = new URL(settings.SITE_URL).origin;
 
@@ -52,12 +52,12 @@ export function registerDummyAuthorizationPage(scope: FastifyInstance, options: 
   }
 
   function show(request: FastifyRequest, reply: FastifyReply, back: Return, form: FormState, status = 200): Promise<FastifyReply> {
-    return renderPage(page, request, reply, TEMPLATE, { title: TITLE, state: back.state, redirect_uri: back.redirectUri, form }, status);
+    return renderPage(ctx, request, reply, TEMPLATE, { title: TITLE, state: back.state, redirect_uri: back.redirectUri, form }, status);
   }
 
   function refuse(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const refused = 'This page is reached from a sign-in with the dummy provider; the link that led here is incomplete or points off this site.';
-    return renderPage(page, request, reply, TEMPLATE, { title: TITLE, refused }, 400);
+    return renderPage(ctx, request, reply, TEMPLATE, { title: TITLE, refused }, 400);
   }
 
   scope.get(DUMMY_AUTHENTICATE_PATH, async (request, reply) => {
@@ -82,7 +82,7 @@ export function registerDummyAuthorizationPage(scope: FastifyInstance, options: 
     const person = { id: values.id, email: values.email, emailVerified: values.email_verified === 'true', name: values.name };
     let code: string;
     try {
-      code = issueDummyCode(settings.SECRET_KEY, { person, state: back.state, redirectUri: back.redirectUri }, page.deps.clock.now());
+      code = issueDummyCode(settings.SECRET_KEY, { person, state: back.state, redirectUri: back.redirectUri }, ctx.deps.clock.now());
     } catch (error) {
       if (!(error instanceof LatchkeyError)) throw error;
       return show(request, reply, back, { values, errors: { __all__: [error.message] } }, 400);

@@ -38,23 +38,23 @@ interface ActionOutcome {
 }
 
 /** What each action does, and the message the page flashes once it has. */
-const PERFORM: Record<EmailAction, (page: HttpContext, input: ChangeEmailInput) => Promise<ActionOutcome>> = {
-  async action_add(page, input) {
+const PERFORM: Record<EmailAction, (ctx: HttpContext, input: ChangeEmailInput) => Promise<ActionOutcome>> = {
+  async action_add(ctx, input) {
     // The same words whether the address was added or belongs to another account (see the flow).
-    const result = await addEmailAddress(page.deps, input);
+    const result = await addEmailAddress(ctx.deps, input);
     if (result.mailFailed) return { level: 'error', text: `We could not send an email to ${result.email} just now. Please try again later.` };
     return { level: 'info', text: `${result.code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${result.email}.`, code: result.code };
   },
-  async action_send(page, input) {
-    const { address, code } = await resendEmailConfirmation(page.deps, input);
+  async action_send(ctx, input) {
+    const { address, code } = await resendEmailConfirmation(ctx.deps, input);
     return { level: 'info', text: `${code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${address.email}.`, code };
   },
-  async action_remove(page, input) {
-    const address = await removeEmailAddress(page.deps, input);
+  async action_remove(ctx, input) {
+    const address = await removeEmailAddress(ctx.deps, input);
     return { level: 'success', text: `Removed email address ${address.email}.` };
   },
-  async action_primary(page, input) {
-    await makePrimaryEmailAddress(page.deps, input);
+  async action_primary(ctx, input) {
+    await makePrimaryEmailAddress(ctx.deps, input);
     return { level: 'success', text: 'Primary email address set.' };
   },
 };
@@ -64,12 +64,12 @@ const PERFORM: Record<EmailAction, (page: HttpContext, input: ChangeEmailInput) 
  * one. The flows decide which actions need a recent authentication (every change; not a resend);
  * the page turns their 'reauthentication_required' into the reauthentication page.
  */
-export function registerEmailPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): void {
   async function show(request: FastifyRequest, reply: FastifyReply, user: User, forms: { add: FormState; list: FormState }, status = 200) {
-    const addresses = await listEmailAddresses(page.deps, user);
-    const max = page.deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
+    const addresses = await listEmailAddresses(ctx.deps, user);
+    const max = ctx.deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
     return renderPage(
-      page,
+      ctx,
       request,
       reply,
       'account/email.html',
@@ -79,13 +79,13 @@ export function registerEmailPages(scope: FastifyInstance, page: HttpContext): v
   }
 
   scope.get(EMAIL_PAGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return show(request, reply, signedIn.user, { add: emptyForm(), list: emptyForm() });
   });
 
   scope.post(EMAIL_PAGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const { user } = signedIn;
     const { email } = formFields(request.body, ['email']);
@@ -94,19 +94,19 @@ export function registerEmailPages(scope: FastifyInstance, page: HttpContext): v
       return show(request, reply, user, { add: emptyForm(), list: { values: {}, errors: { __all__: ['Choose what to do with the address.'] } } }, 400);
     }
     try {
-      const lastAuthenticatedAt = await page.sessions.lastAuthenticatedAt(request);
-      const { code, ...message } = await PERFORM[action](page, { user, email, client: clientOf(request), lastAuthenticatedAt });
-      await flash(page, request, reply, message);
+      const lastAuthenticatedAt = await ctx.sessions.lastAuthenticatedAt(request);
+      const { code, ...message } = await PERFORM[action](ctx, { user, email, client: clientOf(request), lastAuthenticatedAt });
+      await flash(ctx, request, reply, message);
       if (code === undefined) return redirect(reply, EMAIL_PAGE);
       // Verification by code: on to the page where the code is typed in.
-      await keepVerificationCode(page, request, reply, { userId: user.id, state: code });
+      await keepVerificationCode(ctx, request, reply, { userId: user.id, state: code });
       return redirect(reply, VERIFICATION_SENT_PAGE);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'reauthentication_required') {
         // The reply is wrapped ({response}): a Fastify reply is thenable, so a bare one returned
         // from an async function would resolve to undefined once sent.
-        const stale = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+        const stale = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
         if (stale) return stale.response;
       }
       const status = refusalStatus(reply, error);

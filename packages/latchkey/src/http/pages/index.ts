@@ -17,26 +17,26 @@ import { registerSocialAccountPages } from './socialaccount.js';
 import { registerDummyAuthorizationPage } from './dummy-provider.js';
 
 /** Every account page under /accounts/ (paths as allauth's, docs/accounts.md). */
-export function registerAccountPages(scope: FastifyInstance, page: HttpContext): void {
-  registerLoginPages(scope, page);
+export function registerAccountPages(scope: FastifyInstance, ctx: HttpContext): void {
+  registerLoginPages(scope, ctx);
   // The code pages: for a login by code, and for the code ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for after the password.
-  if (page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || page.deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false) registerLoginCodePages(scope, page);
-  registerSignupPages(scope, page);
-  registerConfirmEmailPages(scope, page);
-  registerEmailPages(scope, page);
-  registerPasswordPages(scope, page);
-  registerReauthenticatePages(scope, page);
-  registerSessionPages(scope, page);
-  registerMfaAuthenticationPages(scope, page);
-  registerMfaManagementPages(scope, page);
+  if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false) registerLoginCodePages(scope, ctx);
+  registerSignupPages(scope, ctx);
+  registerConfirmEmailPages(scope, ctx);
+  registerEmailPages(scope, ctx);
+  registerPasswordPages(scope, ctx);
+  registerReauthenticatePages(scope, ctx);
+  registerSessionPages(scope, ctx);
+  registerMfaAuthenticationPages(scope, ctx);
+  registerMfaManagementPages(scope, ctx);
   // Security keys: listed, renamed and removed whatever MFA_SUPPORTED_TYPES says now (a user must be
   // able to see and remove a key of a type since taken out); the flows refuse what is not offered.
-  registerWebauthnManagementPages(scope, page);
-  registerPasskeyLoginPages(scope, page);
-  if (page.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) registerPasskeySignupPages(scope, page);
-  registerSocialAccountPages(scope, page);
+  registerWebauthnManagementPages(scope, ctx);
+  registerPasskeyLoginPages(scope, ctx);
+  if (ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) registerPasskeySignupPages(scope, ctx);
+  registerSocialAccountPages(scope, ctx);
   // allauth's dummy provider's stand-in authorization page: only when the project configures the
   // dummy provider, and never in production (start-up refuses the provider there too).
-  const { settings } = page.deps;
-  if (settings.ENVIRONMENT !== 'production' && Object.hasOwn(settings.SOCIALACCOUNT_PROVIDERS, 'dummy')) registerDummyAuthorizationPage(scope, { page });
+  const { settings } = ctx.deps;
+  if (settings.ENVIRONMENT !== 'production' && Object.hasOwn(settings.SOCIALACCOUNT_PROVIDERS, 'dummy')) registerDummyAuthorizationPage(scope, { ctx });
 }

@@ -26,21 +26,21 @@ const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to hav
  * provider), which the stopped login itself holds; which code an answer is for is
  * login/mailed-codes/code-to-confirm.ts's.
  */
-export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext): void {
+export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, next: string, status = 200): Promise<FastifyReply> =>
-    renderPage(page, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
+    renderPage(ctx, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
   const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200, required = false): Promise<FastifyReply> =>
-    renderPage(page, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
+    renderPage(ctx, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
   const nextOf = (request: FastifyRequest): string => safeRedirectOr((request.query as Record<string, unknown>).next, '');
   const withNext = (path: string, next: string): string => (next === '' ? path : `${path}?next=${encodeURIComponent(next)}`);
   // Only ACCOUNT_LOGIN_BY_CODE_REQUIRED on: the confirmation page alone, for the stage's code.
-  const enabled = page.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
+  const enabled = ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
   const startOver = (next: string): string => (enabled ? withNext(LOGIN_CODE_PAGE, next) : LOGIN_PAGE);
 
   if (enabled) {
     scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
       const next = nextOf(request);
-      const landing = await signedInLanding(page, request, next);
+      const landing = await signedInLanding(ctx, request, next);
       if (landing !== undefined) return redirect(reply, landing);
       return requestForm(request, reply, emptyForm(), next);
     });
@@ -51,9 +51,9 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
       try {
         // The mail, which only an existing account gets, is neither awaited nor begun before the
         // answer has gone: the session is still written after this.
-        const { state, delivery } = await requestLoginCode(answeringWith(page.deps, reply), { email: fields.email, client: clientOf(request) });
+        const { state, delivery } = await requestLoginCode(answeringWith(ctx.deps, reply), { email: fields.email, client: clientOf(request) });
         void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
-        await keepLoginCode(page, request, reply, state);
+        await keepLoginCode(ctx, request, reply, state);
         return redirect(reply, withNext(LOGIN_CODE_CONFIRM_PAGE, next));
       } catch (error) {
         return requestForm(request, reply, formWithError({ email: fields.email }, error), next, refusalStatus(reply, error));
@@ -66,21 +66,21 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
     const email = waiting.login.code?.email ?? '';
     let result: LoginResult;
     try {
-      result = await continueLogin(page.deps, waiting.login, { emailCode: code }, loginContextOf(page, request));
+      result = await continueLogin(ctx.deps, waiting.login, { emailCode: code }, loginContextOf(ctx, request));
     } catch (error) {
       return confirmForm(request, reply, formWithError({}, error), email, '', refusalStatus(reply, error), true);
     }
-    const outcome = await settleLogin(page, request, reply, result, { remember: waiting.remember, next: waiting.next });
+    const outcome = await settleLogin(ctx, request, reply, result, { remember: waiting.remember, next: waiting.next });
     if (outcome.kind === 'ended') {
-      await flash(page, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
+      await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
       return redirect(reply, LOGIN_PAGE);
     }
-    return presentLogin(page, request, reply, outcome, waiting.next);
+    return presentLogin(ctx, request, reply, outcome, waiting.next);
   }
 
   scope.get(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const next = nextOf(request);
-    const toConfirm = await loginCodeToConfirm(page, request);
+    const toConfirm = await loginCodeToConfirm(ctx, request);
     if (toConfirm.kind === 'stage_code') return confirmForm(request, reply, emptyForm(), toConfirm.waiting.login.code?.email ?? '', '', 200, true);
     if (toConfirm.kind === 'none') return redirect(reply, startOver(next));
     return confirmForm(request, reply, emptyForm(), toConfirm.state.email, next);
@@ -89,21 +89,21 @@ export function registerLoginCodePages(scope: FastifyInstance, page: HttpContext
   scope.post(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    const toConfirm = await loginCodeToConfirm(page, request);
+    const toConfirm = await loginCodeToConfirm(ctx, request);
     if (toConfirm.kind === 'stage_code') return confirmStageCode(request, reply, toConfirm.waiting, fields.code);
     if (toConfirm.kind === 'none') return redirect(reply, startOver(next));
     const { state } = toConfirm;
-    const confirmation = await confirmLoginCode(page.deps, state, { code: fields.code, ...loginContextOf(page, request) });
+    const confirmation = await confirmLoginCode(ctx.deps, state, { code: fields.code, ...loginContextOf(ctx, request) });
     if (confirmation.status === 'incorrect' && confirmation.state) {
-      await keepLoginCode(page, request, reply, confirmation.state);
+      await keepLoginCode(ctx, request, reply, confirmation.state);
       return confirmForm(request, reply, { values: {}, errors: { code: [INCORRECT_LOGIN_CODE] } }, state.email, next, 400);
     }
-    await forgetLoginCode(page, request);
+    await forgetLoginCode(ctx, request);
     if (confirmation.status !== 'login') {
-      await flash(page, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
+      await flash(ctx, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
       return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
     }
-    const outcome = await settleLogin(page, request, reply, confirmation.result, { remember: remembersLogin(page.deps.settings), next });
-    return presentLogin(page, request, reply, outcome, next);
+    const outcome = await settleLogin(ctx, request, reply, confirmation.result, { remember: remembersLogin(ctx.deps.settings), next });
+    return presentLogin(ctx, request, reply, outcome, next);
   });
 }

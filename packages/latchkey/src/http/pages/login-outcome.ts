@@ -21,7 +21,7 @@ export const EMAIL_PAGE_PATH = '/accounts/email/';
  * began: the login form, the code page, a signup, a confirmation link. A stopped login goes to its
  * stage's page; a completed one to `next` (or the adapter's getLoginRedirectUrl) with a message.
  */
-export async function presentLogin(page: HttpContext, request: FastifyRequest, reply: FastifyReply, outcome: SignupOutcome, next: string): Promise<FastifyReply> {
+export async function presentLogin(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, outcome: SignupOutcome, next: string): Promise<FastifyReply> {
   switch (outcome.kind) {
     case 'verification_sent':
       return redirect(reply, VERIFICATION_SENT_PAGE);
@@ -34,13 +34,13 @@ export async function presentLogin(page: HttpContext, request: FastifyRequest, r
       if (outcome.stage === 'mfa_signup_webauthn') return redirect(reply, PASSKEY_SIGNUP_STAGE_PAGE);
       if (outcome.stage === 'verify_email') {
         // Under verification by code the confirmation page takes the code this login holds.
-        if (page.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, VERIFICATION_SENT_PAGE);
-        return renderPage(page, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+        if (ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, VERIFICATION_SENT_PAGE);
+        return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
       }
       // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
       return redirect(reply, MFA_AUTHENTICATE_PAGE);
     case 'signed_in':
-      await flash(page, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
-      return redirect(reply, safeRedirectOr(next, page.deps.adapter.getLoginRedirectUrl(outcome.user)));
+      await flash(ctx, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
+      return redirect(reply, safeRedirectOr(next, ctx.deps.adapter.getLoginRedirectUrl(outcome.user)));
   }
 }

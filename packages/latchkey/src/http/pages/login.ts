@@ -20,9 +20,9 @@ function ticked(submitted: string): boolean {
  * The login page, with the form's state: also shown by the passkey login (passkey-login.ts) when
  * a passkey is refused, its error under the passkey's button.
  */
-export async function renderLoginPage(page: HttpContext, request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-  const { settings } = page.deps;
-  return renderPage(page, request, reply, 'account/login.html', {
+export async function renderLoginPage(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
+  const { settings } = ctx.deps;
+  return renderPage(ctx, request, reply, 'account/login.html', {
     title: 'Sign in',
     login_by_email: settings.USERNAME_TYPE === 'email',
     ask_remember: settings.ACCOUNT_SESSION_REMEMBER === null,
@@ -30,43 +30,43 @@ export async function renderLoginPage(page: HttpContext, request: FastifyRequest
     passkey_login: settings.MFA_PASSKEY_LOGIN_ENABLED,
     next,
     // The providers people can sign in with: links to each provider's page, whose button starts it.
-    providers: await providerLinks(page),
+    providers: await providerLinks(ctx),
     form,
   }, status);
 }
 
-export function registerLoginPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): void {
   scope.get(LOGIN_PAGE, async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    const landing = await signedInLanding(page, request, next);
+    const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
-    return renderLoginPage(page, request, reply, next);
+    return renderLoginPage(ctx, request, reply, next);
   });
 
   scope.post(LOGIN_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
     const next = safeRedirectOr(fields.next, '');
     try {
-      const result = await loginWithPassword(page.deps, { login: fields.login, password: fields.password, ...loginContextOf(page, request) });
-      const outcome = await settleLogin(page, request, reply, result, { remember: remembersLogin(page.deps.settings, ticked(fields.remember)), next });
-      return await presentLogin(page, request, reply, outcome, next);
+      const result = await loginWithPassword(ctx.deps, { login: fields.login, password: fields.password, ...loginContextOf(ctx, request) });
+      const outcome = await settleLogin(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings, ticked(fields.remember)), next });
+      return await presentLogin(ctx, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
-      return renderLoginPage(page, request, reply, next, form, refusalStatus(reply, error));
+      return renderLoginPage(ctx, request, reply, next, form, refusalStatus(reply, error));
     }
   });
 
-  scope.get(INACTIVE_PAGE, (request, reply) => renderPage(page, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
+  scope.get(INACTIVE_PAGE, (request, reply) => renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
   scope.get('/accounts/logout/', async (request, reply) => {
-    if (!(await page.sessions.currentUser(request))) return redirect(reply, page.deps.adapter.getLogoutRedirectUrl());
-    return renderPage(page, request, reply, 'account/logout.html', { title: 'Sign out' });
+    if (!(await ctx.sessions.currentUser(request))) return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
+    return renderPage(ctx, request, reply, 'account/logout.html', { title: 'Sign out' });
   });
 
   scope.post('/accounts/logout/', async (request, reply) => {
-    if (await signOut(page, request, reply)) await flash(page, request, reply, { level: 'info', text: 'You have signed out.' });
-    return redirect(reply, page.deps.adapter.getLogoutRedirectUrl());
+    if (await signOut(ctx, request, reply)) await flash(ctx, request, reply, { level: 'info', text: 'You have signed out.' });
+    return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
   });
 }

@@ -29,9 +29,9 @@ export function describeDuration(seconds: number): string {
 }
 
 /** A security key's answer as a form posts it: the browser's JSON, with the ceremony this session began. */
-async function keyAnswer(page: HttpContext, request: FastifyRequest, credentialField: string, purpose: 'authenticate' | 'reauthenticate') {
+async function keyAnswer(ctx: HttpContext, request: FastifyRequest, credentialField: string, purpose: 'authenticate' | 'reauthenticate') {
   const credential = credentialOfField(credentialField) as unknown as AuthenticationResponseJSON;
-  return { ceremony: await takeWebauthnCeremony(page, request, purpose), credential };
+  return { ceremony: await takeWebauthnCeremony(ctx, request, purpose), credential };
 }
 
 /**
@@ -42,24 +42,24 @@ async function keyAnswer(page: HttpContext, request: FastifyRequest, credentialF
  * stranger, and a stolen password alone reaches nothing. A user with a security key is offered
  * it beside the code (its options fetched by static/webauthn.js, see webauthn-options.ts).
  */
-export function registerMfaAuthenticationPages(scope: FastifyInstance, page: HttpContext): void {
-  const { settings } = page.deps;
+export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { settings } = ctx.deps;
   const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
   const showAuthenticate = async (request: FastifyRequest, reply: FastifyReply, pending: PendingLogin, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/authenticate.html', {
+    renderPage(ctx, request, reply, 'mfa/authenticate.html', {
       title: 'Two-factor authentication',
       form,
-      choices: await secondFactorChoices(page.deps, pending.login),
+      choices: await secondFactorChoices(ctx.deps, pending.login),
       trust_enabled: settings.MFA_TRUST_ENABLED,
       trust_period: trustPeriod,
     }, status);
 
   scope.get(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
-    const pending = await loginWaitingAt(page, request, 'mfa_authenticate');
+    const pending = await loginWaitingAt(ctx, request, 'mfa_authenticate');
     if (wantsOptions(request)) {
       if (!pending) return sendOptionsElsewhere(reply, LOGIN_PAGE);
       try {
-        return await sendOptions(page, request, reply, 'request_options', await securityKeyOptionsForLogin(page.deps, pending.login));
+        return await sendOptions(ctx, request, reply, 'request_options', await securityKeyOptionsForLogin(ctx.deps, pending.login));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
@@ -69,26 +69,26 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
   });
 
   scope.post(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
-    const pending = await loginWaitingAt(page, request, 'mfa_authenticate');
+    const pending = await loginWaitingAt(ctx, request, 'mfa_authenticate');
     if (!pending) return redirect(reply, LOGIN_PAGE);
     const fields = formFields(request.body, ['code', 'trust', 'credential']);
     let result;
     try {
       // The page asks "trust this browser?" together with the code or the key: both answers go at once.
       const trust = fields.trust === 'on';
-      const answers: StageAnswers = fields.credential !== '' ? { webauthn: await keyAnswer(page, request, fields.credential, 'authenticate'), trust } : { code: fields.code, trust };
-      result = await continueLogin(page.deps, pending.login, answers, loginContextOf(page, request));
+      const answers: StageAnswers = fields.credential !== '' ? { webauthn: await keyAnswer(ctx, request, fields.credential, 'authenticate'), trust } : { code: fields.code, trust };
+      result = await continueLogin(ctx.deps, pending.login, answers, loginContextOf(ctx, request));
     } catch (error) {
       return showAuthenticate(request, reply, pending, formWithError({ trust: fields.trust }, error), refusalStatus(reply, error));
     }
-    const outcome = await settleLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
-    return presentLogin(page, request, reply, outcome, pending.next);
+    const outcome = await settleLogin(ctx, request, reply, result, { remember: pending.remember, next: pending.next });
+    return presentLogin(ctx, request, reply, outcome, pending.next);
   });
 
   /** The reauthentication page: a code form where the user has codes, a security key form where they have keys. */
   async function showReauthenticate(request: FastifyRequest, reply: FastifyReply, user: User, next: string, form: FormState = emptyForm(), status = 200) {
-    const overview = await mfaOverview(page.deps, user);
-    return renderPage(page, request, reply, 'mfa/reauthenticate.html', {
+    const overview = await mfaOverview(ctx.deps, user);
+    return renderPage(ctx, request, reply, 'mfa/reauthenticate.html', {
       title: 'Confirm access',
       form,
       next,
@@ -100,9 +100,9 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
 
   /** The signed-in user with a second factor, or where to send anyone else. */
   async function userWithSecondFactor(request: FastifyRequest, reply: FastifyReply, next: string) {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn;
-    if (await hasMfaEnabled(page.deps, signedIn.user.id)) return signedIn;
+    if (await hasMfaEnabled(ctx.deps, signedIn.user.id)) return signedIn;
     return { response: redirect(reply, `/accounts/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}`) };
   }
 
@@ -121,8 +121,8 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     try {
-      const type = await reauthenticateWithCode(page.deps, { user: signedIn.user, code: fields.code, client: clientOf(request) });
-      await page.sessions.markReauthenticated(request, codeRecord(type, page.deps.clock.now(), true));
+      const type = await reauthenticateWithCode(ctx.deps, { user: signedIn.user, code: fields.code, client: clientOf(request) });
+      await ctx.sessions.markReauthenticated(request, codeRecord(type, ctx.deps.clock.now(), true));
     } catch (error) {
       return showReauthenticate(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }
@@ -133,10 +133,10 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
   scope.get(REAUTHENTICATE_BY_KEY, async (request, reply) => {
     const next = nextOfQuery(request);
     if (wantsOptions(request)) {
-      const user = await page.sessions.currentUser(request);
+      const user = await ctx.sessions.currentUser(request);
       if (!user) return sendOptionsElsewhere(reply, LOGIN_PAGE);
       try {
-        return await sendOptions(page, request, reply, 'request_options', await webauthnAuthenticationOptions(page.deps, 'reauthenticate', user));
+        return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'reauthenticate', user));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
@@ -152,9 +152,9 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, page: Htt
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     try {
-      const answer = await keyAnswer(page, request, fields.credential, 'reauthenticate');
-      await reauthenticateWithWebauthn(page.deps, { user: signedIn.user, answer, client: clientOf(request) });
-      await page.sessions.markReauthenticated(request, codeRecord('webauthn', page.deps.clock.now(), true));
+      const answer = await keyAnswer(ctx, request, fields.credential, 'reauthenticate');
+      await reauthenticateWithWebauthn(ctx.deps, { user: signedIn.user, answer, client: clientOf(request) });
+      await ctx.sessions.markReauthenticated(request, codeRecord('webauthn', ctx.deps.clock.now(), true));
     } catch (error) {
       return showReauthenticate(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }

@@ -22,12 +22,12 @@ export function formatTime(at: Date | null | undefined): string | null {
  * decide every rule (a verified address, a recent reauthentication, what goes with what); the
  * pages only ask, show, and turn a 'reauthentication_required' into the reauthentication page.
  */
-export function registerMfaManagementPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpContext): void {
   /** The signed-in user and when they last proved who they are, or the response that sends them to prove it. */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
-    const result = await requireUser(page, request, reply);
+    const result = await requireUser(ctx, request, reply);
     if ('response' in result) return result;
-    return { user: result.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
+    return { user: result.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
   }
 
   /**
@@ -37,9 +37,9 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
    * the caller would go on to render (and save session state) after the redirect went out.
    */
   async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
-    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
-      await flash(page, request, reply, { level: 'info', text: error.message });
+      await flash(ctx, request, reply, { level: 'info', text: error.message });
       return { response: redirect(reply, MFA_INDEX) };
     }
     return undefined;
@@ -56,18 +56,18 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     }
   }
 
-  const pendingSecret = (request: FastifyRequest) => pendingTotpSecret(page, request);
-  const keepPendingSecret = (request: FastifyRequest, reply: FastifyReply, pending: string | undefined) => keepPendingTotpSecret(page, request, reply, pending);
+  const pendingSecret = (request: FastifyRequest) => pendingTotpSecret(ctx, request);
+  const keepPendingSecret = (request: FastifyRequest, reply: FastifyReply, pending: string | undefined) => keepPendingTotpSecret(ctx, request, reply, pending);
 
   scope.get(MFA_INDEX, async (request, reply) => {
-    const auth = await requireUser(page, request, reply);
+    const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
-    const overview = await mfaOverview(page.deps, auth.user);
-    return renderPage(page, request, reply, 'mfa/index.html', {
+    const overview = await mfaOverview(ctx.deps, auth.user);
+    return renderPage(ctx, request, reply, 'mfa/index.html', {
       title: 'Two-factor authentication',
       types: overview.types,
-      totp_digits: page.deps.settings.MFA_TOTP_DIGITS,
-      totp_period: page.deps.settings.MFA_TOTP_PERIOD,
+      totp_digits: ctx.deps.settings.MFA_TOTP_DIGITS,
+      totp_period: ctx.deps.settings.MFA_TOTP_PERIOD,
       totp: { active: overview.totp !== undefined, created_at: formatTime(overview.totp?.createdAt), last_used_at: formatTime(overview.totp?.lastUsedAt) },
       recovery_codes: { active: overview.recoveryCodes !== undefined, unused: overview.recoveryCodes?.unused ?? 0, total: overview.recoveryCodes?.total ?? 0 },
       webauthn: { count: overview.webauthn.length, passkeys: overview.webauthn.filter((key) => key.passwordless).length },
@@ -77,11 +77,11 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
   async function showActivation(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
     const title = 'Activate authenticator app';
     try {
-      const setup = await totpSetup(page.deps, user, await pendingSecret(request));
+      const setup = await totpSetup(ctx.deps, user, await pendingSecret(request));
       await keepPendingSecret(request, reply, setup.pending);
-      return await renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, qr_svg: setup.qrSvg, secret: setup.secret, totp_url: setup.totpUrl, form }, status);
+      return await renderPage(ctx, request, reply, 'mfa/totp/activate_form.html', { title, qr_svg: setup.qrSvg, secret: setup.secret, totp_url: setup.totpUrl, form }, status);
     } catch (error) {
-      if (isLatchkeyError(error, 'email_unverified')) return renderPage(page, request, reply, 'mfa/totp/activate_form.html', { title, unverified: true }, status === 200 ? 200 : 400);
+      if (isLatchkeyError(error, 'email_unverified')) return renderPage(ctx, request, reply, 'mfa/totp/activate_form.html', { title, unverified: true }, status === 200 ? 200 : 400);
       const refusal = await commonRefusal(request, reply, error);
       if (refusal) return refusal.response;
       throw error;
@@ -91,7 +91,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
   scope.get('/accounts/2fa/totp/activate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
     return showActivation(request, reply, auth.user);
   });
@@ -102,7 +102,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     const { code } = formFields(request.body, ['code']);
     let result;
     try {
-      result = await activateTotp(page.deps, { ...auth, client: clientOf(request), pending: await pendingSecret(request), code });
+      result = await activateTotp(ctx.deps, { ...auth, client: clientOf(request), pending: await pendingSecret(request), code });
     } catch (error) {
       const refusal = await commonRefusal(request, reply, error);
       if (refusal) return refusal.response;
@@ -110,20 +110,20 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     }
     await keepPendingSecret(request, reply, undefined);
     // A new factor is a change of privilege: the session id seen before it is worthless after it.
-    await page.sessions.rotate(request, reply);
+    await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'TOTP activation notice');
-    await flash(page, request, reply, { level: 'success', text: 'Authenticator app activated.' });
+    await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app activated.' });
     return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : MFA_INDEX);
   });
 
   scope.get('/accounts/2fa/totp/deactivate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
-    const overview = await mfaOverview(page.deps, auth.user);
+    const overview = await mfaOverview(ctx.deps, auth.user);
     if (!overview.totp) return redirect(reply, MFA_INDEX);
-    return renderPage(page, request, reply, 'mfa/totp/deactivate_form.html', {
+    return renderPage(ctx, request, reply, 'mfa/totp/deactivate_form.html', {
       title: 'Deactivate authenticator app',
       form: emptyForm(),
       recovery_codes_will_go: overview.recoveryCodes !== undefined,
@@ -134,9 +134,9 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
-      const { notification } = await deactivateTotp(page.deps, { ...auth, client: clientOf(request) });
+      const { notification } = await deactivateTotp(ctx.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'TOTP deactivation notice');
-      await flash(page, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
+      await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
       return redirect(reply, MFA_INDEX);
     });
   });
@@ -145,8 +145,8 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
-      const codes = await viewRecoveryCodes(page.deps, auth);
-      return renderPage(page, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
+      const codes = await viewRecoveryCodes(ctx.deps, auth);
+      return renderPage(ctx, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
     });
   });
 
@@ -154,7 +154,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
-      const codes = await viewRecoveryCodes(page.deps, auth);
+      const codes = await viewRecoveryCodes(ctx.deps, auth);
       return reply
         .header('cache-control', 'no-store')
         .header('content-disposition', 'attachment; filename="recovery-codes.txt"')
@@ -165,16 +165,16 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
   });
 
   const showGenerate = async (request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/recovery_codes/generate.html', {
+    renderPage(ctx, request, reply, 'mfa/recovery_codes/generate.html', {
       title: 'Generate recovery codes',
       form,
-      has_codes: (await mfaOverview(page.deps, user)).recoveryCodes !== undefined,
+      has_codes: (await mfaOverview(ctx.deps, user)).recoveryCodes !== undefined,
     }, status);
 
   scope.get('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
     return showGenerate(request, reply, auth.user);
   });
@@ -183,14 +183,14 @@ export function registerMfaManagementPages(scope: FastifyInstance, page: HttpCon
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     try {
-      const { notification } = await regenerateRecoveryCodes(page.deps, { ...auth, client: clientOf(request) });
+      const { notification } = await regenerateRecoveryCodes(ctx.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'recovery codes notice');
     } catch (error) {
       const refusal = await commonRefusal(request, reply, error);
       if (refusal) return refusal.response;
       return showGenerate(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
     }
-    await flash(page, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
+    await flash(ctx, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
     return redirect(reply, RECOVERY_CODES);
   });
 }

@@ -28,26 +28,26 @@ function keyIdOf(request: FastifyRequest): number | undefined {
  * with recovery codes, shown next as after an authenticator app), renaming and removing one.
  * The flows decide every rule; another user's key, like a key that does not exist, is a 404.
  */
-export function registerWebauthnManagementPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: HttpContext): void {
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
-    const result = await requireUser(page, request, reply);
+    const result = await requireUser(ctx, request, reply);
     if ('response' in result) return result;
-    return { user: result.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
+    return { user: result.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
   }
 
   /** The user's key with this id (undefined for anyone else's: they are told alike that there is none). */
   async function ownKey(request: FastifyRequest, user: User): Promise<{ key: WebauthnKey; others: Awaited<ReturnType<typeof mfaOverview>> } | undefined> {
     const id = keyIdOf(request);
-    const overview = await mfaOverview(page.deps, user);
+    const overview = await mfaOverview(ctx.deps, user);
     const key = overview.webauthn.find((candidate) => candidate.authenticator.id === id);
     return key && { key, others: overview };
   }
 
   scope.get(KEYS_PAGE, async (request, reply) => {
-    const auth = await requireUser(page, request, reply);
+    const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
-    const overview = await mfaOverview(page.deps, auth.user);
-    return renderPage(page, request, reply, 'mfa/webauthn/authenticator_list.html', {
+    const overview = await mfaOverview(ctx.deps, auth.user);
+    return renderPage(ctx, request, reply, 'mfa/webauthn/authenticator_list.html', {
       title: 'Security keys',
       can_add: overview.types.webauthn,
       keys: overview.webauthn.map((key) => ({
@@ -61,13 +61,13 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
   });
 
   const showAdd = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200, unverified = false) =>
-    renderPage(page, request, reply, 'mfa/webauthn/add_form.html', { title: 'Add a security key', form, unverified, passkey_login: page.deps.settings.MFA_PASSKEY_LOGIN_ENABLED }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/add_form.html', { title: 'Add a security key', form, unverified, passkey_login: ctx.deps.settings.MFA_PASSKEY_LOGIN_ENABLED }, status);
 
   /** Where a refusal the add page does not show itself leads: the reauthentication page, or the 2FA overview. */
   async function addRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
-    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(page, request, reply);
+    if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found')) {
-      await flash(page, request, reply, { level: 'info', text: error.message });
+      await flash(ctx, request, reply, { level: 'info', text: error.message });
       return { response: redirect(reply, MFA_INDEX) };
     }
     if (isLatchkeyError(error, 'email_unverified')) return { response: await showAdd(request, reply, emptyForm(), 400, true) };
@@ -77,12 +77,12 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
   scope.get(ADD_PAGE, async (request, reply) => {
     if (wantsOptions(request)) {
       // A script whose session has ended meanwhile is sent to sign in, not handed the login page as JSON.
-      const user = await page.sessions.currentUser(request);
+      const user = await ctx.sessions.currentUser(request);
       if (!user) return sendOptionsElsewhere(reply, `/accounts/login/?next=${encodeURIComponent(ADD_PAGE)}`);
       const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
-      const lastAuthenticatedAt = await page.sessions.lastAuthenticatedAt(request);
+      const lastAuthenticatedAt = await ctx.sessions.lastAuthenticatedAt(request);
       try {
-        return await sendOptions(page, request, reply, 'creation_options', await webauthnRegistrationOptions(page.deps, { user, lastAuthenticatedAt, passwordless }));
+        return await sendOptions(ctx, request, reply, 'creation_options', await webauthnRegistrationOptions(ctx.deps, { user, lastAuthenticatedAt, passwordless }));
       } catch (error) {
         // A confirmation that has grown old while the page was open: confirm again, then back here.
         const confirmFirst = isLatchkeyError(error, 'reauthentication_required') ? `/accounts/reauthenticate/?next=${encodeURIComponent(ADD_PAGE)}` : undefined;
@@ -95,7 +95,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
       // Whether a key may be added at all (the type offered, a verified address, a recent
       // confirmation) is the flow's to say: asking it for options is asking that. The script asks
       // again when the button is pressed.
-      await webauthnRegistrationOptions(page.deps, { ...auth, passwordless: false });
+      await webauthnRegistrationOptions(ctx.deps, { ...auth, passwordless: false });
     } catch (error) {
       const refusal = await addRefusal(request, reply, error);
       if (refusal) return refusal.response;
@@ -111,30 +111,30 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
     let result;
     try {
       const credential = credentialOfField(fields.credential) as unknown as RegistrationResponseJSON;
-      const ceremony = await takeWebauthnCeremony(page, request, 'register');
-      result = await addWebauthnKey(page.deps, { ...auth, client: clientOf(request), ceremony, credential, name: fields.name });
+      const ceremony = await takeWebauthnCeremony(ctx, request, 'register');
+      result = await addWebauthnKey(ctx.deps, { ...auth, client: clientOf(request), ceremony, credential, name: fields.name });
     } catch (error) {
       const refusal = await addRefusal(request, reply, error);
       if (refusal) return refusal.response;
       return showAdd(request, reply, formWithError({ name: fields.name, passwordless: fields.passwordless }, error), refusalStatus(reply, error));
     }
     // A new factor is a change of privilege, as for an authenticator app: a new session id.
-    await page.sessions.rotate(request, reply);
+    await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'security key notice');
-    await flash(page, request, reply, { level: 'success', text: 'Security key added.' });
+    await flash(ctx, request, reply, { level: 'success', text: 'Security key added.' });
     return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : KEYS_PAGE);
   });
 
   const showEdit = (request: FastifyRequest, reply: FastifyReply, keyId: number, form: FormState, status = 200) =>
-    renderPage(page, request, reply, 'mfa/webauthn/edit_form.html', { title: 'Rename security key', key_id: keyId, form }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/edit_form.html', { title: 'Rename security key', key_id: keyId, form }, status);
 
   scope.get('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
-    const auth = await requireUser(page, request, reply);
+    const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const own = await ownKey(request, auth.user);
     if (!own) return reply.callNotFound();
     // Confirm first, rather than after the new name is typed (the flow refuses without it).
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
     return showEdit(request, reply, own.key.authenticator.id, emptyForm({ name: own.key.name }));
   });
@@ -146,29 +146,29 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
     if (id === undefined) return reply.callNotFound();
     const { name } = formFields(request.body, ['name']);
     try {
-      await renameWebauthnKey(page.deps, { ...auth, id, name });
+      await renameWebauthnKey(ctx.deps, { ...auth, id, name });
     } catch (error) {
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       if (isLatchkeyError(error, 'reauthentication_required')) {
-        const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+        const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
         if (reauthenticate) return reauthenticate.response;
       }
       return showEdit(request, reply, id, formWithError({ name }, error), refusalStatus(reply, error));
     }
-    await flash(page, request, reply, { level: 'success', text: 'Security key renamed.' });
+    await flash(ctx, request, reply, { level: 'success', text: 'Security key renamed.' });
     return redirect(reply, KEYS_PAGE);
   });
 
   scope.get('/accounts/2fa/webauthn/keys/:id/remove/', async (request, reply) => {
-    const auth = await requireUser(page, request, reply);
+    const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const own = await ownKey(request, auth.user);
     if (!own) return reply.callNotFound();
-    const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+    const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
     const { key, others } = own;
     const all = [...(others.totp ? [others.totp] : []), ...others.webauthn.map((each) => each.authenticator), ...(others.recoveryCodes ? [others.recoveryCodes] : [])];
-    return renderPage(page, request, reply, 'mfa/webauthn/authenticator_confirm_delete.html', {
+    return renderPage(ctx, request, reply, 'mfa/webauthn/authenticator_confirm_delete.html', {
       title: 'Remove security key',
       key_id: key.authenticator.id,
       key_name: key.name,
@@ -183,17 +183,17 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, page: Ht
     const id = keyIdOf(request);
     if (id === undefined) return reply.callNotFound();
     try {
-      const { notification } = await removeWebauthnKeys(page.deps, { ...auth, client: clientOf(request), ids: [id] });
+      const { notification } = await removeWebauthnKeys(ctx.deps, { ...auth, client: clientOf(request), ids: [id] });
       logMailFailures(request, [notification], 'security key removal notice');
     } catch (error) {
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       if (isLatchkeyError(error, 'reauthentication_required')) {
-        const reauthenticate = await redirectUnlessRecentlyAuthenticated(page, request, reply);
+        const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
         if (reauthenticate) return reauthenticate.response;
       }
       throw error;
     }
-    await flash(page, request, reply, { level: 'success', text: 'Security key removed.' });
+    await flash(ctx, request, reply, { level: 'success', text: 'Security key removed.' });
     return redirect(reply, KEYS_PAGE);
   });
 }

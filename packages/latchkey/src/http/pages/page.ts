@@ -14,18 +14,18 @@ export { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, r
  * undefined and the caller would carry on with the change.)
  */
 export async function redirectUnlessRecentlyAuthenticated(
-  page: HttpContext,
+  ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ response: FastifyReply } | undefined> {
-  if (await page.sessions.isRecentlyAuthenticated(request)) return undefined;
+  if (await ctx.sessions.isRecentlyAuthenticated(request)) return undefined;
   // A form's action is its own page, so a refused POST returns to the page, not to a replay.
   return { response: redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`) };
 }
 
 /** For pages only a signed-in user may see: the user, or a redirect to the login page (which returns here). */
-export async function requireUser(page: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
-  const user = await page.sessions.currentUser(request);
+export async function requireUser(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
+  const user = await ctx.sessions.currentUser(request);
   if (user) return { user };
   return { response: redirect(reply, `/accounts/login/?next=${encodeURIComponent(request.url)}`) };
 }
@@ -34,7 +34,7 @@ export async function requireUser(page: HttpContext, request: FastifyRequest, re
  * Where a signed-in person is sent from a page meant for strangers (the login, the signup): the
  * `next` they came with, or where the adapter lands a login. Undefined for a stranger.
  */
-export async function signedInLanding(page: HttpContext, request: FastifyRequest, next: string): Promise<string | undefined> {
-  const user = await page.sessions.currentUser(request);
-  return user === undefined ? undefined : next || page.deps.adapter.getLoginRedirectUrl(user);
+export async function signedInLanding(ctx: HttpContext, request: FastifyRequest, next: string): Promise<string | undefined> {
+  const user = await ctx.sessions.currentUser(request);
+  return user === undefined ? undefined : next || ctx.deps.adapter.getLoginRedirectUrl(user);
 }

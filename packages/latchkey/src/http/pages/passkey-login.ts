@@ -23,11 +23,11 @@ export const PASSKEY_LOGIN_PAGE = '/accounts/2fa/webauthn/login/';
  * account by the passkey and runs the login's stages; a refusal is shown on the login page,
  * under the passkey's button.
  */
-export function registerPasskeyLoginPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerPasskeyLoginPages(scope: FastifyInstance, ctx: HttpContext): void {
   scope.get(PASSKEY_LOGIN_PAGE, async (request, reply) => {
     if (!wantsOptions(request)) return redirect(reply, LOGIN_PAGE);
     try {
-      return await sendOptions(page, request, reply, 'request_options', await webauthnAuthenticationOptions(page.deps, 'login'));
+      return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'login'));
     } catch (error) {
       return sendOptionsRefusal(reply, error);
     }
@@ -39,14 +39,14 @@ export function registerPasskeyLoginPages(scope: FastifyInstance, page: HttpCont
     let result;
     try {
       const credential = credentialOfField(fields.credential) as unknown as AuthenticationResponseJSON;
-      const ceremony = await takeWebauthnCeremony(page, request, 'login');
-      result = await loginWithPasskey(page.deps, { ceremony, credential, ...loginContextOf(page, request) });
+      const ceremony = await takeWebauthnCeremony(ctx, request, 'login');
+      result = await loginWithPasskey(ctx.deps, { ceremony, credential, ...loginContextOf(ctx, request) });
     } catch (error) {
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
-      return renderLoginPage(page, request, reply, next, formWithError({}, error), refusalStatus(reply, error));
+      return renderLoginPage(ctx, request, reply, next, formWithError({}, error), refusalStatus(reply, error));
     }
     // "Remember me" is the password form's question: a passkey sign-in is asked nothing.
-    const outcome = await settleLogin(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
-    return presentLogin(page, request, reply, outcome, next);
+    const outcome = await settleLogin(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
+    return presentLogin(ctx, request, reply, outcome, next);
   });
 }

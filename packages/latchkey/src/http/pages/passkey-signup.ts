@@ -25,53 +25,53 @@ export const PASSKEY_SIGNUP_PAGE = '/accounts/signup/passkey/';
  *   the browser makes the account's passkey, which signs the person in.
  * The flow (account/flows/passkey-signup.ts) holds every rule; without the setting neither page exists.
  */
-export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const nextOfQuery = (request: FastifyRequest) => safeRedirectOr((request.query as Record<string, unknown>).next, '');
   const closed = { title: 'Sign up closed' };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: page.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
+    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: ctx.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
 
   scope.get(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
     const next = nextOfQuery(request);
-    const landing = await signedInLanding(page, request, next);
+    const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
-    if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
+    if (!(await ctx.deps.adapter.isOpenForSignup())) return renderPage(ctx, request, reply, 'account/signup_closed.html', closed);
     return showForm(request, reply, next);
   });
 
   scope.post(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['email', 'username', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    const landing = await signedInLanding(page, request, next);
+    const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     try {
-      const result = await beginPasskeySignup(page.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
-      const outcome = await settleSignup(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
+      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
+      const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
         const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
-        await flash(page, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
+        await flash(ctx, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
       }
-      return await presentLogin(page, request, reply, outcome, next);
+      return await presentLogin(ctx, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);
+      if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
       return showForm(request, reply, next, formWithError({ email: fields.email, username: fields.username }, error), refusalStatus(reply, error));
     }
   });
 
   const showPasskeyStep = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'mfa/webauthn/signup_form.html', { title: 'Create your passkey', form }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/signup_form.html', { title: 'Create your passkey', form }, status);
 
   /** The browser's signup waiting for its passkey, or undefined (such a browser is sent to sign up). */
-  const waitingSignup = (request: FastifyRequest): Promise<PendingLogin | undefined> => loginWaitingAt(page, request, 'mfa_signup_webauthn');
+  const waitingSignup = (request: FastifyRequest): Promise<PendingLogin | undefined> => loginWaitingAt(ctx, request, 'mfa_signup_webauthn');
 
   scope.get(PASSKEY_SIGNUP_STAGE_PAGE, async (request, reply) => {
     const pending = await waitingSignup(request);
     if (wantsOptions(request)) {
       if (!pending) return sendOptionsElsewhere(reply, PASSKEY_SIGNUP_PAGE);
       try {
-        return await sendOptions(page, request, reply, 'creation_options', await passkeySignupOptions(page.deps, pending.login));
+        return await sendOptions(ctx, request, reply, 'creation_options', await passkeySignupOptions(ctx.deps, pending.login));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
@@ -87,12 +87,12 @@ export function registerPasskeySignupPages(scope: FastifyInstance, page: HttpCon
     let result;
     try {
       const credential = credentialOfField(fields.credential) as unknown as RegistrationResponseJSON;
-      const answer = { ceremony: await takeWebauthnCeremony(page, request, 'register'), credential, name: fields.name };
-      result = await completePasskeySignup(page.deps, pending.login, answer, loginContextOf(page, request));
+      const answer = { ceremony: await takeWebauthnCeremony(ctx, request, 'register'), credential, name: fields.name };
+      result = await completePasskeySignup(ctx.deps, pending.login, answer, loginContextOf(ctx, request));
     } catch (error) {
       return showPasskeyStep(request, reply, formWithError({ name: fields.name }, error), refusalStatus(reply, error));
     }
-    const outcome = await settleLogin(page, request, reply, result, { remember: pending.remember, next: pending.next });
-    return presentLogin(page, request, reply, outcome, pending.next);
+    const outcome = await settleLogin(ctx, request, reply, result, { remember: pending.remember, next: pending.next });
+    return presentLogin(ctx, request, reply, outcome, pending.next);
   });
 }

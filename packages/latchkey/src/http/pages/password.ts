@@ -20,9 +20,9 @@ const SET_PASSWORD_SUFFIX = '-set-password';
  * key moves into the session before the form is shown, so no page's URL carries it; and every
  * answer keeps Referers on this site (kit/referrer-policy.ts).
  */
-function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
+function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/password_reset.html', { title: 'Password reset', form }, status);
+    renderPage(ctx, request, reply, 'account/password_reset.html', { title: 'Password reset', form }, status);
 
   scope.get('/accounts/password/reset/', (request, reply) => requestForm(request, reply));
 
@@ -30,7 +30,7 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     const fields = formFields(request.body, ['email']);
     try {
       // The mail, which only an existing account gets, is neither awaited nor begun before the answer has gone.
-      const { delivery } = await requestPasswordReset(answeringWith(page.deps, reply), { email: fields.email, client: clientOf(request) });
+      const { delivery } = await requestPasswordReset(answeringWith(ctx.deps, reply), { email: fields.email, client: clientOf(request) });
       void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
       return redirect(reply, RESET_DONE);
     } catch (error) {
@@ -38,31 +38,31 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     }
   });
 
-  scope.get(RESET_DONE, (request, reply) => renderPage(page, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
+  scope.get(RESET_DONE, (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
 
   const invalidLink = (request: FastifyRequest, reply: FastifyReply, status = 200) =>
-    renderPage(page, request, reply, 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
+    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
 
   /** The key a form URL stands for: the one the session holds for that account (`<id>-set-password`), or the URL's own. */
   async function keyOf(request: FastifyRequest): Promise<{ key: string; fromSession: boolean }> {
     const { key } = request.params as { key: string };
     if (!key.endsWith(SET_PASSWORD_SUFFIX)) return { key, fromSession: false };
-    const stored = (await page.sessions.session(request))?.data[RESET_KEY_SESSION];
+    const stored = (await ctx.sessions.session(request))?.data[RESET_KEY_SESSION];
     const matches = typeof stored === 'string' && resetKeyAccount(stored) === key.slice(0, -SET_PASSWORD_SUFFIX.length);
     return { key: matches ? stored : '', fromSession: true };
   }
 
   const keyForm = (request: FastifyRequest, reply: FastifyReply, account: string, form = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` }, status);
+    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` }, status);
 
   scope.get('/accounts/password/reset/key/:key/', async (request, reply) => {
     const { key, fromSession } = await keyOf(request);
     const account = resetKeyAccount(key);
-    if (account === undefined || !(await userForResetKey(page.deps, key))) return invalidLink(request, reply);
+    if (account === undefined || !(await userForResetKey(ctx.deps, key))) return invalidLink(request, reply);
     if (fromSession) return keyForm(request, reply, account);
     // The key leaves the URL before any page with resources or links is shown (as Django does).
-    const session = await page.sessions.ensureSession(request, reply);
-    await page.deps.sessions.saveData(session, { ...session.data, [RESET_KEY_SESSION]: key });
+    const session = await ctx.sessions.ensureSession(request, reply);
+    await ctx.deps.sessions.saveData(session, { ...session.data, [RESET_KEY_SESSION]: key });
     return redirect(reply, `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/`);
   });
 
@@ -70,12 +70,12 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     const fields = formFields(request.body, ['password1', 'password2']);
     const { key } = await keyOf(request);
     try {
-      const result = await resetPasswordWithKey(page.deps, { key, ...fields, client: clientOf(request) });
+      const result = await resetPasswordWithKey(ctx.deps, { key, ...fields, client: clientOf(request) });
       logMailFailures(request, [result.notification], 'password reset notification');
-      const session = await page.sessions.session(request);
+      const session = await ctx.sessions.session(request);
       if (session) {
         const { [RESET_KEY_SESSION]: _used, ...rest } = session.data;
-        await page.deps.sessions.saveData(session, rest);
+        await ctx.deps.sessions.saveData(session, rest);
       }
       return redirect(reply, RESET_FROM_KEY_DONE);
     } catch (error) {
@@ -85,69 +85,69 @@ function registerResetPages(scope: FastifyInstance, page: HttpContext): void {
     }
   });
 
-  scope.get(RESET_FROM_KEY_DONE, (request, reply) => renderPage(page, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
+  scope.get(RESET_FROM_KEY_DONE, (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
 }
 
-function registerChangePages(scope: FastifyInstance, page: HttpContext): void {
+function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
   const CHANGE = '/accounts/password/change/';
   const SET = '/accounts/password/set/';
   const changeForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/password_change.html', { title: 'Change password', form }, status);
+    renderPage(ctx, request, reply, 'account/password_change.html', { title: 'Change password', form }, status);
   const setForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(page, request, reply, 'account/password_set.html', { title: 'Set password', form }, status);
+    renderPage(ctx, request, reply, 'account/password_set.html', { title: 'Set password', form }, status);
 
   scope.get(CHANGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return isUsablePassword(signedIn.user.password) ? changeForm(request, reply) : redirect(reply, SET);
   });
 
   scope.post(CHANGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     if (!isUsablePassword(signedIn.user.password)) return redirect(reply, SET);
     const fields = formFields(request.body, ['oldpassword', 'password1', 'password2']);
-    const currentSession = await page.sessions.session(request);
+    const currentSession = await ctx.sessions.session(request);
     try {
       const input = { user: signedIn.user, oldPassword: fields.oldpassword, password1: fields.password1, password2: fields.password2 };
-      const result = await changePassword(page.deps, { ...input, client: clientOf(request), ...(currentSession ? { currentSession } : {}) });
+      const result = await changePassword(ctx.deps, { ...input, client: clientOf(request), ...(currentSession ? { currentSession } : {}) });
       logMailFailures(request, [result.notification], 'password change notification');
     } catch (error) {
       return changeForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
     }
     // Every other session has ended; this one gets a new id, so one stolen before the change is dead.
-    await page.sessions.rotate(request, reply);
-    await flash(page, request, reply, { level: 'success', text: 'Password successfully changed.' });
+    await ctx.sessions.rotate(request, reply);
+    await flash(ctx, request, reply, { level: 'success', text: 'Password successfully changed.' });
     return redirect(reply, CHANGE);
   });
 
   scope.get(SET, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return isUsablePassword(signedIn.user.password) ? redirect(reply, CHANGE) : setForm(request, reply);
   });
 
   scope.post(SET, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     if (isUsablePassword(signedIn.user.password)) return redirect(reply, CHANGE);
     const fields = formFields(request.body, ['password1', 'password2']);
-    const currentSession = await page.sessions.session(request);
+    const currentSession = await ctx.sessions.session(request);
     try {
       const input = { user: signedIn.user, ...fields, client: clientOf(request) };
-      const result = await setPassword(page.deps, { ...input, ...(currentSession ? { currentSession } : {}) });
+      const result = await setPassword(ctx.deps, { ...input, ...(currentSession ? { currentSession } : {}) });
       logMailFailures(request, [result.notification], 'password set notification');
     } catch (error) {
       return setForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
     }
-    await page.sessions.rotate(request, reply);
-    await flash(page, request, reply, { level: 'success', text: 'Password successfully set.' });
+    await ctx.sessions.rotate(request, reply);
+    await flash(ctx, request, reply, { level: 'success', text: 'Password successfully set.' });
     return redirect(reply, CHANGE);
   });
 }
 
 /** Password reset (request, mailed key, new password), change and set, at allauth's paths. */
-export function registerPasswordPages(scope: FastifyInstance, page: HttpContext): void {
-  registerResetPages(scope, page);
-  registerChangePages(scope, page);
+export function registerPasswordPages(scope: FastifyInstance, ctx: HttpContext): void {
+  registerResetPages(scope, ctx);
+  registerChangePages(scope, ctx);
 }

@@ -16,32 +16,32 @@ const REAUTHENTICATED_REDIRECT = '/';
  * `next` is followed only for same-site relative paths, read from the query on GET and from the
  * form on POST, and checked both times.
  */
-export function registerReauthenticatePages(scope: FastifyInstance, page: HttpContext): void {
+export function registerReauthenticatePages(scope: FastifyInstance, ctx: HttpContext): void {
   const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
     // A user with a second factor may confirm with it instead (2fa/reauthenticate/): a code, or a security key.
-    const withSecondFactor = await hasMfaEnabled(page.deps, user.id);
+    const withSecondFactor = await hasMfaEnabled(ctx.deps, user.id);
     const mfaReauthenticateUrl = withSecondFactor ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
-    const withKey = withSecondFactor && (await listWebauthnKeys(page.deps, user)).length > 0;
-    return renderPage(page, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
+    const withKey = withSecondFactor && (await listWebauthnKeys(ctx.deps, user)).length > 0;
+    return renderPage(ctx, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
   };
 
   scope.get('/accounts/reauthenticate/', async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return form(request, reply, signedIn.user, safeRedirectOr((request.query as Record<string, unknown>).next, ''));
   });
 
   scope.post('/accounts/reauthenticate/', async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const fields = formFields(request.body, ['password', 'next']);
     const next = safeRedirectOr(fields.next, '');
     try {
-      await reauthenticate(page.deps, { user: signedIn.user, password: fields.password, client: clientOf(request) });
+      await reauthenticate(ctx.deps, { user: signedIn.user, password: fields.password, client: clientOf(request) });
     } catch (error) {
       return form(request, reply, signedIn.user, next, formWithError({}, error), refusalStatus(reply, error));
     }
-    await page.sessions.markReauthenticated(request, passwordRecord(page.deps.settings, signedIn.user, page.deps.clock.now()));
+    await ctx.sessions.markReauthenticated(request, passwordRecord(ctx.deps.settings, signedIn.user, ctx.deps.clock.now()));
     return redirect(reply, next || REAUTHENTICATED_REDIRECT);
   });
 }

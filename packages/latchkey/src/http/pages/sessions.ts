@@ -54,24 +54,24 @@ function describeSession(session: StoredSession, currentIdHash: string | undefin
 }
 
 /** `/accounts/sessions/`: the user's live sessions, and a POST that ends all but this one. */
-export function registerSessionPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): void {
   scope.get(SESSIONS, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    const current = await page.sessions.session(request);
-    const sessions = await page.deps.sessions.listForUser(signedIn.user.id);
+    const current = await ctx.sessions.session(request);
+    const sessions = await ctx.deps.sessions.listForUser(signedIn.user.id);
     const rows = sessions.map((session) => describeSession(session, current?.idHash));
-    return renderPage(page, request, reply, 'account/sessions.html', { title: 'Sessions', sessions: rows, others: rows.filter((row) => !row.current).length });
+    return renderPage(ctx, request, reply, 'account/sessions.html', { title: 'Sessions', sessions: rows, others: rows.filter((row) => !row.current).length });
   });
 
   scope.post(SESSIONS, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    const current = await page.sessions.session(request);
-    const ended = await endOtherSessions(page.deps, signedIn.user, current);
+    const current = await ctx.sessions.session(request);
+    const ended = await endOtherSessions(ctx.deps, signedIn.user, current);
     request.log.info({ userId: signedIn.user.id, ended, ip: clientOf(request).ip }, 'other sessions ended');
     const text = ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`;
-    await flash(page, request, reply, { level: 'success', text });
+    await flash(ctx, request, reply, { level: 'success', text });
     return redirect(reply, SESSIONS);
   });
 }

@@ -14,49 +14,49 @@ export function mailFailedMessage(email: string): string {
   return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;
 }
 
-export function registerSignupPages(scope: FastifyInstance, page: HttpContext): void {
+export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const context = async (next: string) => ({
     title: 'Sign up',
-    with_username: page.deps.settings.USERNAME_TYPE === 'username',
-    passkey_signup: page.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
+    with_username: ctx.deps.settings.USERNAME_TYPE === 'username',
+    passkey_signup: ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
     next,
-    providers: await providerLinks(page),
+    providers: await providerLinks(ctx),
   });
   const closed = { title: 'Sign up closed' };
 
   scope.get('/accounts/signup/', async (request, reply) => {
     const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
-    const landing = await signedInLanding(page, request, next);
+    const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
-    if (!(await page.deps.adapter.isOpenForSignup())) return renderPage(page, request, reply, 'account/signup_closed.html', closed);
-    return renderPage(page, request, reply, 'account/signup.html', { ...(await context(next)), form: emptyForm() });
+    if (!(await ctx.deps.adapter.isOpenForSignup())) return renderPage(ctx, request, reply, 'account/signup_closed.html', closed);
+    return renderPage(ctx, request, reply, 'account/signup.html', { ...(await context(next)), form: emptyForm() });
   });
 
   scope.post('/accounts/signup/', async (request, reply) => {
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
     const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
     const next = safeRedirectOr(fields.next, '');
-    const landing = await signedInLanding(page, request, next);
+    const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     const client = clientOf(request);
     try {
-      const result = await signup(page.deps, { ...fields, client });
-      const outcome = await settleSignup(page, request, reply, result, { remember: remembersLogin(page.deps.settings), next });
+      const result = await signup(ctx.deps, { ...fields, client });
+      const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
         const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
-        await flash(page, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
+        await flash(ctx, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
       } else if (result.mailFailed) {
-        await flash(page, request, reply, { level: 'warning', text: `We could not send the verification email to ${result.user.email} just now. You can send it again from your email page.` });
+        await flash(ctx, request, reply, { level: 'warning', text: `We could not send the verification email to ${result.user.email} just now. You can send it again from your email page.` });
       } else if (result.verificationSent) {
-        await flash(page, request, reply, { level: 'info', text: `We have sent an email to ${result.user.email} for verification. Please follow the link in it.` });
+        await flash(ctx, request, reply, { level: 'info', text: `We have sent an email to ${result.user.email} for verification. Please follow the link in it.` });
       }
-      return await presentLogin(page, request, reply, outcome, next);
+      return await presentLogin(ctx, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      if (error.code === 'signup_closed') return renderPage(page, request, reply, 'account/signup_closed.html', closed, 403);
+      if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
       const form = formWithError({ email: fields.email, username: fields.username }, error);
-      return renderPage(page, request, reply, 'account/signup.html', { ...(await context(next)), form }, refusalStatus(reply, error));
+      return renderPage(ctx, request, reply, 'account/signup.html', { ...(await context(next)), form }, refusalStatus(reply, error));
     }
   });
 }

@@ -40,20 +40,20 @@ function connectButtonPath(loginPath: string, next: string): string {
 }
 
 /** A provider's answer to a login, as the pages present it once settled: the login's outcome, the signup form, or signup closed. */
-async function presentProviderLogin(page: HttpContext, request: FastifyRequest, reply: FastifyReply, settled: SettledProviderLogin, next: string): Promise<FastifyReply> {
+async function presentProviderLogin(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, settled: SettledProviderLogin, next: string): Promise<FastifyReply> {
   switch (settled.kind) {
     case 'login':
-      return presentLogin(page, request, reply, settled.outcome, next);
+      return presentLogin(ctx, request, reply, settled.outcome, next);
     case 'signup_closed':
-      return renderPage(page, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
+      return renderPage(ctx, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
     case 'signup_form':
       return redirect(reply, PROVIDER_SIGNUP_PAGE);
   }
 }
 
 /** The providers a login or signup page links to (none configured: none). */
-export async function providerLinks(page: HttpContext): Promise<{ name: string; login_url: string }[]> {
-  return (await page.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginPath(configured) }));
+export async function providerLinks(ctx: HttpContext): Promise<{ name: string; login_url: string }[]> {
+  return (await ctx.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginPath(configured) }));
 }
 
 /**
@@ -70,8 +70,8 @@ export async function providerLinks(page: HttpContext): Promise<{ name: string; 
  * Every failure ends on the error page (401) or, when the person declined at the provider, the
  * cancelled page; what went wrong is logged for the operator, never shown.
  */
-export function registerSocialAccountPages(scope: FastifyInstance, page: HttpContext): void {
-  const providerOf = (request: FastifyRequest, underOidc: boolean) => providerAtUrl(page, request, underOidc);
+export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const providerOf = (request: FastifyRequest, underOidc: boolean) => providerAtUrl(ctx, request, underOidc);
 
   function failed(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, error: unknown): FastifyReply {
     if (!(error instanceof ProviderError)) throw error;
@@ -91,15 +91,15 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     if (process === undefined) return unknownProcess(request, reply, configured);
     let asked: StartProcess = { process: 'login' };
     if (process === 'connect') {
-      const signedIn = await requireUser(page, request, reply);
+      const signedIn = await requireUser(ctx, request, reply);
       if ('response' in signedIn) return signedIn.response;
-      asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) } };
+      asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) } };
     }
     const loginPath = providerLoginPath(configured);
     const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
     try {
-      const started = await startProviderLogin(page.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(page, loginPath), next });
-      await keepSignIn(page, request, reply, started.state, started.record);
+      const started = await startProviderLogin(ctx.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(ctx, loginPath), next });
+      await keepSignIn(ctx, request, reply, started.state, started.record);
       return redirect(reply, started.url.toString());
     } catch (error) {
       // Back to this provider's connect button once the person has proved who they are.
@@ -110,7 +110,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
 
   async function confirmation(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): Promise<FastifyReply> {
     const query = request.query as Record<string, unknown>;
-    if (page.deps.settings.SOCIALACCOUNT_LOGIN_ON_GET) return start(request, reply, configured, { next: query.next, process: query.process });
+    if (ctx.deps.settings.SOCIALACCOUNT_LOGIN_ON_GET) return start(request, reply, configured, { next: query.next, process: query.process });
     const { provider } = configured;
     let providerOrigin: string;
     try {
@@ -128,7 +128,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       next: safeRedirectOr(query.next, ''),
     };
     // The button's POST is answered with a redirect to the provider, which the page's policy must allow.
-    return renderPage(page, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
+    return renderPage(ctx, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
   }
 
   async function presentCallback(request: FastifyRequest, reply: FastifyReply, result: CallbackResult, signIn: SignInState | undefined): Promise<FastifyReply> {
@@ -139,19 +139,19 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
       case 'login':
       case 'signup_closed':
       case 'signup_form':
-        return presentProviderLogin(page, request, reply, result, next);
+        return presentProviderLogin(ctx, request, reply, result, next);
       case 'connected':
       case 'updated':
-        await flash(page, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
+        await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
         return redirect(reply, safeRedirectOr(next, CONNECTIONS_PAGE));
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
         if (result.error === 'reauthentication_required') {
-          const configured = signIn && (await page.deps.socialProviders.provider(signIn.provider));
+          const configured = signIn && (await ctx.deps.socialProviders.provider(signIn.provider));
           return reauthenticateFirst(reply, configured ? connectButtonPath(providerLoginPath(configured), next) : CONNECTIONS_PAGE);
         }
-        await flash(page, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
+        await flash(ctx, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
         return redirect(reply, CONNECTIONS_PAGE);
     }
   }
@@ -168,7 +168,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
     });
   }
   // SAML apps: the same button and start, at allauth's URL by organisation slug.
-  const samlAt = async (request: FastifyRequest) => page.deps.socialProviders.samlProvider((request.params as { organization: string }).organization);
+  const samlAt = async (request: FastifyRequest) => ctx.deps.socialProviders.samlProvider((request.params as { organization: string }).organization);
   scope.get('/accounts/saml/:organization/login/', async (request, reply) => {
     const configured = await samlAt(request);
     return configured ? confirmation(request, reply, configured) : reply.callNotFound();
@@ -179,13 +179,13 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
   });
 
   // The callback: a sign-in a single-page app started (headless) returns to it, whatever came of it.
-  registerProviderCallbacks(scope, page, presentCallback);
-  registerSamlEndpoints(scope, page, presentCallback);
+  registerProviderCallbacks(scope, ctx, presentCallback);
+  registerSamlEndpoints(scope, ctx, presentCallback);
 
-  registerProviderSignupPage(scope, page);
-  registerConnectionsPage(scope, page);
-  scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
-  scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(page, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
+  registerProviderSignupPage(scope, ctx);
+  registerConnectionsPage(scope, ctx);
+  scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(ctx, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
+  scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(ctx, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
 }
 
 /**
@@ -194,19 +194,19 @@ export function registerSocialAccountPages(scope: FastifyInstance, page: HttpCon
  * cleanEmail refuses it, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off). Without a pending
  * signup it sends the person to sign in.
  */
-function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): void {
+function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): void {
   async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
-    const waiting = await waitingProviderSignup(page, request);
+    const waiting = await waitingProviderSignup(ctx, request);
     if (!waiting) return redirect(reply, '/accounts/login/');
     const { pending, configured } = waiting;
     let shown = state;
     if (!shown) {
       // The provider's address, with the project's refusal of it (cleanEmail) under its field: the person types another.
-      const { emailRefusal, ...values } = await providerSignupInitial(page.deps, pending);
+      const { emailRefusal, ...values } = await providerSignupInitial(ctx.deps, pending);
       shown = { values, errors: emailRefusal === undefined ? {} : { email: [emailRefusal] } };
     }
-    const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: page.deps.settings.USERNAME_TYPE === 'username', form: shown };
-    return renderPage(page, request, reply, 'socialaccount/signup.html', context, status);
+    const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: ctx.deps.settings.USERNAME_TYPE === 'username', form: shown };
+    return renderPage(ctx, request, reply, 'socialaccount/signup.html', context, status);
   }
 
   scope.get(PROVIDER_SIGNUP_PAGE, (request, reply) => form(request, reply, undefined));
@@ -215,45 +215,45 @@ function registerProviderSignupPage(scope: FastifyInstance, page: HttpContext): 
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
-      completed = await completeWaitingProviderSignup(page, request, reply, fields, { remember: remembersLogin(page.deps.settings) });
+      completed = await completeWaitingProviderSignup(ctx, request, reply, fields, { remember: remembersLogin(ctx.deps.settings) });
     } catch (error) {
       return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
     }
     if (!completed) return redirect(reply, '/accounts/login/');
-    return presentProviderLogin(page, request, reply, completed.settled, completed.next);
+    return presentProviderLogin(ctx, request, reply, completed.settled, completed.next);
   });
 }
 
 /** The connections page: the user's accounts at providers, a way to connect another, and disconnecting one. */
-function registerConnectionsPage(scope: FastifyInstance, page: HttpContext): void {
+function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void {
   async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-    const offered = await page.deps.socialProviders.offered();
+    const offered = await ctx.deps.socialProviders.offered();
     const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
-    const accounts = (await listSocialAccounts(page.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
+    const accounts = (await listSocialAccounts(ctx.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
     const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginPath(configured)}?process=connect` }));
-    return renderPage(page, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
+    return renderPage(ctx, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
   }
 
   scope.get(CONNECTIONS_PAGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return connections(request, reply, signedIn.user);
   });
 
   // Removing a way to sign in is a change of credentials: the flow asks for a recent sign-in.
   scope.post(CONNECTIONS_PAGE, async (request, reply) => {
-    const signedIn = await requireUser(page, request, reply);
+    const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const { account } = formFields(request.body, ['account']);
     try {
-      const requester = { user: signedIn.user, lastAuthenticatedAt: await page.sessions.lastAuthenticatedAt(request) };
-      const removed = await disconnectSocialAccount(page.deps, requester, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
+      const requester = { user: signedIn.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) };
+      const removed = await disconnectSocialAccount(ctx.deps, requester, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
       logMailFailures(request, [removed.notification], 'account disconnected notice');
     } catch (error) {
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, CONNECTIONS_PAGE);
       return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
     }
-    await flash(page, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
+    await flash(ctx, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
     return redirect(reply, CONNECTIONS_PAGE);
   });
 }

@@ -22,13 +22,13 @@ export function wantsOptions(request: FastifyRequest): boolean {
 export type OptionsName = 'creation_options' | 'request_options';
 
 export async function sendOptions(
-  page: HttpContext,
+  ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   name: OptionsName,
   begun: { options: unknown; ceremony: WebauthnCeremony },
 ): Promise<FastifyReply> {
-  await keepWebauthnCeremony(page, request, reply, begun.ceremony);
+  await keepWebauthnCeremony(ctx, request, reply, begun.ceremony);
   return reply.code(200).header('cache-control', 'no-store').header('vary', 'Accept').type('application/json; charset=utf-8').send({ [name]: { publicKey: begun.options } });
 }
 

@@ -40,8 +40,8 @@ describe('the dummy provider and its page', () => {
 
   beforeEach(async () => {
     latchkey = await createTestLatchkey();
-    const page = { deps: latchkey.deps, sessions: latchkey.requestSessions, client: 'browser' as const };
-    browser = await PageClient.create(latchkey, { plugin: { routes: (scope) => registerDummyAuthorizationPage(scope, { page }) } });
+    const ctx = { deps: latchkey.deps, sessions: latchkey.requestSessions, client: 'browser' as const };
+    browser = await PageClient.create(latchkey, { plugin: { routes: (scope) => registerDummyAuthorizationPage(scope, { ctx }) } });
     provider = dummyProvider({ environment: 'test', siteUrl: latchkey.settings.SITE_URL, secretKey: latchkey.settings.SECRET_KEY, clock: latchkey.clock });
   });
   afterEach(async () => {
@@ -179,8 +179,8 @@ describe('the dummy provider in production', () => {
     const latchkey = await createTestLatchkey();
     try {
       const production = { ...latchkey.deps, settings: { ...latchkey.settings, ENVIRONMENT: 'production' as const } };
-      const page = { deps: production, sessions: latchkey.requestSessions, client: 'browser' as const };
-      expect(configurationError(() => registerDummyAuthorizationPage({} as never, { page }))).toMatch(/ENVIRONMENT is production/);
+      const ctx = { deps: production, sessions: latchkey.requestSessions, client: 'browser' as const };
+      expect(configurationError(() => registerDummyAuthorizationPage({} as never, { ctx }))).toMatch(/ENVIRONMENT is production/);
     } finally {
       await latchkey.destroy();
     }
