@@ -26,8 +26,8 @@ function openIdConfigurationUrl(app: ProviderApp): string | undefined {
 }
 
 /** Whether a client may hand the provider's token over: it can verify an ID token itself (OpenID Connect) or check an access token with the provider (Facebook). */
-export function takesProviderTokens(provider: Pick<SignInProvider, 'verifyIdToken' | 'verifyAccessToken'>): boolean {
-  return provider.verifyIdToken !== undefined || provider.verifyAccessToken !== undefined;
+export function takesProviderTokens(provider: SignInProvider): boolean {
+  return provider.protocol === 'oauth2' && (provider.verifyIdToken !== undefined || provider.verifyAccessToken !== undefined);
 }
 
 /**

@@ -6,7 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
-import { ProviderError } from '../../socialaccount/providers/provider.js';
+import { ProviderError, type RedirectProvider, type SignInProvider } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
@@ -93,12 +93,17 @@ export async function settleProviderAnswer(
  * the code for the person. `signIn` is undefined when the state was not this client's, so the
  * door knows nothing of where it came from.
  */
+/** How a provider finishes a sign-in at its callback: only the OAuth 2.0 kinds have one (SAML answers at its ACS). */
+function redirectCompletionOf(provider: SignInProvider | undefined): RedirectProvider['completeAuthorization'] | undefined {
+  return provider?.protocol === 'oauth2' ? provider.completeAuthorization.bind(provider) : undefined;
+}
+
 async function receiveProviderCallback(
   ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
   configured: ConfiguredProvider,
-  completeAuthorization: NonNullable<ConfiguredProvider['provider']['completeAuthorization']>,
+  completeAuthorization: RedirectProvider['completeAuthorization'],
   callbackUrl: URL,
 ): Promise<{ signIn: SignInState | undefined; result: CallbackResult }> {
   const { provider } = configured;
@@ -159,7 +164,7 @@ export function frontendErrorUrl(frontendUrl: string, process: SignInState['proc
  */
 export function providerLoginPath(configured: Pick<ConfiguredProvider, 'provider' | 'slug'>): string {
   const { provider } = configured;
-  if (provider.saml) return `/accounts/saml/${encodeURIComponent(provider.saml.organization)}/login/`;
+  if (provider.protocol === 'saml') return `/accounts/saml/${encodeURIComponent(provider.saml.organization)}/login/`;
   const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
   return `${prefix}${encodeURIComponent(configured.slug)}/login/`;
 }
@@ -178,7 +183,7 @@ export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, u
   if ((!configured || configured.slug !== segment) && slugKind) configured = await directory.provider(slugKind.id);
   // A SAML app is served under saml/ by its organisation slug only (saml-endpoints.ts); an app of
   // a kind with a slug is not served at its id, so that one sign-in has one callback URL.
-  if (!configured || configured.provider.saml || configured.slug !== segment) return undefined;
+  if (!configured || configured.provider.protocol === 'saml' || configured.slug !== segment) return undefined;
   return (configured.provider.type === 'openid_connect') === underOidc ? configured : undefined;
 }
 
@@ -196,7 +201,7 @@ export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpConte
   for (const underOidc of [true, false]) {
     scope.get(`${underOidc ? '/accounts/oidc/' : '/accounts/'}:providerId/login/callback/`, async (request, reply) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
-      const completeAuthorization = configured?.provider.completeAuthorization?.bind(configured.provider);
+      const completeAuthorization = redirectCompletionOf(configured?.provider);
       if (!configured || !completeAuthorization) return reply.callNotFound();
       const callbackUrl = new URL(request.url, ctx.deps.settings.SITE_URL);
       const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
@@ -233,8 +238,9 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
   for (const underOidc of [true, false]) {
     const at = async (request: FastifyRequest) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
-      const completeAuthorization = configured?.provider.completeAuthorization?.bind(configured.provider);
-      return configured?.provider.formPostCallback === true && completeAuthorization ? { configured, completeAuthorization } : undefined;
+      const provider = configured?.provider;
+      const completeAuthorization = provider?.protocol === 'oauth2' && provider.formPostCallback === true ? redirectCompletionOf(provider) : undefined;
+      return configured && completeAuthorization ? { configured, completeAuthorization } : undefined;
     };
     const prefix = underOidc ? '/accounts/oidc/' : '/accounts/';
     scope.post(`${prefix}:providerId/login/callback/`, { config: { csrf: false } }, async (request, reply) => {

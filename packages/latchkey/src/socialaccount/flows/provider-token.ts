@@ -79,7 +79,7 @@ export async function verifyProviderToken(
   const configured = await deps.socialProviders.provider(providerId, clientId);
   if (!configured) throw refused('invalid_token', 'token');
   const { provider } = configured;
-  if (!provider.verifyIdToken && !provider.verifyAccessToken) throw refused('token_authentication_not_supported', 'provider');
+  if (provider.protocol !== 'oauth2' || (!provider.verifyIdToken && !provider.verifyAccessToken)) throw refused('token_authentication_not_supported', 'provider');
   const idToken = text(fields.id_token);
   const accessToken = fields.access_token === undefined ? undefined : text(fields.access_token);
   if (fields.access_token !== undefined && accessToken === undefined) throw refused('token_required', 'token');

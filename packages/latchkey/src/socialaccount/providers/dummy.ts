@@ -113,6 +113,7 @@ export function dummyProvider(options: DummyProviderOptions): RedirectProvider {
   const fail = (message: string) => new ProviderError('failed', `${id}: ${message}`);
 
   return {
+    protocol: 'oauth2',
     id,
     type: 'dummy',
     name: options.name ?? 'Dummy',

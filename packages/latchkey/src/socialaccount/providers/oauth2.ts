@@ -219,6 +219,7 @@ export function oauth2Provider(
   }
 
   return {
+    protocol: 'oauth2',
     id: app.id,
     type: description.type,
     name: app.name,

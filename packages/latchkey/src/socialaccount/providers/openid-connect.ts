@@ -135,6 +135,7 @@ export function openIdConnectProvider(app: OpenIdConnectApp, http: ProviderHttp,
   }
 
   return {
+    protocol: 'oauth2',
     id,
     type,
     name: app.name,

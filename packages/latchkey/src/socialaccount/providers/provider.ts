@@ -38,8 +38,8 @@ export interface PendingAuthorization {
   nonce?: string;
 }
 
-/** What every kind of provider offers the sign-in flows (the directory's providers are these). */
-export interface SignInProvider {
+/** What every provider offers the sign-in flows, whatever its protocol. */
+interface ProviderBasics {
   /** The id in URLs and in SocialAccount.provider: the app's provider_id, else the provider type. */
   readonly id: string;
   readonly type: string;
@@ -50,8 +50,16 @@ export interface SignInProvider {
    */
   authorizationOrigin(): Promise<string>;
   authorizationUrl(input: { redirectUri: string; state: string; extraScope?: string[] }): Promise<{ url: URL; pending: PendingAuthorization }>;
-  /** OAuth 2.0 and OpenID Connect: the callback's URL (with code/state/error/iss) -> the person. Throws ProviderError. Absent for SAML, which answers at its ACS. */
-  completeAuthorization?(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
+}
+
+/**
+ * A provider of the OAuth 2.0 kinds (OpenID Connect, the named ones, the dummy): the browser comes
+ * back to its callback with a code.
+ */
+export interface RedirectProvider extends ProviderBasics {
+  readonly protocol: 'oauth2';
+  /** The callback's URL (with code/state/error/iss) -> the person. Throws ProviderError. */
+  completeAuthorization(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
   /** Headless token login: an id_token verified against the provider's JWKS (signature, iss, aud = client_id, exp, iat, algorithm allow-list). Throws ProviderError. */
   verifyIdToken?(idToken: string): Promise<ProviderProfile>;
   /** Headless token login with an access token the client got from the provider itself (Facebook's), checked to be for this app. Throws ProviderError. */
@@ -62,9 +70,16 @@ export interface SignInProvider {
    * browser sent on to a same-site GET that finishes the sign-in.
    */
   readonly formPostCallback?: boolean;
-  /** A SAML 2.0 app's service provider (providers/saml/); absent for the OAuth 2.0 kinds. */
-  readonly saml?: SamlServiceProvider;
 }
+
+/** A SAML 2.0 app (providers/saml/): the IdP answers at the app's ACS, not at a callback. */
+export interface SamlProvider extends ProviderBasics {
+  readonly protocol: 'saml';
+  readonly saml: SamlServiceProvider;
+}
+
+/** What the sign-in flows are given for one configured app (the directory's providers are these), by protocol. */
+export type SignInProvider = RedirectProvider | SamlProvider;
 
 /**
  * The service-provider side of one SAML app: its URLs carry the organisation slug (the app's
@@ -126,10 +141,6 @@ export interface CallbackInput {
   pending: PendingAuthorization;
 }
 
-/** A provider of the OAuth 2.0 kinds (OpenID Connect, the named ones, the dummy): the browser comes back to its callback. */
-export interface RedirectProvider extends SignInProvider {
-  completeAuthorization(input: CallbackInput): Promise<{ profile: ProviderProfile; tokens: ProviderTokens }>;
-}
 
 /** 'cancelled': the person said no at the provider (error=access_denied). 'failed': anything else; `message` is for logs only, never shown to the user. */
 export class ProviderError extends Error {

@@ -116,6 +116,7 @@ export function appleProvider(app: AppleApp, http: ProviderHttp, clock: Clock): 
   }
 
   return {
+    protocol: 'oauth2',
     id: app.id,
     type: 'apple',
     name: app.name,

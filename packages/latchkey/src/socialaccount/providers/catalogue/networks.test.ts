@@ -5,6 +5,7 @@
  * signup form when the provider gives none), a returning person into the same account, a person
  * who declines, a provider that fails. One row per provider.
  */
+import { asRedirectProvider } from '../../../testing/redirect-provider.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../../account/users.js';
 import type { SettingValues } from '../../../config/settings.js';
@@ -208,7 +209,7 @@ describe("the networks providers' public endpoints, without overrides", () => {
       const answer = url.pathname.endsWith('/debug_token') ? { data: { is_valid: true, app_id: 'client', user_id: '42' } } : { id: '42', name: 'Grace Hopper' };
       return Promise.resolve(Response.json(answer));
     };
-    const provider = facebookProviderKind.build(app({ profile_url: 'https://graph-proxy.example/facebook/me?locale=en_GB' }), { ...context, http: { fetch: fakeFetch, timeoutSeconds: 5 } });
+    const provider = asRedirectProvider(facebookProviderKind.build(app({ profile_url: 'https://graph-proxy.example/facebook/me?locale=en_GB' }), { ...context, http: { fetch: fakeFetch, timeoutSeconds: 5 } }));
     const profile = await provider.verifyAccessToken!('the-token');
     expect(profile.uid).toBe('42');
     expect(seen.map((url) => `${url.origin}${url.pathname}`)).toEqual(['https://graph.facebook.com/v19.0/debug_token', 'https://graph-proxy.example/facebook/me']);

@@ -17,9 +17,11 @@ export function withoutTokenLogin(kind: ProviderKind): ProviderKind {
   return {
     ...kind,
     build(app, context) {
-      const provider = { ...kind.build(app, context) };
-      delete provider.verifyIdToken;
-      return provider;
+      const provider = kind.build(app, context);
+      if (provider.protocol !== 'oauth2') return provider;
+      const withoutIdToken = { ...provider };
+      delete withoutIdToken.verifyIdToken;
+      return withoutIdToken;
     },
   };
 }

@@ -6,6 +6,7 @@
  * each provider's own rules: Okta's and Salesforce's uid, Google's two issuer names (redirect and
  * token login), and endpoints an app's settings replace one by one.
  */
+import { asRedirectProvider } from '../../../testing/redirect-provider.js';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.js';
@@ -108,9 +109,11 @@ describe("Google's issuer, by its own name", () => {
   it('takes ID tokens that name accounts.google.com or https://accounts.google.com, and no other issuer', async () => {
     const google = googleDiscovery();
     const clock = new ManualClock('2031-01-01T00:00:00Z');
-    const provider = googleProviderKind.build(
-      { provider: 'google', providerId: '', id: 'google', name: 'Google', clientId: 'mobile.apps.googleusercontent.com', secret: '', key: '', settings: {} },
-      { settings: testSettings(), clock, http: { fetch: google.fetch, timeoutSeconds: 1 } },
+    const provider = asRedirectProvider(
+      googleProviderKind.build(
+        { provider: 'google', providerId: '', id: 'google', name: 'Google', clientId: 'mobile.apps.googleusercontent.com', secret: '', key: '', settings: {} },
+        { settings: testSettings(), clock, http: { fetch: google.fetch, timeoutSeconds: 1 } },
+      ),
     );
     const now = Math.floor(clock.now().getTime() / 1000);
     const token = (iss: string) => google.sign({ iss, aud: 'mobile.apps.googleusercontent.com', sub: '110169484474386276334', iat: now, exp: now + 600, email: 'ada@lovelace.example', email_verified: true });
@@ -124,9 +127,11 @@ describe("Google's issuer, by its own name", () => {
   it('is a rule of the google provider only: the generic openid_connect provider takes the issuer its discovery names', async () => {
     const google = googleDiscovery();
     const clock = new ManualClock('2031-01-01T00:00:00Z');
-    const provider = openIdConnectProviderKind.build(
-      { provider: 'openid_connect', providerId: 'g', id: 'g', name: 'G', clientId: 'c', secret: '', key: '', settings: { server_url: 'https://accounts.google.com' } },
-      { settings: testSettings(), clock, http: { fetch: google.fetch, timeoutSeconds: 1 } },
+    const provider = asRedirectProvider(
+      openIdConnectProviderKind.build(
+        { provider: 'openid_connect', providerId: 'g', id: 'g', name: 'G', clientId: 'c', secret: '', key: '', settings: { server_url: 'https://accounts.google.com' } },
+        { settings: testSettings(), clock, http: { fetch: google.fetch, timeoutSeconds: 1 } },
+      ),
     );
     const now = Math.floor(clock.now().getTime() / 1000);
     await expect(provider.verifyIdToken!(await google.sign({ iss: 'accounts.google.com', aud: 'c', sub: 's', iat: now, exp: now + 600 }))).rejects.toMatchObject({ reason: 'failed' });

@@ -105,6 +105,7 @@ export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' |
   };
 
   return {
+    protocol: 'saml',
     id: app.id,
     type: 'saml',
     name: app.name,
