@@ -1,5 +1,6 @@
 import type { KEYED_FRONTEND_URLS} from '../config/settings.js';
 import { type FrontendUrlName, type Settings } from '../config/settings.js';
+import { urlFor } from '../config/url-names.js';
 
 /**
  * The links Latchkey's emails carry. By default they lead to the account pages under /accounts/;
@@ -13,13 +14,13 @@ import { type FrontendUrlName, type Settings } from '../config/settings.js';
  */
 type LinkSettings = Pick<Settings, 'SITE_URL' | 'HEADLESS_FRONTEND_URLS'>;
 
-/** The account page each purpose falls back to, given the key it carries. */
+/** The account page each purpose falls back to, given the key it carries (urlFor encodes it). */
 const PAGE_PATHS: Record<FrontendUrlName, (key: string) => string> = {
-  account_confirm_email: (key) => `/accounts/confirm-email/${key}/`,
-  account_reset_password: () => '/accounts/password/reset/',
-  account_reset_password_from_key: (key) => `/accounts/password/reset/key/${key}/`,
-  account_signup: () => '/accounts/signup/',
-  socialaccount_login_error: () => '/accounts/3rdparty/login/error/',
+  account_confirm_email: (key) => urlFor('account_confirm_email', { key }),
+  account_reset_password: () => urlFor('account_reset_password'),
+  account_reset_password_from_key: (key) => urlFor('account_reset_password_from_key', { key }),
+  account_signup: () => urlFor('account_signup'),
+  socialaccount_login_error: () => urlFor('socialaccount_login_error'),
 };
 
 type KeyedPurpose = (typeof KEYED_FRONTEND_URLS)[number];
@@ -41,7 +42,7 @@ export function accountUrl(settings: LinkSettings, purpose: FrontendUrlName, key
   const encoded = encodeURIComponent(key);
   const frontEnd = settings.HEADLESS_FRONTEND_URLS[purpose];
   if (frontEnd !== undefined) return frontEnd.replaceAll('{key}', encoded);
-  return siteUrl(settings, PAGE_PATHS[purpose](encoded));
+  return siteUrl(settings, PAGE_PATHS[purpose](key));
 }
 
 /**
@@ -50,5 +51,5 @@ export function accountUrl(settings: LinkSettings, purpose: FrontendUrlName, key
  * (account_signup) stands for it. Without one, the login page.
  */
 export function signInUrl(settings: LinkSettings): string {
-  return settings.HEADLESS_FRONTEND_URLS.account_signup ?? siteUrl(settings, '/accounts/login/');
+  return settings.HEADLESS_FRONTEND_URLS.account_signup ?? siteUrl(settings, urlFor('account_login'));
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../account/model.js';
 import { adminGrantsOf } from '../admin/access.js';
 import type { AdminAction, AdminModel } from '../admin/model.js';
+import { urlFor } from '../config/url-names.js';
 import { authenticateApiRequest } from './api/authentication.js';
 import type { HttpContext } from './kit/context.js';
 import { redirect } from './kit/html-page.js';
@@ -46,12 +47,9 @@ const FORBIDDEN_PAGE =
   '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>403 Forbidden</title></head>' +
   '<body><h1>403 Forbidden</h1><p>You do not have permission to see this page.</p></body></html>\n';
 
-const LOGIN_PAGE = '/accounts/login/';
-const REAUTHENTICATE_PAGE = '/accounts/reauthenticate/';
-
 /** Where a page guard's refusals lead, with `next` to come back. */
-function toPage(reply: FastifyReply, path: string, request: FastifyRequest): FastifyReply {
-  return redirect(reply, `${path}?next=${encodeURIComponent(request.url)}`);
+function toPage(reply: FastifyReply, page: 'account_login' | 'account_reauthenticate', request: FastifyRequest): FastifyReply {
+  return redirect(reply, urlFor(page, {}, { next: request.url }));
 }
 
 function forbiddenPage(reply: FastifyReply): FastifyReply {
@@ -96,10 +94,10 @@ export function pageGuards(ctx: HttpContext): RouteGuards {
     {
       async admit(request, reply) {
         const user = await requestUser(ctx.sessions, request);
-        if (user === undefined) await toPage(reply, LOGIN_PAGE, request);
+        if (user === undefined) await toPage(reply, 'account_login', request);
         return user;
       },
-      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(reply, REAUTHENTICATE_PAGE, request) : forbiddenPage(reply)),
+      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(reply, 'account_reauthenticate', request) : forbiddenPage(reply)),
     },
     ctx,
   );

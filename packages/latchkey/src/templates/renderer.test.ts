@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { PageClient } from '../testing/pages.js';
+import { createTemplateRenderer } from './renderer.js';
 
 describe('template overrides', () => {
   let latchkey: TestLatchkey;
@@ -49,5 +50,22 @@ describe('template overrides', () => {
     const css = await browser.get('/static/latchkey/latchkey.css');
     expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toContain('text/css');
+  });
+});
+
+describe('url() in templates, as Django {% url %}', () => {
+  function rendererWith(template: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'lk-url-'));
+    writeFileSync(join(dir, 'page.html'), template);
+    return createTemplateRenderer({ projectDirs: [dir], cache: false });
+  }
+
+  it("gives a page's path by its allauth name, with its key filled in and encoded", () => {
+    expect(rendererWith('<a href="{{ url(\'account_login\') }}">in</a>').render('page.html', {})).toBe('<a href="/accounts/login/">in</a>');
+    expect(rendererWith("{{ url('account_confirm_email', { key: key }) }}").render('page.html', { key: 'a/b' })).toBe('/accounts/confirm-email/a%2Fb/');
+  });
+
+  it('refuses a name no page has, rather than render a dead link', () => {
+    expect(() => rendererWith("{{ url('acount_login') }}").render('page.html', {})).toThrow(/no page is named acount_login/);
   });
 });

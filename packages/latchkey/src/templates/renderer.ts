@@ -1,10 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
+import { ACCOUNT_URLS, urlFor, type UrlName, type UrlParams } from '../config/url-names.js';
 import type { TemplateRenderer } from './ports.js';
 
 /** The library's own templates: this folder. */
 export const LIBRARY_TEMPLATES = fileURLToPath(new URL('.', import.meta.url));
 
+
+/** The `url` of every template: a page's path by its name, refusing a name no page has (a typo must not become a dead link). */
+function templateUrl(name: unknown, params?: UrlParams): string {
+  if (typeof name !== 'string' || !Object.hasOwn(ACCOUNT_URLS, name)) throw new Error(`url(): no page is named ${String(name)}.`);
+  return urlFor(name as UrlName, params ?? {});
+}
 
 /**
  * Renders pages and emails with Nunjucks (Django-like syntax: extends, blocks, includes). A
@@ -15,7 +22,10 @@ export const LIBRARY_TEMPLATES = fileURLToPath(new URL('.', import.meta.url));
  */
 export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean }): TemplateRenderer {
   const loader = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
-  const environment = (autoescape: boolean) => new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true });
+  const environment = (autoescape: boolean) =>
+    new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
+      // Django's {% url 'account_login' %}: `{{ url('account_login') }}`, `{{ url('account_confirm_email', { key: key }) }}`.
+      .addGlobal('url', templateUrl);
   const html = environment(true);
   const text = environment(false);
   return {

@@ -11,16 +11,17 @@ import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { forbidden } from './guard.js';
 import { adminRoot } from './paths.js';
+import { urlFor } from '../../config/url-names.js';
 
 /** The account pages' code page, where a login stopped at MFA is finished (it then goes on to `next`). */
-const MFA_AUTHENTICATE_PAGE = '/accounts/2fa/authenticate/';
+const MFA_AUTHENTICATE_PAGE = urlFor('mfa_authenticate');
 /** The account pages' page for the code mailed at the login_by_code stage (ACCOUNT_LOGIN_BY_CODE_REQUIRED). */
-const LOGIN_CODE_CONFIRM_PAGE = '/accounts/login/code/confirm/';
+const LOGIN_CODE_CONFIRM_PAGE = urlFor('account_confirm_login_code');
 /** The account pages' page for the verification code (ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED). */
-const CONFIRM_EMAIL_PAGE = '/accounts/confirm-email/';
+const CONFIRM_EMAIL_PAGE = urlFor('account_email_verification_sent');
 
 /** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
-const ACCOUNT_LOGIN_PAGE = '/accounts/login/';
+const ACCOUNT_LOGIN_PAGE = urlFor('account_login');
 
 /**
  * A value for a query string as Django writes `next` (QueryDict.urlencode(safe='/')): slashes
