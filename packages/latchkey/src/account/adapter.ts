@@ -12,6 +12,12 @@ export interface MailToRender {
   context: Record<string, unknown>;
 }
 
+/** Whose a new password is: the account, or at signup the account to be. */
+export interface PasswordOwner {
+  username: string | null;
+  email: string;
+}
+
 /** Renders one of the templates (the project's folders first) with a context. */
 export type RenderTemplate = (name: string, context: Record<string, unknown>) => string;
 
@@ -44,6 +50,17 @@ export class AccountAdapter {
   /** Further rules on a username at signup, after Django's character rules. Same contract as cleanEmail. */
   cleanUsername(username: string): string | Promise<string> {
     return username;
+  }
+
+  /**
+   * Further rules on a new password a person types (at signup, and to change, set or reset one),
+   * after the password validators have accepted it (allauth's clean_password). Return it to
+   * accept it; throw `new LatchkeyError('password_invalid', 'message for the person')` to refuse:
+   * the form shows the message on the password's field. `owner` is who the password is for (at
+   * signup, the account to be).
+   */
+  cleanPassword(password: string, _owner: PasswordOwner): string | Promise<string> {
+    return password;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings.js';
-import { LatchkeyError } from '../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
+import type { PasswordOwner } from './adapter.js';
 import type { User } from './model.js';
 import type { Repositories } from '../store.js';
 import { commitChange, type ChangeWriter } from './changes.js';
@@ -27,6 +28,19 @@ export function validatePasswordStrength(
   const problems = validatePassword(password, context, passwordPolicyFrom(settings));
   if (problems.length > 0) {
     throw new LatchkeyError('password_invalid', problems.map((problem) => problem.message).join(' '), { param, reason: problems[0]?.code });
+  }
+}
+
+/**
+ * A new password as the adapter's cleanPassword judges it, after the validators: its refusal
+ * shown on `param`, the form's password field, unless it named a field itself.
+ */
+export async function passwordTheAdapterAccepts(deps: Pick<LatchkeyDeps, 'adapter'>, password: string, owner: PasswordOwner, param: string): Promise<string> {
+  try {
+    return await deps.adapter.cleanPassword(password, owner);
+  } catch (error) {
+    if (!isLatchkeyError(error) || error.param !== undefined) throw error;
+    throw new LatchkeyError(error.code, error.message, { param, ...(error.reason === undefined ? {} : { reason: error.reason }) });
   }
 }
 

@@ -6,7 +6,7 @@ import { commitChange, deliverMail } from '../changes.js';
 import { securityNotice, type MailOutcome } from '../emails.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isUsablePassword } from '../passwords/index.js';
-import { validatePasswordStrength } from '../users.js';
+import { passwordTheAdapterAccepts, validatePasswordStrength } from '../users.js';
 
 export const PASSWORD_MISMATCH = 'You must type the same password each time.';
 export const WRONG_CURRENT_PASSWORD = 'Please type your current password.';
@@ -34,10 +34,11 @@ export function requiredField(param: string): LatchkeyError {
  * Checks a new password typed twice. Nothing here hashes, and the validators refuse an over-long
  * password before looking at it, so a megabyte of input costs no hashing.
  */
-export function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings'>, user: User, input: NewPasswordInput): void {
+export async function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings' | 'adapter'>, user: User, input: NewPasswordInput): Promise<void> {
   if (input.password1 === '') throw requiredField('password1');
   validatePasswordStrength(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2', reason: 'password_mismatch' });
+  await passwordTheAdapterAccepts(deps, input.password1, user, 'password1');
 }
 
 /**
@@ -82,7 +83,7 @@ export async function changePassword(deps: LatchkeyDeps, input: ChangePasswordIn
   if (!isUsablePassword(user.password)) throw new LatchkeyError('invalid_input', 'This account has no password yet: set one instead.');
   if (input.oldPassword === '') throw requiredField('oldpassword');
   // The new password first: its checks cost nothing, the old one's costs a hash.
-  checkNewPassword(deps, user, input);
+  await checkNewPassword(deps, user, input);
   const { valid } = await deps.passwords.verify(input.oldPassword, user.password);
   if (!valid) throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
   const encoded = await deps.passwords.hash(input.password1);
@@ -107,7 +108,7 @@ export async function setPassword(deps: LatchkeyDeps, input: SetPasswordInput): 
   await deps.rateLimits.enforce('change_password', { ip: input.client.ip, userId: user.id });
   const refused = new LatchkeyError('invalid_input', 'This account already has a password: change it instead.');
   if (isUsablePassword(user.password)) throw refused;
-  checkNewPassword(deps, user, input);
+  await checkNewPassword(deps, user, input);
   const encoded = await deps.passwords.hash(input.password1);
   const result = await replacePassword(deps, { user, encoded, what: 'password_set', client: input.client, keep: input.currentSession });
   if (!result) throw refused;

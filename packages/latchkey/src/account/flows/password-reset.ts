@@ -156,7 +156,7 @@ export async function resetPasswordWithKey(deps: LatchkeyDeps, input: ResetPassw
   await deps.rateLimits.enforce('reset_password_from_key', { ip: input.client.ip });
   const user = await userForResetKey(deps, input.key);
   if (!user) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);
-  checkNewPassword(deps, user, input);
+  await checkNewPassword(deps, user, input);
   const encoded = await deps.passwords.hash(input.password1);
   const result = await replacePassword(deps, { user, encoded, what: 'password_reset', client: input.client });
   if (!result) throw new LatchkeyError('invalid_key', INVALID_RESET_KEY);

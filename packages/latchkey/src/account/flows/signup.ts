@@ -13,7 +13,7 @@ import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import { randomAlphanumeric } from '../../core/random.js';
 import { accountUrl, signInUrl } from '../urls.js';
-import { validatePasswordStrength, createUser, emailInUse } from '../users.js';
+import { validatePasswordStrength, createUser, emailInUse, passwordTheAdapterAccepts } from '../users.js';
 
 export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
 export const EMAIL_TAKEN = 'A user is already registered with this email address.';
@@ -87,12 +87,12 @@ async function registerAccount(
   input: SignupIdentityInput,
   firstFactor: FirstFactor,
   /** The password's check, once the address and username are clean; null for none. */
-  passwordOf: (identity: SignupIdentity) => string | null,
+  passwordOf: (identity: SignupIdentity) => string | null | Promise<string | null>,
 ): Promise<SignupResult> {
   if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
   await deps.rateLimits.enforce('signup', { ip: input.client.ip });
   const identity = await cleanIdentity(deps, input);
-  const clean: CleanSignup = { ...identity, password: passwordOf(identity) };
+  const clean: CleanSignup = { ...identity, password: await passwordOf(identity) };
   return createAccount(deps, clean, input.client, firstFactor);
 }
 
@@ -108,13 +108,13 @@ async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Pr
   return { username, email };
 }
 
-function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email }: SignupIdentity): string {
+async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email }: SignupIdentity): Promise<string> {
   if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
   validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
-  return input.password1;
+  return passwordTheAdapterAccepts(deps, input.password1, { username: username ?? null, email }, 'password1');
 }
 
 async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: ClientInfo, firstFactor: FirstFactor): Promise<SignupResult> {

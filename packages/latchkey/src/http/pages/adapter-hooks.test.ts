@@ -3,7 +3,8 @@
  * override changes what a person sees through the pages, on every database.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccountAdapter, type MailToRender, type RenderTemplate } from '../../account/adapter.js';
+import { AccountAdapter, type MailToRender, type PasswordOwner, type RenderTemplate } from '../../account/adapter.js';
+import { LatchkeyError } from '../../core/errors.js';
 import type { User } from '../../account/model.js';
 import type { EmailMessage } from '../../mail/ports.js';
 import { SocialAccountAdapter } from '../../socialaccount/adapter.js';
@@ -32,6 +33,11 @@ class ProjectAdapter extends AccountAdapter {
 
   override renderMail(mail: MailToRender, render: RenderTemplate): EmailMessage {
     return { ...super.renderMail(mail, render), headers: { 'Reply-To': 'help@shop.example' } };
+  }
+
+  override cleanPassword(password: string, owner: PasswordOwner): string {
+    if (password.toLowerCase().includes('shop')) throw new LatchkeyError('password_invalid', `A password must not name the shop, ${owner.username ?? owner.email}.`);
+    return password;
   }
 
   override getEmailConfirmationUrl(key: string): string {
@@ -102,6 +108,19 @@ describe.each(testDatabaseKinds())("the adapters' hook points through the pages,
     expect(confirmPage.statusCode).toBe(200);
     await browser.post(`/accounts/confirm-email/${encodeURIComponent(key)}/`, {});
     expect((await latchkey.emailAddresses.findVerified('ada@example.com'))?.email).toBe('ada@example.com');
+  });
+
+  it('cleanPassword: refuses at signup and at a change what the validators let through, on the password field, storing nothing', async () => {
+    await setUp();
+    const refused = await browser.post('/accounts/signup/', { username: 'ada', email: 'ada@example.com', password1: 'my shop passphrase', password2: 'my shop passphrase' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('A password must not name the shop, ada.');
+    expect(await latchkey.users.count()).toBe(0);
+    await signIn();
+    const change = await browser.post('/accounts/password/change/', { oldpassword: PASSWORD, password1: 'another shop phrase', password2: 'another shop phrase' });
+    expect(change.statusCode).toBe(400);
+    expect(change.body).toContain('A password must not name the shop, ada.');
+    expect(await latchkey.users.checkPassword('ada', PASSWORD)).toBeDefined();
   });
 
   it('isAutoSignupAllowed: a person it allows is signed up at once, anyone else gets the signup form', async () => {
