@@ -62,7 +62,7 @@ export interface StoredApiToken {
   keyHash: string;
 }
 
-/** A permission as stored: its model and action read as any text, since an older row may name one since removed. */
+/** A permission row as the database holds it: model and action as plain text, because a row written by an older version may name a permission this version no longer defines. */
 export interface StoredPermission {
   userId: number;
   model: string;

@@ -3,23 +3,14 @@
  * not, listing a user's addresses and finding who verified an address.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLatchkeyError } from '../core/errors.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { latchkeyErrorOf } from '../testing/latchkey-error.js';
 
 const PASSWORD = 'a long enough passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
 /** What `await action()` throws, as a project's async code would see it. */
-async function errorOf(action: () => Promise<unknown>): Promise<{ code: string; param: string | undefined; message: string }> {
-  try {
-    await action();
-  } catch (error) {
-    if (isLatchkeyError(error)) return { code: error.code, param: error.param, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a LatchkeyError');
-}
 
 describe.each(testDatabaseKinds())('latchkey.emailAddresses on %s', (kind) => {
   let latchkey: TestLatchkey;
@@ -87,7 +78,7 @@ describe.each(testDatabaseKinds())('latchkey.emailAddresses on %s', (kind) => {
       heard.push(event);
     });
 
-    expect(await errorOf(() => latchkey.emailAddresses.add(grace, 'ADA@example.com', { verified, client }))).toMatchObject({ code: 'email_taken' });
+    expect(await latchkeyErrorOf(() => latchkey.emailAddresses.add(grace, 'ADA@example.com', { verified, client }))).toMatchObject({ code: 'email_taken' });
 
     expect(await latchkey.emailAddresses.listForUser(grace)).toEqual([expect.objectContaining({ email: 'grace@example.com' })]);
     expect(await latchkey.audit.listForUser(grace)).toEqual([]);
@@ -98,7 +89,7 @@ describe.each(testDatabaseKinds())('latchkey.emailAddresses on %s', (kind) => {
   it('refuses an address the user has already, with email_taken, writing nothing', async () => {
     const { ada } = await twoUsers();
     await latchkey.emailAddresses.add(ada, 'ada.work@example.com', { verified: false });
-    expect(await errorOf(() => latchkey.emailAddresses.add(ada, 'Ada.Work@example.com', { verified: true }))).toMatchObject({ code: 'email_taken' });
+    expect(await latchkeyErrorOf(() => latchkey.emailAddresses.add(ada, 'Ada.Work@example.com', { verified: true }))).toMatchObject({ code: 'email_taken' });
     expect(await latchkey.emailAddresses.listForUser(ada)).toHaveLength(2);
     expect((await latchkey.audit.listForUser(ada)).filter((record) => record.event === 'email_added')).toHaveLength(1);
   });
@@ -106,7 +97,7 @@ describe.each(testDatabaseKinds())('latchkey.emailAddresses on %s', (kind) => {
   it('refuses a malformed address with invalid_email, writing nothing', async () => {
     const { ada } = await twoUsers();
     for (const email of ['', 'ada', 'ada@', '@example.com', 'ada@example.com\nbcc: eve@example.com']) {
-      expect(await errorOf(() => latchkey.emailAddresses.add(ada, email, { verified: true }))).toMatchObject({ code: 'invalid_email' });
+      expect(await latchkeyErrorOf(() => latchkey.emailAddresses.add(ada, email, { verified: true }))).toMatchObject({ code: 'invalid_email' });
     }
     expect(await latchkey.emailAddresses.listForUser(ada)).toHaveLength(1);
     expect(await latchkey.audit.listForUser(ada)).toEqual([]);
@@ -115,7 +106,7 @@ describe.each(testDatabaseKinds())('latchkey.emailAddresses on %s', (kind) => {
   it('refuses to add an address to an account that does not exist, with not_found', async () => {
     const { ada } = await twoUsers();
     const gone = { id: ada.id + 1000 };
-    expect(await errorOf(() => latchkey.emailAddresses.add(gone, 'nobody@example.com', { verified: true }))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.emailAddresses.add(gone, 'nobody@example.com', { verified: true }))).toMatchObject({ code: 'not_found' });
     expect(await latchkey.emailAddresses.findVerified('nobody@example.com')).toBeUndefined();
   });
 

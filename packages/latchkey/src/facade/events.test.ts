@@ -4,22 +4,13 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCOUNT_EVENTS, type AccountEvent } from '../account/events.js';
-import { isLatchkeyError } from '../core/errors.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { latchkeyErrorOf } from '../testing/latchkey-error.js';
 
 const PASSWORD = 'a long enough passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; param: string | undefined; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isLatchkeyError(error)) return { code: error.code, param: error.param, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a LatchkeyError');
-}
 
 /** A log that keeps what it is told, so that a failing subscriber's line is checked rather than printed. */
 function memoryLog() {
@@ -175,9 +166,9 @@ describe.each(testDatabaseKinds())('latchkey.audit on %s', (kind) => {
     latchkey = await createTestLatchkey({ kind });
     const ada = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
 
-    expect(await errorOf(latchkey.audit.record('user_logged_in', ada, client))).toMatchObject({ code: 'invalid_input', param: 'name' });
+    expect(await latchkeyErrorOf(() => latchkey.audit.record('user_logged_in', ada, client))).toMatchObject({ code: 'invalid_input', param: 'name' });
     for (const name of ACCOUNT_EVENTS) {
-      expect((await errorOf(latchkey.audit.record(name, ada, client))).code).toBe('invalid_input');
+      expect((await latchkeyErrorOf(() => latchkey.audit.record(name, ada, client))).code).toBe('invalid_input');
     }
 
     expect(await latchkey.audit.listForUser(ada)).toEqual([]);
@@ -188,7 +179,7 @@ describe.each(testDatabaseKinds())('latchkey.audit on %s', (kind) => {
     const ada = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
 
     for (const name of ['', 'Order_placed', '1order', '_order', 'order placed', 'order/placed', 'ordér', 'order\n', 'a'.repeat(65)]) {
-      expect(await errorOf(latchkey.audit.record(name, ada, client))).toMatchObject({ code: 'invalid_input', param: 'name' });
+      expect(await latchkeyErrorOf(() => latchkey.audit.record(name, ada, client))).toMatchObject({ code: 'invalid_input', param: 'name' });
     }
 
     expect(await latchkey.audit.listForUser(ada)).toEqual([]);

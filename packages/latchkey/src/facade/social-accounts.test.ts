@@ -3,23 +3,14 @@
  * listing a user's provider accounts, and reading the provider's tokens.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isLatchkeyError } from '../core/errors.js';
 import { storeProviderTokens } from '../socialaccount/tokens.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { latchkeyErrorOf } from '../testing/latchkey-error.js';
 
 const PASSWORD = 'a long enough passphrase';
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
 
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isLatchkeyError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a LatchkeyError');
-}
 
 describe.each(testDatabaseKinds())('latchkey.socialAccounts on %s', (kind) => {
   let latchkey: TestLatchkey;
@@ -73,7 +64,7 @@ describe.each(testDatabaseKinds())('latchkey.socialAccounts on %s', (kind) => {
     const heard = vi.fn();
     latchkey.events.subscribe('*', heard);
 
-    expect(await errorOf(latchkey.socialAccounts.connect(grace, { provider: 'github', uid: '1234' }, client))).toMatchObject({ code: 'social_account_exists' });
+    expect(await latchkeyErrorOf(() => latchkey.socialAccounts.connect(grace, { provider: 'github', uid: '1234' }, client))).toMatchObject({ code: 'social_account_exists' });
 
     expect(await latchkey.socialAccounts.listForUser(grace)).toEqual([]);
     expect(await latchkey.audit.listForUser(grace)).toEqual([]);
@@ -84,7 +75,7 @@ describe.each(testDatabaseKinds())('latchkey.socialAccounts on %s', (kind) => {
   it('refuses to connect the same provider account to the same user twice', async () => {
     const { ada } = await twoUsers();
     await latchkey.socialAccounts.connect(ada, { provider: 'github', uid: '1234' });
-    expect(await errorOf(latchkey.socialAccounts.connect(ada, { provider: 'github', uid: '1234' }))).toMatchObject({ code: 'social_account_exists' });
+    expect(await latchkeyErrorOf(() => latchkey.socialAccounts.connect(ada, { provider: 'github', uid: '1234' }))).toMatchObject({ code: 'social_account_exists' });
     expect(await latchkey.socialAccounts.listForUser(ada)).toHaveLength(1);
     expect((await latchkey.audit.listForUser(ada)).filter((record) => record.event === 'social_account_added')).toHaveLength(1);
   });
@@ -98,7 +89,7 @@ describe.each(testDatabaseKinds())('latchkey.socialAccounts on %s', (kind) => {
 
   it('refuses to connect to an account that does not exist, with not_found', async () => {
     const { ada } = await twoUsers();
-    expect(await errorOf(latchkey.socialAccounts.connect({ id: ada.id + 1000 }, { provider: 'github', uid: '1234' }))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.socialAccounts.connect({ id: ada.id + 1000 }, { provider: 'github', uid: '1234' }))).toMatchObject({ code: 'not_found' });
     expect(await latchkey.socialAccounts.listForUser({ id: ada.id + 1000 })).toEqual([]);
   });
 

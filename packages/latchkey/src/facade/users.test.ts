@@ -3,32 +3,14 @@
  * updating them, deactivating them, and setting and checking their passwords.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLatchkeyError } from '../core/errors.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
+import { latchkeyErrorOf } from '../testing/latchkey-error.js';
 
 const PASSWORD = 'a long enough passphrase';
 const NEW_PASSWORD = 'another quite long passphrase';
 
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; param: string | undefined; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isLatchkeyError(error)) return { code: error.code, param: error.param, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a LatchkeyError');
-}
 
-function thrownBy(action: () => void): { code: string; param: string | undefined; message: string } {
-  try {
-    action();
-  } catch (error) {
-    if (isLatchkeyError(error)) return { code: error.code, param: error.param, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a LatchkeyError');
-}
 
 describe.each(testDatabaseKinds())('latchkey.users: finding and counting accounts on %s', (kind) => {
   let latchkey: TestLatchkey;
@@ -111,19 +93,19 @@ describe.each(testDatabaseKinds())('latchkey.users.create on %s', (kind) => {
     latchkey = await createTestLatchkey({ kind });
     await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
 
-    expect(await errorOf(latchkey.users.create({ username: 'ADA', email: 'other@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
+    expect(await latchkeyErrorOf(() => latchkey.users.create({ username: 'ADA', email: 'other@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
       code: 'username_taken',
     });
-    expect(await errorOf(latchkey.users.create({ username: 'grace', email: 'ada@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
+    expect(await latchkeyErrorOf(() => latchkey.users.create({ username: 'grace', email: 'ada@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
       code: 'email_taken',
     });
-    expect(await errorOf(latchkey.users.create({ username: 'grace', email: 'grace@example.com', password: '1234', emailVerified: true }))).toMatchObject({
+    expect(await latchkeyErrorOf(() => latchkey.users.create({ username: 'grace', email: 'grace@example.com', password: '1234', emailVerified: true }))).toMatchObject({
       code: 'password_invalid',
     });
-    expect(await errorOf(latchkey.users.create({ username: 'gr ace', email: 'grace@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
+    expect(await latchkeyErrorOf(() => latchkey.users.create({ username: 'gr ace', email: 'grace@example.com', password: PASSWORD, emailVerified: true }))).toMatchObject({
       code: 'invalid_username',
     });
-    expect(await errorOf(latchkey.users.create({ username: 'grace', email: 'grace', password: PASSWORD, emailVerified: true }))).toMatchObject({
+    expect(await latchkeyErrorOf(() => latchkey.users.create({ username: 'grace', email: 'grace', password: PASSWORD, emailVerified: true }))).toMatchObject({
       code: 'invalid_email',
     });
 
@@ -161,7 +143,7 @@ describe.each(testDatabaseKinds())('latchkey.users.update on %s', (kind) => {
     const emoji = '\u{1F600}'.repeat(255);
     expect((await latchkey.users.update(ada, { name: emoji })).name).toBe(emoji);
 
-    const error = await errorOf(latchkey.users.update(ada, { name: 'a'.repeat(256) }));
+    const error = await latchkeyErrorOf(() => latchkey.users.update(ada, { name: 'a'.repeat(256) }));
     expect(error).toMatchObject({ code: 'invalid_input', param: 'name' });
     expect((await latchkey.users.findById(ada.id))?.name).toBe(emoji);
   });
@@ -169,7 +151,7 @@ describe.each(testDatabaseKinds())('latchkey.users.update on %s', (kind) => {
   it('refuses a name with a null character', async () => {
     latchkey = await createTestLatchkey({ kind });
     const ada = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, name: 'Ada', emailVerified: true });
-    expect(await errorOf(latchkey.users.update(ada, { name: 'Ada\u0000' }))).toMatchObject({ code: 'invalid_input', param: 'name' });
+    expect(await latchkeyErrorOf(() => latchkey.users.update(ada, { name: 'Ada\u0000' }))).toMatchObject({ code: 'invalid_input', param: 'name' });
     expect((await latchkey.users.findById(ada.id))?.name).toBe('Ada');
   });
 
@@ -199,10 +181,10 @@ describe.each(testDatabaseKinds())('latchkey.users.update on %s', (kind) => {
     // No public operation deletes an account (that is the admin's); the store stands in for it.
     await latchkey.deps.store.users.delete(ada.id);
 
-    expect(await errorOf(latchkey.users.update(ada, { name: 'Ada' }))).toMatchObject({ code: 'not_found' });
-    expect(await errorOf(latchkey.users.update(ada, { isStaff: true }))).toMatchObject({ code: 'not_found' });
-    expect(await errorOf(latchkey.users.update(ada, {}))).toMatchObject({ code: 'not_found' });
-    expect(await errorOf(latchkey.users.update({ id: ada.id + 1000 }, { name: 'Nobody' }))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.users.update(ada, { name: 'Ada' }))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.users.update(ada, { isStaff: true }))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.users.update(ada, {}))).toMatchObject({ code: 'not_found' });
+    expect(await latchkeyErrorOf(() => latchkey.users.update({ id: ada.id + 1000 }, { name: 'Nobody' }))).toMatchObject({ code: 'not_found' });
     expect(await latchkey.users.count()).toBe(0);
   });
 });
@@ -281,7 +263,7 @@ describe.each(testDatabaseKinds())('latchkey.users passwords on %s', (kind) => {
     const ada = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
     await latchkey.sessions.startSignedIn(ada);
 
-    expect(await errorOf(latchkey.users.setPassword(ada, '1234'))).toMatchObject({ code: 'password_invalid' });
+    expect(await latchkeyErrorOf(() => latchkey.users.setPassword(ada, '1234'))).toMatchObject({ code: 'password_invalid' });
 
     expect(await latchkey.sessions.listForUser(ada)).toHaveLength(1);
     expect((await latchkey.users.checkPassword('ada', PASSWORD))?.id).toBe(ada.id);
@@ -299,7 +281,7 @@ describe.each(testDatabaseKinds())('latchkey.users passwords on %s', (kind) => {
 
   it('validatePassword throws password_invalid listing every problem, and accepts a good password', async () => {
     latchkey = await createTestLatchkey({ kind });
-    const error = thrownBy(() => latchkey.users.validatePassword('1234'));
+    const error = await latchkeyErrorOf(() => latchkey.users.validatePassword('1234'));
     expect(error.code).toBe('password_invalid');
     expect(error.message).toContain('too short');
     expect(error.message).toContain('entirely numeric');
@@ -311,6 +293,6 @@ describe.each(testDatabaseKinds())('latchkey.users passwords on %s', (kind) => {
     latchkey = await createTestLatchkey({ kind });
     const user = { username: 'adalovelace', email: 'adalovelace@example.com', name: 'Ada Lovelace' };
     expect(() => latchkey.users.validatePassword('adalovelace1', undefined)).not.toThrow();
-    expect(thrownBy(() => latchkey.users.validatePassword('adalovelace1', user))).toMatchObject({ code: 'password_invalid' });
+    expect(await latchkeyErrorOf(() => latchkey.users.validatePassword('adalovelace1', user))).toMatchObject({ code: 'password_invalid' });
   });
 });
