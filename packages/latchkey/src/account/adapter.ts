@@ -1,5 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import type { EmailMessage } from '../mail/ports.js';
+import { BUILT_IN_LOGIN_STAGES, type LoginStageEntry } from './login-stages.js';
 import type { User } from './model.js';
 import { accountUrl } from './urls.js';
 
@@ -107,5 +108,16 @@ export class AccountAdapter {
    */
   getEmailConfirmationUrl(key: string): string {
     return accountUrl(this.settings, 'account_confirm_email', key);
+  }
+
+  /**
+   * The stages every login runs after its first factor, in order (allauth's get_login_stages).
+   * Add a stage of the project's own with `[...super.getLoginStages(), acceptTerms]`. Every
+   * built-in stage must stay in the list: createLatchkey refuses a list without one, since
+   * leaving out (say) mfa_authenticate would let a password alone sign in to an account with a
+   * second factor. Read once, as Latchkey starts.
+   */
+  getLoginStages(): readonly LoginStageEntry[] {
+    return BUILT_IN_LOGIN_STAGES;
   }
 }

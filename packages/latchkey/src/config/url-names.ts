@@ -13,6 +13,8 @@ export const ACCOUNT_URLS = {
   account_reauthenticate: '/accounts/reauthenticate/',
   account_request_login_code: '/accounts/login/code/',
   account_confirm_login_code: '/accounts/login/code/confirm/',
+  /** A login stage of the project's own (account/login-stages.ts), by its id. */
+  account_login_stage: '/accounts/login/stage/:id/',
   account_email: '/accounts/email/',
   account_email_verification_sent: '/accounts/confirm-email/',
   account_confirm_email: '/accounts/confirm-email/:key/',
