@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
+import { checkLoginStages } from './login/project-stages.js';
 import { SocialAccountAdapter } from './socialaccount/adapter.js';
 import { appsFromSettings } from './socialaccount/apps.js';
 import { checkSettingsApps, createProviderDirectory } from './socialaccount/directory.js';
@@ -183,6 +184,9 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   const providerRegistry = createProviderRegistry(options.socialProviderKinds);
   const providerApps = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS);
   checkSettingsApps(settings, providerRegistry, providerApps);
+  // Likewise a list of login stages that would let a login skip one.
+  const adapter = options.adapter ?? new AccountAdapter(settings);
+  checkLoginStages(adapter.getLoginStages());
   const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
   try {
     if ((options.migrations ?? 'require') === 'auto') {
@@ -239,7 +243,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     mailer,
     mailOutbox,
     sessions,
-    adapter: options.adapter ?? new AccountAdapter(settings),
+    adapter,
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
     socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps, registry: providerRegistry }),
     events: new AccountEvents(database.store.auditLog, clock, (error, event) => log.error(`Account event ${event.name}: a subscriber failed: ${describeError(error)}`)),

@@ -111,11 +111,22 @@ export class AccountAdapter {
   }
 
   /**
+   * Called as every login begins, once its first factor is proved and before any stage (allauth's
+   * pre_login), through every door: the pages, the admin, a provider, the headless API and the
+   * token API. Throw `new LatchkeyError('permission_denied', 'message for the person')` to refuse
+   * the login: the door shows the message as it shows a refused login, and nothing is signed in.
+   * An inactive account never gets here.
+   */
+  preLogin(_user: User): void | Promise<void> {
+    return undefined;
+  }
+
+  /**
    * The stages every login runs after its first factor, in order (allauth's get_login_stages).
    * Add a stage of the project's own with `[...super.getLoginStages(), acceptTerms]`. Every
    * built-in stage must stay in the list: createLatchkey refuses a list without one, since
    * leaving out (say) mfa_authenticate would let a password alone sign in to an account with a
-   * second factor. Read once, as Latchkey starts.
+   * second factor. Asked as each login runs its stages; checked as Latchkey starts.
    */
   getLoginStages(): readonly LoginStageEntry[] {
     return BUILT_IN_LOGIN_STAGES;

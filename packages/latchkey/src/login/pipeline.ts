@@ -4,11 +4,13 @@ import { constantTimeEqual, keyedHash } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { FirstFactor, LoginProofs } from './proofs.js';
 import type { StageCode } from './mailed-codes/stage-codes.js';
-import { LOGIN_STAGES, STAGE_CHECKS, type LoginContext, type LoginStage, type StageAnswers } from './stages.js';
+import { loginStageId, type CustomLoginStage } from '../account/login-stages.js';
+import { loginStagesOf } from './project-stages.js';
+import { stageCheckOf, type LoginContext, type LoginStage, type StageAnswers } from './stages.js';
 
 /**
  * A login is a pipeline: a first factor (a password, a provider's account, a passkey, ...), then
- * the stages of stages.ts, in order, then done. Every way in enters through beginLogin with the
+ * the stages the adapter lists (stages.ts, and the project's own), in order, then done. Every way in enters through beginLogin with the
  * first factor it has proved, and a login stopped at a stage carries on through continueLogin,
  * so no door can skip a stage. A stopped login is only a state the adapter keeps for its client
  * (the browser's session, an app's session token); the session of the user is created by the
@@ -51,6 +53,8 @@ function credentialMark(deps: Pick<LatchkeyDeps, 'settings'>, user: User): strin
 /** A first factor has been proved for the user: the stages decide the rest. */
 export async function beginLogin(deps: LatchkeyDeps, user: User, firstFactor: FirstFactor, context: LoginContext): Promise<LoginResult> {
   if (!user.isActive) return { status: 'inactive', user };
+  // The project's say before any stage (it throws its refusal, a LatchkeyError, to every door alike).
+  await deps.adapter.preLogin(user);
   return runStages(deps, user, [firstFactor], {}, context);
 }
 
@@ -62,20 +66,40 @@ export async function beginLogin(deps: LatchkeyDeps, user: User, firstFactor: Fi
  * asked for or used up.
  */
 export async function continueLogin(deps: LatchkeyDeps, pending: PendingLoginState, answers: StageAnswers, context: LoginContext): Promise<LoginResult> {
+  const waiting = await userOfStoppedLogin(deps, pending);
+  if (waiting.status !== 'waiting') return waiting;
+  return runStages(deps, waiting.user, pending.proofs, answers, context, pending.code);
+}
+
+/** The stopped login's user, read again: 'ended' where the account went or its password changed meanwhile. */
+async function userOfStoppedLogin(deps: LatchkeyDeps, pending: PendingLoginState): Promise<{ status: 'waiting'; user: User } | { status: 'ended' } | { status: 'inactive'; user: User }> {
   const user = await deps.store.users.findById(pending.userId);
   if (!user || !constantTimeEqual(pending.credentialMark, credentialMark(deps, user))) return { status: 'ended' };
   if (!user.isActive) return { status: 'inactive', user };
-  return runStages(deps, user, pending.proofs, answers, context, pending.code);
+  return { status: 'waiting', user };
+}
+
+/**
+ * A login stopped at a stage of the project's own, answered (the stage's page posted, or its
+ * headless endpoint called): the stage records what the person sent (its `complete`, which throws
+ * a LatchkeyError to refuse it), then the login carries on as after any answer. The user is read
+ * and checked first, so a login that can no longer finish records nothing.
+ */
+export async function answerCustomStage(deps: LatchkeyDeps, pending: PendingLoginState, stage: CustomLoginStage, answer: Readonly<Record<string, unknown>>, context: LoginContext): Promise<LoginResult> {
+  const waiting = await userOfStoppedLogin(deps, pending);
+  if (waiting.status !== 'waiting') return waiting;
+  await stage.complete(waiting.user, answer);
+  return runStages(deps, waiting.user, pending.proofs, {}, context, pending.code);
 }
 
 async function runStages(deps: LatchkeyDeps, user: User, proven: LoginProofs, answers: StageAnswers, context: LoginContext, code?: StageCode): Promise<LoginResult> {
   let proofs = proven;
   let trustToken: string | undefined;
-  for (const stage of LOGIN_STAGES) {
-    const outcome = await STAGE_CHECKS[stage]({ deps, user, proofs, answers, context, code });
+  for (const entry of loginStagesOf(deps)) {
+    const outcome = await stageCheckOf(entry)({ deps, user, proofs, answers, context, code });
     if (!outcome.passed) {
       if ('ended' in outcome) return { status: 'ended' };
-      return { status: 'stopped', stage, user, pending: pendingLoginState(deps, user, proofs, outcome.code) };
+      return { status: 'stopped', stage: loginStageId(entry), user, pending: pendingLoginState(deps, user, proofs, outcome.code) };
     }
     if (outcome.proof) proofs = [...proofs, outcome.proof];
     trustToken = outcome.trustToken ?? trustToken;

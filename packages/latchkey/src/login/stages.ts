@@ -1,3 +1,4 @@
+import { BUILT_IN_LOGIN_STAGES, type BuiltInLoginStage, type CustomLoginStage, type LoginStageEntry } from '../account/login-stages.js';
 import type { User } from '../account/model.js';
 import { sendEmailConfirmation } from '../account/email-confirmation.js';
 import type { ClientInfo } from '../core/client.js';
@@ -26,8 +27,12 @@ import type { MailedCodeState } from '../account/mailed-codes.js';
  * - mfa_signup_webauthn: a passkey signup (first factor passkey_signup), its address verified,
  *   makes the account's passkey.
  */
-export const LOGIN_STAGES = ['login_by_code', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'mfa_signup_webauthn'] as const;
-export type LoginStage = (typeof LOGIN_STAGES)[number];
+export const LOGIN_STAGES = BUILT_IN_LOGIN_STAGES;
+/**
+ * The id of a stage a login waits at: one of LOGIN_STAGES, or the id of one of the project's own
+ * (account/login-stages.ts CustomLoginStage), which the adapter's getLoginStages lists.
+ */
+export type LoginStage = BuiltInLoginStage | (string & {});
 
 /** What a login context tells the stages: who is asking, and what their client can keep. */
 export interface LoginContext {
@@ -161,10 +166,23 @@ async function makeSignupPasskey({ deps, user, proofs, answers, context }: Stage
   return PASSED;
 }
 
-export const STAGE_CHECKS: Record<LoginStage, (run: StageRun) => Promise<StageOutcome>> = {
+const STAGE_CHECKS: Record<BuiltInLoginStage, (run: StageRun) => Promise<StageOutcome>> = {
   login_by_code: askForLoginCode,
   verify_email: verifyEmail,
   mfa_authenticate: authenticateWithSecondFactor,
   mfa_trust: askToTrustBrowser,
   mfa_signup_webauthn: makeSignupPasskey,
 };
+
+/**
+ * A stage of the project's own waits while its isPending says so. It keeps nothing in the login:
+ * what the person did there is the project's record, read again each time the stages run.
+ */
+function customStageCheck(stage: CustomLoginStage): (run: StageRun) => Promise<StageOutcome> {
+  return async ({ user }) => ((await stage.isPending(user)) ? STOPPED : PASSED);
+}
+
+/** The check that decides whether a login passes `entry`. */
+export function stageCheckOf(entry: LoginStageEntry): (run: StageRun) => Promise<StageOutcome> {
+  return typeof entry === 'string' ? STAGE_CHECKS[entry] : customStageCheck(entry);
+}

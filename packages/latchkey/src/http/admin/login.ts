@@ -8,17 +8,11 @@ import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormSt
 import { loginContextOf } from '../kit/login-context.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
+import { stagePagePath } from '../kit/stage-pages.js';
 import { signOut } from '../kit/sign-out.js';
 import { forbidden } from './guard.js';
 import { adminRoot } from './paths.js';
 import { urlFor } from '../../config/url-names.js';
-
-/** The account pages' code page, where a login stopped at MFA is finished (it then goes on to `next`). */
-const MFA_AUTHENTICATE_PAGE = urlFor('mfa_authenticate');
-/** The account pages' page for the code mailed at the login_by_code stage (ACCOUNT_LOGIN_BY_CODE_REQUIRED). */
-const LOGIN_CODE_CONFIRM_PAGE = urlFor('account_confirm_login_code');
-/** The account pages' page for the verification code (ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED). */
-const CONFIRM_EMAIL_PAGE = urlFor('account_email_verification_sent');
 
 /** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
 const ACCOUNT_LOGIN_PAGE = urlFor('account_login');
@@ -76,10 +70,9 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       const result = await loginToAdmin(ctx.deps, { login: fields.username, password: fields.password, ...loginContextOf(ctx, request) });
       const outcome = await settleLogin(ctx, request, reply, result, { remember: remembersLogin(settings), next });
       if (outcome.kind === 'signed_in') return redirect(reply, next);
-      if (outcome.kind === 'stopped' && outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
-      // Under verification by code, the code is typed in on the account pages' confirmation page.
-      if (outcome.kind === 'stopped' && outcome.stage === 'verify_email' && settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, CONFIRM_EMAIL_PAGE);
-      if (outcome.kind === 'stopped' && outcome.stage !== 'verify_email') return redirect(reply, MFA_AUTHENTICATE_PAGE);
+      // A stopped login carries on at the account pages' page for its stage, then goes on to `next`.
+      const stagePage = outcome.kind === 'stopped' ? stagePagePath(ctx, outcome.stage) : undefined;
+      if (stagePage !== undefined) return redirect(reply, stagePage);
       const why = outcome.kind === 'stopped' ? 'Verify your email address first: follow the link we have sent you.' : 'This account is inactive.';
       return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);
     } catch (error) {

@@ -6,6 +6,7 @@ import { registerAuthRoutes } from './auth.js';
 import { registerConfigRoute } from './config.js';
 import { registerEmailVerificationRoutes } from './email-verification.js';
 import { registerLoginCodeRoutes } from './login-code.js';
+import { registerLoginStageRoutes } from './login-stage.js';
 import { registerMfaRoutes } from './mfa.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerSessionRoutes } from './sessions.js';
@@ -24,6 +25,7 @@ const ROUTE_GROUPS: ((api: FastifyInstance, ctx: HttpContext) => void)[] = [
   registerConfigRoute,
   registerAuthRoutes,
   registerLoginCodeRoutes,
+  registerLoginStageRoutes,
   registerEmailVerificationRoutes,
   registerPasswordRoutes,
   registerAccountEmailRoutes,

@@ -27,7 +27,9 @@ export interface Flow {
     | 'mfa_reauthenticate'
     | 'provider_redirect'
     | 'provider_token'
-    | 'provider_signup';
+    | 'provider_signup'
+    /** A login stage of the project's own (account/login-stages.ts), by its id: always pending. */
+    | (string & {});
   is_pending?: true;
   types?: AuthenticatorType[];
   /** For `provider_redirect` and `provider_token`: the ids of the providers that sign in that way. */

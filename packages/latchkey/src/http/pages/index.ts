@@ -3,6 +3,7 @@ import { registerConfirmEmailPages } from './confirm-email.js';
 import { registerEmailPages } from './email.js';
 import { registerLoginPages } from './login.js';
 import { registerLoginCodePages } from './login-code.js';
+import { registerLoginStagePages } from './login-stage.js';
 import { registerMfaAuthenticationPages } from './mfa-authenticate.js';
 import { registerMfaManagementPages } from './mfa-manage.js';
 import { registerWebauthnManagementPages } from './mfa-webauthn.js';
@@ -21,6 +22,8 @@ export function registerAccountPages(scope: FastifyInstance, ctx: HttpContext): 
   registerLoginPages(scope, ctx);
   // The code pages: for a login by code, and for the code ACCOUNT_LOGIN_BY_CODE_REQUIRED asks for after the password.
   if (ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED || ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false) registerLoginCodePages(scope, ctx);
+  // The pages of the project's own login stages (account/login-stages.ts), one route for all.
+  registerLoginStagePages(scope, ctx);
   registerSignupPages(scope, ctx);
   registerConfirmEmailPages(scope, ctx);
   registerEmailPages(scope, ctx);

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { urlFor } from '../../config/url-names.js';
 import type { HttpContext } from '../kit/context.js';
 import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { stagePagePath } from '../kit/stage-pages.js';
 import type { SignupOutcome } from '../kit/session-state.js';
 import { flash, redirect, renderPage } from './page.js';
 
@@ -30,16 +31,11 @@ export async function presentLogin(ctx: HttpContext, request: FastifyRequest, re
       return redirect(reply, INACTIVE_PAGE);
     case 'ended':
       return redirect(reply, LOGIN_PAGE);
-    case 'stopped':
-      if (outcome.stage === 'login_by_code') return redirect(reply, LOGIN_CODE_CONFIRM_PAGE);
-      if (outcome.stage === 'mfa_signup_webauthn') return redirect(reply, PASSKEY_SIGNUP_STAGE_PAGE);
-      if (outcome.stage === 'verify_email') {
-        // Under verification by code the confirmation page takes the code this login holds.
-        if (ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) return redirect(reply, VERIFICATION_SENT_PAGE);
-        return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
-      }
-      // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
-      return redirect(reply, MFA_AUTHENTICATE_PAGE);
+    case 'stopped': {
+      const page = stagePagePath(ctx, outcome.stage);
+      if (page !== undefined) return redirect(reply, page);
+      return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+    }
     case 'signed_in':
       await flash(ctx, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
       return redirect(reply, safeRedirectOr(next, ctx.deps.adapter.getLoginRedirectUrl(outcome.user)));

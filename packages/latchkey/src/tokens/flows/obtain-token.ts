@@ -1,6 +1,7 @@
 import type { ClientInfo } from '../../core/client.js';
 import { continueLogin, type LoginResult } from '../../login/pipeline.js';
 import { loginWithPassword } from '../../login/password.js';
+import { customStageOf, tokenRefusalOf } from '../../login/project-stages.js';
 import { loginMethod, type LoginProofs } from '../../login/proofs.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
@@ -45,13 +46,16 @@ async function withTokenWording<T>(work: Promise<T>): Promise<T> {
  * Unverified email is said plainly, as on every other login path: only the right password gets
  * that far.
  */
-function refusalOf(deps: Pick<LatchkeyDeps, 'settings'>, result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
+function refusalOf(deps: Pick<LatchkeyDeps, 'settings' | 'adapter'>, result: Exclude<LoginResult, { status: 'authenticated' }>): LatchkeyError {
   if (result.status === 'stopped' && result.stage === 'verify_email') {
     return new LatchkeyError('email_unverified', deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED ? TOKEN_EMAIL_UNVERIFIED_BY_CODE : TOKEN_EMAIL_UNVERIFIED);
   }
   // ACCOUNT_LOGIN_BY_CODE_REQUIRED: the code is bound to the client that asked for it, and a token
   // client keeps nothing between requests to bring it back to, so it can never pass this stage.
   if (result.status === 'stopped' && result.stage === 'login_by_code') return new LatchkeyError('permission_denied', TOKEN_LOGIN_CODE_REQUIRED);
+  // A stage of the project's own ("accept the new terms") is done on the site, never here.
+  const custom = result.status === 'stopped' ? customStageOf(deps, result.stage) : undefined;
+  if (custom !== undefined) return tokenRefusalOf(custom);
   // 'inactive', or 'ended': the password changed (or the account went) between the two steps.
   return invalidCredentials();
 }
@@ -65,7 +69,8 @@ function refusalOf(deps: Pick<LatchkeyDeps, 'settings'>, result: Exclude<LoginRe
  *
  * Throws LatchkeyError 'invalid_credentials' (wrong or missing credentials, unknown or inactive
  * account: one message for all), 'rate_limited', 'email_unverified', 'permission_denied' (the
- * project requires a mailed code at every login: ACCOUNT_LOGIN_BY_CODE_REQUIRED), 'invalid_input' with
+ * project requires a mailed code at every login: ACCOUNT_LOGIN_BY_CODE_REQUIRED; the login waits
+ * at a stage of the project's own, with its tokenRefusal; the adapter's preLogin refused it), 'invalid_input' with
  * reason 'mfa_required' (param 'code': MFA is on and no code was sent), or 'incorrect_code' (the
  * code is wrong; counted against login_failed like a wrong password).
  *
