@@ -22,7 +22,6 @@ const REMAINING: Readonly<Record<string, number>> = {
   'http/admin/recent-authentication.ts': 1,
   'http/admin/social-apps.ts': 1,
   'http/kit/log-redaction.ts': 5,
-  'http/kit/safe-redirect.ts': 2,
   'http/pages/confirm-email.ts': 5,
   'http/pages/email.ts': 1,
   'http/pages/login-code.ts': 1,

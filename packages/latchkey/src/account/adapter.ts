@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.js';
+import { isSafeRedirect } from '../core/safe-url.js';
 import type { EmailMessage } from '../mail/ports.js';
 import { BUILT_IN_LOGIN_STAGES, type LoginStageEntry } from './login-stages.js';
 import type { User } from './model.js';
@@ -76,6 +77,25 @@ export class AccountAdapter {
   /** Where the logout page sends a person once signed out, or when they were not signed in: LOGOUT_REDIRECT_URL by default. */
   getLogoutRedirectUrl(): string {
     return this.settings.LOGOUT_REDIRECT_URL;
+  }
+
+  /**
+   * Whether the browser may be sent to a target a request chose (allauth's is_safe_url): a `next`
+   * on any page, a stored `next`, an IdP's RelayState, a headless `callback_url`. By default a
+   * path of this site only, by Latchkey's strict rule: no other host, no scheme, nothing a browser
+   * could read as another host (`//evil.com`, `/\evil.com`, encoded slashes).
+   *
+   * `url` is exactly what the redirect would send, in one of two forms, and nothing else ever gets
+   * here: a path of this site, percent-encoded (`/orders/?page=2`), or an absolute http(s) URL as
+   * the WHATWG URL parser serialises it (`https://shop.example/welcome`: lower-case host, no
+   * user:password, no whitespace or control character). Return true to allow more, such as a host
+   * the project owns, comparing `new URL(url).origin`, never a prefix of the string
+   * (`https://shop.example.evil.net` starts with `https://shop.example`); return false to refuse a
+   * target the default allows. A refused target falls back to the page's default (the login's
+   * getLoginRedirectUrl, say), as a missing one does. Must not throw.
+   */
+  isSafeUrl(url: string): boolean {
+    return isSafeRedirect(url);
   }
 
   /**

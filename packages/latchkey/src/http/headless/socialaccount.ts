@@ -13,7 +13,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../social/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { allowedFrontendUrlOr } from '../kit/safe-redirect.js';
+import { frontendTargetOr } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
@@ -67,7 +67,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
       // Where the browser goes back to: only this site or a front end allowed to call the API, never
       // anywhere a link's author chose, and encoded as it will be sent. Without one the answer is the
       // front end's error route, or 400.
-      const callbackUrl = allowedFrontendUrlOr(textField(fields, 'callback_url'), allowedFrontendOrigins(settings), undefined);
+      const callbackUrl = frontendTargetOr(deps.adapter, textField(fields, 'callback_url'), allowedFrontendOrigins(settings), undefined);
       if (callbackUrl === undefined) {
         request.log.warn('headless provider redirect: callback_url refused');
         const errorPage = settings.HEADLESS_FRONTEND_URLS.socialaccount_login_error;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { allowedFrontendUrlOr, isAllowedFrontendUrl, isSafeRedirect, safeRedirectOr } from './safe-redirect.js';
+import { AccountAdapter } from '../../account/adapter.js';
+import { testSettings } from '../../testing/latchkey.js';
+import { decodedValue, REDIRECT_TARGET_CASES } from '../../testing/redirect-targets.js';
+import { allowedFrontendUrlOr, frontendTargetOr, isAllowedFrontendUrl, isSafeRedirect, redirectTargetOr, safeRedirectOr } from './safe-redirect.js';
 
 describe('next is followed only for same-site relative paths', () => {
   it('refuses every open-redirect form: other hosts and schemes, encoded or backslashed slashes, control characters', () => {
@@ -122,5 +125,74 @@ describe("a front end's URL is followed only on this site or at an allowed origi
       'x'.repeat(3000),
     ];
     for (const url of [...attacks, undefined, null, 42, ['/x']]) expect(isAllowedFrontendUrl(url, allowed), JSON.stringify(url)).toBe(false);
+  });
+});
+
+describe("the adapter's isSafeUrl decides every target a request chose, in the form it will be sent", () => {
+  /** Every kind of target: open-redirect forms, header injections, encodings, paths of this site. */
+  const TARGETS: unknown[] = [
+    '/', '/accounts/email/', '/shop?page=2&q=a%20b', '/caf\u00e9', '/%E3%80%82x', '/x#\u00fc', '/.//evil.com', '/a/../..//evil.com',
+    '//evil.com', '/\\evil.com', '/%2F%2Fevil.com', '/%252F%252Fevil.com', '/\t/evil.com', '/\r\nSet-Cookie: a=b',
+    'https://evil.com/', 'HTTPS://SHOP.EXAMPLE/x', 'https://shop.example/caf\u00e9', 'https://shop.example/\r\nSet-Cookie: a=b',
+    'https://shop.example/%0d%0aSet-Cookie:%20a=b', 'https://shop.example\\@evil.com/', 'https://user:pw@shop.example/', ' https://shop.example/',
+    'https:shop.example/', '//shop.example/', 'javascript:alert(1)//https://shop.example/', 'data:text/html,x', `https://shop.example/${'x'.repeat(3000)}`,
+    ...REDIRECT_TARGET_CASES.map((target) => decodedValue(target.wire)),
+    '', undefined, null, 42, ['/x'],
+  ];
+  /** What a Location header may carry without Node refusing it or a browser misreading it. */
+  const HEADER_SAFE = /^[\x21-\x7e]*$/;
+
+  /** Allows one more host, compared by origin as the doc comment says, and refuses one path of this site. */
+  class ShopAdapter extends AccountAdapter {
+    readonly asked: string[] = [];
+    override isSafeUrl(url: string): boolean {
+      this.asked.push(url);
+      if (url.startsWith('/private/')) return false;
+      return /^https?:/.test(url) ? new URL(url).origin === 'https://shop.example' : super.isSafeUrl(url);
+    }
+  }
+
+  it('by default is exactly the strict rule: the same target or the same fallback for every value', () => {
+    const adapter = new AccountAdapter(testSettings());
+    for (const next of TARGETS) {
+      expect(redirectTargetOr(adapter, next, '/fallback/'), JSON.stringify(next)).toBe(safeRedirectOr(next, '/fallback/'));
+      const origins = ['https://app.example.com'];
+      expect(frontendTargetOr(adapter, next, origins, undefined), JSON.stringify(next)).toBe(allowedFrontendUrlOr(next, origins, undefined));
+    }
+  });
+
+  it('lets an override allow another host, which is sent serialised: no header can be injected, no raw byte sent', () => {
+    const adapter = new ShopAdapter(testSettings());
+    expect(redirectTargetOr(adapter, 'https://shop.example/orders/?id=7', '/fallback/')).toBe('https://shop.example/orders/?id=7');
+    expect(redirectTargetOr(adapter, 'HTTPS://SHOP.EXAMPLE/caf\u00e9#\u00fc', '/fallback/')).toBe('https://shop.example/caf%C3%A9#%C3%BC');
+    expect(redirectTargetOr(adapter, 'https://shop.example/%0d%0aSet-Cookie:%20a=b', '/fallback/')).toBe('https://shop.example/%0d%0aSet-Cookie:%20a=b');
+    for (const refused of ['https://shop.example/\r\nSet-Cookie: a=b', 'https://shop.example/\t', 'https://shop.example.evil.com/', 'https://shop.example\\@evil.com/', 'https://user:pw@shop.example/', '//shop.example/', 'http://shop.example/']) {
+      expect(redirectTargetOr(adapter, refused, '/fallback/'), JSON.stringify(refused)).toBe('/fallback/');
+    }
+    for (const next of TARGETS) {
+      const target = redirectTargetOr(adapter, next, undefined);
+      if (target !== undefined) expect(target, JSON.stringify(next)).toMatch(HEADER_SAFE);
+    }
+  });
+
+  it('asks the adapter only about the two forms a redirect can send, each as it would be sent', () => {
+    const adapter = new ShopAdapter(testSettings());
+    for (const next of TARGETS) redirectTargetOr(adapter, next, undefined);
+    for (const url of adapter.asked) {
+      expect(url, url).toMatch(HEADER_SAFE);
+      expect(url.startsWith('/') ? isSafeRedirect(url) : /^https?:\/\/[^/@\\]+\//.test(url), url).toBe(true);
+    }
+    expect(adapter.asked).toContain('https://shop.example/caf%C3%A9');
+    expect(adapter.asked).not.toContain('//evil.com');
+  });
+
+  it('lets an override refuse a path of this site, as `next` and as a headless callback_url', () => {
+    const adapter = new ShopAdapter(testSettings());
+    expect(redirectTargetOr(adapter, '/private/x', '/fallback/')).toBe('/fallback/');
+    expect(frontendTargetOr(adapter, '/private/x', [], undefined)).toBeUndefined();
+    // A front end in CORS_ALLOWED_ORIGINS stays allowed: the project listed it itself.
+    expect(frontendTargetOr(adapter, 'https://app.example.com/cb', ['https://app.example.com'], undefined)).toBe('https://app.example.com/cb');
+    expect(frontendTargetOr(adapter, 'https://shop.example/cb', ['https://app.example.com'], undefined)).toBe('https://shop.example/cb');
+    expect(frontendTargetOr(adapter, 'https://evil.example/cb', ['https://app.example.com'], undefined)).toBeUndefined();
   });
 });

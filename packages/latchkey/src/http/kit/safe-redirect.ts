@@ -1,62 +1,30 @@
-/** The longest target followed, before and after encoding: no browser needs more, and a Location header must stay small. */
-const MAX_TARGET_CHARS = 2048;
+import type { AccountAdapter } from '../../account/adapter.js';
+import { absoluteUrlOr, safeRedirectOr } from '../../core/safe-url.js';
 
-/** A base URL of our own: a target resolved against it must stay on it. */
-const SAME_SITE_BASE = 'http://same-site.invalid';
+// The strict rule itself lives in core/ (the adapter's isSafeUrl defaults to it); the doors keep
+// importing it from here.
+export { isSafeRedirect, safeRedirectOr } from '../../core/safe-url.js';
 
-/**
- * Whether `target` has the form of a same-site, path-absolute URL such as `/accounts/email/` or
- * `/shop?page=2`. Everything a browser could read as another origin is refused: `//evil.com` and
- * `/\evil.com` (protocol-relative), any scheme (`https:`, `javascript:`), backslashes, control
- * characters (browsers strip tabs and newlines, turning `/\t/evil.com` into `//evil.com`).
- *
- * In the path, percent-encoded slashes, backslashes and control characters are refused too, and
- * so is an encoded `%` (which hides them under a second encoding, `%252F`): a server or proxy
- * that decodes the path before redirecting could turn `/%2F%2Fevil.com` into `//evil.com`. The
- * query and fragment may hold any encoded character: they never decide the origin, and a `next`
- * inside a query (`/accounts/oidc/corp/login/?process=connect&next=%2Fdashboard%2F`, where the
- * reauthentication page returns to) is checked again, decoded, by the page that reads it.
- */
-function hasSameSitePathForm(target: string): boolean {
-  if (target.length === 0 || target.length > MAX_TARGET_CHARS) return false;
-  if (!target.startsWith('/') || target.startsWith('//')) return false;
-  // eslint-disable-next-line no-control-regex
-  if (/[\\\u0000-\u001f\u007f]/.test(target)) return false;
-  const path = target.split(/[?#]/, 1)[0]!;
-  return !/%(2f|5c|25|[01][0-9a-f]|7f)/i.test(path);
-}
+/** Who judges a target a request chose: the project's AccountAdapter (its isSafeUrl). */
+export type RedirectJudge = Pick<AccountAdapter, 'isSafeUrl'>;
 
 /**
- * The one rule for every redirect to a value a request chose (a `next`, a stored `next`, a SAML
- * RelayState, a headless `callback_url` on this site): the target to send the browser to, or
- * `fallback` when `next` may not be followed.
+ * Where to send the browser for a target a request chose (a `next`, a stored `next`, a SAML
+ * RelayState), or `fallback`: every door asks here, so that the project's
+ * AccountAdapter.isSafeUrl (allauth's is_safe_url) decides for all of them.
  *
- * A target that may be followed is sent as a browser would request it: serialised by the WHATWG
- * URL parser, so characters outside ASCII are percent-encoded as UTF-8 (`/。x` becomes
- * `/%E3%80%82x`, `/café` becomes `/caf%C3%A9`). A Location header can only carry Latin-1 (Node
- * refuses anything beyond it with ERR_INVALID_CHAR, a 500 after the login was settled), and
- * browsers read its bytes as UTF-8, so a raw `é` would arrive garbled. Encoding an encoded target
- * changes nothing, so a target may go through here again on its way out.
- *
- * Serialising also resolves dot segments, which can make a harmless path dangerous: `/.//evil.com`
- * becomes `//evil.com`, another host. So the encoded target is checked again, and falls back too.
+ * Only two forms ever reach the adapter, each already in the form the redirect will send: a path
+ * of this site that passes the strict rule (safeRedirectOr: percent-encoded, dot segments
+ * resolved), or an absolute http(s) URL as the WHATWG parser serialises it (absoluteUrlOr: no
+ * whitespace, control character, backslash or user:password; characters outside ASCII
+ * percent-encoded). Anything else (`//host`, `javascript:`, a raw CR LF) falls back without
+ * asking, so no override can let a header be injected or a scheme be run, and the adapter judges
+ * exactly the string that is sent. The default isSafeUrl accepts the paths and nothing else:
+ * exactly safeRedirectOr, as before the hook.
  */
-export function safeRedirectOr<Fallback extends string | undefined>(next: unknown, fallback: Fallback): string | Fallback {
-  if (typeof next !== 'string' || !hasSameSitePathForm(next)) return fallback;
-  let url: URL;
-  try {
-    url = new URL(next, SAME_SITE_BASE);
-  } catch {
-    return fallback;
-  }
-  if (url.origin !== SAME_SITE_BASE) return fallback;
-  const target = `${url.pathname}${url.search}${url.hash}`;
-  return hasSameSitePathForm(target) ? target : fallback;
-}
-
-/** Whether `next` may be followed (safeRedirectOr's target, never `next` itself, is what a redirect sends). */
-export function isSafeRedirect(next: unknown): next is string {
-  return safeRedirectOr(next, undefined) !== undefined;
+export function redirectTargetOr<Fallback extends string | undefined>(judge: RedirectJudge, next: unknown, fallback: Fallback): string | Fallback {
+  const target = safeRedirectOr(next, undefined) ?? absoluteUrlOr(next, undefined);
+  return target !== undefined && judge.isSafeUrl(target) === true ? target : fallback;
 }
 
 function originOf(url: string): string | undefined {
@@ -79,21 +47,27 @@ function originOf(url: string): string | undefined {
 export function allowedFrontendUrlOr<Fallback extends string | undefined>(value: unknown, allowedOrigins: readonly string[], fallback: Fallback): string | Fallback {
   const sameSite = safeRedirectOr(value, undefined);
   if (sameSite !== undefined) return sameSite;
-  if (typeof value !== 'string' || value.length > MAX_TARGET_CHARS) return fallback;
-  // eslint-disable-next-line no-control-regex
-  if (/[\\\s\u0000-\u001f\u007f]/.test(value) || !/^https?:\/\//i.test(value)) return fallback;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fallback;
-  }
-  if (url.username !== '' || url.password !== '') return fallback;
-  if (!allowedOrigins.some((origin) => originOf(origin) === url.origin)) return fallback;
-  return url.href.length > MAX_TARGET_CHARS ? fallback : url.href;
+  const absolute = absoluteUrlOr(value, undefined);
+  if (absolute === undefined) return fallback;
+  return allowedOrigins.some((origin) => originOf(origin) === new URL(absolute).origin) ? absolute : fallback;
 }
 
 /** Whether the browser may be sent to a front end's URL (allowedFrontendUrlOr's target is what a redirect sends). */
 export function isAllowedFrontendUrl(value: unknown, allowedOrigins: readonly string[]): value is string {
   return allowedFrontendUrlOr(value, allowedOrigins, undefined) !== undefined;
+}
+
+/**
+ * The headless `callback_url` as every door takes it: a same-site path the adapter's isSafeUrl
+ * accepts (by default, every path the strict rule allows), a URL at one of `allowedOrigins`
+ * (CORS_ALLOWED_ORIGINS: the project's own list of front ends, taken as it is), or another
+ * absolute URL the adapter's isSafeUrl allows; otherwise `fallback`. With the default adapter,
+ * exactly allowedFrontendUrlOr.
+ */
+export function frontendTargetOr<Fallback extends string | undefined>(judge: RedirectJudge, value: unknown, allowedOrigins: readonly string[], fallback: Fallback): string | Fallback {
+  const sameSite = safeRedirectOr(value, undefined);
+  if (sameSite !== undefined) return judge.isSafeUrl(sameSite) === true ? sameSite : fallback;
+  const allowed = allowedFrontendUrlOr(value, allowedOrigins, undefined);
+  if (allowed !== undefined) return allowed;
+  return redirectTargetOr(judge, value, fallback);
 }

@@ -6,7 +6,7 @@ import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { forgetLoginCode, keepLoginCode, loginCodeToConfirm } from '../kit/login-code-state.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
@@ -31,7 +31,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     renderPage(ctx, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
   const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200, required = false): Promise<FastifyReply> =>
     renderPage(ctx, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
-  const nextOf = (request: FastifyRequest): string => safeRedirectOr((request.query as Record<string, unknown>).next, '');
+  const nextOf = (request: FastifyRequest): string => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const withNext = (path: string, next: string): string => (next === '' ? path : `${path}?next=${encodeURIComponent(next)}`);
   // Only ACCOUNT_LOGIN_BY_CODE_REQUIRED on: the confirmation page alone, for the stage's code.
   const enabled = ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
@@ -47,7 +47,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
 
     scope.post(LOGIN_CODE_PAGE, async (request, reply) => {
       const fields = formFields(request.body, ['email', 'next']);
-      const next = safeRedirectOr(fields.next, '');
+      const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
       try {
         // The mail, which only an existing account gets, is neither awaited nor begun before the
         // answer has gone: the session is still written after this.
@@ -88,7 +88,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
 
   scope.post(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const toConfirm = await loginCodeToConfirm(ctx, request);
     if (toConfirm.kind === 'stage_code') return confirmStageCode(request, reply, toConfirm.waiting, fields.code);
     if (toConfirm.kind === 'none') return redirect(reply, startOver(next));

@@ -4,7 +4,7 @@ import { remembersLogin } from '../../login/remember.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
@@ -37,7 +37,7 @@ export async function renderLoginPage(ctx: HttpContext, request: FastifyRequest,
 
 export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): void {
   scope.get(LOGIN_PAGE, async (request, reply) => {
-    const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     return renderLoginPage(ctx, request, reply, next);
@@ -45,7 +45,7 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
 
   scope.post(LOGIN_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     try {
       const result = await loginWithPassword(ctx.deps, { login: fields.login, password: fields.password, ...loginContextOf(ctx, request) });
       const outcome = await settleLogin(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings, ticked(fields.remember)), next });

@@ -12,7 +12,7 @@ import { codeRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { LOGIN_PAGE, MFA_AUTHENTICATE_PAGE, presentLogin } from './login-outcome.js';
@@ -106,7 +106,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
     return { response: redirect(reply, `/accounts/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}`) };
   }
 
-  const nextOfQuery = (request: FastifyRequest) => safeRedirectOr((request.query as Record<string, unknown>).next, '');
+  const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
 
   scope.get(REAUTHENTICATE_BY_CODE, async (request, reply) => {
     const next = nextOfQuery(request);
@@ -117,7 +117,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
 
   scope.post(REAUTHENTICATE_BY_CODE, async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     try {
@@ -148,7 +148,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
 
   scope.post(REAUTHENTICATE_BY_KEY, async (request, reply) => {
     const fields = formFields(request.body, ['credential', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     try {

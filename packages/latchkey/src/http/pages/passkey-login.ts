@@ -6,7 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import { webauthnAuthenticationOptions } from '../../mfa/flows/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { renderLoginPage } from './login.js';
@@ -35,7 +35,7 @@ export function registerPasskeyLoginPages(scope: FastifyInstance, ctx: HttpConte
 
   scope.post(PASSKEY_LOGIN_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['credential', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     let result;
     try {
       const credential = credentialOfField(fields.credential) as unknown as AuthenticationResponseJSON;

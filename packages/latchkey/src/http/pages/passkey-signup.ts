@@ -6,7 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { LOGIN_PAGE, PASSKEY_SIGNUP_STAGE_PAGE, presentLogin } from './login-outcome.js';
@@ -26,7 +26,7 @@ export const PASSKEY_SIGNUP_PAGE = '/accounts/signup/passkey/';
  * The flow (account/flows/passkey-signup.ts) holds every rule; without the setting neither page exists.
  */
 export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpContext): void {
-  const nextOfQuery = (request: FastifyRequest) => safeRedirectOr((request.query as Record<string, unknown>).next, '');
+  const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const closed = { title: 'Sign up closed' };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: ctx.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
@@ -41,7 +41,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
 
   scope.post(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
     const fields = formFields(request.body, ['email', 'username', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     try {

@@ -4,7 +4,7 @@ import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { listWebauthnKeys } from '../../mfa/flows/webauthn.js';
 import type { User } from '../../account/model.js';
 import { passwordRecord } from '../kit/authentication-records.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { emptyForm, refusalStatus, formFields, formWithError, redirect, renderPage, requireUser, type FormState } from './page.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
@@ -28,14 +28,14 @@ export function registerReauthenticatePages(scope: FastifyInstance, ctx: HttpCon
   scope.get('/accounts/reauthenticate/', async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    return form(request, reply, signedIn.user, safeRedirectOr((request.query as Record<string, unknown>).next, ''));
+    return form(request, reply, signedIn.user, redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, ''));
   });
 
   scope.post('/accounts/reauthenticate/', async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const fields = formFields(request.body, ['password', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     try {
       await reauthenticate(ctx.deps, { user: signedIn.user, password: fields.password, client: clientOf(request) });
     } catch (error) {

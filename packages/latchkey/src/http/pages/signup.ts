@@ -4,7 +4,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
 import { providerLinks } from './socialaccount.js';
@@ -25,7 +25,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
   const closed = { title: 'Sign up closed' };
 
   scope.get('/accounts/signup/', async (request, reply) => {
-    const next = safeRedirectOr((request.query as Record<string, unknown>).next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     if (!(await ctx.deps.adapter.isOpenForSignup())) return renderPage(ctx, request, reply, 'account/signup_closed.html', closed);
@@ -35,7 +35,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
   scope.post('/accounts/signup/', async (request, reply) => {
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
     const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
-    const next = safeRedirectOr(fields.next, '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     const client = clientOf(request);

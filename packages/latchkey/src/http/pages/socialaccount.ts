@@ -12,7 +12,7 @@ import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProvider
 import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
@@ -96,7 +96,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) } };
     }
     const loginPath = providerLoginPath(configured);
-    const next = safeRedirectOr(fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
     try {
       const started = await startProviderLogin(ctx.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(ctx, loginPath), next });
       await keepSignIn(ctx, request, reply, started.state, started.record);
@@ -125,7 +125,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
       provider: { name: provider.name, login_url: providerLoginPath(configured) },
       process: connect ? 'connect' : 'login',
-      next: safeRedirectOr(query.next, ''),
+      next: redirectTargetOr(ctx.deps.adapter, query.next, ''),
     };
     // The button's POST is answered with a redirect to the provider, which the page's policy must allow.
     return renderPage(ctx, request, reply, 'socialaccount/login.html', context, 200, [providerOrigin]);
@@ -143,7 +143,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       case 'connected':
       case 'updated':
         await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
-        return redirect(reply, safeRedirectOr(next, CONNECTIONS_PAGE));
+        return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, CONNECTIONS_PAGE));
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
         // Too long at the provider since the last proof of identity: prove it again, then connect again.

@@ -12,7 +12,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-import { allowedFrontendUrlOr } from '../kit/safe-redirect.js';
+import { frontendTargetOr } from '../kit/safe-redirect.js';
 import type { LoginOutcome } from '../kit/session-state.js';
 
 /** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
@@ -290,7 +290,7 @@ export function presentCallbackResult(
   presentOther: (result: CallbackResult) => Promise<FastifyReply>,
 ): Promise<FastifyReply> | FastifyReply {
   if (signIn?.frontendUrl !== undefined) {
-    const back = allowedFrontendUrlOr(frontendRedirectUrl(signIn.frontendUrl, signIn.process, result), allowedFrontendOrigins(ctx.deps.settings), undefined);
+    const back = frontendTargetOr(ctx.deps.adapter, frontendRedirectUrl(signIn.frontendUrl, signIn.process, result), allowedFrontendOrigins(ctx.deps.settings), undefined);
     if (back !== undefined) return reply.code(302).header('cache-control', 'no-store').redirect(back);
   }
   return presentOther(result);

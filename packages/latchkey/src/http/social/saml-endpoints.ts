@@ -18,7 +18,7 @@ import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { HttpContext } from '../kit/context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { signOut } from '../kit/sign-out.js';
 
 interface ParkedResponse {
@@ -98,7 +98,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
       // IdP-initiated: no request to bind it to, so nothing from it is trusted as a destination
       // but a path on this site; the replay cache keeps it to one use.
       const now = deps.clock.now().getTime();
-      signIn = { provider: configured.provider.id, process: 'login', next: safeRedirectOr(parked.relayState, ''), pending: {}, expiresAt: now + SIGN_IN_STATE_SECONDS * 1000 };
+      signIn = { provider: configured.provider.id, process: 'login', next: redirectTargetOr(ctx.deps.adapter, parked.relayState, ''), pending: {}, expiresAt: now + SIGN_IN_STATE_SECONDS * 1000 };
     }
     if (!signIn) return presentOther(request, reply, failed, undefined);
     const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => verifySamlAnswer(deps, configured.provider.id, saml, parked.samlResponse, requestId));
