@@ -162,6 +162,17 @@ describe.each(testDatabaseKinds())('a login stage of the project\'s own, on %s',
     expect((await spa.get('/auth/session')).status).toBe(200);
   });
 
+  it('the headless API\'s served description lists the stage\'s operation and its flow id', async () => {
+    await setUp({ HEADLESS_SERVE_SPECIFICATION: true });
+    const document = (await browser.get('/_allauth/openapi.json')).json<{
+      paths: Record<string, { post?: { parameters: { name: string; schema?: { enum?: string[] } }[] } }>;
+      components: { schemas: { Flow: { properties: { id: { enum: string[] } } } } };
+    }>();
+    const answer = document.paths['/_allauth/{client}/v1/auth/stage/{id}']?.post;
+    expect(answer?.parameters.find((parameter) => parameter.name === 'id')?.schema?.enum).toEqual(['accept_terms']);
+    expect(document.components.schemas.Flow.properties.id.enum).toContain('accept_terms');
+  });
+
   it('the headless API: a client with no login waiting there gets the flows, and nothing is recorded', async () => {
     await setUp();
     const spa = new HeadlessTestClient(browser.app, 'app', latchkey);

@@ -9,6 +9,11 @@ import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendUnauthenticated } from './respond.js';
 
+/** The ids of the project's own login stages, in order (none by default). */
+export function customStageIds(deps: HttpContext['deps']): string[] {
+  return loginStagesOf(deps).flatMap((entry) => (typeof entry === 'string' ? [] : [entry.id]));
+}
+
 /**
  * POST auth/stage/{id}: the answer to a login stage of the project's own (account/login-stages.ts),
  * which the 401's flows list as pending under the stage's id. allauth's contract has no operation
@@ -18,7 +23,7 @@ import { presentLogin, sendUnauthenticated } from './respond.js';
  * of the stage is 400 with its message. Served only where the project has a stage of its own.
  */
 export function registerLoginStageRoutes(api: FastifyInstance, ctx: HttpContext): void {
-  if (loginStagesOf(ctx.deps).every((entry) => typeof entry === 'string')) return;
+  if (customStageIds(ctx.deps).length === 0) return;
 
   api.post('/auth/stage/:id', async (request, reply) => {
     const id = (request.params as { id?: unknown }).id;

@@ -195,11 +195,41 @@ const DESCRIPTION = `The JSON API for single-page and mobile apps, at \`/_allaut
 
 **Envelope.** Every answer is JSON with the HTTP status repeated in \`status\`, and \`data\`, \`meta\` or \`errors\` (\`[{message, code, param}]\`). 401 lists the \`flows\` that can sign someone in, the one a login waits at marked \`is_pending\`; 401 for a signed-in user means a fresh proof of identity is needed first. Too many attempts answer 429 with \`Retry-After\`. Request bodies are JSON only (else 415), but for the provider redirect, a real form post. Nothing is cached (\`Cache-Control: no-store\`).`;
 
-/** The whole document, for this site (its name and address). */
+/**
+ * The operation that answers a login stage of the project's own (login-stage.ts), and the stage ids
+ * added to the flows' ids: in the document only where the project has such a stage.
+ */
+function customStageParts(stageIds: readonly string[]): { paths: Json; components: Json } {
+  if (stageIds.length === 0) return { paths: {}, components: HEADLESS_COMPONENTS };
+  const answer = operation('/auth/stage/{id}', 'post', {
+    tag: 'Authentication',
+    summary: "Answer a login step of this site's own",
+    description: `For a login waiting at one of this site's own steps (${stageIds.map((id) => `\`${id}\``).join(', ')}), named in the pending flow: the JSON body is what the step asks for. 200 when signed in, 401 at the next step (or when no login waits at this one); 400 when the step refuses the answer.`,
+    requestBody: 'StageAnswer',
+    responses: { 200: ref('responses', 'Authenticated'), 400: ref('responses', 'Error'), 401: ref('responses', 'Unauthenticated') },
+  }, 'any');
+  const idParameter = { name: 'id', in: 'path', required: true, description: "The step's id, as its flow names it.", schema: { type: 'string', enum: [...stageIds] } };
+  answer.parameters = [...(answer.parameters as unknown[]), idParameter];
+  const schemas = HEADLESS_COMPONENTS.schemas as Record<string, Json>;
+  const flow = schemas.Flow as { properties: { id: Json & { enum: string[] } } };
+  const components = {
+    ...HEADLESS_COMPONENTS,
+    schemas: { ...schemas, Flow: { ...flow, properties: { ...flow.properties, id: { ...flow.properties.id, enum: [...flow.properties.id.enum, ...stageIds] } } } },
+    requestBodies: {
+      ...(HEADLESS_COMPONENTS.requestBodies as Json),
+      StageAnswer: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'The fields the step asks for; the site documents them.', additionalProperties: true } } } },
+    },
+  };
+  return { paths: { '/_allauth/{client}/v1/auth/stage/{id}': { post: answer } }, components };
+}
+
+/** The whole document, for this site (its name and address, and the ids of its own login stages). */
 export function headlessOpenApiDocument(
   settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> &
     Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED' | 'MFA_SUPPORTED_TYPES' | 'MFA_PASSKEY_LOGIN_ENABLED' | 'MFA_PASSKEY_SIGNUP_ENABLED'>>,
+  customStageIds: readonly string[] = [],
 ): Json {
+  const custom = customStageParts(customStageIds);
   const byCode = settings.ACCOUNT_LOGIN_BY_CODE_ENABLED === true;
   const codeRequired = settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== undefined && settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED !== false;
   const operations = {
@@ -213,7 +243,7 @@ export function headlessOpenApiDocument(
     info: { title: `${settings.SITE_NAME}: headless API`, version: '1', description: DESCRIPTION },
     servers: [{ url: new URL('/', settings.SITE_URL).toString().replace(/\/$/, '') }],
     tags: TAGS,
-    paths: { ...pathsOf(operations, '/_allauth/{client}/v1', 'any'), ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
-    components: HEADLESS_COMPONENTS,
+    paths: { ...pathsOf(operations, '/_allauth/{client}/v1', 'any'), ...custom.paths, ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
+    components: custom.components,
   };
 }

@@ -85,8 +85,8 @@ function send(reply: FastifyReply, type: string, body: string): FastifyReply {
  * /_allauth/openapi.json, .yaml and .html: Latchkey's description of this API
  * (HEADLESS_SERVE_SPECIFICATION). Rendered once, at start-up: it depends on the settings alone.
  */
-export function registerSpecificationRoutes(headless: FastifyInstance, settings: Settings): void {
-  const document = headlessOpenApiDocument(settings);
+export function registerSpecificationRoutes(headless: FastifyInstance, settings: Settings, customStageIds: readonly string[]): void {
+  const document = headlessOpenApiDocument(settings, customStageIds);
   const json = JSON.stringify(document, null, 2);
   const yaml = stringify(document, { aliasDuplicateObjects: false });
   const html = specificationHtml(document);
