@@ -3,6 +3,7 @@ import { isSafeRedirect } from '../core/safe-url.js';
 import type { EmailMessage } from '../mail/ports.js';
 import { BUILT_IN_LOGIN_STAGES, type LoginStageEntry } from './login-stages.js';
 import type { User } from './model.js';
+import { availableUsername, type UsernameTaken } from './usernames.js';
 import { accountUrl } from './urls.js';
 
 /** An account mail to render: its templates' common start, its reader, what the templates read. */
@@ -22,6 +23,20 @@ export interface PasswordOwner {
 
 /** Renders one of the templates (the project's folders first) with a context. */
 export type RenderTemplate = (name: string, context: Record<string, unknown>) => string;
+
+/** A new account's fields as the signup hooks see them (populateUsername, saveUser), before it is stored. */
+export interface NewUserFields {
+  /**
+   * In a project with usernames: the one given (typed, or as the provider suggested it through
+   * populateUser), or undefined when the signup gave none. Always undefined in a project whose
+   * users sign in by email.
+   */
+  username?: string;
+  /** Validated and normalised; '' only when a provider's signup has none. */
+  email: string;
+  /** '' when nobody gave one. */
+  name: string;
+}
 
 /**
  * The project's hook points into the account flows, as allauth's DefaultAccountAdapter: a project
@@ -63,6 +78,22 @@ export class AccountAdapter {
    */
   cleanPassword(password: string, _owner: PasswordOwner): string | Promise<string> {
     return password;
+  }
+
+  /**
+   * The username of a new account whose signup gave none, in a project with usernames
+   * (allauth's populate_username): a person signed up at once through a provider. By default
+   * the provider's suggestion (`user.username`), else the address's local part, reduced to the
+   * characters a username may hold, with a number added when it is taken (`ada`, `ada4821`).
+   * `isTaken(username)` says whether an account has a username already.
+   *
+   * What it returns is then judged as a typed username is (Latchkey's rules, then cleanUsername)
+   * and must be free: when it is not, the person gets the social signup form to choose one,
+   * with the provider's suggestion filled in. Never called in a project whose users sign in by
+   * email, nor when the person types a username.
+   */
+  populateUsername(user: NewUserFields, isTaken: UsernameTaken): string | Promise<string> {
+    return availableUsername(isTaken, [user.username ?? '', user.email.split('@')[0] ?? '']);
   }
 
   /**

@@ -18,11 +18,11 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin } from '../../login/pipeline.js';
 import type { FirstFactor } from '../../login/proofs.js';
 import { emailVerificationFor, type LoginContext } from '../../login/stages.js';
+import type { NewUserFields } from '../../account/adapter.js';
 import type { NewSocialUser, SocialLogin } from '../adapter.js';
 import type { ConfiguredProvider } from '../directory.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
-import { availableUsername } from '../usernames.js';
 import type { PendingProviderSignup, ProviderLoginResult } from './results.js';
 
 /** How long the social signup form waits for the person. */
@@ -61,17 +61,17 @@ async function cleanAddress(deps: Pick<LatchkeyDeps, 'adapter'>, email: string):
 }
 
 /**
- * The username an automatic signup gives a person in a project of usernames: the provider's
- * suggestion made valid and free (availableUsername), then judged by the project's
- * AccountAdapter.cleanUsername as a typed one is. Undefined when cleanUsername refuses it, or
- * rewrites it to a name somebody has: the person then chooses one on the signup form.
+ * The username an automatic signup gives a person in a project of usernames: the project's
+ * AccountAdapter.populateUsername makes one (by default the provider's suggestion made valid and
+ * free), then Latchkey's rules and cleanUsername judge it as a typed one. Undefined when it is
+ * invalid, refused, or somebody has it: the person then chooses one on the signup form.
  */
-async function automaticUsername(deps: LatchkeyDeps, suggestions: readonly string[]): Promise<string | undefined> {
-  const candidate = await availableUsername(deps.store.users, suggestions);
+async function automaticUsername(deps: LatchkeyDeps, user: NewUserFields): Promise<string | undefined> {
+  const isTaken = async (username: string): Promise<boolean> => (await deps.store.users.findByUsername(username)) !== undefined;
   try {
+    const candidate = validateUsername(await deps.adapter.populateUsername(user, isTaken));
     const cleaned = validateUsername(await deps.adapter.cleanUsername(candidate));
-    if (cleaned !== candidate && (await deps.store.users.findByUsername(cleaned))) return undefined;
-    return cleaned;
+    return (await isTaken(cleaned)) ? undefined : cleaned;
   } catch (error) {
     if (isLatchkeyError(error)) return undefined;
     throw error;
@@ -99,14 +99,15 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
   let username: string | undefined;
   if (deps.settings.USERNAME_TYPE === 'username') {
     // A username the project's cleanUsername refuses: the form, where the person types another.
-    username = await automaticUsername(deps, [fields.username ?? '', email.split('@')[0]!]);
+    username = await automaticUsername(deps, { ...(fields.username === undefined ? {} : { username: fields.username }), email, name: fields.name });
     if (username === undefined) return form;
   }
   try {
     return await createAndSignIn(deps, configured, profile, tokens, { email, username, name: fields.name }, context);
   } catch (error) {
-    // Another sign-up took the address meanwhile (the database's unique index decided): the form.
-    if (isLatchkeyError(error, 'email_taken')) return form;
+    // Another sign-up took the address or the username meanwhile (the database's unique index
+    // decided): the form.
+    if (isLatchkeyError(error, 'email_taken') || isLatchkeyError(error, 'username_taken')) return form;
     throw error;
   }
 }
