@@ -7,6 +7,7 @@ import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
 import type { RateLimiter } from './core/rate-limit/index.js';
 import type { TemplateRenderer } from './templates/ports.js';
 import type { Settings } from './config/settings.js';
+import type { LatchkeyUrls } from './config/url-names.js';
 import type { BackgroundTasks } from './core/background.js';
 import type { Clock } from './core/clock.js';
 import type { MailOutbox, Mailer } from './mail/ports.js';
@@ -20,6 +21,8 @@ import type { Store } from './store.js';
  */
 export interface LatchkeyDeps {
   settings: Settings;
+  /** This Latchkey's paths: what its routes are registered at and what its links say (config/url-names.ts). */
+  urls: LatchkeyUrls;
   clock: Clock;
   store: Store;
   passwords: PasswordHashing;

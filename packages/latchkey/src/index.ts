@@ -38,7 +38,7 @@ export type { AdminModel, AdminAction } from './admin/model.js';
 export type { ClientInfo } from './core/client.js';
 export { clientOf } from './http/kit/request-info.js';
 export { NAME_MAX_LENGTH } from './account/names.js';
-export { urlFor, ACCOUNT_URLS, type UrlName, type UrlParams } from './config/url-names.js';
+export { urlFor, ACCOUNT_URLS, ADMIN_URLS, type UrlName, type AdminUrlName, type RouteName, type UrlParams, type UrlQuery } from './config/url-names.js';
 
 // Settings.
 export { loadSettings, environmentFromNodeEnv, type ProjectSettings, type LoadSettingsOptions } from './config/load.js';

@@ -16,6 +16,7 @@ import { createSharedStores } from './cache/create-shared-stores.js';
 import type { OutageLog } from './cache/redis-connection.js';
 import { createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
+import { latchkeyUrls, type RouteName, type UrlParams, type UrlQuery } from './config/url-names.js';
 import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
@@ -106,6 +107,12 @@ export interface Latchkey extends LatchkeyOperations {
    * every answer of a request made over HTTPS; add it to the whole app, beside allowedHostsGuard.
    */
   readonly securityHeaders: OnRequestHook;
+  /**
+   * A page's link by its name (Django's `reverse()`): an account page's allauth name
+   * (`account_login`) or an admin page's (`admin:index`, under ADMIN_URL), `:params` filled in and
+   * encoded, `query` added: `latchkey.urlFor('account_login', {}, { next: '/orders/' })`.
+   */
+  urlFor(name: RouteName, params?: UrlParams, query?: UrlQuery): string;
   /** The signed-in, active user of a request routed inside the plugin: the same as `await request.user`. */
   currentUser(request: FastifyRequest): Promise<User | undefined>;
   /**
@@ -235,8 +242,10 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     redisNamespace: namespace,
     ...(options.log === undefined ? {} : { log: options.log }),
   });
+  const urls = latchkeyUrls(settings);
   const deps: LatchkeyDeps = {
     settings,
+    urls,
     clock,
     store: database.store,
     passwords,
@@ -249,7 +258,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     events: new AccountEvents(database.store.auditLog, clock, (error, event) => log.error(`Account event ${event.name}: a subscriber failed: ${describeError(error)}`)),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,
-    templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production' }),
+    templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production', urls }),
     background,
   };
   const requestSessions = new RequestSessions(sessions, database.store, settings, clock);
@@ -283,6 +292,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
     securityHeaders: strictTransportSecurity(settings),
     requestSessions,
+    urlFor: (name, params, query) => urls.urlFor(name, params, query),
     currentUser: (request) => requestSessions.currentUser(request),
     csrfToken(request, reply) {
       insideOnly(request, 'csrfToken');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_URLS, urlFor } from './url-names.js';
+import { ACCOUNT_URLS, ADMIN_URLS, latchkeyUrls, urlFor } from './url-names.js';
 
 describe('urlFor, allauth reverse() for the account pages', () => {
   it('gives the path of a page by its allauth name', () => {
@@ -24,5 +24,33 @@ describe('urlFor, allauth reverse() for the account pages', () => {
   it('names each path once', () => {
     const paths = Object.values(ACCOUNT_URLS);
     expect(new Set(paths).size).toBe(paths.length);
+  });
+});
+
+describe('latchkeyUrls, one Latchkey\'s paths', () => {
+  const urls = latchkeyUrls({ ADMIN_URL: 'staff-7f3k/' });
+
+  it("names a provider's pages by one name each, the provider or organisation as a parameter", () => {
+    expect(urls.urlFor('socialaccount_provider_login', { provider: 'amazon-cognito' })).toBe('/accounts/amazon-cognito/login/');
+    expect(urls.urlFor('openid_connect_callback', { provider: 'corp' })).toBe('/accounts/oidc/corp/login/callback/');
+    expect(urls.urlFor('saml_acs', { organization: 'acme' })).toBe('/accounts/saml/acme/acs/');
+  });
+
+  it("names the admin's pages under ADMIN_URL, a model's by its app and name", () => {
+    expect(urls.urlFor('admin:index')).toBe('/staff-7f3k/');
+    expect(urls.urlFor('admin:login', {}, { next: '/staff-7f3k/' })).toBe('/staff-7f3k/login/?next=%2Fstaff-7f3k%2F');
+    expect(urls.urlFor('admin:model_change', { app: 'users', model: 'user', id: 7 })).toBe('/staff-7f3k/users/user/7/change/');
+    expect(() => urls.urlFor('admin:model_change', { app: 'users', model: 'user' })).toThrow(/needs the parameter id/);
+  });
+
+  it('gives the path a route is registered at: the parameters given filled in, the others left for the router', () => {
+    expect(urls.route('account_confirm_email')).toBe('/accounts/confirm-email/:key/');
+    expect(urls.route('admin:model_delete', { app: 'sessions', model: 'session' })).toBe('/staff-7f3k/sessions/session/:id/delete/');
+  });
+
+  it('names each admin path once, and no name twice across the tables', () => {
+    const paths = Object.values(ADMIN_URLS);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(Object.keys(ADMIN_URLS).filter((name) => Object.hasOwn(ACCOUNT_URLS, name))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * Every account page's name and path: allauth's URL names (its `reverse('account_login')`), so a
- * project, a template or a mail names a page and never spells its path. The doors register their
- * routes from this table and links are made with urlFor, so that a page's path is written once.
- * docs/extending.md, "Route names", lists them.
+ * Every page's name and path: allauth's URL names (its `reverse('account_login')`) for the account
+ * pages, Django's for the admin's, so that a project, a template or a mail names a page and never
+ * spells its path. The doors register their routes from these tables and links are made from them
+ * (urlFor, LatchkeyUrls), so that a page's path is written once. docs/extending.md, "Route names",
+ * lists them.
  */
 export const ACCOUNT_URLS = {
   account_login: '/accounts/login/',
@@ -35,6 +36,9 @@ export const ACCOUNT_URLS = {
   mfa_download_recovery_codes: '/accounts/2fa/recovery-codes/download/',
   mfa_list_webauthn: '/accounts/2fa/webauthn/',
   mfa_add_webauthn: '/accounts/2fa/webauthn/add/',
+  /** A security key of the signed-in user's, by its id: renamed (allauth's edit page) and removed. */
+  mfa_edit_webauthn: '/accounts/2fa/webauthn/keys/:id/edit/',
+  mfa_remove_webauthn: '/accounts/2fa/webauthn/keys/:id/remove/',
   mfa_login_webauthn: '/accounts/2fa/webauthn/login/',
   mfa_reauthenticate_webauthn: '/accounts/2fa/webauthn/reauthenticate/',
   mfa_signup_webauthn: '/accounts/2fa/webauthn/signup/',
@@ -42,27 +46,127 @@ export const ACCOUNT_URLS = {
   socialaccount_signup: '/accounts/3rdparty/signup/',
   socialaccount_login_error: '/accounts/3rdparty/login/error/',
   socialaccount_login_cancelled: '/accounts/3rdparty/login/cancelled/',
+  /**
+   * A provider's login and callback. allauth names them per provider (`google_login`,
+   * `google_callback`: `<provider>_login`, `<provider>_callback`); here one name serves every
+   * provider, whose URL segment (its id, or its kind's slug: `amazon-cognito`) is `:provider`.
+   */
+  socialaccount_provider_login: '/accounts/:provider/login/',
+  socialaccount_provider_callback: '/accounts/:provider/login/callback/',
+  /** Latchkey's own: where a provider's cross-site form_post callback is finished, same-site (http/kit/parked-post.ts). */
+  socialaccount_provider_callback_finish: '/accounts/:provider/login/callback/finish/',
+  /** An OpenID Connect app's (allauth's `openid_connect_login` and `openid_connect_callback`, its provider_id as `:provider`). */
+  openid_connect_login: '/accounts/oidc/:provider/login/',
+  openid_connect_callback: '/accounts/oidc/:provider/login/callback/',
+  openid_connect_callback_finish: '/accounts/oidc/:provider/login/callback/finish/',
+  /** A SAML app's, by its organisation slug (allauth's names; its `organization_slug` is `:organization`). */
+  saml_login: '/accounts/saml/:organization/login/',
+  saml_acs: '/accounts/saml/:organization/acs/',
+  saml_finish_acs: '/accounts/saml/:organization/acs/finish/',
+  saml_sls: '/accounts/saml/:organization/sls/',
+  saml_metadata: '/accounts/saml/:organization/metadata/',
+  /** allauth's dummy provider's stand-in authorization page (never in production). */
+  dummy_authenticate: '/accounts/dummy/authenticate/',
+} as const;
+
+/**
+ * The admin's pages (Django admin's URL names), relative to ADMIN_URL: `admin:login` is
+ * `<ADMIN_URL>login/`. A model's pages are Django's `admin:<app>_<model>_changelist`, `_add`,
+ * `_change` and `_delete` under one name each, the app and model as parameters:
+ * `urlFor('admin:model_change', { app: 'users', model: 'user', id: 7 })`. (Django's
+ * `admin:password_change`, staff changing their own password, has no page here: staff change
+ * theirs at `account_change_password`, as everyone does.)
+ */
+export const ADMIN_URLS = {
+  'admin:index': '',
+  'admin:login': 'login/',
+  'admin:logout': 'logout/',
+  'admin:model_changelist': ':app/:model/',
+  'admin:model_add': ':app/:model/add/',
+  'admin:model_change': ':app/:model/:id/change/',
+  'admin:model_delete': ':app/:model/:id/delete/',
+  /** Django's `admin:auth_user_password_change`, for this project's user model (app `users`): set or remove a user's password. */
+  'admin:users_user_password_change': 'users/user/:id/password/',
+  /** Latchkey's own: end every session of one user, from their change page. */
+  'admin:users_user_sessions_end': 'users/user/:id/sessions/end/',
+  /** Latchkey's own: end every session of one user, from the sessions list. */
+  'admin:sessions_session_user_delete': 'sessions/session/user/:id/delete/',
 } as const;
 
 /** The name of an account page (allauth's URL name). */
 export type UrlName = keyof typeof ACCOUNT_URLS;
 
-/** What a path needs filled in: `{ key }` for the two pages a mailed link leads to. */
+/** The name of an admin page (Django admin's URL name, `admin:...`). */
+export type AdminUrlName = keyof typeof ADMIN_URLS;
+
+/** Any page's name: an account page's or the admin's. */
+export type RouteName = UrlName | AdminUrlName;
+
+/** What a path needs filled in: `{ key }` for the two pages a mailed link leads to, `{ app, model, id }` for an admin model's page. */
 export type UrlParams = Readonly<Record<string, string | number>>;
 
-/**
- * The path of the page `name` (allauth's `reverse`), its `:params` filled in and encoded, so that a
- * value can never change the path's shape; `query` is added when given (`{ next: '/orders/' }`).
- * Throws on a parameter the path needs and was not given: a link missing its key is a bug, not a page.
- */
-export function urlFor(name: UrlName, params: UrlParams = {}, query: Readonly<Record<string, string>> = {}): string {
-  const path = ACCOUNT_URLS[name].replace(/:([a-z]+)/g, (_whole, param: string) => {
+/** A query to add to a link (`{ next: '/orders/' }`). */
+export type UrlQuery = Readonly<Record<string, string>>;
+
+const PARAMETER = /:([a-z]+)/g;
+
+/** `path` with its `:params` filled in and encoded; a parameter not given throws, unless `leaveMissing` (a route's own `:id`, for the router). */
+function filled(name: string, path: string, params: UrlParams, leaveMissing: boolean): string {
+  return path.replace(PARAMETER, (whole, param: string) => {
     const value = params[param];
-    if (value === undefined) throw new Error(`urlFor('${name}') needs the parameter ${param}.`);
+    if (value === undefined) {
+      if (leaveMissing) return whole;
+      throw new Error(`urlFor('${name}') needs the parameter ${param}.`);
+    }
     return encodeURIComponent(String(value));
   });
+}
+
+function withQuery(path: string, query: UrlQuery): string {
   // encodeURIComponent rather than URLSearchParams: the same bytes the pages have always sent (a
   // space as %20, a ~ as itself), so a `next` reads back exactly.
   const search = Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
   return search.length === 0 ? path : `${path}?${search.join('&')}`;
+}
+
+/**
+ * The path of the account page `name` (allauth's `reverse`), its `:params` filled in and encoded, so
+ * that a value can never change the path's shape; `query` is added when given (`{ next: '/orders/' }`).
+ * Throws on a parameter the path needs and was not given: a link missing its key is a bug, not a page.
+ */
+export function urlFor(name: UrlName, params: UrlParams = {}, query: UrlQuery = {}): string {
+  return withQuery(filled(name, ACCOUNT_URLS[name], params, false), query);
+}
+
+/** Whether `name` is a page's name (an account page's or the admin's): for names that come from a template or a project. */
+export function isRouteName(name: unknown): name is RouteName {
+  return typeof name === 'string' && (Object.hasOwn(ACCOUNT_URLS, name) || Object.hasOwn(ADMIN_URLS, name));
+}
+
+/**
+ * One Latchkey's paths, from its settings (ADMIN_URL for the admin's): what its routes are
+ * registered at and what its links say. Made once per Latchkey (`deps.urls`).
+ */
+export interface LatchkeyUrls {
+  /** A page's link: its path, `:params` filled in and encoded (each one the path needs must be given), and `query` added. */
+  urlFor(name: RouteName, params?: UrlParams, query?: UrlQuery): string;
+  /**
+   * The path a page's routes are registered at. `params` given are filled in (an admin model's
+   * `{ app, model }`); the others stay `:name`, for the router to read (`:id`).
+   */
+  route(name: RouteName, params?: UrlParams): string;
+}
+
+/** The paths of a Latchkey with these settings. */
+export function latchkeyUrls(settings: { readonly ADMIN_URL: string }): LatchkeyUrls {
+  const adminRoot = `/${settings.ADMIN_URL}`;
+  const pathOf = (name: RouteName): string => {
+    if (Object.hasOwn(ACCOUNT_URLS, name)) return ACCOUNT_URLS[name as UrlName];
+    if (Object.hasOwn(ADMIN_URLS, name)) return `${adminRoot}${ADMIN_URLS[name as AdminUrlName]}`;
+    throw new Error(`No page is named ${String(name)}.`);
+  };
+  return {
+    urlFor: (name, params = {}, query = {}) => withQuery(filled(name, pathOf(name), params, false), query),
+    route: (name, params = {}) => filled(name, pathOf(name), params, true),
+  };
 }

@@ -14,6 +14,6 @@ export type SocialAccountNotification = 'account_connected' | 'account_disconnec
  * change it tells of (account/changes.ts).
  */
 export function socialAccountNotice(deps: LatchkeyDeps, user: User, template: SocialAccountNotification, providerName: string, client: ClientInfo): EmailMessage | undefined {
-  const context = { provider_name: providerName, ...(deps.settings.HEADLESS_ONLY ? {} : { connections_url: siteLink(deps, '/accounts/3rdparty/') }) };
+  const context = { provider_name: providerName, ...(deps.settings.HEADLESS_ONLY ? {} : { connections_url: siteLink(deps, deps.urls.urlFor('socialaccount_connections')) }) };
   return securityNotice(deps, user, `socialaccount/email/${template}`, client, context);
 }

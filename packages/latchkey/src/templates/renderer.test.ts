@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { PageClient } from '../testing/pages.js';
+import { latchkeyUrls } from '../config/url-names.js';
 import { createTemplateRenderer } from './renderer.js';
 
 describe('template overrides', () => {
@@ -57,12 +58,17 @@ describe('url() in templates, as Django {% url %}', () => {
   function rendererWith(template: string) {
     const dir = mkdtempSync(join(tmpdir(), 'lk-url-'));
     writeFileSync(join(dir, 'page.html'), template);
-    return createTemplateRenderer({ projectDirs: [dir], cache: false });
+    return createTemplateRenderer({ projectDirs: [dir], cache: false, urls: latchkeyUrls({ ADMIN_URL: 'staff-7f3k/' }) });
   }
 
   it("gives a page's path by its allauth name, with its key filled in and encoded", () => {
     expect(rendererWith('<a href="{{ url(\'account_login\') }}">in</a>').render('page.html', {})).toBe('<a href="/accounts/login/">in</a>');
     expect(rendererWith("{{ url('account_confirm_email', { key: key }) }}").render('page.html', { key: 'a/b' })).toBe('/accounts/confirm-email/a%2Fb/');
+  });
+
+  it("gives an admin page's path by Django's name, under ADMIN_URL", () => {
+    expect(rendererWith("{{ url('admin:index') }} {{ url('admin:logout') }}").render('page.html', {})).toBe('/staff-7f3k/ /staff-7f3k/logout/');
+    expect(rendererWith("{{ url('admin:model_change', { app: 'users', model: 'user', id: 7 }) }}").render('page.html', {})).toBe('/staff-7f3k/users/user/7/change/');
   });
 
   it('refuses a name no page has, rather than render a dead link', () => {

@@ -1,16 +1,21 @@
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
-import { ACCOUNT_URLS, urlFor, type UrlName, type UrlParams } from '../config/url-names.js';
+import { isRouteName, type LatchkeyUrls, type UrlParams } from '../config/url-names.js';
 import type { TemplateRenderer } from './ports.js';
 
 /** The library's own templates: this folder. */
 export const LIBRARY_TEMPLATES = fileURLToPath(new URL('.', import.meta.url));
 
 
-/** The `url` of every template: a page's path by its name, refusing a name no page has (a typo must not become a dead link). */
-function templateUrl(name: unknown, params?: UrlParams): string {
-  if (typeof name !== 'string' || !Object.hasOwn(ACCOUNT_URLS, name)) throw new Error(`url(): no page is named ${String(name)}.`);
-  return urlFor(name as UrlName, params ?? {});
+/**
+ * The `url` of every template: a page's link by its name (an account page's, or the admin's
+ * `admin:...`), refusing a name no page has (a typo must not become a dead link).
+ */
+function templateUrl(urls: LatchkeyUrls) {
+  return (name: unknown, params?: UrlParams): string => {
+    if (!isRouteName(name)) throw new Error(`url(): no page is named ${String(name)}.`);
+    return urls.urlFor(name, params ?? {});
+  };
 }
 
 /**
@@ -20,12 +25,12 @@ function templateUrl(name: unknown, params?: UrlParams): string {
  * escape every value unless the template says otherwise; plain-text templates (an email's subject
  * and text body) do not, since there is no markup to protect and "O'Brien" must stay "O'Brien".
  */
-export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean }): TemplateRenderer {
+export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean; urls: LatchkeyUrls }): TemplateRenderer {
   const loader = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
   const environment = (autoescape: boolean) =>
     new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
       // Django's {% url 'account_login' %}: `{{ url('account_login') }}`, `{{ url('account_confirm_email', { key: key }) }}`.
-      .addGlobal('url', templateUrl);
+      .addGlobal('url', templateUrl(options.urls));
   const html = environment(true);
   const text = environment(false);
   return {

@@ -6,10 +6,10 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import type { SettingValues } from '../config/settings.js';
-import { DUMMY_AUTHENTICATE_PATH } from '../socialaccount/providers/dummy.js';
+import { urlFor } from '../config/url-names.js';
 import type { PageClient } from './pages.js';
 
-export const DUMMY_LOGIN = '/accounts/dummy/login/';
+export const DUMMY_LOGIN = urlFor('socialaccount_provider_login', { provider: 'dummy' });
 
 /** Who the person says they are on the dummy page; `email_verified` is 'true' or '' (unchecked). */
 export interface DummyAnswer {
@@ -28,7 +28,7 @@ export function dummyProviders(providerWide: Record<string, unknown> = {}, apps:
 export function dummyPageOf(response: LightMyRequestResponse): URL {
   const location = response.headers.location;
   const url = typeof location === 'string' ? new URL(location, 'http://testserver') : undefined;
-  if (response.statusCode !== 302 || url?.pathname !== DUMMY_AUTHENTICATE_PATH) throw new Error(`The sign-in did not start: ${response.statusCode} ${String(location)}`);
+  if (response.statusCode !== 302 || url?.pathname !== urlFor('dummy_authenticate')) throw new Error(`The sign-in did not start: ${response.statusCode} ${String(location)}`);
   return url;
 }
 

@@ -54,7 +54,7 @@ export function samlApp(idp: TestSamlIdp, overrides: SamlAppOverrides = {}): Pro
 
 /** The app's absolute URLs on the test site (SITE_URL), and the SP entity id an unconfigured sp.entity_id gives. */
 export function samlSiteUrls(latchkey: TestLatchkey, organization = SAML_ORG): ReturnType<typeof samlUrls> & { spEntityId: string } {
-  const urls = samlUrls(latchkey.settings.SITE_URL, organization);
+  const urls = samlUrls(latchkey.settings, organization);
   return { ...urls, spEntityId: urls.metadata };
 }
 

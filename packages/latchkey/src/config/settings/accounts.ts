@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseRateLimitRules, RATE_LIMIT_ACTIONS, RATE_LIMIT_SCOPES } from '../../core/rate-limit/rules.js';
 import { LOGIN_BY_CODE_REQUIRED_METHODS } from '../choices.js';
 import { booleanField, enumField, integerField, jsonObjectField, listField, optionalStringField, stringField, stringListField } from '../fields.js';
+import { urlFor } from '../url-names.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
 
 /**
@@ -126,7 +127,7 @@ const ACCOUNT_SETTINGS = {
       allowed: '`true` / `false`',
       default: `${VALUE} (as allauth)`,
       does:
-        'Offer "mail me a sign-in code": the pages `/accounts/login/code/` and `confirm/`, the login page\'s link, and ' +
+        `Offer "mail me a sign-in code": the pages \`${urlFor('account_request_login_code')}\` and \`confirm/\`, the login page's link, and ` +
         'the headless `auth/code/request` and `auth/code/confirm`. See ' +
         '[accounts.md](accounts.md#login-by-a-mailed-code).',
     },
@@ -175,7 +176,7 @@ const ACCOUNT_SETTINGS = {
       allowed: '`true` / `false`',
       default: `${VALUE} (as allauth)`,
       does:
-        'Confirmation mails carry a short code instead of a link, typed in at `/accounts/confirm-email/` or sent as the ' +
+        `Confirmation mails carry a short code instead of a link, typed in at \`${urlFor('account_email_verification_sent')}\` or sent as the ` +
         '`key` of the headless `auth/email/verify`, in the session it was mailed for only. A right code in the session ' +
         'whose login waits for verification signs the person in (through the remaining steps), whatever ' +
         '`ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION` says. See [accounts.md](accounts.md#email-verification-by-code).',
@@ -205,7 +206,7 @@ const ACCOUNT_SETTINGS = {
     default: { base: 5 },
     docs: {
       allowed: 'whole number 1–100',
-      does: 'The most email addresses one account may hold at `/accounts/email/`.',
+      does: `The most email addresses one account may hold at \`${urlFor('account_email')}\`.`,
     },
   }),
   ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: setting({

@@ -25,7 +25,7 @@ const HEADLESS_SETTINGS = {
     docs: {
       allowed: '`true` / `false`',
       does:
-        "`true`: the pages under `/accounts/` are not served (they answer 404) and the project's own front end, through " +
+        "`true`: the account pages are not served (they answer 404) and the project's own front end, through " +
         'the headless API, is the only interface. Start-up refuses it unless `HEADLESS_FRONTEND_URLS` names ' +
         '`account_confirm_email` and `account_reset_password_from_key`, because emails would otherwise link to pages ' +
         'that do not exist; the plugin refuses to mount without `headless: true`.',

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AUTHENTICATOR_TYPES } from '../choices.js';
 import { booleanField, integerField, listField, optionalStringField, stringListField } from '../fields.js';
+import { urlFor } from '../url-names.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
 import { isOrigin } from './origins.js';
 
@@ -14,7 +15,7 @@ const MFA_SETTINGS = {
     docs: {
       allowed: 'list of `totp`, `recovery_codes`, `webauthn`, each at most once; may be empty',
       does:
-        'The kinds of second factor users may set up and manage at `/accounts/2fa/` (`webauthn`: security keys and ' +
+        `The kinds of second factor users may set up and manage at \`${urlFor('mfa_index')}\` (\`webauthn\`: security keys and ` +
         'passkeys, see [passkeys.md](passkeys.md)). Taking a type out stops new setups but never switches off a factor ' +
         'already in use: users who have an authenticator app are still asked for a code at login, and their codes are ' +
         'still accepted. Without `recovery_codes`, activating an app creates no recovery codes.',

@@ -8,7 +8,7 @@ import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, r
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { reauthenticateFirst, redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
 /**
@@ -20,8 +20,10 @@ import { reauthenticateFirst, redirectUnlessRecentlyAuthenticated } from './rece
  * (admin/flows/manage-api-tokens.ts).
  */
 export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}authtoken/tokenproxy/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'authtoken.tokenproxy');
+  const listPath = pages.list;
   const loginByEmail = ctx.deps.settings.USERNAME_TYPE === 'email';
 
   /** The user the URL names and their token, or undefined (a 404) when either is missing. */
@@ -36,7 +38,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     return renderPage(ctx, request, reply, 'admin/tokenproxy_add.html', { title: 'Add token', admin_root: root, list_path: listPath, form, login_by_email: loginByEmail }, status);
   }
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);
@@ -58,7 +60,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     return renderPage(ctx, request, reply, 'admin/tokenproxy_list.html', context);
   });
 
-  scope.get(`${listPath}add/`, async (request, reply) => {
+  scope.get(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'add' });
     if ('response' in staff) return staff.response;
     // Asked before the form rather than after it, so that nothing typed is lost on the way.
@@ -70,7 +72,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     return addForm(request, reply, emptyForm(user ? { user: (loginByEmail ? user.email : user.username) ?? user.email } : {}));
   });
 
-  scope.post(`${listPath}add/`, async (request, reply) => {
+  scope.post(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'add' });
     if ('response' in staff) return staff.response;
     const fields = formFields(request.body, ['user']);
@@ -82,12 +84,12 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
       return renderPage(ctx, request, reply, 'admin/tokenproxy_created.html', context);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       return addForm(request, reply, formWithError({ user: fields.user }, error), refusalStatus(reply, error));
     }
   });
 
-  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+  scope.get(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'view' });
     if ('response' in staff) return staff.response;
     const found = await tokenOf(request);
@@ -98,13 +100,13 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
       list_path: listPath,
       target: found.user,
       created: instant(found.token.createdAt),
-      user_url: staff.grants.may('users.user', 'view') ? `${root}users/user/${found.user.id}/change/` : undefined,
+      user_url: staff.grants.may('users.user', 'view') ? modelPages(urls, 'users.user').change(found.user.id) : undefined,
       may_delete: staff.grants.may('authtoken.tokenproxy', 'delete'),
     };
     return renderPage(ctx, request, reply, 'admin/tokenproxy_change.html', context);
   });
 
-  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.get(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await tokenOf(request);
@@ -112,7 +114,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     return renderPage(ctx, request, reply, 'admin/tokenproxy_delete.html', { title: 'Are you sure?', admin_root: root, list_path: listPath, target: found.user });
   });
 
-  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'authtoken.tokenproxy', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await tokenOf(request);

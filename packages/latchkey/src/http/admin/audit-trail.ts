@@ -5,7 +5,7 @@ import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
 import { idParam, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 
 /**
  * `<admin>/audit/auditrecord/`: the audit trail (every account and admin event: account/events.ts),
@@ -17,11 +17,13 @@ import { adminRoot } from './paths.js';
  */
 export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
-  const root = adminRoot(settings);
-  const listPath = `${root}audit/auditrecord/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'audit.auditrecord');
+  const listPath = pages.list;
   const loginByEmail = settings.USERNAME_TYPE === 'email';
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'audit.auditrecord', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);

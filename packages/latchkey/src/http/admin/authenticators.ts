@@ -9,7 +9,7 @@ import { flash, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** What each type is called where people see it (the 2FA pages' names). */
@@ -28,8 +28,10 @@ function isAuthenticatorType(value: string): value is AuthenticatorType {
  * Nothing of an authenticator's secrets is read here.
  */
 export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}mfa/authenticator/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'mfa.authenticator');
+  const listPath = pages.list;
 
   /** The authenticator the URL names and its user, or undefined (a 404). */
   async function authenticatorOf(request: FastifyRequest): Promise<{ authenticator: Authenticator; user: User } | undefined> {
@@ -39,7 +41,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     return authenticator && user ? { authenticator, user } : undefined;
   }
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);
@@ -72,7 +74,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
       authenticators: authenticators.map((authenticator) => ({
         id: authenticator.id,
         user: authenticator.user,
-        user_url: mayViewUsers ? `${root}users/user/${authenticator.userId}/change/` : undefined,
+        user_url: mayViewUsers ? modelPages(urls, 'users.user').change(authenticator.userId) : undefined,
         type: TYPE_LABELS[authenticator.type],
         created: instant(authenticator.createdAt),
         last_used: instant(authenticator.lastUsedAt),
@@ -88,7 +90,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     return renderPage(ctx, request, reply, 'admin/authenticator_list.html', context);
   });
 
-  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.get(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await authenticatorOf(request);
@@ -105,7 +107,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     return renderPage(ctx, request, reply, 'admin/authenticator_delete.html', context);
   });
 
-  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'mfa.authenticator', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await authenticatorOf(request);
@@ -117,7 +119,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
       await flash(ctx, request, reply, { level: 'success', text: `${what} of “${removed.user.username ?? removed.user.email}” removed; they were told by email.` });
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }

@@ -8,7 +8,7 @@ import { clientOf } from '../kit/request-info.js';
 import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 
 /** The list's actions, by the value the action select sends (allauth's EmailAddressAdmin has one). */
 const ACTIONS = { mark_verified: 'Mark selected email addresses as verified' } as const;
@@ -44,11 +44,13 @@ function outcomeMessages(result: AddressesVerified): { level: 'success' | 'warni
  */
 export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
-  const root = adminRoot(settings);
-  const listPath = `${root}account/emailaddress/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'account.emailaddress');
+  const listPath = pages.list;
   const loginByEmail = settings.USERNAME_TYPE === 'email';
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'account.emailaddress', action: 'view' });
     if ('response' in staff) return staff.response;
     const query = listQuery(request);
@@ -74,7 +76,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
       login_by_email: loginByEmail,
       addresses,
       may_change: staff.grants.may('account.emailaddress', 'change'),
-      users_path: staff.grants.may('users.user', 'view') ? `${root}users/user/` : undefined,
+      users_path: staff.grants.may('users.user', 'view') ? modelPages(urls, 'users.user').list : undefined,
       actions: actionChoices(ACTIONS),
       filters: [yesNoFilter(listPath, query, 'primary', 'Primary'), yesNoFilter(listPath, query, 'verified', 'Verified')],
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(addresses.at(-1)!.id) })}` : undefined,
@@ -82,7 +84,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
     });
   });
 
-  scope.post(listPath, async (request: FastifyRequest, reply: FastifyReply) => {
+  scope.post(pages.routes.list, async (request: FastifyRequest, reply: FastifyReply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'account.emailaddress', action: 'change' });
     if ('response' in staff) return staff.response;
     const query = listQuery(request);

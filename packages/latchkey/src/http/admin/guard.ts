@@ -4,7 +4,6 @@ import { adminGrantsOf, mayEnterAdmin, type AdminGrants } from '../../admin/acce
 import type { AdminAction, AdminModel } from '../../admin/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { redirect, renderPage } from '../kit/html-page.js';
-import { adminRoot } from './paths.js';
 
 export interface StaffMember {
   user: User;
@@ -25,7 +24,7 @@ export async function requireStaff(
   needs?: { model: AdminModel; action: AdminAction },
 ): Promise<StaffMember | { response: FastifyReply }> {
   const user = await ctx.sessions.currentUser(request);
-  if (!user) return { response: redirect(reply, `${adminRoot(ctx.deps.settings)}login/?next=${encodeURIComponent(request.url)}`) };
+  if (!user) return { response: redirect(reply, ctx.deps.urls.urlFor('admin:login', {}, { next: request.url })) };
   if (!mayEnterAdmin(user)) return { response: await forbidden(ctx, request, reply) };
   const grants = await adminGrantsOf(ctx.deps, user);
   if (needs && !grants.may(needs.model, needs.action)) return { response: await forbidden(ctx, request, reply) };
@@ -37,5 +36,5 @@ export async function requireStaff(
  * more, one's own access), so that a refusal is never a mystery.
  */
 export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, reason?: string): Promise<FastifyReply> {
-  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: adminRoot(ctx.deps.settings), reason }, 403);
+  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: ctx.deps.urls.urlFor('admin:index'), reason }, 403);
 }

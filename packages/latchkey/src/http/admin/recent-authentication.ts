@@ -7,8 +7,8 @@ import { redirect } from '../kit/html-page.js';
  * after a stale sign-in: admin/flows/): the account pages' reauthentication, with MFA for those
  * who have it, which returns here. The rule is the flows'; a page only shows the way through it.
  */
-export function reauthenticateFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`);
+export function reauthenticateFirst(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return redirect(reply, ctx.deps.urls.urlFor('account_reauthenticate', {}, { next: request.url }));
 }
 
 /**
@@ -20,5 +20,5 @@ export function reauthenticateFirst(request: FastifyRequest, reply: FastifyReply
  */
 export async function redirectUnlessRecentlyAuthenticated(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ response: FastifyReply } | undefined> {
   if (await ctx.sessions.isRecentlyAuthenticated(request)) return undefined;
-  return { response: reauthenticateFirst(request, reply) };
+  return { response: reauthenticateFirst(ctx, request, reply) };
 }

@@ -6,7 +6,7 @@ import { flash, formFields, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 
 /** A stored session's key: the SHA-256 of its id, in hex (sessions/session-service.ts). */
 const ID_HASH = /^[0-9a-f]{64}$/;
@@ -19,8 +19,10 @@ const ID_HASH = /^[0-9a-f]{64}$/;
  * The URLs that end one carry the hash, which cannot be turned back into the id either.
  */
 export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}sessions/session/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'sessions.session');
+  const listPath = pages.list;
 
   /** Where to go back to after an ending: the list, still filtered by the user it was filtered by. */
   function backToList(request: FastifyRequest): string {
@@ -35,7 +37,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     throw error;
   }
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'sessions.session', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);
@@ -64,7 +66,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
         label: session.idHash.slice(0, 8),
         id_hash: session.idHash,
         user: session.user,
-        user_url: mayViewUsers ? `${root}users/user/${session.userId}/change/` : undefined,
+        user_url: mayViewUsers ? modelPages(urls, 'users.user').change(session.userId) : undefined,
         user_sessions_url: `${listPath}?user=${session.userId}`,
         ip: session.ipAddress,
         user_agent: session.userAgent,
@@ -80,16 +82,17 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     return renderPage(ctx, request, reply, 'admin/session_list.html', context);
   });
 
-  scope.post(`${listPath}:hash/delete/`, async (request, reply) => {
+  // A session's id in the URL is its hash (admin:model_delete's `id`): the page never holds a session id.
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'sessions.session', action: 'delete' });
     if ('response' in staff) return staff.response;
-    const { hash } = request.params as { hash: string };
+    const { id: hash } = request.params as { id: string };
     if (!ID_HASH.test(hash)) return reply.callNotFound();
     const current = (await ctx.sessions.session(request))?.idHash;
     try {
       const target = await endSessionByAdmin(ctx.deps, staff.user, hash, clientOf(request));
       // Ending the session this request came in is signing out: the admin's login comes next.
-      if (hash === current) return redirect(reply, `${root}login/`);
+      if (hash === current) return redirect(reply, urls.urlFor('admin:login'));
       await flash(ctx, request, reply, { level: 'success', text: `A session of “${target.username ?? target.email}” was ended.` });
     } catch (error) {
       return refused(request, reply, error);
@@ -97,7 +100,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     return redirect(reply, backToList(request));
   });
 
-  scope.post(`${listPath}user/:id/delete/`, async (request, reply) => {
+  scope.post(urls.route('admin:sessions_session_user_delete'), async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'sessions.session', action: 'delete' });
     if ('response' in staff) return staff.response;
     const id = idParam((request.params as { id: string }).id);
@@ -105,7 +108,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     if (!target) return reply.callNotFound();
     try {
       const ended = await endUserSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
-      if (target.id === staff.user.id) return redirect(reply, `${root}login/`);
+      if (target.id === staff.user.id) return redirect(reply, urls.urlFor('admin:login'));
       await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} of “${target.username ?? target.email}” ended.` });
     } catch (error) {
       return refused(request, reply, error);

@@ -8,7 +8,7 @@ import { flash, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** The providers of the offered apps, for the filter's links: id and name, each once. */
@@ -28,8 +28,10 @@ export async function providerChoices(ctx: HttpContext): Promise<{ id: string; n
  * (the page says so): admin/flows/manage-social-accounts.ts, which tells the user by email.
  */
 export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}socialaccount/socialaccount/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'socialaccount.socialaccount');
+  const listPath = pages.list;
 
   /** The account the URL names and its user, or undefined (a 404). */
   async function accountOf(request: FastifyRequest): Promise<{ account: SocialAccount; user: User } | undefined> {
@@ -39,7 +41,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     return account && user ? { account, user } : undefined;
   }
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialaccount', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);
@@ -67,7 +69,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
       accounts: accounts.map((account) => ({
         id: account.id,
         user: account.user,
-        user_url: mayViewUsers ? `${root}users/user/${account.userId}/change/` : undefined,
+        user_url: mayViewUsers ? modelPages(urls, 'users.user').change(account.userId) : undefined,
         provider: names.get(account.provider) ?? account.provider,
         uid: account.uid,
         date_joined: instant(account.dateJoined),
@@ -83,7 +85,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     return renderPage(ctx, request, reply, 'admin/socialaccount_list.html', context);
   });
 
-  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+  scope.get(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialaccount', action: 'view' });
     if ('response' in staff) return staff.response;
     const found = await accountOf(request);
@@ -94,8 +96,8 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
       admin_root: root,
       list_path: listPath,
       target: user,
-      user_url: staff.grants.may('users.user', 'view') ? `${root}users/user/${user.id}/change/` : undefined,
-      tokens_url: staff.grants.may('socialaccount.socialtoken', 'view') ? `${root}socialaccount/socialtoken/?account=${account.id}` : undefined,
+      user_url: staff.grants.may('users.user', 'view') ? modelPages(urls, 'users.user').change(user.id) : undefined,
+      tokens_url: staff.grants.may('socialaccount.socialtoken', 'view') ? `${modelPages(urls, 'socialaccount.socialtoken').list}?account=${account.id}` : undefined,
       account: {
         id: account.id,
         provider: await socialProviderName(ctx.deps, account.provider),
@@ -111,7 +113,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     return renderPage(ctx, request, reply, 'admin/socialaccount_change.html', context);
   });
 
-  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.get(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialaccount', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await accountOf(request);
@@ -128,7 +130,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     return renderPage(ctx, request, reply, 'admin/socialaccount_delete.html', context);
   });
 
-  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialaccount', action: 'delete' });
     if ('response' in staff) return staff.response;
     const found = await accountOf(request);
@@ -142,7 +144,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
       });
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }

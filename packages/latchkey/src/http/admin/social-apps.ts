@@ -15,7 +15,7 @@ import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, r
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { idParam } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** The form's fields, the secret and its "clear" box apart: those are never shown again. */
@@ -45,8 +45,10 @@ function settingsOf(text: string): unknown {
  * typed it replaces the stored one, and setting, replacing or clearing it needs a recent sign-in.
  */
 export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}socialaccount/socialapp/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'socialaccount.socialapp');
+  const listPath = pages.list;
   // The kinds an operator may store, a project's own included, by the names they declare.
   const providers = ctx.deps.socialProviders.registry.storableKinds().map((kind) => ({ value: kind.id, label: kind.name }));
 
@@ -78,7 +80,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
       title: app ? (mayChange ? 'Change social application' : 'View social application') : 'Add social application',
       admin_root: root,
       list_path: listPath,
-      action: app ? `${listPath}${app.id}/change/` : `${listPath}add/`,
+      action: app ? pages.change(app.id) : pages.add,
       app,
       form: state,
       providers,
@@ -86,12 +88,12 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
       may_delete: app !== undefined && staff.grants.may('socialaccount.socialapp', 'delete'),
       // Said before the secret is typed, so that the confirmation does not come as a surprise after it.
       must_reauthenticate: mayChange && !(await ctx.sessions.isRecentlyAuthenticated(request)),
-      reauthenticate_url: `/accounts/reauthenticate/?next=${encodeURIComponent(request.url)}`,
+      reauthenticate_url: urls.urlFor('account_reauthenticate', {}, { next: request.url }),
     };
     return renderPage(ctx, request, reply, 'admin/socialapp_form.html', context, page.status ?? 200);
   }
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'view' });
     if ('response' in staff) return staff.response;
     const { stored, fromSettings } = await listSocialApps(ctx.deps);
@@ -107,13 +109,13 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     return renderPage(ctx, request, reply, 'admin/socialapp_list.html', context);
   });
 
-  scope.get(`${listPath}add/`, async (request, reply) => {
+  scope.get(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'add' });
     if ('response' in staff) return staff.response;
     return form(request, reply, staff, { state: emptyForm({ provider: providers[0]?.value ?? '', settings: '{}' }) });
   });
 
-  scope.post(`${listPath}add/`, async (request, reply) => {
+  scope.post(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'add' });
     if ('response' in staff) return staff.response;
     const { fields, shown } = readForm(request.body);
@@ -123,19 +125,19 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
       return redirect(reply, listPath);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       return form(request, reply, staff, { state: formWithError(shown, error), status: refusalStatus(reply, error) });
     }
   });
 
-  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+  scope.get(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'view' });
     if ('response' in staff) return staff.response;
     const app = await appOf(request);
     return app ? form(request, reply, staff, { app, state: emptyForm(valuesOf(app)) }) : reply.callNotFound();
   });
 
-  scope.post(`${listPath}:id/change/`, async (request, reply) => {
+  scope.post(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'change' });
     if ('response' in staff) return staff.response;
     const app = await appOf(request);
@@ -151,12 +153,12 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       return form(request, reply, staff, { app, state: formWithError(shown, error), status: refusalStatus(reply, error) });
     }
   });
 
-  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.get(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'delete' });
     if ('response' in staff) return staff.response;
     const app = await appOf(request);
@@ -165,7 +167,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     return renderPage(ctx, request, reply, 'admin/socialapp_delete.html', context);
   });
 
-  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialapp', action: 'delete' });
     if ('response' in staff) return staff.response;
     const app = await appOf(request);

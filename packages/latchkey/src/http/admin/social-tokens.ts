@@ -3,7 +3,7 @@ import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
 import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { providerChoices } from './social-accounts.js';
 
 /**
@@ -15,10 +15,12 @@ import { providerChoices } from './social-accounts.js';
  * even read them.
  */
 export function registerSocialTokenAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}socialaccount/socialtoken/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'socialaccount.socialtoken');
+  const listPath = pages.list;
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'socialaccount.socialtoken', action: 'view' });
     if ('response' in staff) return staff.response;
     const text = queryText(request.query);
@@ -51,11 +53,11 @@ export function registerSocialTokenAdmin(scope: FastifyInstance, ctx: HttpContex
       tokens: tokens.map((token) => ({
         id: token.id,
         user: token.user,
-        user_url: mayViewUsers ? `${root}users/user/${token.user.id}/change/` : undefined,
+        user_url: mayViewUsers ? modelPages(urls, 'users.user').change(token.user.id) : undefined,
         provider: names.get(token.provider) ?? token.provider,
-        account_url: mayViewAccounts ? `${root}socialaccount/socialaccount/${token.accountId}/change/` : undefined,
+        account_url: mayViewAccounts ? modelPages(urls, 'socialaccount.socialaccount').change(token.accountId) : undefined,
         app: token.appName,
-        app_url: token.appId !== null && mayViewApps ? `${root}socialaccount/socialapp/${token.appId}/change/` : undefined,
+        app_url: token.appId !== null && mayViewApps ? modelPages(urls, 'socialaccount.socialapp').change(token.appId) : undefined,
         expires: instant(token.expiresAt),
         has_access_token: token.hasAccessToken,
         has_refresh_token: token.hasRefreshToken,

@@ -18,7 +18,7 @@ import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, r
 import { clientOf } from '../kit/request-info.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { idParam } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** Every permission a superuser can grant, as the change form's checkboxes name them ("users.user:view"). */
@@ -39,8 +39,10 @@ function valuesOf(body: unknown, name: string): string[] {
  */
 export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
-  const root = adminRoot(settings);
-  const listPath = `${root}users/user/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'users.user');
+  const listPath = pages.list;
   const withUsername = settings.USERNAME_TYPE === 'username';
 
   /** The user the URL names, or undefined (a 404) for an id that is not a user's. */
@@ -52,7 +54,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
   /** A flow's refusal that is not about the form: 403 for a right the staff member lacks, the reauthentication for a stale sign-in. */
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | FastifyReply | undefined {
     if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
-    if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(request, reply);
+    if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
     return undefined;
   }
 
@@ -79,20 +81,20 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return renderPage(ctx, request, reply, 'admin/user_change.html', context, status);
   }
 
-  scope.get(`${listPath}add/`, async (request, reply) => {
+  scope.get(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'add' });
     if ('response' in staff) return staff.response;
     return renderPage(ctx, request, reply, 'admin/user_add.html', { title: 'Add user', admin_root: root, list_path: listPath, form: emptyForm(), with_username: withUsername });
   });
 
-  scope.post(`${listPath}add/`, async (request, reply) => {
+  scope.post(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'add' });
     if ('response' in staff) return staff.response;
     const fields = formFields(request.body, ['username', 'email', 'password1', 'password2']);
     try {
       const user = await addUserByAdmin(ctx.deps, staff.user, { ...(withUsername ? { username: fields.username } : {}), email: fields.email, password1: fields.password1, password2: fields.password2 }, clientOf(request));
       await flash(ctx, request, reply, { level: 'success', text: `The user “${user.username ?? user.email}” was added. You may edit it again below.` });
-      return redirect(reply, `${listPath}${user.id}/change/`);
+      return redirect(reply, pages.change(user.id));
     } catch (error) {
       const values = { username: fields.username, email: fields.email };
       return (
@@ -102,14 +104,14 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     }
   });
 
-  scope.get(`${listPath}:id/change/`, async (request, reply) => {
+  scope.get(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     return target ? changeForm(request, reply, staff, target) : reply.callNotFound();
   });
 
-  scope.post(`${listPath}:id/change/`, async (request, reply) => {
+  scope.post(pages.routes.change, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
@@ -127,7 +129,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return redirect(reply, listPath);
   });
 
-  scope.get(`${listPath}:id/password/`, async (request, reply) => {
+  scope.get(urls.route('admin:users_user_password_change'), async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
@@ -137,7 +139,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return renderPage(ctx, request, reply, 'admin/user_password.html', { title: `Change password: ${target.username ?? target.email}`, admin_root: root, list_path: listPath, target, form: emptyForm({ usable: 'on' }) });
   });
 
-  scope.post(`${listPath}:id/password/`, async (request, reply) => {
+  scope.post(urls.route('admin:users_user_password_change'), async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'change' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
@@ -151,11 +153,11 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       return refused(request, reply, error) ?? renderPage(ctx, request, reply, 'admin/user_password.html', { title, admin_root: root, list_path: listPath, target, form: formWithError({ usable: fields.usable }, error) }, refusalStatus(reply, error));
     }
     await flash(ctx, request, reply, { level: 'success', text: 'Password changed successfully; the user’s sessions have ended.' });
-    return redirect(reply, `${listPath}${target.id}/change/`);
+    return redirect(reply, pages.change(target.id));
   });
 
   // "Sign out everywhere" from the user's page: the sessions list's flow and permission.
-  scope.post(`${listPath}:id/sessions/end/`, async (request, reply) => {
+  scope.post(urls.route('admin:users_user_sessions_end'), async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'sessions.session', action: 'delete' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
@@ -163,17 +165,17 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     try {
       const ended = await endUserSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
       // Their own sessions, this one among them: signed out, the admin's login comes next.
-      if (target.id === staff.user.id) return redirect(reply, `${root}login/`);
+      if (target.id === staff.user.id) return redirect(reply, urls.urlFor('admin:login'));
       await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} ended.` });
     } catch (error) {
       const answer = refused(request, reply, error);
       if (answer) return answer;
       throw error;
     }
-    return redirect(reply, `${listPath}${target.id}/change/`);
+    return redirect(reply, pages.change(target.id));
   });
 
-  scope.get(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.get(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'delete' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
@@ -182,7 +184,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     return renderPage(ctx, request, reply, 'admin/user_delete.html', context);
   });
 
-  scope.post(`${listPath}:id/delete/`, async (request, reply) => {
+  scope.post(pages.routes.delete, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'delete' });
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);

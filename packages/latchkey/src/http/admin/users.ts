@@ -9,7 +9,7 @@ import { clientOf } from '../kit/request-info.js';
 import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, instant, PER_PAGE, queryText, sortHeaders, withQuery, yesNoFilter } from './list-query.js';
-import { adminRoot } from './paths.js';
+import { modelPages } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
 
 /** The list's actions, by the value the action select sends, with the permission each needs. */
@@ -66,12 +66,14 @@ const userCount = (count: number) => `${count} user${count === 1 ? '' : 's'}`;
  * needs a recent sign-in, as the delete page does.
  */
 export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): void {
-  const root = adminRoot(ctx.deps.settings);
-  const listPath = `${root}users/user/`;
+  const { urls } = ctx.deps;
+  const root = urls.urlFor('admin:index');
+  const pages = modelPages(urls, 'users.user');
+  const listPath = pages.list;
   const loginByEmail = ctx.deps.settings.USERNAME_TYPE === 'email';
   const label = (user: User) => (loginByEmail ? user.email : (user.username ?? user.email));
 
-  scope.get(listPath, async (request, reply) => {
+  scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
     const query = listQuery(request, loginByEmail);
@@ -116,7 +118,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     return renderPage(ctx, request, reply, 'admin/user_list.html', context);
   });
 
-  scope.post(listPath, async (request: FastifyRequest, reply: FastifyReply) => {
+  scope.post(pages.routes.list, async (request: FastifyRequest, reply: FastifyReply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
     // Staff who may take no action at all (view only) are refused whatever they sent.

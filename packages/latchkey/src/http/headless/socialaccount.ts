@@ -10,7 +10,7 @@ import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, providerLoginPath, type CallbackPresenter } from '../social/provider-callback.js';
+import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, type CallbackPresenter } from '../social/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { frontendTargetOr } from '../kit/safe-redirect.js';
@@ -85,7 +85,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
         asked = { process, requester };
       }
       try {
-        const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured));
+        const redirectUri = providerCallbackUri(ctx, configured);
         const started = await startProviderLogin(deps, configured.provider, { ...asked, redirectUri, next: '', frontendUrl: callbackUrl });
         await keepSignIn(ctx, request, reply, started.state, started.record);
         return redirectTo(reply, started.url.toString());

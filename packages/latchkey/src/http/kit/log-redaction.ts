@@ -5,7 +5,7 @@
  * by people who are not meant to hold keys, so the secret parts are replaced with `[redacted]`
  * before a line is written, leaving enough (the route, the parameter names) to follow a request.
  *
- * Paths: the segment after a keyed prefix (`/accounts/password/reset/key/<key>/`). Matching is
+ * Paths: the segment after a keyed prefix (account_reset_password_from_key's `<key>`). Matching is
  * case-insensitive and tolerates repeated slashes, because a mistyped URL still carries a live
  * key even though it answers 404 (and Fastify logs the 404 with the URL).
  *
@@ -13,11 +13,17 @@
  * secret (`next`, the admin's list filters). A list of what to hide would miss the next secret
  * parameter someone adds; a list of what to show can only miss something harmless.
  */
+import { ACCOUNT_URLS } from '../../config/url-names.js';
 
 export const REDACTED = '[redacted]';
 
-/** The pages whose URL ends with a mailed key: allauth's paths (docs/accounts.md). */
-export const KEYED_PATH_PREFIXES: readonly string[] = ['/accounts/password/reset/key/', '/accounts/confirm-email/'];
+/** A keyed page's path up to its `:key`. */
+function beforeKey(name: 'account_reset_password_from_key' | 'account_confirm_email'): string {
+  return ACCOUNT_URLS[name].slice(0, ACCOUNT_URLS[name].indexOf(':key'));
+}
+
+/** The pages whose URL ends with a mailed key: allauth's (docs/accounts.md). */
+export const KEYED_PATH_PREFIXES: readonly string[] = [beforeKey('account_reset_password_from_key'), beforeKey('account_confirm_email')];
 
 /**
  * Query parameters whose values are shown. `next` only when it is not itself a keyed path.
@@ -35,7 +41,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** `/accounts/confirm-email/` -> /^(\/+accounts\/+confirm-email\/+)([^/?#]+)/i: the prefix, then the key. */
+/** `/a/b/` -> /^(\/+a\/+b\/+)([^/?#]+)/i: the prefix, then the key. */
 function keyedPathPattern(prefix: string): RegExp {
   const literal = prefix
     .split('/')
@@ -59,7 +65,7 @@ function decoded(text: string): string {
 export function createUrlRedactor(extraKeyedPrefixes: readonly string[] = []): UrlRedactor {
   const patterns = [...KEYED_PATH_PREFIXES, ...extraKeyedPrefixes].map(keyedPathPattern);
   const redactPath = (path: string): string => {
-    // The router decodes `%2D` to `-` before matching, so `/accounts/confirm%2Demail/<key>/` is
+    // The router decodes `%2D` to `-` before matching, so `confirm%2Demail/<key>/` is
     // the same page; only escapes of letters, digits and -._~ are undone, which leaves the
     // segments as the router splits them.
     const plain = path.replace(/%([0-9a-f]{2})/gi, (escape: string, hex: string) => {
@@ -100,7 +106,7 @@ export function createUrlRedactor(extraKeyedPrefixes: readonly string[] = []): U
   };
 }
 
-/** Anything in free text that looks like a URL or a path, e.g. in `Route GET:/accounts/... not found`. */
+/** Anything in free text that looks like a URL or a path, e.g. in `Route GET:/<path> not found`. */
 const URL_IN_TEXT = /(?:[a-z][a-z0-9+.-]*:\/\/[^\s/?#"'<>]*)?\/[^\s"'<>]*/gi;
 
 /** Applies the redactor to every URL or path inside a message. */

@@ -8,7 +8,7 @@ import { forgetVerificationCode, heldVerificationCode, keepVerificationCode } fr
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
 import { forgetSignupAwaitingVerification, loginWaitingAt, replacePendingLoginState, settleLogin } from '../kit/session-state.js';
-import { EMAIL_PAGE_PATH, LOGIN_PAGE, presentLogin, VERIFICATION_SENT_PAGE } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 
 const TITLE = 'Confirm your email address';
@@ -24,6 +24,8 @@ const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
  * every form does.
  */
 export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
+  const page = urls.route('account_email_verification_sent');
   /** What this browser has pending: the waiting login, the held code, who is signed in; and the address to name. */
   async function pendingOf(request: FastifyRequest) {
     const waiting = await loginWaitingAt(ctx, request, 'verify_email');
@@ -37,15 +39,15 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
   const codeForm = (request: FastifyRequest, reply: FastifyReply, email: string | undefined, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> =>
     renderPage(ctx, request, reply, 'account/confirm_email_verification_code.html', { title: TITLE, form, email }, status);
 
-  scope.get(VERIFICATION_SENT_PAGE, async (request, reply) => {
+  scope.get(page, async (request, reply) => {
     const { pending, email } = await pendingOf(request);
     if (pending) return codeForm(request, reply, email);
     return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
   });
 
-  scope.post(VERIFICATION_SENT_PAGE, async (request, reply) => {
+  scope.post(page, async (request, reply) => {
     const { waiting, held, user, pending, email } = await pendingOf(request);
-    if (!pending) return redirect(reply, user ? EMAIL_PAGE_PATH : LOGIN_PAGE);
+    if (!pending) return redirect(reply, urls.urlFor(user ? 'account_email' : 'account_login'));
     const fields = formFields(request.body, ['code', 'action_resend']);
     const input = { waitingLogin: waiting?.login, held, signedInUserId: user?.id };
     if (fields.action_resend !== '') {
@@ -57,7 +59,7 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
         return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
       }
       await flash(ctx, request, reply, { level: 'info', text: `A new code has been sent${email === undefined ? '' : ` to ${email}`}.` });
-      return redirect(reply, VERIFICATION_SENT_PAGE);
+      return redirect(reply, urls.urlFor('account_email_verification_sent'));
     }
     let verification: CodeVerification;
     try {
@@ -68,31 +70,31 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
     }
     switch (verification.status) {
       case 'none':
-        return redirect(reply, user ? EMAIL_PAGE_PATH : LOGIN_PAGE);
+        return redirect(reply, urls.urlFor(user ? 'account_email' : 'account_login'));
       case 'incorrect':
         return codeForm(request, reply, email, { values: {}, errors: { code: [INCORRECT_VERIFICATION_CODE] } }, 400);
       case 'login': {
         const outcome = await settleLogin(ctx, request, reply, verification.result, { remember: waiting?.remember ?? remembersLogin(ctx.deps.settings), next: waiting?.next ?? '' });
         if (outcome.kind === 'ended') {
           await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
-          return redirect(reply, LOGIN_PAGE);
+          return redirect(reply, urls.urlFor('account_login'));
         }
         return presentLogin(ctx, request, reply, outcome, waiting?.next ?? '');
       }
       case 'confirmed':
         await forgetVerificationCode(ctx, request);
         await flash(ctx, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
-        return redirect(reply, EMAIL_PAGE_PATH);
+        return redirect(reply, urls.urlFor('account_email'));
       case 'expired':
         await forgetVerificationCode(ctx, request);
         if (held?.userId === null) {
           // A signup whose address had an account ends as a new account's login does when its code runs out.
           await forgetSignupAwaitingVerification(ctx, request);
           await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
-          return redirect(reply, LOGIN_PAGE);
+          return redirect(reply, urls.urlFor('account_login'));
         }
         await flash(ctx, request, reply, { level: 'error', text: ASK_AGAIN });
-        return redirect(reply, EMAIL_PAGE_PATH);
+        return redirect(reply, urls.urlFor('account_email'));
     }
   });
 }

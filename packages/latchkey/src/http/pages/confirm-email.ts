@@ -6,7 +6,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { forgetPendingLogin, loginWaitingAt, settleLogin } from '../kit/session-state.js';
-import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { flash, redirect, renderPage } from './page.js';
 
 const TITLE = 'Confirm email address';
@@ -24,18 +24,19 @@ function keyOf(request: FastifyRequest): string {
  * expired" page with status 404, as allauth.
  */
 export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
     renderPage(ctx, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
 
   // Under verification by code this page takes the mailed code (confirm-email-code.ts).
   if (ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) registerConfirmEmailCodePages(scope, ctx);
   else {
-    scope.get('/accounts/confirm-email/', (request, reply) =>
+    scope.get(urls.route('account_email_verification_sent'), (request, reply) =>
       renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
     );
   }
 
-  scope.get('/accounts/confirm-email/:key/', async (request, reply) => {
+  scope.get(urls.route('account_confirm_email'), async (request, reply) => {
     const key = keyOf(request);
     const address = await addressForKey(ctx.deps, key);
     if (!address) return invalid(request, reply);
@@ -44,11 +45,11 @@ export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpConte
     return renderPage(ctx, request, reply, 'account/email_confirm.html', {
       title: TITLE,
       confirmation: { email: address.email, user_display: owner.username ?? owner.email },
-      action: `/accounts/confirm-email/${encodeURIComponent(key)}/`,
+      action: urls.urlFor('account_confirm_email', { key }),
     });
   });
 
-  scope.post('/accounts/confirm-email/:key/', async (request, reply) => {
+  scope.post(urls.route('account_confirm_email'), async (request, reply) => {
     const waiting = await loginWaitingAt(ctx, request, 'verify_email');
     let verification: EmailVerification;
     try {
@@ -72,6 +73,6 @@ export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpConte
       await forgetPendingLogin(ctx, request);
     }
     const signedIn = await ctx.sessions.currentUser(request);
-    return redirect(reply, signedIn ? '/accounts/email/' : LOGIN_PAGE);
+    return redirect(reply, urls.urlFor(signedIn ? 'account_email' : 'account_login'));
   });
 }

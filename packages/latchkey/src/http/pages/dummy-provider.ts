@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
-import { DUMMY_AUTHENTICATE_PATH, issueDummyCode, refuseDummyProviderInProduction } from '../../socialaccount/providers/dummy.js';
+import { issueDummyCode, refuseDummyProviderInProduction } from '../../socialaccount/providers/dummy.js';
 import { UID_MAX_LENGTH } from '../../socialaccount/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
@@ -32,7 +32,7 @@ interface Return {
   redirectUri: string;
 }
 
-/** Registers GET and POST /accounts/dummy/authenticate/. Throws LatchkeyError('configuration_invalid') in production. */
+/** Registers GET and POST dummy_authenticate. Throws LatchkeyError('configuration_invalid') in production. */
 export function registerDummyAuthorizationPage(scope: FastifyInstance, options: DummyAuthorizationPageOptions): void {
   const { ctx } = options;
   const { settings } = ctx.deps;
@@ -60,13 +60,13 @@ export function registerDummyAuthorizationPage(scope: FastifyInstance, options: 
     return renderPage(ctx, request, reply, TEMPLATE, { title: TITLE, refused }, 400);
   }
 
-  scope.get(DUMMY_AUTHENTICATE_PATH, async (request, reply) => {
+  scope.get(ctx.deps.urls.route('dummy_authenticate'), async (request, reply) => {
     const back = returnOf(request.query);
     if (back === undefined) return refuse(request, reply);
     return show(request, reply, back, emptyForm({ email_verified: 'true' }));
   });
 
-  scope.post(DUMMY_AUTHENTICATE_PATH, async (request, reply) => {
+  scope.post(ctx.deps.urls.route('dummy_authenticate'), async (request, reply) => {
     const back = returnOf(request.body);
     if (back === undefined) return refuse(request, reply);
     const fields = formFields(request.body, ['id', 'email', 'email_verified', 'name', 'action']);

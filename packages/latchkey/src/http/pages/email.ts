@@ -14,9 +14,6 @@ import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, r
 import type { HttpContext } from '../kit/context.js';
 import { keepVerificationCode } from '../kit/email-code-state.js';
 import { clientOf } from '../kit/request-info.js';
-import { VERIFICATION_SENT_PAGE } from './login-outcome.js';
-
-export const EMAIL_PAGE = '/accounts/email/';
 
 /** The submit buttons of the page, by allauth's names (docs/accounts.md); the first one sent wins. */
 const ACTIONS = ['action_add', 'action_send', 'action_remove', 'action_primary'] as const;
@@ -65,6 +62,7 @@ const PERFORM: Record<EmailAction, (ctx: HttpContext, input: ChangeEmailInput) =
  * the page turns their 'reauthentication_required' into the reauthentication page.
  */
 export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   async function show(request: FastifyRequest, reply: FastifyReply, user: User, forms: { add: FormState; list: FormState }, status = 200) {
     const addresses = await listEmailAddresses(ctx.deps, user);
     const max = ctx.deps.settings.ACCOUNT_MAX_EMAIL_ADDRESSES;
@@ -78,13 +76,13 @@ export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): vo
     );
   }
 
-  scope.get(EMAIL_PAGE, async (request, reply) => {
+  scope.get(urls.route('account_email'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return show(request, reply, signedIn.user, { add: emptyForm(), list: emptyForm() });
   });
 
-  scope.post(EMAIL_PAGE, async (request, reply) => {
+  scope.post(urls.route('account_email'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const { user } = signedIn;
@@ -97,10 +95,10 @@ export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): vo
       const lastAuthenticatedAt = await ctx.sessions.lastAuthenticatedAt(request);
       const { code, ...message } = await PERFORM[action](ctx, { user, email, client: clientOf(request), lastAuthenticatedAt });
       await flash(ctx, request, reply, message);
-      if (code === undefined) return redirect(reply, EMAIL_PAGE);
+      if (code === undefined) return redirect(reply, urls.urlFor('account_email'));
       // Verification by code: on to the page where the code is typed in.
       await keepVerificationCode(ctx, request, reply, { userId: user.id, state: code });
-      return redirect(reply, VERIFICATION_SENT_PAGE);
+      return redirect(reply, urls.urlFor('account_email_verification_sent'));
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'reauthentication_required') {

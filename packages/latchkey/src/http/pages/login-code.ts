@@ -8,12 +8,10 @@ import { forgetLoginCode, keepLoginCode, loginCodeToConfirm } from '../kit/login
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin, type PendingLogin } from '../kit/session-state.js';
-import { LOGIN_CODE_CONFIRM_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { answeringWith } from '../kit/after-answer.js';
 
-export const LOGIN_CODE_PAGE = '/accounts/login/code/';
-export { LOGIN_CODE_CONFIRM_PAGE };
 const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
 const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to have a new one sent.';
 
@@ -31,21 +29,22 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     renderPage(ctx, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
   const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200, required = false): Promise<FastifyReply> =>
     renderPage(ctx, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
+  const { urls } = ctx.deps;
   const nextOf = (request: FastifyRequest): string => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
-  const withNext = (path: string, next: string): string => (next === '' ? path : `${path}?next=${encodeURIComponent(next)}`);
+  const withNext = (page: 'account_request_login_code' | 'account_confirm_login_code', next: string): string => urls.urlFor(page, {}, next === '' ? {} : { next });
   // Only ACCOUNT_LOGIN_BY_CODE_REQUIRED on: the confirmation page alone, for the stage's code.
   const enabled = ctx.deps.settings.ACCOUNT_LOGIN_BY_CODE_ENABLED;
-  const startOver = (next: string): string => (enabled ? withNext(LOGIN_CODE_PAGE, next) : LOGIN_PAGE);
+  const startOver = (next: string): string => (enabled ? withNext('account_request_login_code', next) : urls.urlFor('account_login'));
 
   if (enabled) {
-    scope.get(LOGIN_CODE_PAGE, async (request, reply) => {
+    scope.get(urls.route('account_request_login_code'), async (request, reply) => {
       const next = nextOf(request);
       const landing = await signedInLanding(ctx, request, next);
       if (landing !== undefined) return redirect(reply, landing);
       return requestForm(request, reply, emptyForm(), next);
     });
 
-    scope.post(LOGIN_CODE_PAGE, async (request, reply) => {
+    scope.post(urls.route('account_request_login_code'), async (request, reply) => {
       const fields = formFields(request.body, ['email', 'next']);
       const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
       try {
@@ -54,7 +53,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
         const { state, delivery } = await requestLoginCode(answeringWith(ctx.deps, reply), { email: fields.email, client: clientOf(request) });
         void delivery.then((outcome) => logMailFailures(request, [outcome], 'login code'));
         await keepLoginCode(ctx, request, reply, state);
-        return redirect(reply, withNext(LOGIN_CODE_CONFIRM_PAGE, next));
+        return redirect(reply, withNext('account_confirm_login_code', next));
       } catch (error) {
         return requestForm(request, reply, formWithError({ email: fields.email }, error), next, refusalStatus(reply, error));
       }
@@ -73,12 +72,12 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     const outcome = await settleLogin(ctx, request, reply, result, { remember: waiting.remember, next: waiting.next });
     if (outcome.kind === 'ended') {
       await flash(ctx, request, reply, { level: 'error', text: SIGN_IN_AGAIN });
-      return redirect(reply, LOGIN_PAGE);
+      return redirect(reply, urls.urlFor('account_login'));
     }
     return presentLogin(ctx, request, reply, outcome, waiting.next);
   }
 
-  scope.get(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
+  scope.get(urls.route('account_confirm_login_code'), async (request, reply) => {
     const next = nextOf(request);
     const toConfirm = await loginCodeToConfirm(ctx, request);
     if (toConfirm.kind === 'stage_code') return confirmForm(request, reply, emptyForm(), toConfirm.waiting.login.code?.email ?? '', '', 200, true);
@@ -86,7 +85,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     return confirmForm(request, reply, emptyForm(), toConfirm.state.email, next);
   });
 
-  scope.post(LOGIN_CODE_CONFIRM_PAGE, async (request, reply) => {
+  scope.post(urls.route('account_confirm_login_code'), async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const toConfirm = await loginCodeToConfirm(ctx, request);
@@ -101,7 +100,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     await forgetLoginCode(ctx, request);
     if (confirmation.status !== 'login') {
       await flash(ctx, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
-      return redirect(reply, withNext(LOGIN_CODE_PAGE, next));
+      return redirect(reply, withNext('account_request_login_code', next));
     }
     const outcome = await settleLogin(ctx, request, reply, confirmation.result, { remember: remembersLogin(ctx.deps.settings), next });
     return presentLogin(ctx, request, reply, outcome, next);

@@ -7,7 +7,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
-import { INACTIVE_PAGE, LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { providerLinks } from './socialaccount.js';
 
@@ -36,14 +36,15 @@ export async function renderLoginPage(ctx: HttpContext, request: FastifyRequest,
 }
 
 export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): void {
-  scope.get(LOGIN_PAGE, async (request, reply) => {
+  const { urls } = ctx.deps;
+  scope.get(urls.route('account_login'), async (request, reply) => {
     const next = redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     return renderLoginPage(ctx, request, reply, next);
   });
 
-  scope.post(LOGIN_PAGE, async (request, reply) => {
+  scope.post(urls.route('account_login'), async (request, reply) => {
     const fields = formFields(request.body, ['login', 'password', 'remember', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     try {
@@ -57,15 +58,15 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
     }
   });
 
-  scope.get(INACTIVE_PAGE, (request, reply) => renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
+  scope.get(urls.route('account_inactive'), (request, reply) => renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
-  scope.get('/accounts/logout/', async (request, reply) => {
+  scope.get(urls.route('account_logout'), async (request, reply) => {
     if (!(await ctx.sessions.currentUser(request))) return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
     return renderPage(ctx, request, reply, 'account/logout.html', { title: 'Sign out' });
   });
 
-  scope.post('/accounts/logout/', async (request, reply) => {
+  scope.post(urls.route('account_logout'), async (request, reply) => {
     if (await signOut(ctx, request, reply)) await flash(ctx, request, reply, { level: 'info', text: 'You have signed out.' });
     return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
   });

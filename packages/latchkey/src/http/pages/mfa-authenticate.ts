@@ -15,12 +15,9 @@ import { clientOf } from '../kit/request-info.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
-import { LOGIN_PAGE, MFA_AUTHENTICATE_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
-
-const REAUTHENTICATE_BY_CODE = '/accounts/2fa/reauthenticate/';
-const REAUTHENTICATE_BY_KEY = '/accounts/2fa/webauthn/reauthenticate/';
 
 /** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it. */
 export function describeDuration(seconds: number): string {
@@ -43,7 +40,7 @@ async function keyAnswer(ctx: HttpContext, request: FastifyRequest, credentialFi
  * it beside the code (its options fetched by static/webauthn.js, see webauthn-options.ts).
  */
 export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: HttpContext): void {
-  const { settings } = ctx.deps;
+  const { settings, urls } = ctx.deps;
   const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
   const showAuthenticate = async (request: FastifyRequest, reply: FastifyReply, pending: PendingLogin, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'mfa/authenticate.html', {
@@ -54,23 +51,23 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
       trust_period: trustPeriod,
     }, status);
 
-  scope.get(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
+  scope.get(urls.route('mfa_authenticate'), async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'mfa_authenticate');
     if (wantsOptions(request)) {
-      if (!pending) return sendOptionsElsewhere(reply, LOGIN_PAGE);
+      if (!pending) return sendOptionsElsewhere(reply, urls.urlFor('account_login'));
       try {
         return await sendOptions(ctx, request, reply, 'request_options', await securityKeyOptionsForLogin(ctx.deps, pending.login));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
     }
-    if (!pending) return redirect(reply, LOGIN_PAGE);
+    if (!pending) return redirect(reply, urls.urlFor('account_login'));
     return showAuthenticate(request, reply, pending);
   });
 
-  scope.post(MFA_AUTHENTICATE_PAGE, async (request, reply) => {
+  scope.post(urls.route('mfa_authenticate'), async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'mfa_authenticate');
-    if (!pending) return redirect(reply, LOGIN_PAGE);
+    if (!pending) return redirect(reply, urls.urlFor('account_login'));
     const fields = formFields(request.body, ['code', 'trust', 'credential']);
     let result;
     try {
@@ -103,19 +100,19 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn;
     if (await hasMfaEnabled(ctx.deps, signedIn.user.id)) return signedIn;
-    return { response: redirect(reply, `/accounts/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}`) };
+    return { response: redirect(reply, urls.urlFor('account_reauthenticate', {}, next ? { next } : {})) };
   }
 
   const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
 
-  scope.get(REAUTHENTICATE_BY_CODE, async (request, reply) => {
+  scope.get(urls.route('mfa_reauthenticate'), async (request, reply) => {
     const next = nextOfQuery(request);
     const signedIn = await userWithSecondFactor(request, reply, next);
     if ('response' in signedIn) return signedIn.response;
     return showReauthenticate(request, reply, signedIn.user, next);
   });
 
-  scope.post(REAUTHENTICATE_BY_CODE, async (request, reply) => {
+  scope.post(urls.route('mfa_reauthenticate'), async (request, reply) => {
     const fields = formFields(request.body, ['code', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const signedIn = await userWithSecondFactor(request, reply, next);
@@ -130,11 +127,11 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
   });
 
   // allauth's own path for reauthenticating with a key; the page is the same as by code.
-  scope.get(REAUTHENTICATE_BY_KEY, async (request, reply) => {
+  scope.get(urls.route('mfa_reauthenticate_webauthn'), async (request, reply) => {
     const next = nextOfQuery(request);
     if (wantsOptions(request)) {
       const user = await ctx.sessions.currentUser(request);
-      if (!user) return sendOptionsElsewhere(reply, LOGIN_PAGE);
+      if (!user) return sendOptionsElsewhere(reply, urls.urlFor('account_login'));
       try {
         return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'reauthenticate', user));
       } catch (error) {
@@ -146,7 +143,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
     return showReauthenticate(request, reply, signedIn.user, next);
   });
 
-  scope.post(REAUTHENTICATE_BY_KEY, async (request, reply) => {
+  scope.post(urls.route('mfa_reauthenticate_webauthn'), async (request, reply) => {
     const fields = formFields(request.body, ['credential', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const signedIn = await userWithSecondFactor(request, reply, next);

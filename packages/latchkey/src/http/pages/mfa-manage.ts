@@ -9,9 +9,6 @@ import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, r
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 
-export const MFA_INDEX = '/accounts/2fa/';
-export const RECOVERY_CODES = '/accounts/2fa/recovery-codes/';
-
 /** A moment as the MFA pages show it: "2025-01-31 14:05 UTC". */
 export function formatTime(at: Date | null | undefined): string | null {
   return at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
@@ -23,6 +20,7 @@ export function formatTime(at: Date | null | undefined): string | null {
  * pages only ask, show, and turn a 'reauthentication_required' into the reauthentication page.
  */
 export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   /** The signed-in user and when they last proved who they are, or the response that sends them to prove it. */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
     const result = await requireUser(ctx, request, reply);
@@ -40,7 +38,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
       await flash(ctx, request, reply, { level: 'info', text: error.message });
-      return { response: redirect(reply, MFA_INDEX) };
+      return { response: redirect(reply, urls.urlFor('mfa_index')) };
     }
     return undefined;
   }
@@ -59,7 +57,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
   const pendingSecret = (request: FastifyRequest) => pendingTotpSecret(ctx, request);
   const keepPendingSecret = (request: FastifyRequest, reply: FastifyReply, pending: string | undefined) => keepPendingTotpSecret(ctx, request, reply, pending);
 
-  scope.get(MFA_INDEX, async (request, reply) => {
+  scope.get(urls.route('mfa_index'), async (request, reply) => {
     const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const overview = await mfaOverview(ctx.deps, auth.user);
@@ -88,7 +86,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     }
   }
 
-  scope.get('/accounts/2fa/totp/activate/', async (request, reply) => {
+  scope.get(urls.route('mfa_activate_totp'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
@@ -96,7 +94,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     return showActivation(request, reply, auth.user);
   });
 
-  scope.post('/accounts/2fa/totp/activate/', async (request, reply) => {
+  scope.post(urls.route('mfa_activate_totp'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const { code } = formFields(request.body, ['code']);
@@ -113,16 +111,16 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'TOTP activation notice');
     await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app activated.' });
-    return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : MFA_INDEX);
+    return redirect(reply, urls.urlFor(result.recoveryCodesGenerated ? 'mfa_view_recovery_codes' : 'mfa_index'));
   });
 
-  scope.get('/accounts/2fa/totp/deactivate/', async (request, reply) => {
+  scope.get(urls.route('mfa_deactivate_totp'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (reauthenticate) return reauthenticate.response;
     const overview = await mfaOverview(ctx.deps, auth.user);
-    if (!overview.totp) return redirect(reply, MFA_INDEX);
+    if (!overview.totp) return redirect(reply, urls.urlFor('mfa_index'));
     return renderPage(ctx, request, reply, 'mfa/totp/deactivate_form.html', {
       title: 'Deactivate authenticator app',
       form: emptyForm(),
@@ -130,18 +128,18 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     });
   });
 
-  scope.post('/accounts/2fa/totp/deactivate/', async (request, reply) => {
+  scope.post(urls.route('mfa_deactivate_totp'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
       const { notification } = await deactivateTotp(ctx.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'TOTP deactivation notice');
       await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
-      return redirect(reply, MFA_INDEX);
+      return redirect(reply, urls.urlFor('mfa_index'));
     });
   });
 
-  scope.get(RECOVERY_CODES, async (request, reply) => {
+  scope.get(urls.route('mfa_view_recovery_codes'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
@@ -150,7 +148,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     });
   });
 
-  scope.get('/accounts/2fa/recovery-codes/download/', async (request, reply) => {
+  scope.get(urls.route('mfa_download_recovery_codes'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
@@ -171,7 +169,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
       has_codes: (await mfaOverview(ctx.deps, user)).recoveryCodes !== undefined,
     }, status);
 
-  scope.get('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
+  scope.get(urls.route('mfa_generate_recovery_codes'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const reauthenticate = await redirectUnlessRecentlyAuthenticated(ctx, request, reply);
@@ -179,7 +177,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     return showGenerate(request, reply, auth.user);
   });
 
-  scope.post('/accounts/2fa/recovery-codes/generate/', async (request, reply) => {
+  scope.post(urls.route('mfa_generate_recovery_codes'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     try {
@@ -191,6 +189,6 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
       return showGenerate(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await flash(ctx, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
-    return redirect(reply, RECOVERY_CODES);
+    return redirect(reply, urls.urlFor('mfa_view_recovery_codes'));
   });
 }

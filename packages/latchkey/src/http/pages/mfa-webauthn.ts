@@ -9,12 +9,9 @@ import type { WebauthnKey } from '../../mfa/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
-import { formatTime, MFA_INDEX, RECOVERY_CODES } from './mfa-manage.js';
+import { formatTime } from './mfa-manage.js';
 import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
-
-const KEYS_PAGE = '/accounts/2fa/webauthn/';
-const ADD_PAGE = '/accounts/2fa/webauthn/add/';
 
 /** A key's id from the path: digits only, else no key at all. */
 function keyIdOf(request: FastifyRequest): number | undefined {
@@ -29,6 +26,7 @@ function keyIdOf(request: FastifyRequest): number | undefined {
  * The flows decide every rule; another user's key, like a key that does not exist, is a 404.
  */
 export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ user: User; lastAuthenticatedAt: Date | undefined } | { response: FastifyReply }> {
     const result = await requireUser(ctx, request, reply);
     if ('response' in result) return result;
@@ -43,7 +41,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     return key && { key, others: overview };
   }
 
-  scope.get(KEYS_PAGE, async (request, reply) => {
+  scope.get(urls.route('mfa_list_webauthn'), async (request, reply) => {
     const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const overview = await mfaOverview(ctx.deps, auth.user);
@@ -68,24 +66,24 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found')) {
       await flash(ctx, request, reply, { level: 'info', text: error.message });
-      return { response: redirect(reply, MFA_INDEX) };
+      return { response: redirect(reply, urls.urlFor('mfa_index')) };
     }
     if (isLatchkeyError(error, 'email_unverified')) return { response: await showAdd(request, reply, emptyForm(), 400, true) };
     return undefined;
   }
 
-  scope.get(ADD_PAGE, async (request, reply) => {
+  scope.get(urls.route('mfa_add_webauthn'), async (request, reply) => {
     if (wantsOptions(request)) {
       // A script whose session has ended meanwhile is sent to sign in, not handed the login page as JSON.
       const user = await ctx.sessions.currentUser(request);
-      if (!user) return sendOptionsElsewhere(reply, `/accounts/login/?next=${encodeURIComponent(ADD_PAGE)}`);
+      if (!user) return sendOptionsElsewhere(reply, urls.urlFor('account_login', {}, { next: urls.urlFor('mfa_add_webauthn') }));
       const passwordless = (request.query as Record<string, unknown>).passwordless === 'on';
       const lastAuthenticatedAt = await ctx.sessions.lastAuthenticatedAt(request);
       try {
         return await sendOptions(ctx, request, reply, 'creation_options', await webauthnRegistrationOptions(ctx.deps, { user, lastAuthenticatedAt, passwordless }));
       } catch (error) {
         // A confirmation that has grown old while the page was open: confirm again, then back here.
-        const confirmFirst = isLatchkeyError(error, 'reauthentication_required') ? `/accounts/reauthenticate/?next=${encodeURIComponent(ADD_PAGE)}` : undefined;
+        const confirmFirst = isLatchkeyError(error, 'reauthentication_required') ? urls.urlFor('account_reauthenticate', {}, { next: urls.urlFor('mfa_add_webauthn') }) : undefined;
         return sendOptionsRefusal(reply, error, confirmFirst);
       }
     }
@@ -104,7 +102,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     return showAdd(request, reply, emptyForm({ name: '' }));
   });
 
-  scope.post(ADD_PAGE, async (request, reply) => {
+  scope.post(urls.route('mfa_add_webauthn'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const fields = formFields(request.body, ['name', 'passwordless', 'credential']);
@@ -122,13 +120,13 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'security key notice');
     await flash(ctx, request, reply, { level: 'success', text: 'Security key added.' });
-    return redirect(reply, result.recoveryCodesGenerated ? RECOVERY_CODES : KEYS_PAGE);
+    return redirect(reply, urls.urlFor(result.recoveryCodesGenerated ? 'mfa_view_recovery_codes' : 'mfa_list_webauthn'));
   });
 
   const showEdit = (request: FastifyRequest, reply: FastifyReply, keyId: number, form: FormState, status = 200) =>
     renderPage(ctx, request, reply, 'mfa/webauthn/edit_form.html', { title: 'Rename security key', key_id: keyId, form }, status);
 
-  scope.get('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
+  scope.get(urls.route('mfa_edit_webauthn'), async (request, reply) => {
     const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const own = await ownKey(request, auth.user);
@@ -139,7 +137,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     return showEdit(request, reply, own.key.authenticator.id, emptyForm({ name: own.key.name }));
   });
 
-  scope.post('/accounts/2fa/webauthn/keys/:id/edit/', async (request, reply) => {
+  scope.post(urls.route('mfa_edit_webauthn'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const id = keyIdOf(request);
@@ -156,10 +154,10 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
       return showEdit(request, reply, id, formWithError({ name }, error), refusalStatus(reply, error));
     }
     await flash(ctx, request, reply, { level: 'success', text: 'Security key renamed.' });
-    return redirect(reply, KEYS_PAGE);
+    return redirect(reply, urls.urlFor('mfa_list_webauthn'));
   });
 
-  scope.get('/accounts/2fa/webauthn/keys/:id/remove/', async (request, reply) => {
+  scope.get(urls.route('mfa_remove_webauthn'), async (request, reply) => {
     const auth = await requireUser(ctx, request, reply);
     if ('response' in auth) return auth.response;
     const own = await ownKey(request, auth.user);
@@ -177,7 +175,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     });
   });
 
-  scope.post('/accounts/2fa/webauthn/keys/:id/remove/', async (request, reply) => {
+  scope.post(urls.route('mfa_remove_webauthn'), async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const id = keyIdOf(request);
@@ -194,6 +192,6 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
       throw error;
     }
     await flash(ctx, request, reply, { level: 'success', text: 'Security key removed.' });
-    return redirect(reply, KEYS_PAGE);
+    return redirect(reply, urls.urlFor('mfa_list_webauthn'));
   });
 }

@@ -10,11 +10,9 @@ import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 import { renderLoginPage } from './login.js';
-import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { formFields, formWithError, redirect, refusalStatus } from './page.js';
 import { sendOptions, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
-
-export const PASSKEY_LOGIN_PAGE = '/accounts/2fa/webauthn/login/';
 
 /**
  * Passkey login (MFA_PASSKEY_LOGIN_ENABLED), allauth's 2fa/webauthn/login/: the login page's
@@ -24,8 +22,9 @@ export const PASSKEY_LOGIN_PAGE = '/accounts/2fa/webauthn/login/';
  * under the passkey's button.
  */
 export function registerPasskeyLoginPages(scope: FastifyInstance, ctx: HttpContext): void {
-  scope.get(PASSKEY_LOGIN_PAGE, async (request, reply) => {
-    if (!wantsOptions(request)) return redirect(reply, LOGIN_PAGE);
+  const { urls } = ctx.deps;
+  scope.get(urls.route('mfa_login_webauthn'), async (request, reply) => {
+    if (!wantsOptions(request)) return redirect(reply, urls.urlFor('account_login'));
     try {
       return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'login'));
     } catch (error) {
@@ -33,7 +32,7 @@ export function registerPasskeyLoginPages(scope: FastifyInstance, ctx: HttpConte
     }
   });
 
-  scope.post(PASSKEY_LOGIN_PAGE, async (request, reply) => {
+  scope.post(urls.route('mfa_login_webauthn'), async (request, reply) => {
     const fields = formFields(request.body, ['credential', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     let result;

@@ -9,12 +9,10 @@ import { clientOf } from '../kit/request-info.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
-import { LOGIN_PAGE, PASSKEY_SIGNUP_STAGE_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { mailFailedMessage } from './signup.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
-
-export const PASSKEY_SIGNUP_PAGE = '/accounts/signup/passkey/';
 
 /**
  * Passkey signup (MFA_PASSKEY_SIGNUP_ENABLED), allauth's two pages:
@@ -26,12 +24,13 @@ export const PASSKEY_SIGNUP_PAGE = '/accounts/signup/passkey/';
  * The flow (account/flows/passkey-signup.ts) holds every rule; without the setting neither page exists.
  */
 export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const closed = { title: 'Sign up closed' };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: ctx.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
 
-  scope.get(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
+  scope.get(urls.route('account_signup_by_passkey'), async (request, reply) => {
     const next = nextOfQuery(request);
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
@@ -39,7 +38,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
     return showForm(request, reply, next);
   });
 
-  scope.post(PASSKEY_SIGNUP_PAGE, async (request, reply) => {
+  scope.post(urls.route('account_signup_by_passkey'), async (request, reply) => {
     const fields = formFields(request.body, ['email', 'username', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const landing = await signedInLanding(ctx, request, next);
@@ -66,23 +65,23 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
   /** The browser's signup waiting for its passkey, or undefined (such a browser is sent to sign up). */
   const waitingSignup = (request: FastifyRequest): Promise<PendingLogin | undefined> => loginWaitingAt(ctx, request, 'mfa_signup_webauthn');
 
-  scope.get(PASSKEY_SIGNUP_STAGE_PAGE, async (request, reply) => {
+  scope.get(urls.route('mfa_signup_webauthn'), async (request, reply) => {
     const pending = await waitingSignup(request);
     if (wantsOptions(request)) {
-      if (!pending) return sendOptionsElsewhere(reply, PASSKEY_SIGNUP_PAGE);
+      if (!pending) return sendOptionsElsewhere(reply, urls.urlFor('account_signup_by_passkey'));
       try {
         return await sendOptions(ctx, request, reply, 'creation_options', await passkeySignupOptions(ctx.deps, pending.login));
       } catch (error) {
         return sendOptionsRefusal(reply, error);
       }
     }
-    if (!pending) return redirect(reply, PASSKEY_SIGNUP_PAGE);
+    if (!pending) return redirect(reply, urls.urlFor('account_signup_by_passkey'));
     return showPasskeyStep(request, reply);
   });
 
-  scope.post(PASSKEY_SIGNUP_STAGE_PAGE, async (request, reply) => {
+  scope.post(urls.route('mfa_signup_webauthn'), async (request, reply) => {
     const pending = await waitingSignup(request);
-    if (!pending) return redirect(reply, LOGIN_PAGE);
+    if (!pending) return redirect(reply, urls.urlFor('account_login'));
     const fields = formFields(request.body, ['name', 'credential']);
     let result;
     try {

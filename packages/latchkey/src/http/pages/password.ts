@@ -8,8 +8,6 @@ import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { answeringWith } from '../kit/after-answer.js';
 
-const RESET_DONE = '/accounts/password/reset/done/';
-const RESET_FROM_KEY_DONE = '/accounts/password/reset/key/done/';
 /** Session key holding a reset key between the mailed link and the form (as Django's and allauth's). */
 const RESET_KEY_SESSION = '_password_reset_key';
 const SET_PASSWORD_SUFFIX = '-set-password';
@@ -21,24 +19,27 @@ const SET_PASSWORD_SUFFIX = '-set-password';
  * answer keeps Referers on this site (kit/referrer-policy.ts).
  */
 function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
+  /** The form's own URL for an account: the key itself stays in the session. */
+  const formUrl = (account: string) => urls.urlFor('account_reset_password_from_key', { key: `${account}${SET_PASSWORD_SUFFIX}` });
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'account/password_reset.html', { title: 'Password reset', form }, status);
 
-  scope.get('/accounts/password/reset/', (request, reply) => requestForm(request, reply));
+  scope.get(urls.route('account_reset_password'), (request, reply) => requestForm(request, reply));
 
-  scope.post('/accounts/password/reset/', async (request, reply) => {
+  scope.post(urls.route('account_reset_password'), async (request, reply) => {
     const fields = formFields(request.body, ['email']);
     try {
       // The mail, which only an existing account gets, is neither awaited nor begun before the answer has gone.
       const { delivery } = await requestPasswordReset(answeringWith(ctx.deps, reply), { email: fields.email, client: clientOf(request) });
       void delivery.then((outcomes) => logMailFailures(request, outcomes, 'password reset'));
-      return redirect(reply, RESET_DONE);
+      return redirect(reply, urls.urlFor('account_reset_password_done'));
     } catch (error) {
       return requestForm(request, reply, formWithError({ email: fields.email }, error), refusalStatus(reply, error));
     }
   });
 
-  scope.get(RESET_DONE, (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
+  scope.get(urls.route('account_reset_password_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
 
   const invalidLink = (request: FastifyRequest, reply: FastifyReply, status = 200) =>
     renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
@@ -53,9 +54,9 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
   }
 
   const keyForm = (request: FastifyRequest, reply: FastifyReply, account: string, form = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/` }, status);
+    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: formUrl(account) }, status);
 
-  scope.get('/accounts/password/reset/key/:key/', async (request, reply) => {
+  scope.get(urls.route('account_reset_password_from_key'), async (request, reply) => {
     const { key, fromSession } = await keyOf(request);
     const account = resetKeyAccount(key);
     if (account === undefined || !(await userForResetKey(ctx.deps, key))) return invalidLink(request, reply);
@@ -63,10 +64,10 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
     // The key leaves the URL before any page with resources or links is shown (as Django does).
     const session = await ctx.sessions.ensureSession(request, reply);
     await ctx.deps.sessions.saveData(session, { ...session.data, [RESET_KEY_SESSION]: key });
-    return redirect(reply, `/accounts/password/reset/key/${account}${SET_PASSWORD_SUFFIX}/`);
+    return redirect(reply, formUrl(account));
   });
 
-  scope.post('/accounts/password/reset/key/:key/', async (request, reply) => {
+  scope.post(urls.route('account_reset_password_from_key'), async (request, reply) => {
     const fields = formFields(request.body, ['password1', 'password2']);
     const { key } = await keyOf(request);
     try {
@@ -77,7 +78,7 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
         const { [RESET_KEY_SESSION]: _used, ...rest } = session.data;
         await ctx.deps.sessions.saveData(session, rest);
       }
-      return redirect(reply, RESET_FROM_KEY_DONE);
+      return redirect(reply, urls.urlFor('account_reset_password_from_key_done'));
     } catch (error) {
       const account = resetKeyAccount(key);
       if (isLatchkeyError(error, 'invalid_key') || account === undefined) return invalidLink(request, reply, 400);
@@ -85,27 +86,26 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
     }
   });
 
-  scope.get(RESET_FROM_KEY_DONE, (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
+  scope.get(urls.route('account_reset_password_from_key_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
 }
 
 function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
-  const CHANGE = '/accounts/password/change/';
-  const SET = '/accounts/password/set/';
+  const { urls } = ctx.deps;
   const changeForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'account/password_change.html', { title: 'Change password', form }, status);
   const setForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'account/password_set.html', { title: 'Set password', form }, status);
 
-  scope.get(CHANGE, async (request, reply) => {
+  scope.get(urls.route('account_change_password'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    return isUsablePassword(signedIn.user.password) ? changeForm(request, reply) : redirect(reply, SET);
+    return isUsablePassword(signedIn.user.password) ? changeForm(request, reply) : redirect(reply, urls.urlFor('account_set_password'));
   });
 
-  scope.post(CHANGE, async (request, reply) => {
+  scope.post(urls.route('account_change_password'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    if (!isUsablePassword(signedIn.user.password)) return redirect(reply, SET);
+    if (!isUsablePassword(signedIn.user.password)) return redirect(reply, urls.urlFor('account_set_password'));
     const fields = formFields(request.body, ['oldpassword', 'password1', 'password2']);
     const currentSession = await ctx.sessions.session(request);
     try {
@@ -118,19 +118,19 @@ function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
     // Every other session has ended; this one gets a new id, so one stolen before the change is dead.
     await ctx.sessions.rotate(request, reply);
     await flash(ctx, request, reply, { level: 'success', text: 'Password successfully changed.' });
-    return redirect(reply, CHANGE);
+    return redirect(reply, urls.urlFor('account_change_password'));
   });
 
-  scope.get(SET, async (request, reply) => {
+  scope.get(urls.route('account_set_password'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    return isUsablePassword(signedIn.user.password) ? redirect(reply, CHANGE) : setForm(request, reply);
+    return isUsablePassword(signedIn.user.password) ? redirect(reply, urls.urlFor('account_change_password')) : setForm(request, reply);
   });
 
-  scope.post(SET, async (request, reply) => {
+  scope.post(urls.route('account_set_password'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
-    if (isUsablePassword(signedIn.user.password)) return redirect(reply, CHANGE);
+    if (isUsablePassword(signedIn.user.password)) return redirect(reply, urls.urlFor('account_change_password'));
     const fields = formFields(request.body, ['password1', 'password2']);
     const currentSession = await ctx.sessions.session(request);
     try {
@@ -142,7 +142,7 @@ function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
     }
     await ctx.sessions.rotate(request, reply);
     await flash(ctx, request, reply, { level: 'success', text: 'Password successfully set.' });
-    return redirect(reply, CHANGE);
+    return redirect(reply, urls.urlFor('account_change_password'));
   });
 }
 

@@ -12,26 +12,27 @@ import { clientOf } from '../kit/request-info.js';
 const REAUTHENTICATED_REDIRECT = '/';
 
 /**
- * `/accounts/reauthenticate/?next=...`: the password again, then back to where the person was.
+ * The reauthentication page (account_reauthenticate, `?next=...`): the password again, then back to where the person was.
  * `next` is followed only for same-site relative paths, read from the query on GET and from the
  * form on POST, and checked both times.
  */
 export function registerReauthenticatePages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   const form = async (request: FastifyRequest, reply: FastifyReply, user: User, next: string, state: FormState = emptyForm(), status = 200) => {
     // A user with a second factor may confirm with it instead (2fa/reauthenticate/): a code, or a security key.
     const withSecondFactor = await hasMfaEnabled(ctx.deps, user.id);
-    const mfaReauthenticateUrl = withSecondFactor ? `/accounts/2fa/reauthenticate/${next ? `?next=${encodeURIComponent(next)}` : ''}` : undefined;
+    const mfaReauthenticateUrl = withSecondFactor ? urls.urlFor('mfa_reauthenticate', {}, next ? { next } : {}) : undefined;
     const withKey = withSecondFactor && (await listWebauthnKeys(ctx.deps, user)).length > 0;
     return renderPage(ctx, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
   };
 
-  scope.get('/accounts/reauthenticate/', async (request, reply) => {
+  scope.get(urls.route('account_reauthenticate'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return form(request, reply, signedIn.user, redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, ''));
   });
 
-  scope.post('/accounts/reauthenticate/', async (request, reply) => {
+  scope.post(urls.route('account_reauthenticate'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const fields = formFields(request.body, ['password', 'next']);

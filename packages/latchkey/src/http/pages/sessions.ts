@@ -5,8 +5,6 @@ import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 import { flash, redirect, renderPage, requireUser } from './page.js';
 
-const SESSIONS = '/accounts/sessions/';
-
 /** Browser families, most specific first: Edge and Opera also say "Chrome", and Chrome also says "Safari". */
 const BROWSERS: [RegExp, string][] = [
   [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
@@ -53,9 +51,10 @@ function describeSession(session: StoredSession, currentIdHash: string | undefin
   };
 }
 
-/** `/accounts/sessions/`: the user's live sessions, and a POST that ends all but this one. */
+/** The sessions page (usersessions_list): the user's live sessions, and a POST that ends all but this one. */
 export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): void {
-  scope.get(SESSIONS, async (request, reply) => {
+  const { urls } = ctx.deps;
+  scope.get(urls.route('usersessions_list'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const current = await ctx.sessions.session(request);
@@ -64,7 +63,7 @@ export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): 
     return renderPage(ctx, request, reply, 'account/sessions.html', { title: 'Sessions', sessions: rows, others: rows.filter((row) => !row.current).length });
   });
 
-  scope.post(SESSIONS, async (request, reply) => {
+  scope.post(urls.route('usersessions_list'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const current = await ctx.sessions.session(request);
@@ -72,6 +71,6 @@ export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): 
     request.log.info({ userId: signedIn.user.id, ended, ip: clientOf(request).ip }, 'other sessions ended');
     const text = ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`;
     await flash(ctx, request, reply, { level: 'success', text });
-    return redirect(reply, SESSIONS);
+    return redirect(reply, urls.urlFor('usersessions_list'));
   });
 }

@@ -23,8 +23,9 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     providers: await providerLinks(ctx),
   });
   const closed = { title: 'Sign up closed' };
+  const page = ctx.deps.urls.route('account_signup');
 
-  scope.get('/accounts/signup/', async (request, reply) => {
+  scope.get(page, async (request, reply) => {
     const next = redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
@@ -32,7 +33,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     return renderPage(ctx, request, reply, 'account/signup.html', { ...(await context(next)), form: emptyForm() });
   });
 
-  scope.post('/accounts/signup/', async (request, reply) => {
+  scope.post(page, async (request, reply) => {
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
     const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');

@@ -11,7 +11,10 @@ import { testDatabaseKinds } from '../../testing/database.js';
 import { answerDummyPage, DUMMY_LOGIN, dummyPageOf, dummyProviders, throughDummy, visitCallback, type DummyAnswer } from '../../testing/dummy-sign-in.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { PageClient } from '../../testing/pages.js';
-import { LOGIN_ERROR_PAGE, PROVIDER_SIGNUP_PAGE } from './socialaccount.js';
+import { urlFor } from '../../config/url-names.js';
+
+const LOGIN_ERROR_PAGE = urlFor('socialaccount_login_error');
+const PROVIDER_SIGNUP_PAGE = urlFor('socialaccount_signup');
 
 const PASSWORD = 'a long enough passphrase';
 /** Ada at the provider, which does not vouch for her address. */

@@ -9,7 +9,9 @@ import { testDatabaseKinds } from '../../testing/database.js';
 import { answerDummyPage, dummyProviders, startDummySignIn, visitCallback, type DummyAnswer } from '../../testing/dummy-sign-in.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { PageClient } from '../../testing/pages.js';
-import { LOGIN_ERROR_PAGE } from './socialaccount.js';
+import { urlFor } from '../../config/url-names.js';
+
+const LOGIN_ERROR_PAGE = urlFor('socialaccount_login_error');
 
 const ADA: DummyAnswer = { id: 'ada-1815', email: 'ada@example.com', email_verified: 'true', name: 'Ada Lovelace' };
 

@@ -8,7 +8,7 @@ import { parseSignInProcess, startProviderLogin, type SignInState, type StartPro
 import { providerSignupInitial } from '../../socialaccount/flows/provider-signup.js';
 import { ProviderError } from '../../socialaccount/providers/provider.js';
 import type { HttpContext } from '../kit/context.js';
-import { providerAtUrl, providerCallbackUri, providerLoginPath, registerProviderCallbacks, type CallbackResult } from '../social/provider-callback.js';
+import { providerAtUrl, providerCallbackUri, providerLoginUrl, registerProviderCallbacks, type CallbackResult } from '../social/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
@@ -16,17 +16,12 @@ import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 
-export const LOGIN_CANCELLED_PAGE = '/accounts/3rdparty/login/cancelled/';
-export const LOGIN_ERROR_PAGE = '/accounts/3rdparty/login/error/';
-export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
-export const PROVIDER_SIGNUP_PAGE = '/accounts/3rdparty/signup/';
-
 /**
  * How the pages present the flows' 'reauthentication_required': the reauthentication page, which
  * returns to `back` (a path on this site) once the person has proved who they are.
  */
-function reauthenticateFirst(reply: FastifyReply, back: string): FastifyReply {
-  return redirect(reply, `/accounts/reauthenticate/?next=${encodeURIComponent(back)}`);
+function reauthenticateFirst(ctx: HttpContext, reply: FastifyReply, back: string): FastifyReply {
+  return redirect(reply, ctx.deps.urls.urlFor('account_reauthenticate', {}, { next: back }));
 }
 
 /**
@@ -35,8 +30,9 @@ function reauthenticateFirst(reply: FastifyReply, back: string): FastifyReply {
  * The reauthentication page follows it as a safe `next`: a same-site path whose query holds
  * another, percent-encoded, which the button's page checks again when it reads it.
  */
-function connectButtonPath(loginPath: string, next: string): string {
-  return `${loginPath}?process=connect${next === '' || next === CONNECTIONS_PAGE ? '' : `&next=${encodeURIComponent(next)}`}`;
+function connectButtonPath(ctx: HttpContext, configured: ConfiguredProvider, next: string): string {
+  const { urls } = ctx.deps;
+  return `${providerLoginUrl(urls, configured)}?process=connect${next === '' || next === urls.urlFor('socialaccount_connections') ? '' : `&next=${encodeURIComponent(next)}`}`;
 }
 
 /** A provider's answer to a login, as the pages present it once settled: the login's outcome, the signup form, or signup closed. */
@@ -47,13 +43,13 @@ async function presentProviderLogin(ctx: HttpContext, request: FastifyRequest, r
     case 'signup_closed':
       return renderPage(ctx, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
     case 'signup_form':
-      return redirect(reply, PROVIDER_SIGNUP_PAGE);
+      return redirect(reply, ctx.deps.urls.urlFor('socialaccount_signup'));
   }
 }
 
 /** The providers a login or signup page links to (none configured: none). */
 export async function providerLinks(ctx: HttpContext): Promise<{ name: string; login_url: string }[]> {
-  return (await ctx.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginPath(configured) }));
+  return (await ctx.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginUrl(ctx.deps.urls, configured) }));
 }
 
 /**
@@ -71,19 +67,20 @@ export async function providerLinks(ctx: HttpContext): Promise<{ name: string; l
  * cancelled page; what went wrong is logged for the operator, never shown.
  */
 export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   const providerOf = (request: FastifyRequest, underOidc: boolean) => providerAtUrl(ctx, request, underOidc);
 
   function failed(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, error: unknown): FastifyReply {
     if (!(error instanceof ProviderError)) throw error;
-    if (error.reason === 'cancelled') return redirect(reply, LOGIN_CANCELLED_PAGE);
+    if (error.reason === 'cancelled') return redirect(reply, urls.urlFor('socialaccount_login_cancelled'));
     request.log.warn({ provider: configured.provider.id, reason: error.message }, 'social sign-in failed');
-    return redirect(reply, LOGIN_ERROR_PAGE);
+    return redirect(reply, urls.urlFor('socialaccount_login_error'));
   }
 
   /** An unknown `process`: nothing starts, and the page says the sign-in failed. */
   function unknownProcess(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider): FastifyReply {
     request.log.warn({ provider: configured.provider.id }, 'social sign-in with an unknown process refused');
-    return redirect(reply, LOGIN_ERROR_PAGE);
+    return redirect(reply, urls.urlFor('socialaccount_login_error'));
   }
 
   async function start(request: FastifyRequest, reply: FastifyReply, configured: ConfiguredProvider, fields: { next: unknown; process: unknown }): Promise<FastifyReply> {
@@ -95,15 +92,14 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       if ('response' in signedIn) return signedIn.response;
       asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) } };
     }
-    const loginPath = providerLoginPath(configured);
-    const next = redirectTargetOr(ctx.deps.adapter, fields.next, process === 'connect' ? CONNECTIONS_PAGE : '');
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, process === 'connect' ? urls.urlFor('socialaccount_connections') : '');
     try {
-      const started = await startProviderLogin(ctx.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(ctx, loginPath), next });
+      const started = await startProviderLogin(ctx.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(ctx, configured), next });
       await keepSignIn(ctx, request, reply, started.state, started.record);
       return redirect(reply, started.url.toString());
     } catch (error) {
       // Back to this provider's connect button once the person has proved who they are.
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, connectButtonPath(loginPath, next));
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, reply, connectButtonPath(ctx, configured, next));
       return failed(request, reply, configured, error);
     }
   }
@@ -123,7 +119,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
     const connect = process === 'connect';
     const context = {
       title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
-      provider: { name: provider.name, login_url: providerLoginPath(configured) },
+      provider: { name: provider.name, login_url: providerLoginUrl(urls, configured) },
       process: connect ? 'connect' : 'login',
       next: redirectTargetOr(ctx.deps.adapter, query.next, ''),
     };
@@ -135,7 +131,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
     const next = signIn?.next ?? '';
     switch (result.kind) {
       case 'failed':
-        return redirect(reply, result.error === 'cancelled' ? LOGIN_CANCELLED_PAGE : LOGIN_ERROR_PAGE);
+        return redirect(reply, urls.urlFor(result.error === 'cancelled' ? 'socialaccount_login_cancelled' : 'socialaccount_login_error'));
       case 'login':
       case 'signup_closed':
       case 'signup_form':
@@ -143,37 +139,37 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       case 'connected':
       case 'updated':
         await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
-        return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, CONNECTIONS_PAGE));
+        return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, urls.urlFor('socialaccount_connections')));
       case 'connect_refused':
-        if (result.error === 'permission_denied') return redirect(reply, LOGIN_ERROR_PAGE);
+        if (result.error === 'permission_denied') return redirect(reply, urls.urlFor('socialaccount_login_error'));
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
         if (result.error === 'reauthentication_required') {
           const configured = signIn && (await ctx.deps.socialProviders.provider(signIn.provider));
-          return reauthenticateFirst(reply, configured ? connectButtonPath(providerLoginPath(configured), next) : CONNECTIONS_PAGE);
+          return reauthenticateFirst(ctx, reply, configured ? connectButtonPath(ctx, configured, next) : urls.urlFor('socialaccount_connections'));
         }
         await flash(ctx, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
-        return redirect(reply, CONNECTIONS_PAGE);
+        return redirect(reply, urls.urlFor('socialaccount_connections'));
     }
   }
 
-  for (const prefix of ['/accounts/oidc/', '/accounts/']) {
-    const underOidc = prefix === '/accounts/oidc/';
-    scope.get(`${prefix}:providerId/login/`, async (request, reply) => {
+  for (const underOidc of [true, false]) {
+    const login = urls.route(underOidc ? 'openid_connect_login' : 'socialaccount_provider_login');
+    scope.get(login, async (request, reply) => {
       const configured = await providerOf(request, underOidc);
       return configured ? confirmation(request, reply, configured) : reply.callNotFound();
     });
-    scope.post(`${prefix}:providerId/login/`, async (request, reply) => {
+    scope.post(login, async (request, reply) => {
       const configured = await providerOf(request, underOidc);
       return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
     });
   }
   // SAML apps: the same button and start, at allauth's URL by organisation slug.
   const samlAt = async (request: FastifyRequest) => ctx.deps.socialProviders.samlProvider((request.params as { organization: string }).organization);
-  scope.get('/accounts/saml/:organization/login/', async (request, reply) => {
+  scope.get(urls.route('saml_login'), async (request, reply) => {
     const configured = await samlAt(request);
     return configured ? confirmation(request, reply, configured) : reply.callNotFound();
   });
-  scope.post('/accounts/saml/:organization/login/', async (request, reply) => {
+  scope.post(urls.route('saml_login'), async (request, reply) => {
     const configured = await samlAt(request);
     return configured ? start(request, reply, configured, formFields(request.body, ['next', 'process'])) : reply.callNotFound();
   });
@@ -184,20 +180,21 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
 
   registerProviderSignupPage(scope, ctx);
   registerConnectionsPage(scope, ctx);
-  scope.get(LOGIN_CANCELLED_PAGE, (request, reply) => renderPage(ctx, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
-  scope.get(LOGIN_ERROR_PAGE, (request, reply) => renderPage(ctx, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
+  scope.get(urls.route('socialaccount_login_cancelled'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
+  scope.get(urls.route('socialaccount_login_error'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
 }
 
 /**
- * The social signup form (allauth's /accounts/3rdparty/signup/): shown when a provider's answer
+ * The social signup form (allauth's socialaccount_signup): shown when a provider's answer
  * could not sign a new person up alone (the address it gave has an account here, the project's
  * cleanEmail refuses it, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off). Without a pending
  * signup it sends the person to sign in.
  */
 function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
     const waiting = await waitingProviderSignup(ctx, request);
-    if (!waiting) return redirect(reply, '/accounts/login/');
+    if (!waiting) return redirect(reply, urls.urlFor('account_login'));
     const { pending, configured } = waiting;
     let shown = state;
     if (!shown) {
@@ -209,9 +206,9 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
     return renderPage(ctx, request, reply, 'socialaccount/signup.html', context, status);
   }
 
-  scope.get(PROVIDER_SIGNUP_PAGE, (request, reply) => form(request, reply, undefined));
+  scope.get(urls.route('socialaccount_signup'), (request, reply) => form(request, reply, undefined));
 
-  scope.post(PROVIDER_SIGNUP_PAGE, async (request, reply) => {
+  scope.post(urls.route('socialaccount_signup'), async (request, reply) => {
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
@@ -219,29 +216,30 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
     } catch (error) {
       return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
     }
-    if (!completed) return redirect(reply, '/accounts/login/');
+    if (!completed) return redirect(reply, urls.urlFor('account_login'));
     return presentProviderLogin(ctx, request, reply, completed.settled, completed.next);
   });
 }
 
 /** The connections page: the user's accounts at providers, a way to connect another, and disconnecting one. */
 function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void {
+  const { urls } = ctx.deps;
   async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
     const offered = await ctx.deps.socialProviders.offered();
     const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
     const accounts = (await listSocialAccounts(ctx.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
-    const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginPath(configured)}?process=connect` }));
+    const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginUrl(urls, configured)}?process=connect` }));
     return renderPage(ctx, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
   }
 
-  scope.get(CONNECTIONS_PAGE, async (request, reply) => {
+  scope.get(urls.route('socialaccount_connections'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     return connections(request, reply, signedIn.user);
   });
 
   // Removing a way to sign in is a change of credentials: the flow asks for a recent sign-in.
-  scope.post(CONNECTIONS_PAGE, async (request, reply) => {
+  scope.post(urls.route('socialaccount_connections'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
     if ('response' in signedIn) return signedIn.response;
     const { account } = formFields(request.body, ['account']);
@@ -250,10 +248,10 @@ function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void
       const removed = await disconnectSocialAccount(ctx.deps, requester, /^\d{1,15}$/.test(account) ? Number(account) : 0, clientOf(request));
       logMailFailures(request, [removed.notification], 'account disconnected notice');
     } catch (error) {
-      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(reply, CONNECTIONS_PAGE);
+      if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, reply, urls.urlFor('socialaccount_connections'));
       return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
     }
     await flash(ctx, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
-    return redirect(reply, CONNECTIONS_PAGE);
+    return redirect(reply, urls.urlFor('socialaccount_connections'));
   });
 }

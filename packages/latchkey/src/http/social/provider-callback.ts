@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { Settings } from '../../config/settings.js';
+import type { LatchkeyUrls } from '../../config/url-names.js';
 import { isFailedSignInRefusal } from '../../login/stage-refusals.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
@@ -15,9 +16,18 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { frontendTargetOr } from '../kit/safe-redirect.js';
 import type { LoginOutcome } from '../kit/session-state.js';
 
-/** The redirect URI registered at the provider: from SITE_URL, never from the request's Host header. */
-export function providerCallbackUri(ctx: HttpContext, loginPath: string): string {
-  return new URL(`${loginPath}callback/`, ctx.deps.settings.SITE_URL).toString();
+/**
+ * The redirect URI registered at the provider (a SAML app's is its ACS): from SITE_URL, never from
+ * the request's Host header.
+ */
+export function providerCallbackUri(ctx: HttpContext, configured: Pick<ConfiguredProvider, 'provider' | 'slug'>): string {
+  const { urls } = ctx.deps;
+  const { provider } = configured;
+  const path =
+    provider.protocol === 'saml'
+      ? urls.urlFor('saml_acs', { organization: provider.saml.organization })
+      : urls.urlFor(provider.type === 'openid_connect' ? 'openid_connect_callback' : 'socialaccount_provider_callback', { provider: configured.slug });
+  return new URL(path, ctx.deps.settings.SITE_URL).toString();
 }
 
 /**
@@ -112,7 +122,7 @@ async function receiveProviderCallback(
   const state = states.length === 1 ? states[0] : undefined;
   const signIn = await takeClaimedSignIn(ctx, request, provider.id, state);
   if (!signIn) return { signIn: undefined, result: { kind: 'failed', error: 'unknown' } };
-  const redirectUri = providerCallbackUri(ctx, providerLoginPath(configured));
+  const redirectUri = providerCallbackUri(ctx, configured);
   const result = await settleProviderAnswer(ctx, request, reply, configured, signIn, () => completeAuthorization({ callbackUrl, redirectUri, expectedState: state!, pending: signIn.pending }));
   return { signIn, result };
 }
@@ -158,15 +168,14 @@ export function frontendErrorUrl(frontendUrl: string, process: SignInState['proc
 }
 
 /**
- * A provider's login URL: an OpenID Connect app's under `oidc/` (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX's
- * default), a SAML app's under `saml/` by its organisation slug, the others' under their slug
- * (their id, or their kind's slug: /accounts/amazon-cognito/login/, as allauth's).
+ * A provider's login URL: an OpenID Connect app's under `oidc/` (openid_connect_login), a SAML
+ * app's under `saml/` by its organisation slug (saml_login), the others' under their slug, their
+ * id or their kind's slug (socialaccount_provider_login: `amazon-cognito/login/`, as allauth's).
  */
-export function providerLoginPath(configured: Pick<ConfiguredProvider, 'provider' | 'slug'>): string {
+export function providerLoginUrl(urls: LatchkeyUrls, configured: Pick<ConfiguredProvider, 'provider' | 'slug'>): string {
   const { provider } = configured;
-  if (provider.protocol === 'saml') return `/accounts/saml/${encodeURIComponent(provider.saml.organization)}/login/`;
-  const prefix = provider.type === 'openid_connect' ? '/accounts/oidc/' : '/accounts/';
-  return `${prefix}${encodeURIComponent(configured.slug)}/login/`;
+  if (provider.protocol === 'saml') return urls.urlFor('saml_login', { organization: provider.saml.organization });
+  return urls.urlFor(provider.type === 'openid_connect' ? 'openid_connect_login' : 'socialaccount_provider_login', { provider: configured.slug });
 }
 
 /**
@@ -174,10 +183,10 @@ export function providerLoginPath(configured: Pick<ConfiguredProvider, 'provider
  * oidc/, an app whose kind has a slug only at the slug); undefined is a 404.
  */
 export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
-  const { providerId: segment } = request.params as { providerId: string };
+  const { provider: segment } = request.params as { provider: string };
   const directory = ctx.deps.socialProviders;
   // An app whose id is the segment first (a provider_id may look like a kind's slug), then the
-  // app of the kind served at that slug: /accounts/amazon-cognito/ is amazon_cognito's.
+  // app of the kind served at that slug: amazon-cognito/login/ is amazon_cognito's.
   let configured = await directory.provider(segment);
   const slugKind = underOidc ? undefined : directory.registry.kindWithSlug(segment);
   if ((!configured || configured.slug !== segment) && slugKind) configured = await directory.provider(slugKind.id);
@@ -199,7 +208,7 @@ export type CallbackPresenter = (request: FastifyRequest, reply: FastifyReply, r
  */
 export function registerProviderCallbacks(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
   for (const underOidc of [true, false]) {
-    scope.get(`${underOidc ? '/accounts/oidc/' : '/accounts/'}:providerId/login/callback/`, async (request, reply) => {
+    scope.get(ctx.deps.urls.route(underOidc ? 'openid_connect_callback' : 'socialaccount_provider_callback'), async (request, reply) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
       const completeAuthorization = redirectCompletionOf(configured?.provider);
       if (!configured || !completeAuthorization) return reply.callNotFound();
@@ -222,8 +231,9 @@ interface ParkedCallback {
   fields: Record<string, string>;
 }
 
-function formPostSpot(configured: ConfiguredProvider): ParkingSpot {
-  return { cookie: 'provider_form_post', key: '_provider_form_post', finishPath: `${providerLoginPath(configured)}callback/finish/` };
+function formPostSpot(urls: LatchkeyUrls, configured: ConfiguredProvider): ParkingSpot {
+  const finish = configured.provider.type === 'openid_connect' ? 'openid_connect_callback_finish' : 'socialaccount_provider_callback_finish';
+  return { cookie: 'provider_form_post', key: '_provider_form_post', finishPath: urls.urlFor(finish, { provider: configured.slug }) };
 }
 
 /**
@@ -235,6 +245,7 @@ function formPostSpot(configured: ConfiguredProvider): ParkingSpot {
  * parked fields as the callback URL's query.
  */
 function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
+  const { urls } = ctx.deps;
   for (const underOidc of [true, false]) {
     const at = async (request: FastifyRequest) => {
       const configured = await providerAtUrl(ctx, request, underOidc);
@@ -242,8 +253,7 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
       const completeAuthorization = provider?.protocol === 'oauth2' && provider.formPostCallback === true ? redirectCompletionOf(provider) : undefined;
       return configured && completeAuthorization ? { configured, completeAuthorization } : undefined;
     };
-    const prefix = underOidc ? '/accounts/oidc/' : '/accounts/';
-    scope.post(`${prefix}:providerId/login/callback/`, { config: { csrf: false } }, async (request, reply) => {
+    scope.post(urls.route(underOidc ? 'openid_connect_callback' : 'socialaccount_provider_callback'), { config: { csrf: false } }, async (request, reply) => {
       const found = await at(request);
       if (!found) return reply.callNotFound();
       if (await answeredOverLoginLimit(ctx, request, reply)) return reply;
@@ -258,18 +268,18 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
         fields[name] = value;
       }
       const parked: ParkedCallback = { provider: found.configured.provider.id, fields };
-      return parkPost(ctx, reply, formPostSpot(found.configured), parked);
+      return parkPost(ctx, reply, formPostSpot(urls, found.configured), parked);
     });
-    scope.get(`${prefix}:providerId/login/callback/finish/`, async (request, reply) => {
+    scope.get(urls.route(underOidc ? 'openid_connect_callback_finish' : 'socialaccount_provider_callback_finish'), async (request, reply) => {
       const found = await at(request);
       if (!found) return reply.callNotFound();
       const { configured, completeAuthorization } = found;
-      const parked = await takeParkedPost<ParkedCallback>(ctx, request, reply, formPostSpot(configured));
+      const parked = await takeParkedPost<ParkedCallback>(ctx, request, reply, formPostSpot(urls, configured));
       if (!parked || parked.provider !== configured.provider.id) {
         request.log.warn({ provider: configured.provider.id }, 'provider callback finish without a parked answer (expired, used, or another browser)');
         return presentOther(request, reply, { kind: 'failed', error: 'unknown' }, undefined);
       }
-      const callbackUrl = new URL(`${providerLoginPath(configured)}callback/`, ctx.deps.settings.SITE_URL);
+      const callbackUrl = new URL(providerCallbackUri(ctx, configured));
       for (const [name, value] of Object.entries(parked.fields)) callbackUrl.searchParams.set(name, value);
       const { signIn, result } = await receiveProviderCallback(ctx, request, reply, configured, completeAuthorization, callbackUrl);
       return presentCallbackResult(ctx, reply, result, signIn, (presented) => presentOther(request, reply, presented, signIn));

@@ -15,6 +15,7 @@ import { acceptSamlLogoutRequest, verifySamlAnswer } from '../../socialaccount/f
 import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../../socialaccount/providers/provider.js';
 import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/saml/response.js';
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
+import type { LatchkeyUrls } from '../../config/url-names.js';
 import type { HttpContext } from '../kit/context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
@@ -27,13 +28,9 @@ interface ParkedResponse {
   relayState: string;
 }
 
-function basePath(organization: string): string {
-  return `/accounts/saml/${encodeURIComponent(organization)}/`;
-}
-
 /** Where an ACS post waits for its finish URL (parked-post.ts). */
-function parkingSpot(organization: string): ParkingSpot {
-  return { cookie: 'saml_acs', key: '_saml_acs', finishPath: `${basePath(organization)}acs/finish/` };
+function parkingSpot(urls: LatchkeyUrls, organization: string): ParkingSpot {
+  return { cookie: 'saml_acs', key: '_saml_acs', finishPath: urls.urlFor('saml_finish_acs', { organization }) };
 }
 
 function formField(body: unknown, name: string): string | undefined {
@@ -54,6 +51,7 @@ function logoutMessageOf(request: FastifyRequest): SamlLogoutMessage | undefined
 
 export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, presentOther: CallbackPresenter): void {
   const { deps } = ctx;
+  const { urls } = deps;
   const samlOf = async (request: FastifyRequest) => {
     const { organization } = request.params as { organization: string };
     const configured = await deps.socialProviders.samlProvider(organization);
@@ -63,7 +61,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
 
   // A signed response with its certificate and many attributes outgrows the pages' form limit; the
   // ACS takes what the checks will read (base64 and its form encoding), and refuses more itself.
-  scope.post('/accounts/saml/:organization/acs/', { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
+  scope.post(urls.route('saml_acs'), { config: { csrf: false }, bodyLimit: 3 * MAX_DOCUMENT_BYTES }, async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     if (await answeredOverLoginLimit(ctx, request, reply)) return reply;
@@ -72,14 +70,14 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     // Base64 of the largest document the checks will read: anything longer is refused before it is stored.
     if (samlResponse.length > (MAX_DOCUMENT_BYTES * 4) / 3 + 4) return refused(reply, 'The SAMLResponse is too large.');
     const parked: ParkedResponse = { organization: found.organization, samlResponse, relayState: formField(request.body, 'RelayState') ?? '' };
-    return parkPost(ctx, reply, parkingSpot(found.organization), parked);
+    return parkPost(ctx, reply, parkingSpot(urls, found.organization), parked);
   });
 
-  scope.get('/accounts/saml/:organization/acs/finish/', async (request, reply) => {
+  scope.get(urls.route('saml_finish_acs'), async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     const { configured, saml, organization } = found;
-    const parked = await takeParkedPost<ParkedResponse>(ctx, request, reply, parkingSpot(organization));
+    const parked = await takeParkedPost<ParkedResponse>(ctx, request, reply, parkingSpot(urls, organization));
     const failed = { kind: 'failed', error: 'unknown' } as const;
     if (!parked || parked.organization !== organization) {
       request.log.warn({ provider: configured.provider.id }, 'SAML finish without a parked response (expired, used, or another browser)');
@@ -111,7 +109,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
    * a session ended). Latchkey starts no single logout itself, so anything else here (a
    * LogoutResponse included) is refused.
    */
-  scope.get('/accounts/saml/:organization/sls/', async (request, reply) => {
+  scope.get(urls.route('saml_sls'), async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     const providerId = found.configured.provider.id;
@@ -129,7 +127,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     }
   });
 
-  scope.get('/accounts/saml/:organization/metadata/', async (request, reply) => {
+  scope.get(urls.route('saml_metadata'), async (request, reply) => {
     const found = await samlOf(request);
     if (!found) return reply.callNotFound();
     return reply.header('cache-control', 'no-store').type('application/samlmetadata+xml; charset=utf-8').send(found.saml.metadata());

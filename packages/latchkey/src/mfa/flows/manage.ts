@@ -25,7 +25,7 @@ export type MfaNotification = 'totp_activated' | 'totp_deactivated' | 'recovery_
  * worse than none. `details` are the template's own (what an administrator removed).
  */
 export function mfaNotice(deps: LatchkeyDeps, user: User, template: MfaNotification, client: ClientInfo, details: Record<string, unknown> = {}): EmailMessage | undefined {
-  const context = deps.settings.HEADLESS_ONLY ? {} : { mfa_url: siteLink(deps, '/accounts/2fa/') };
+  const context = deps.settings.HEADLESS_ONLY ? {} : { mfa_url: siteLink(deps, deps.urls.urlFor('mfa_index')) };
   return securityNotice(deps, user, `mfa/email/${template}`, client, { ...details, ...context });
 }
 

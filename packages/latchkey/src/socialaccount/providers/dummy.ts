@@ -1,6 +1,6 @@
 /**
  * allauth's `dummy` provider: a stand-in identity provider for development and tests, whose
- * "authorization server" is a page of the site itself (/accounts/dummy/authenticate/, served by
+ * "authorization server" is a page of the site itself (dummy_authenticate, served by
  * http/pages/dummy-provider.ts). A developer types who they are (an id, an address, whether it is
  * verified, a name) and the page sends the browser back to the callback with a code that carries
  * that profile, signed with a key derived from SECRET_KEY. It goes through the whole social
@@ -9,6 +9,7 @@
  * It signs anyone in as anyone, by design: it refuses to exist when ENVIRONMENT is production.
  */
 import type { Environment } from '../../config/settings.js';
+import { latchkeyUrls, urlFor } from '../../config/url-names.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { constantTimeEqual, randomToken } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
@@ -17,9 +18,6 @@ import { checkSettings } from './app-settings.js';
 import type { ProviderKind } from './kind.js';
 import { checkedUid, readAuthorizationCallback } from './oauth2.js';
 import { ProviderError, type ProviderEmail, type ProviderProfile, type RedirectProvider } from './provider.js';
-
-/** The page that plays the provider's authorization endpoint, on this site. */
-export const DUMMY_AUTHENTICATE_PATH = '/accounts/dummy/authenticate/';
 
 /** A code is good for as long as a sign-in's state (flows' SIGN_IN_STATE_SECONDS): the form may sit open a while. */
 const CODE_LIFETIME_SECONDS = 10 * 60;
@@ -49,6 +47,8 @@ export interface DummyProviderOptions {
   environment: Environment;
   /** SITE_URL: the dummy page lives on the site itself. */
   siteUrl: string;
+  /** The path of the page that plays the provider's authorization endpoint (dummy_authenticate), as this site links it. */
+  authenticatePath?: string;
   /** SECRET_KEY: the codes are signed with a key derived from it. */
   secretKey: string;
   /** The codes' expiry is read on it; the system clock unless a test gives its own. */
@@ -101,7 +101,15 @@ export const dummyProviderKind: ProviderKind = {
   checkSettings: (settings) => checkSettings('dummy', settings, { readers: {} }),
   checkEnvironment: (settings) => refuseDummyProviderInProduction(settings.ENVIRONMENT),
   build: (app, { settings, clock }) =>
-    dummyProvider({ environment: settings.ENVIRONMENT, siteUrl: settings.SITE_URL, secretKey: settings.SECRET_KEY, clock, id: app.id, name: app.name }),
+    dummyProvider({
+      environment: settings.ENVIRONMENT,
+      siteUrl: settings.SITE_URL,
+      authenticatePath: latchkeyUrls(settings).urlFor('dummy_authenticate'),
+      secretKey: settings.SECRET_KEY,
+      clock,
+      id: app.id,
+      name: app.name,
+    }),
 };
 
 /** The dummy provider. Throws LatchkeyError('configuration_invalid') in production. */
@@ -110,6 +118,7 @@ export function dummyProvider(options: DummyProviderOptions): RedirectProvider {
   const id = options.id ?? 'dummy';
   const clock = options.clock ?? systemClock;
   const site = new URL(options.siteUrl);
+  const authenticatePath = options.authenticatePath ?? urlFor('dummy_authenticate');
   const fail = (message: string) => new ProviderError('failed', `${id}: ${message}`);
 
   return {
@@ -123,7 +132,7 @@ export function dummyProvider(options: DummyProviderOptions): RedirectProvider {
     },
 
     authorizationUrl({ redirectUri, state }) {
-      const url = new URL(DUMMY_AUTHENTICATE_PATH, site);
+      const url = new URL(authenticatePath, site);
       url.searchParams.set('state', state);
       url.searchParams.set('redirect_uri', redirectUri);
       return Promise.resolve({ url, pending: {} });

@@ -1,7 +1,7 @@
 /**
  * SAML 2.0 single sign-on (allauth's `saml` provider), with @node-saml/node-saml as the service
  * provider library: one app per organisation, its slug (client_id) in the URLs under
- * /accounts/saml/<org>/, its id (provider_id) the IdP's entity id. The sign-in starts as every
+ * saml/<org>/ (saml_login, saml_acs, ...), its id (provider_id) the IdP's entity id. The sign-in starts as every
  * other (flows/provider-login.ts keeps the state in the browser's session); the AuthnRequest's ID
  * is derived from that state, so the response's InResponseTo finds it again at the ACS.
  */
@@ -10,6 +10,8 @@ import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 // metadata is signed after the SLS binding is corrected, which that option cannot do.
 import { signXmlMetadata } from '@node-saml/node-saml/lib/utility.js';
 import { XMLSerializer } from '@xmldom/xmldom';
+import type { Settings } from '../../../config/settings.js';
+import { latchkeyUrls } from '../../../config/url-names.js';
 import { LatchkeyError } from '../../../core/errors.js';
 import type { ProviderApp } from '../../apps.js';
 import type { ProviderContext, ProviderKind } from '../kind.js';
@@ -22,11 +24,11 @@ import { verifySamlResponse } from './response.js';
 import { descendants, parseXml, REDIRECT_BINDING, SAML_METADATA } from './xml.js';
 import { checkSamlApp, checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
 
-/** The app's URLs under SITE_URL (never the request's Host header). */
-export function samlUrls(siteUrl: string, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
-  const base = `/accounts/saml/${encodeURIComponent(organization)}/`;
-  const at = (path: string) => new URL(`${base}${path}`, siteUrl).toString();
-  return { login: at('login/'), acs: at('acs/'), acsFinish: at('acs/finish/'), sls: at('sls/'), metadata: at('metadata/') };
+/** The app's URLs under SITE_URL (never the request's Host header), by allauth's names. */
+export function samlUrls(settings: Pick<Settings, 'SITE_URL' | 'ADMIN_URL'>, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
+  const urls = latchkeyUrls(settings);
+  const at = (name: 'saml_login' | 'saml_acs' | 'saml_finish_acs' | 'saml_sls' | 'saml_metadata') => new URL(urls.urlFor(name, { organization }), settings.SITE_URL).toString();
+  return { login: at('saml_login'), acs: at('saml_acs'), acsFinish: at('saml_finish_acs'), sls: at('saml_sls'), metadata: at('saml_metadata') };
 }
 
 export const samlProviderKind: ProviderKind = {
@@ -55,7 +57,7 @@ const NODE_SAML_SIGNATURE = { 'rsa-sha256': 'sha256', 'rsa-sha512': 'sha512', 'r
 
 export function samlProvider(app: Pick<ProviderApp, 'id' | 'name' | 'clientId' | 'settings' | 'secret'>, context: Pick<ProviderContext, 'settings' | 'clock' | 'http'>): SignInProvider {
   const options = samlOptions(app);
-  const urls = samlUrls(context.settings.SITE_URL, app.clientId);
+  const urls = samlUrls(context.settings, app.clientId);
   const spEntityId = options.spEntityId ?? urls.metadata;
   const idpEndpoints = idpEndpointsSource(app.id, options.idp, context.http, context.clock);
   const fail = (why: string) => new ProviderError('failed', `${app.id}: ${why}`);
