@@ -61,6 +61,16 @@ describe.each(testDatabaseKinds())("the adapters' redirect hooks, on %s", (kind)
     expect(reauthenticated.headers.location).toBe(`${SHOP}/checkout/`);
   });
 
+  it("isSafeUrl: a login's `next` at a host the adapter allows is where it lands, through the login form and the admin's", async () => {
+    await setUp();
+    await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true, isStaff: true });
+    const login = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: `${SHOP}/orders/` });
+    expect(login.headers.location).toBe(`${SHOP}/orders/`);
+    const admin = browser.another();
+    expect((await admin.post('/admin/login/', { username: 'ada', password: PASSWORD, next: `${SHOP}/reports/` })).headers.location).toBe(`${SHOP}/reports/`);
+    expect((await admin.another().post('/admin/login/', { username: 'ada', password: PASSWORD, next: 'https://evil.example/' })).headers.location).toBe('/admin/');
+  });
+
   it("isSafeUrl: a headless callback_url at a host the adapter allows gets the browser back there from the provider", async () => {
     await setUp({ settings: { SOCIALACCOUNT_PROVIDERS: dummyProviders() } });
     const start = (callback_url: string) => browser.post('/_allauth/browser/v1/auth/provider/redirect', { provider: 'dummy', process: 'login', callback_url });

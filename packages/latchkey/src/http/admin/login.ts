@@ -6,7 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { loginContextOf } from '../kit/login-context.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr, safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { stagePagePath } from '../kit/stage-pages.js';
 import { signOut } from '../kit/sign-out.js';
@@ -37,7 +37,8 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
   const { settings } = ctx.deps;
   const root = adminRoot(settings);
   const loginPath = `${root}login/`;
-  const nextOf = (value: unknown) => safeRedirectOr(value, root);
+  // Where a login here goes on to, as the adapter's isSafeUrl allows (an account page's `next` alike).
+  const nextOf = (value: unknown) => redirectTargetOr(ctx.deps.adapter, value, root);
 
   function form(request: FastifyRequest, reply: FastifyReply, next: string, state: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
     const context = { title: 'Log in', form: state, next, admin_root: root, login_by_email: settings.USERNAME_TYPE === 'email' };

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { urlFor } from '../../config/url-names.js';
 import type { HttpContext } from '../kit/context.js';
-import { safeRedirectOr } from '../kit/safe-redirect.js';
+import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { stagePagePath } from '../kit/stage-pages.js';
 import type { SignupOutcome } from '../kit/session-state.js';
 import { flash, redirect, renderPage } from './page.js';
@@ -38,6 +38,6 @@ export async function presentLogin(ctx: HttpContext, request: FastifyRequest, re
     }
     case 'signed_in':
       await flash(ctx, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
-      return redirect(reply, safeRedirectOr(next, ctx.deps.adapter.getLoginRedirectUrl(outcome.user)));
+      return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, ctx.deps.adapter.getLoginRedirectUrl(outcome.user)));
   }
 }
