@@ -49,7 +49,7 @@ export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/e
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 
 // The hook points: adapters, and providers of the project's own (docs/social.md).
-export { AccountAdapter, type MailToRender, type NewUserFields, type PasswordOwner, type RenderTemplate } from './account/adapter.js';
+export { AccountAdapter, type MailToRender, type NewUserFields, type PasswordOwner, type RenderTemplate, type SignupSubmission, type UserToSave } from './account/adapter.js';
 export type { UsernameTaken } from './account/usernames.js';
 export { BUILT_IN_LOGIN_STAGES, type BuiltInLoginStage, type CustomLoginStage, type LoginStageEntry } from './account/login-stages.js';
 export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './socialaccount/adapter.js';

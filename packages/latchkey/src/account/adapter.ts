@@ -38,6 +38,37 @@ export interface NewUserFields {
   name: string;
 }
 
+/** How a person signed up, and what they sent: what saveUser reads besides the new account's fields. */
+export interface SignupSubmission {
+  /**
+   * 'password': the signup page or the headless auth/signup; 'passkey': a passkey signup;
+   * 'provider': a provider's new person, signed up at once or through the social signup form.
+   */
+  method: 'password' | 'passkey' | 'provider';
+  /** For a provider's signup, the provider's id. */
+  provider?: string;
+  /**
+   * Every field of the signup form or JSON body, as sent (a form's as text; a JSON body's members
+   * as they were), except any field whose name holds "password" and the CSRF token. Nothing here
+   * was validated: read a field of the project's own by name and check its type. Empty for a
+   * provider's signup at once, where nobody typed anything.
+   */
+  fields: Readonly<Record<string, unknown>>;
+}
+
+/** What saveUser decides for a new account. */
+export interface UserToSave {
+  /** The account's name, cleaned and refused as the profile form's (on the `name` field). */
+  name: string;
+  /**
+   * Data of the project's own from the signup (a field of its own, a referral code): written in
+   * the new account's transaction, on its `user_signed_up` audit record as `data.extra`, which
+   * `latchkey.events.subscribe('user_signed_up', ...)` hands over once the account is committed.
+   * A plain object that JSON can hold; never a secret (the audit trail shows it to staff).
+   */
+  extra?: Record<string, unknown>;
+}
+
 /**
  * The project's hook points into the account flows, as allauth's DefaultAccountAdapter: a project
  * subclasses it (in its users/adapters.ts) and passes an instance to createLatchkey. Every flow
@@ -94,6 +125,26 @@ export class AccountAdapter {
    */
   populateUsername(user: NewUserFields, isTaken: UsernameTaken): string | Promise<string> {
     return availableUsername(isTaken, [user.username ?? '', user.email.split('@')[0] ?? '']);
+  }
+
+  /**
+   * What a new account is saved with, at every signup (allauth's save_user, and its way to add
+   * data at signup): the signup page, the headless auth/signup, a passkey signup, and a
+   * provider's new person (at once, or through the social signup form). Asked once the address
+   * and username have been judged, before anything is written (and before the password's check,
+   * which compares the password with the name too), and for an address that already has an
+   * account as well, so that its answer cannot tell the two apart.
+   *
+   * `user` is the new account's fields; `signup.fields` is everything the person sent, so a
+   * field the project added to its signup template can be read here. Return the name to store and
+   * any `extra` data to keep with the signup (see UserToSave); throw
+   * `new LatchkeyError('invalid_input', 'message', { param: 'field' })` to refuse the signup,
+   * with the message on that field of the form (a provider's signup at once goes to the social
+   * signup form instead, which asks again). The default keeps the name given and nothing else.
+   * Not asked for accounts made by staff in the admin or by `latchkey.users.create`.
+   */
+  saveUser(user: NewUserFields, _signup: SignupSubmission): UserToSave | Promise<UserToSave> {
+    return { name: user.name };
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Repositories } from '../../store.js';
 import type { User } from '../model.js';
 import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
 import { renderAccountEmail } from '../emails.js';
+import { savedUserOf, signedUpData, type SavedUser } from '../save-user.js';
 import { queueEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
@@ -27,6 +28,8 @@ export interface SignupIdentityInput {
   /** Read only when the project signs in by username (USERNAME_TYPE=username). */
   username: string;
   client: ClientInfo;
+  /** Everything the person sent (the form's fields, the JSON body; no password), for the adapter's saveUser. */
+  submitted?: Readonly<Record<string, unknown>>;
 }
 
 export interface SignupInput extends SignupIdentityInput {
@@ -58,9 +61,16 @@ interface SignupIdentity {
   email: string;
 }
 
+/** The new account's identity and the name saveUser gave it: what its password is compared with. */
+interface PasswordContext extends SignupIdentity {
+  name: string;
+}
+
 interface CleanSignup extends SignupIdentity {
   /** Null for a signup without a password: the account gets an unusable one. */
   password: string | null;
+  /** The adapter's saveUser's answer. */
+  saved: SavedUser;
 }
 
 /**
@@ -86,13 +96,17 @@ async function registerAccount(
   deps: LatchkeyDeps,
   input: SignupIdentityInput,
   firstFactor: FirstFactor,
-  /** The password's check, once the address and username are clean; null for none. */
-  passwordOf: (identity: SignupIdentity) => string | null | Promise<string | null>,
+  /** The password's check, once the address, username and name are known; null for none. */
+  passwordOf: (identity: PasswordContext) => string | null | Promise<string | null>,
 ): Promise<SignupResult> {
   if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
   await deps.rateLimits.enforce('signup', { ip: input.client.ip });
   const identity = await cleanIdentity(deps, input);
-  const clean: CleanSignup = { ...identity, password: await passwordOf(identity) };
+  // Asked before the address is looked up, so that its refusal reads the same whether or not the
+  // address has an account; and before the password's check, which compares it with the name.
+  const newUser = { ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: '' };
+  const saved = await savedUserOf(deps, newUser, { method: firstFactor.kind === 'passkey_signup' ? 'passkey' : 'password', fields: input.submitted ?? {} });
+  const clean: CleanSignup = { ...identity, password: await passwordOf({ ...identity, name: saved.name }), saved };
   return createAccount(deps, clean, input.client, firstFactor);
 }
 
@@ -108,11 +122,11 @@ async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Pr
   return { username, email };
 }
 
-async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email }: SignupIdentity): Promise<string> {
+async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email, name }: PasswordContext): Promise<string> {
   if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
-  validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email }, 'password1');
+  validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email, name }, 'password1');
   if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
   return passwordTheAdapterAccepts(deps, input.password1, { username: username ?? null, email }, 'password1');
 }
@@ -136,10 +150,10 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
     // transaction: a crash leaves all of them or none, and the outbox sends the mail after it.
     user = await createUser(
       deps,
-      { ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, password: clean.password, emailVerified: false },
+      { ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, name: clean.saved.name, password: clean.password, emailVerified: false },
       async (change, created) => {
         await refuseIfSignedUpMeanwhile(change.repositories, clean.email, created.id);
-        await change.record('user_signed_up', created.id, client, { email: clean.email });
+        await change.record('user_signed_up', created.id, client, signedUpData({ email: clean.email }, clean.saved));
         const address = mayMail ? await change.repositories.emailAddresses.findForUser(created.id, clean.email) : undefined;
         if (address) queued.confirmation = await queueEmailConfirmation(deps, change, created, address, client);
       },
@@ -215,7 +229,7 @@ async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client
     await commitChange(deps, async (change) => {
       const { repositories } = change;
       // As createUser does; the password passed these checks already, so this cannot refuse it.
-      if (clean.password !== null) validatePasswordStrength(deps.settings, clean.password, { username: clean.username ?? null, email: clean.email });
+      if (clean.password !== null) validatePasswordStrength(deps.settings, clean.password, { username: clean.username ?? null, email: clean.email, name: clean.saved.name });
       const user = await repositories.users.create({
         ...(clean.username === undefined ? {} : { username: `r${standIn}` }),
         email,
@@ -227,7 +241,7 @@ async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client
       });
       await repositories.emailAddresses.add({ userId: user.id, email, verified: false, primary: true });
       await refuseIfSignedUpMeanwhile(repositories, email, user.id);
-      await change.record('user_signed_up', user.id, client, { email });
+      await change.record('user_signed_up', user.id, client, signedUpData({ email }, clean.saved));
       const address = await repositories.emailAddresses.findForUser(user.id, email);
       if (address) await queueEmailConfirmation(deps, change, user, address, client);
       await repositories.emailAddresses.listForUser(user.id);

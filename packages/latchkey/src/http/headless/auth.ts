@@ -7,6 +7,7 @@ import { passwordRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
+import { submittedFields } from '../kit/signup-fields.js';
 import { settleLogin, settleSignup } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -52,7 +53,7 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
     const password = textField(request.body, 'password') ?? '';
     try {
       // One password field here: the API has no "type it again" (password2 is the same value).
-      const result = await signup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', password1: password, password2: password, client: clientOf(request) });
+      const result = await signup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', password1: password, password2: password, client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });

@@ -4,6 +4,7 @@ import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
+import { submittedFields } from '../kit/signup-fields.js';
 import { loginWaitingAt, settleLogin, settleSignup } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
@@ -30,7 +31,7 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
   api.post(PATH, async (request, reply) => {
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     try {
-      const result = await beginPasskeySignup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', client: clientOf(request) });
+      const result = await beginPasskeySignup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);

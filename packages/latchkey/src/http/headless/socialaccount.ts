@@ -13,6 +13,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { allowedFrontendOrigins, frontendErrorUrl, providerCallbackUri, type CallbackPresenter } from '../social/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, settleProviderLogin, signedInRequester, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { submittedFields } from '../kit/signup-fields.js';
 import { frontendTargetOr } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
@@ -143,7 +144,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   });
 
   api.post('/auth/provider/signup', async (request, reply) => {
-    const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '' };
+    const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', submitted: submittedFields(request.body) };
     let completed;
     try {
       completed = await completeWaitingProviderSignup(ctx, request, reply, fields, loginOptionsOf(ctx));

@@ -6,6 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
+import { submittedFields, typedAgain } from '../kit/signup-fields.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
@@ -44,7 +45,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     try {
-      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, username: fields.username, client: clientOf(request) });
+      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, username: fields.username, client: clientOf(request), submitted: submittedFields(request.body) });
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
@@ -55,7 +56,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
-      return showForm(request, reply, next, formWithError({ email: fields.email, username: fields.username }, error), refusalStatus(reply, error));
+      return showForm(request, reply, next, formWithError({ ...typedAgain(request.body), email: fields.email, username: fields.username }, error), refusalStatus(reply, error));
     }
   });
 

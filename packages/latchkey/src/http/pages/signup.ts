@@ -4,6 +4,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
+import { submittedFields, typedAgain } from '../kit/signup-fields.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
@@ -41,7 +42,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     if (landing !== undefined) return redirect(reply, landing);
     const client = clientOf(request);
     try {
-      const result = await signup(ctx.deps, { ...fields, client });
+      const result = await signup(ctx.deps, { ...fields, client, submitted: submittedFields(request.body) });
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
@@ -56,7 +57,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
-      const form = formWithError({ email: fields.email, username: fields.username }, error);
+      const form = formWithError({ ...typedAgain(request.body), email: fields.email, username: fields.username }, error);
       return renderPage(ctx, request, reply, 'account/signup.html', { ...(await context(next)), form }, refusalStatus(reply, error));
     }
   });

@@ -11,6 +11,7 @@ import type { HttpContext } from '../kit/context.js';
 import { providerAtUrl, providerCallbackUri, providerLoginUrl, registerProviderCallbacks, type CallbackResult } from '../social/provider-callback.js';
 import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { submittedFields, typedAgain } from '../kit/signup-fields.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
@@ -212,9 +213,9 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
-      completed = await completeWaitingProviderSignup(ctx, request, reply, fields, { remember: remembersLogin(ctx.deps.settings) });
+      completed = await completeWaitingProviderSignup(ctx, request, reply, { ...fields, submitted: submittedFields(request.body) }, { remember: remembersLogin(ctx.deps.settings) });
     } catch (error) {
-      return form(request, reply, formWithError(fields, error), refusalStatus(reply, error));
+      return form(request, reply, formWithError({ ...typedAgain(request.body), ...fields }, error), refusalStatus(reply, error));
     }
     if (!completed) return redirect(reply, urls.urlFor('account_login'));
     return presentProviderLogin(ctx, request, reply, completed.settled, completed.next);

@@ -116,7 +116,7 @@ export async function completeWaitingProviderSignup(
   ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  fields: { email: string; username: string },
+  fields: { email: string; username: string; submitted?: Readonly<Record<string, unknown>> },
   options: { remember: boolean },
 ): Promise<{ settled: SettledProviderLogin; next: string } | undefined> {
   const waiting = await waitingProviderSignup(ctx, request);

@@ -11,6 +11,7 @@
 import { deliverMail, type QueuedMail } from '../../account/changes.js';
 import { queueEmailConfirmation } from '../../account/email-confirmation.js';
 import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
+import { savedUserOf, signedUpData, type SavedUser } from '../../account/save-user.js';
 import { createUser, emailInUse } from '../../account/users.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
@@ -102,8 +103,17 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
     username = await automaticUsername(deps, { ...(fields.username === undefined ? {} : { username: fields.username }), email, name: fields.name });
     if (username === undefined) return form;
   }
+  let saved: SavedUser;
   try {
-    return await createAndSignIn(deps, configured, profile, tokens, { email, username, name: fields.name }, context);
+    const newUser = { ...(username === undefined ? {} : { username }), email, name: fields.name };
+    saved = await savedUserOf(deps, newUser, { method: 'provider', provider: providerId, fields: {} });
+  } catch (error) {
+    // The project's saveUser refuses (a field of its own is missing, say): the form asks the person.
+    if (isLatchkeyError(error)) return form;
+    throw error;
+  }
+  try {
+    return await createAndSignIn(deps, configured, profile, tokens, { email, username, saved }, context);
   } catch (error) {
     // Another sign-up took the address or the username meanwhile (the database's unique index
     // decided): the form.
@@ -146,7 +156,8 @@ export async function completeProviderSignup(
   deps: LatchkeyDeps,
   configured: ConfiguredProvider,
   pending: PendingProviderSignup,
-  input: { email: string; username: string },
+  /** `submitted`: everything the form or JSON body held (no password), for the adapter's saveUser. */
+  input: { email: string; username: string; submitted?: Readonly<Record<string, unknown>> },
   context: LoginContext,
 ): Promise<ProviderLoginResult> {
   const { profile } = pending;
@@ -165,8 +176,10 @@ export async function completeProviderSignup(
   const taken = new LatchkeyError('email_taken', emailTakenMessage(configured.provider.name), { param: 'email' });
   if (await emailInUse(deps, email)) throw taken;
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
+  const newUser = { ...(username === undefined ? {} : { username }), email, name: fields.name };
+  const saved = await savedUserOf(deps, newUser, { method: 'provider', provider: pending.provider, fields: input.submitted ?? {} });
   try {
-    return await createAndSignIn(deps, configured, profile, undefined, { email, username, name: fields.name }, context);
+    return await createAndSignIn(deps, configured, profile, undefined, { email, username, saved }, context);
   } catch (error) {
     if (isLatchkeyError(error, 'email_taken')) throw taken;
     throw error;
@@ -178,7 +191,7 @@ async function createAndSignIn(
   configured: ConfiguredProvider,
   profile: ProviderProfile,
   tokens: ProviderTokens | undefined,
-  fields: { email: string; username: string | undefined; name: string },
+  fields: { email: string; username: string | undefined; saved: SavedUser },
   context: LoginContext,
 ): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
@@ -195,14 +208,14 @@ async function createAndSignIn(
   let confirmation: QueuedMail | undefined;
   const user = await createUser(
     deps,
-    { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.name, password: null, emailVerified: verified },
+    { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.saved.name, password: null, emailVerified: verified },
     // The account, its social account and tokens, their audit records and the confirmation mail:
     // one transaction.
     async (change, created) => {
       const { repositories } = change;
       const account = await repositories.socialAccounts.create({ userId: created.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
       await storeProviderTokens(deps, repositories, account.id, configured.app, tokens);
-      await change.record('user_signed_up', created.id, context.client, { provider: providerId });
+      await change.record('user_signed_up', created.id, context.client, signedUpData({ provider: providerId }, fields.saved));
       await change.record('social_account_added', created.id, context.client, { provider: providerId });
       const address = mayMail ? await repositories.emailAddresses.findForUser(created.id, fields.email) : undefined;
       if (address) confirmation = (await queueEmailConfirmation(deps, change, created, address, context.client)).mail;
