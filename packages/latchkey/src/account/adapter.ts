@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.js';
+import { latchkeyUrls } from '../config/url-names.js';
 import { isSafeRedirect } from '../core/safe-url.js';
 import type { EmailMessage } from '../mail/ports.js';
 import { BUILT_IN_LOGIN_STAGES, type LoginStageEntry } from './login-stages.js';
@@ -178,6 +179,18 @@ export class AccountAdapter {
    */
   isSafeUrl(url: string): boolean {
     return isSafeRedirect(url);
+  }
+
+  /**
+   * Where the pages send a person whose account is inactive, once they have proved who they are
+   * (allauth's respond_user_inactive, which redirects to account_inactive): by default the
+   * "account inactive" page (account_inactive), which says so. A project may send them to a page
+   * of its own (how to reach support, say): a path of this site, or an absolute URL. Whatever a
+   * person visits the account_inactive page by, they are sent here too. The headless API answers
+   * 400 `account_inactive` whatever this says: its front end decides what to show.
+   */
+  getInactiveAccountUrl(): string {
+    return latchkeyUrls(this.settings).urlFor('account_inactive');
   }
 
   /**

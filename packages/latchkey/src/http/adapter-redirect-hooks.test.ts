@@ -1,13 +1,15 @@
 /**
  * The adapters' hooks on where the browser is sent (docs/extending.md, "The adapters"), through
  * the pages and the headless API, on every database: AccountAdapter.isSafeUrl (allauth's
- * is_safe_url) over every target a request chose.
+ * is_safe_url) over every target a request chose, and getInactiveAccountUrl (allauth's
+ * respond_user_inactive).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountAdapter } from '../account/adapter.js';
 import type { User } from '../account/model.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { answerDummyPage, dummyPageOf, dummyProviders, visitCallback } from '../testing/dummy-sign-in.js';
+import { HeadlessTestClient } from '../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey, type TestLatchkeyOptions } from '../testing/latchkey.js';
 import { PageClient } from '../testing/pages.js';
 
@@ -23,6 +25,10 @@ class ShopAdapter extends AccountAdapter {
 
   override getLoginRedirectUrl(_user: User): string {
     return '/home/';
+  }
+
+  override getInactiveAccountUrl(): string {
+    return `${SHOP}/help/account-inactive/`;
   }
 }
 
@@ -79,5 +85,23 @@ describe.each(testDatabaseKinds())("the adapters' redirect hooks, on %s", (kind)
     const back = await visitCallback(browser, await answerDummyPage(browser, page, { id: 'ada-1815', email: 'ada@example.com', email_verified: 'true', name: 'Ada' }));
     expect(back.headers.location).toBe(`${SHOP}/account/provider/callback`);
     expect(await latchkey.users.findByEmail('ada@example.com')).toBeDefined();
+  });
+
+  it('getInactiveAccountUrl: where an inactive account lands once its password is right; the headless API keeps its 400', async () => {
+    await setUp();
+    const ada = await latchkey.users.create({ username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
+    await latchkey.users.deactivate(ada);
+    // The login may send the browser there at once, or by the account_inactive page: it lands there either way.
+    let response = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD });
+    for (let hop = 0; hop < 2 && response.headers.location?.startsWith('/'); hop += 1) response = await browser.get(response.headers.location);
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(`${SHOP}/help/account-inactive/`);
+    // A wrong password still says nothing of the account.
+    expect((await browser.post('/accounts/login/', { login: 'ada', password: 'not the password' })).statusCode).toBe(400);
+
+    const app = new HeadlessTestClient(browser.app, 'app', latchkey);
+    const refused = await app.post('/auth/login', { username: 'ada', password: PASSWORD });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ message: 'This account is inactive.', code: 'account_inactive' }]);
   });
 });

@@ -58,7 +58,13 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
     }
   });
 
-  scope.get(urls.route('account_inactive'), (request, reply) => renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' }));
+  // Where a login of an inactive account lands (login-outcome.ts), unless the project's
+  // getInactiveAccountUrl names a page of its own: then this page sends the person on there.
+  scope.get(urls.route('account_inactive'), (request, reply) => {
+    const elsewhere = ctx.deps.adapter.getInactiveAccountUrl();
+    if (elsewhere !== urls.urlFor('account_inactive')) return redirect(reply, elsewhere);
+    return renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' });
+  });
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
   scope.get(urls.route('account_logout'), async (request, reply) => {
