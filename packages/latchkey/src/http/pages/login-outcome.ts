@@ -8,7 +8,6 @@ import { flash, redirect, renderPage } from './page.js';
 
 export const LOGIN_PAGE = urlFor('account_login');
 export const MFA_AUTHENTICATE_PAGE = urlFor('mfa_authenticate');
-export const INACTIVE_PAGE = urlFor('account_inactive');
 /** Where a login stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED) takes its code, as a login by code does. */
 export const LOGIN_CODE_CONFIRM_PAGE = urlFor('account_confirm_login_code');
 /** Where a passkey signup, its address confirmed, makes the account's passkey (allauth's mfa_signup_webauthn). */
@@ -24,13 +23,15 @@ export const EMAIL_PAGE_PATH = urlFor('account_email');
  * stage's page; a completed one to `next` (or the adapter's getLoginRedirectUrl) with a message.
  */
 export async function presentLogin(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, outcome: SignupOutcome, next: string): Promise<FastifyReply> {
+  const { urls, adapter } = ctx.deps;
   switch (outcome.kind) {
     case 'verification_sent':
-      return redirect(reply, VERIFICATION_SENT_PAGE);
+      return redirect(reply, urls.urlFor('account_email_verification_sent'));
     case 'inactive':
-      return redirect(reply, INACTIVE_PAGE);
+      // allauth's respond_user_inactive: the adapter says where (the account_inactive page by default).
+      return redirect(reply, adapter.getInactiveAccountUrl());
     case 'ended':
-      return redirect(reply, LOGIN_PAGE);
+      return redirect(reply, urls.urlFor('account_login'));
     case 'stopped': {
       const page = stagePagePath(ctx, outcome.stage);
       if (page !== undefined) return redirect(reply, page);
@@ -38,6 +39,6 @@ export async function presentLogin(ctx: HttpContext, request: FastifyRequest, re
     }
     case 'signed_in':
       await flash(ctx, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
-      return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, ctx.deps.adapter.getLoginRedirectUrl(outcome.user)));
+      return redirect(reply, redirectTargetOr(adapter, next, adapter.getLoginRedirectUrl(outcome.user)));
   }
 }
