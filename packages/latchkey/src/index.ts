@@ -52,7 +52,15 @@ export { systemClock, ManualClock, type Clock } from './core/clock.js';
 export { AccountAdapter, type MailToRender, type NewUserFields, type PasswordOwner, type RenderTemplate, type SignupSubmission, type UserToSave } from './account/adapter.js';
 export type { UsernameTaken } from './account/usernames.js';
 export { BUILT_IN_LOGIN_STAGES, type BuiltInLoginStage, type CustomLoginStage, type LoginStageEntry } from './account/login-stages.js';
-export { SocialAccountAdapter, type SocialLogin, type ProviderUserData, type NewSocialUser } from './socialaccount/adapter.js';
+export {
+  SocialAccountAdapter,
+  type SocialLogin,
+  type SocialLoginAttempt,
+  type SocialLoginDecision,
+  type SocialLoginUsers,
+  type ProviderUserData,
+  type NewSocialUser,
+} from './socialaccount/adapter.js';
 export { oauth2ProviderKind, type OAuth2ProviderDescription, type MappedProfile, type ProfileInput, type ProfileRequests } from './socialaccount/providers/oauth2.js';
 export { namedOpenIdConnectKind, type NamedOpenIdConnectDescription } from './socialaccount/providers/named-openid-connect.js';
 export { aBoolean, anEndpoint, aText, aTextList, oneOf, type SettingProblem, type SettingReader } from './socialaccount/providers/app-settings.js';

@@ -1,5 +1,8 @@
+import type { User } from '../account/model.js';
 import type { Settings } from '../config/settings.js';
+import { latchkeyUrls } from '../config/url-names.js';
 import { cleanName, NAME_MAX_LENGTH } from '../account/names.js';
+import type { SocialAccount } from './model.js';
 
 /**
  * What a provider told us about the person signing in. Every field is optional: providers differ
@@ -26,6 +29,37 @@ export interface SocialLogin {
    * attribute name). A project reads what Latchkey does not map here, e.g. a department.
    */
   extraData?: Readonly<Record<string, unknown>>;
+}
+
+/** A provider's answer as preSocialLogin sees it, before Latchkey acts on it. */
+export interface SocialLoginAttempt extends SocialLogin {
+  /** 'login': sign in (or up) with it; 'connect': add it to the signed-in user (`requester`). */
+  process: 'login' | 'connect';
+  /** The addresses the provider gave, each with whether it vouches for it. */
+  emails: readonly { email: string; verified: boolean; primary: boolean }[];
+  /** The user this provider account is connected to already (a returning person), if any. */
+  connectedUser?: User;
+  /** For a connect: the signed-in user connecting it. */
+  requester?: User;
+}
+
+/**
+ * What preSocialLogin may decide instead of letting the sign-in go on as usual: connect this
+ * provider account, which nobody here has yet, to an existing user and sign in as them (allauth's
+ * `sociallogin.connect(request, user)`). The login then runs that user's stages (email
+ * verification, MFA) like any other; the user is told by mail that an account was connected.
+ */
+export interface SocialLoginDecision {
+  /** The user to connect the provider account to, and sign in as. */
+  connectTo: Pick<User, 'id'>;
+}
+
+/** What preSocialLogin may look up to choose a user to connect to. */
+export interface SocialLoginUsers {
+  /** The user whose verified address this is (an unverified claim proves nothing), or undefined. */
+  withVerifiedEmail(email: string): Promise<User | undefined>;
+  /** The user with this id, or undefined. */
+  byId(id: number): Promise<User | undefined>;
 }
 
 /** The fields of a user about to be created from a provider's data. */
@@ -75,6 +109,33 @@ export class SocialAccountAdapter {
     const username = this.settings.USERNAME_TYPE === 'username' ? textOf(data.username) : '';
     const fullName = textOf(data.name) || [textOf(data.firstName), textOf(data.lastName)].filter((part) => part !== '').join(' ');
     return { email, ...(username === '' ? {} : { username }), name: nameFromProvider(fullName) };
+  }
+
+  /**
+   * Called with every provider's verified answer, before Latchkey acts on it (allauth's
+   * pre_social_login): a login (an existing account's, an email match, a signup) or a connect,
+   * through every door (the pages' callback, a SAML response, the headless redirect and token
+   * sign-ins). Return nothing to go on as usual.
+   *
+   * Throw a LatchkeyError to refuse (`new LatchkeyError('permission_denied', 'message for the
+   * person')`): nothing is signed in, connected or created; the pages show the message (on the
+   * connections page for a connect), the headless API answers it as an error, and a front end's
+   * redirect gets `?error=<code>`. Or, at a login with a provider account nobody has yet,
+   * return `{ connectTo: user }` to connect it to an existing user and sign in as them (see
+   * SocialLoginDecision; `users` finds one by a verified address). Connect only to a user the
+   * provider's answer proves to be the same person: the login goes on as that user.
+   */
+  preSocialLogin(_attempt: SocialLoginAttempt, _users: SocialLoginUsers): void | SocialLoginDecision | Promise<void | SocialLoginDecision> {
+    return undefined;
+  }
+
+  /**
+   * Where the pages send a person once a provider account is connected to their account, when the
+   * connect named no `next` of its own (allauth's get_connect_redirect_url): the connections page
+   * by default. A path of this site, or an absolute URL.
+   */
+  getConnectRedirectUrl(_account: SocialAccount): string {
+    return latchkeyUrls(this.settings).urlFor('socialaccount_connections');
   }
 }
 

@@ -56,6 +56,8 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
         return sendUnauthenticated(ctx, request, reply);
       case 'signup_closed':
         return sendErrors(ctx, request, reply, 403, [{ message: SIGNUP_CLOSED, code: 'signup_closed' }]);
+      case 'refused':
+        return sendHeadlessRefusal(ctx, request, reply, settled.refusal);
     }
   }
 
@@ -107,6 +109,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
         const requester = await signedInRequester(ctx, request);
         if (!requester) return await sendUnauthenticated(ctx, request, reply);
         const connected = await connectWithProviderToken(deps, requester, input, clientOf(request));
+        if (connected.status === 'refused') return await sendHeadlessRefusal(ctx, request, reply, connected.refusal);
         if (connected.status === 'connected') logMailFailures(request, [connected.notification], 'account connected notice');
         return await sendAuthenticated(ctx, request, reply, requester.user);
       }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
-import { isLatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
@@ -45,7 +45,15 @@ async function presentProviderLogin(ctx: HttpContext, request: FastifyRequest, r
       return renderPage(ctx, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
     case 'signup_form':
       return redirect(reply, ctx.deps.urls.urlFor('socialaccount_signup'));
+    case 'refused':
+      return refusedByProject(ctx, request, reply, settled.refusal, 'socialaccount_login_error');
   }
+}
+
+/** The project's refusal (preSocialLogin): its message, on the error page for a login, on the connections page for a connect. */
+async function refusedByProject(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, refusal: LatchkeyError, page: 'socialaccount_login_error' | 'socialaccount_connections'): Promise<FastifyReply> {
+  await flash(ctx, request, reply, { level: 'error', text: refusal.message });
+  return redirect(reply, ctx.deps.urls.urlFor(page));
 }
 
 /** The providers a login or signup page links to (none configured: none). */
@@ -93,7 +101,8 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       if ('response' in signedIn) return signedIn.response;
       asked = { process, requester: { user: signedIn.user, lastAuthenticatedAt: await ctx.sessions.lastAuthenticatedAt(request) } };
     }
-    const next = redirectTargetOr(ctx.deps.adapter, fields.next, process === 'connect' ? urls.urlFor('socialaccount_connections') : '');
+    // A connect without a `next` of its own lands where the social adapter's getConnectRedirectUrl says.
+    const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     try {
       const started = await startProviderLogin(ctx.deps, configured.provider, { ...asked, redirectUri: providerCallbackUri(ctx, configured), next });
       await keepSignIn(ctx, request, reply, started.state, started.record);
@@ -140,7 +149,9 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
       case 'connected':
       case 'updated':
         await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
-        return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, urls.urlFor('socialaccount_connections')));
+        return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, ctx.deps.socialAdapter.getConnectRedirectUrl(result.account)));
+      case 'refused':
+        return refusedByProject(ctx, request, reply, result.refusal, signIn?.process === 'connect' ? 'socialaccount_connections' : 'socialaccount_login_error');
       case 'connect_refused':
         if (result.error === 'permission_denied') return redirect(reply, urls.urlFor('socialaccount_login_error'));
         // Too long at the provider since the last proof of identity: prove it again, then connect again.

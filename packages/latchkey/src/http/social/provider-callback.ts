@@ -5,6 +5,7 @@ import type { LatchkeyUrls } from '../../config/url-names.js';
 import { isFailedSignInRefusal } from '../../login/stage-refusals.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
+import type { SocialAccount } from '../../socialaccount/model.js';
 import { connectSocialAccount } from '../../socialaccount/flows/connect.js';
 import { claimSignInState, finishProviderLogin, type SignInState } from '../../socialaccount/flows/provider-login.js';
 import { ProviderError, type RedirectProvider, type SignInProvider } from '../../socialaccount/providers/provider.js';
@@ -36,15 +37,18 @@ export function providerCallbackUri(ctx: HttpContext, configured: Pick<Configure
  *   replayed or expired state, a provider error, a bad token: logged for the operator, never shown);
  * - `login`: the login pipeline's outcome, settled in the session like any login;
  * - `signup_closed`, `signup_form` (the pending signup is kept in the session for the form);
- * - `connected` / `updated` for a connect, or `connect_refused` (not the user who started it, no
- *   longer a recent proof of identity, or the provider account belongs to someone else).
+ * - `connected` / `updated` for a connect (with the provider account), or `connect_refused` (not
+ *   the user who started it, no longer a recent proof of identity, or the provider account
+ *   belongs to someone else);
+ * - `refused`: the project's SocialAccountAdapter.preSocialLogin refused a login or a connect.
  */
 export type CallbackResult =
   | { kind: 'failed'; error: 'cancelled' | 'unknown' }
   | { kind: 'login'; outcome: LoginOutcome }
   | { kind: 'signup_closed' }
   | { kind: 'signup_form' }
-  | { kind: 'connected' | 'updated' }
+  | { kind: 'connected' | 'updated'; account: SocialAccount }
+  | { kind: 'refused'; refusal: LatchkeyError }
   | { kind: 'connect_refused'; error: 'permission_denied' | 'reauthentication_required' | 'connected_other'; refusal?: LatchkeyError };
 
 /**
@@ -133,8 +137,9 @@ async function connect(ctx: HttpContext, request: FastifyRequest, configured: Co
   if (!requester || requester.user.id !== signIn.userId) return { kind: 'connect_refused', error: 'permission_denied' };
   try {
     const connected = await connectSocialAccount(ctx.deps, requester, configured, answer, clientOf(request));
+    if (connected.status === 'refused') return { kind: 'refused', refusal: connected.refusal };
     if (connected.status === 'connected') logMailFailures(request, [connected.notification], 'account connected notice');
-    return { kind: connected.status };
+    return { kind: connected.status, account: connected.account };
   } catch (error) {
     if (isLatchkeyError(error, 'social_account_exists')) return { kind: 'connect_refused', error: 'connected_other', refusal: error };
     if (isLatchkeyError(error, 'reauthentication_required')) return { kind: 'connect_refused', error: 'reauthentication_required', refusal: error };
@@ -148,7 +153,14 @@ async function connect(ctx: HttpContext, request: FastifyRequest, configured: Co
  * reads from the session (signed in, or a pending stage or signup form).
  */
 function frontendRedirectUrl(frontendUrl: string, process: SignInState['process'], result: CallbackResult): string {
-  const error = result.kind === 'failed' || result.kind === 'connect_refused' ? result.error : result.kind === 'signup_closed' ? 'signup_closed' : undefined;
+  const error =
+    result.kind === 'failed' || result.kind === 'connect_refused'
+      ? result.error
+      : result.kind === 'signup_closed'
+        ? 'signup_closed'
+        : result.kind === 'refused'
+          ? result.refusal.code
+          : undefined;
   return error === undefined ? frontendUrl : frontendErrorUrl(frontendUrl, process, error);
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isLatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import type { SignedInRequester } from '../../socialaccount/flows/connections.js';
 import type { SignInState } from '../../socialaccount/flows/provider-login.js';
@@ -81,8 +81,8 @@ export async function waitingProviderSignup(ctx: HttpContext, request: FastifyRe
   return pending && configured ? { pending, configured } : undefined;
 }
 
-/** What a provider's answer to a login came to, once settled in the client's session. */
-export type SettledProviderLogin = { kind: 'login'; outcome: LoginOutcome } | { kind: 'signup_form' } | { kind: 'signup_closed' };
+/** What a provider's answer to a login came to, once settled in the client's session; `refused` is the project's (preSocialLogin). */
+export type SettledProviderLogin = { kind: 'login'; outcome: LoginOutcome } | { kind: 'signup_form' } | { kind: 'signup_closed' } | { kind: 'refused'; refusal: LatchkeyError };
 
 /**
  * A provider's answer to a login (a callback's, a token's, the social signup form's), settled in
@@ -103,6 +103,7 @@ export async function settleProviderLogin(
   }
   await forgetProviderSignup(ctx, request);
   if (result.status === 'signup_closed') return { kind: 'signup_closed' };
+  if (result.status === 'refused') return { kind: 'refused', refusal: result.refusal };
   return { kind: 'login', outcome: await settleLogin(ctx, request, reply, result.login, options) };
 }
 

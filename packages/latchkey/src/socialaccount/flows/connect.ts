@@ -11,16 +11,24 @@ import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { ConfiguredProvider } from '../directory.js';
+import type { SocialAccount } from '../model.js';
 import { socialAccountNotice } from '../notifications.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
+import { askPreSocialLogin, socialLoginAttempt } from './pre-social-login.js';
 import { profileForApp } from './provider-login.js';
 
 export const CONNECTED_OTHER = 'The third-party account is already connected to a different account.';
 
-/** 'connected': a new way to sign in (the owner is told by mail); 'updated': it was already this user's. */
-export type ConnectResult = { status: 'connected'; notification: MailOutcome } | { status: 'updated' };
+/**
+ * 'connected': a new way to sign in (the owner is told by mail); 'updated': it was already this
+ * user's; 'refused': the project's preSocialLogin refused it (its LatchkeyError, for the door to show).
+ */
+export type ConnectResult =
+  | { status: 'connected'; account: SocialAccount; notification: MailOutcome }
+  | { status: 'updated'; account: SocialAccount }
+  | { status: 'refused'; refusal: LatchkeyError };
 
 function connectedOther(): LatchkeyError {
   return new LatchkeyError('social_account_exists', CONNECTED_OTHER, { param: 'account', reason: 'connected_other' });
@@ -46,6 +54,10 @@ export async function connectSocialAccount(
   const profile = profileForApp(configured.app, answer.profile);
   const now = deps.clock.now();
   const existing = await deps.store.socialAccounts.find(providerId, profile.uid);
+  // The project's say first (preSocialLogin), whoever has the provider account.
+  const connectedUser = existing && (existing.userId === user.id ? user : await deps.store.users.findById(existing.userId));
+  const asked = await askPreSocialLogin(deps, socialLoginAttempt(providerId, profile, { process: 'connect', requester: user, ...(connectedUser ? { connectedUser } : {}) }));
+  if (asked.kind === 'refused') return { status: 'refused', refusal: asked.refusal };
   if (existing) {
     if (existing.userId !== user.id) throw connectedOther();
     await deps.store.transaction(async (repositories) => {
@@ -53,25 +65,25 @@ export async function connectSocialAccount(
       await storeProviderTokens(deps, repositories, existing.id, configured.app, answer.tokens);
     });
     await deps.events.emit('social_account_updated', user.id, client, { provider: providerId });
-    return { status: 'updated' };
+    return { status: 'updated', account: existing };
   }
-  let notice: QueuedMail | undefined;
+  let connected: { account: SocialAccount; notice: QueuedMail | undefined };
   try {
-    notice = await commitChange(deps, async (change) => {
+    connected = await commitChange(deps, async (change) => {
       const { repositories } = change;
       const account = await repositories.socialAccounts.create({ userId: user.id, provider: providerId, uid: profile.uid, extraData: profile.extraData, dateJoined: now, lastLogin: now });
       await storeProviderTokens(deps, repositories, account.id, configured.app, answer.tokens);
       await change.record('social_account_added', user.id, client, { provider: providerId });
-      return change.queueMail(socialAccountNotice(deps, user, 'account_connected', configured.provider.name, client));
+      return { account, notice: await change.queueMail(socialAccountNotice(deps, user, 'account_connected', configured.provider.name, client)) };
     });
   } catch (error) {
     // A parallel connect (or signup) of the same provider account won: whoever it was, this one is refused.
     if (isLatchkeyError(error, 'social_account_exists')) {
       const winner = await deps.store.socialAccounts.find(providerId, profile.uid);
-      if (winner?.userId === user.id) return { status: 'updated' };
+      if (winner?.userId === user.id) return { status: 'updated', account: winner };
       throw connectedOther();
     }
     throw error;
   }
-  return { status: 'connected', notification: await deliverMail(deps, notice) };
+  return { status: 'connected', account: connected.account, notification: await deliverMail(deps, connected.notice) };
 }

@@ -9,9 +9,11 @@
  * address the provider vouches for. A new person signs up automatically only when the address is
  * free and the project's cleanEmail accepts it; otherwise the social signup form asks.
  */
+import { commitChange, deliverMail, type QueuedMail } from '../../account/changes.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
+import type { User } from '../../account/model.js';
 import { randomToken, sha256Hex } from '../../core/crypto.js';
-import { LatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
 import type { FirstFactor } from '../../login/proofs.js';
@@ -20,8 +22,10 @@ import type { ProviderApp } from '../apps.js';
 import type { ConfiguredProvider } from '../directory.js';
 import { emailAuthenticationFor, userByProviderEmail, wipePassword, type EmailMatch } from '../email-authentication.js';
 import type { PendingAuthorization, ProviderProfile, ProviderTokens, SignInProvider } from '../providers/provider.js';
+import { socialAccountNotice } from '../notifications.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
+import { askPreSocialLogin, socialLoginAttempt } from './pre-social-login.js';
 import { providerFirstFactor, signUpFromProvider } from './provider-signup.js';
 import type { ProviderLoginResult } from './results.js';
 
@@ -123,6 +127,11 @@ export async function finishProviderLogin(
   const profile = profileForApp(configured.app, answer.profile);
   const firstFactor = providerFirstFactor(providerId, profile);
   const existing = await deps.store.socialAccounts.find(providerId, profile.uid);
+  // The project's say first (preSocialLogin): before anything is recorded, connected or created.
+  const connectedUser = existing && (await deps.store.users.findById(existing.userId));
+  const asked = await askPreSocialLogin(deps, socialLoginAttempt(providerId, profile, { process: 'login', ...(connectedUser ? { connectedUser } : {}) }));
+  if (asked.kind === 'refused') return { status: 'refused', refusal: asked.refusal };
+  if (asked.kind === 'connect_to') return connectAndSignIn(deps, configured, asked.user, { ...answer, profile }, firstFactor, context);
   if (existing) {
     await deps.store.transaction(async (repositories) => {
       await repositories.socialAccounts.recordLogin(existing.id, profile.extraData, deps.clock.now());
@@ -140,6 +149,43 @@ export async function finishProviderLogin(
   }
   return signUpFromProvider(deps, configured, profile, answer.tokens, next, context);
 }
+
+/**
+ * preSocialLogin's `{ connectTo }`: the provider account, nobody's yet, connected to that user in
+ * one transaction with its audit record and the owner's notice (a new way into their account),
+ * then that user's login, through their stages. A parallel sign-in that connected the same
+ * provider account first wins: to this user, the login goes on; to anyone else, it is refused.
+ */
+async function connectAndSignIn(
+  deps: LatchkeyDeps,
+  configured: ConfiguredProvider,
+  user: User,
+  answer: { profile: ProviderProfile; tokens?: ProviderTokens },
+  firstFactor: FirstFactor,
+  context: LoginContext,
+): Promise<ProviderLoginResult> {
+  const providerId = configured.provider.id;
+  const now = deps.clock.now();
+  let notice: QueuedMail | undefined;
+  try {
+    notice = await commitChange(deps, async (change) => {
+      const { repositories } = change;
+      const account = await repositories.socialAccounts.create({ userId: user.id, provider: providerId, uid: answer.profile.uid, extraData: answer.profile.extraData, dateJoined: now, lastLogin: now });
+      await storeProviderTokens(deps, repositories, account.id, configured.app, answer.tokens);
+      await change.record('social_account_added', user.id, context.client, { provider: providerId });
+      return change.queueMail(socialAccountNotice(deps, user, 'account_connected', configured.provider.name, context.client));
+    });
+  } catch (error) {
+    if (!isLatchkeyError(error, 'social_account_exists')) throw error;
+    const winner = await deps.store.socialAccounts.find(providerId, answer.profile.uid);
+    if (winner?.userId !== user.id) return { status: 'refused', refusal: new LatchkeyError('social_account_exists', CONNECTED_ELSEWHERE, { reason: 'connected_other' }) };
+  }
+  // A failed delivery stays in the outbox, which tries it again; the sign-in goes on.
+  await deliverMail(deps, notice);
+  return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
+}
+
+const CONNECTED_ELSEWHERE = 'The third-party account is already connected to a different account.';
 
 /**
  * SOCIALACCOUNT_EMAIL_AUTHENTICATION: the provider vouches for an address a local account has.

@@ -1,3 +1,4 @@
+import type { LatchkeyError } from '../../core/errors.js';
 import type { LoginResult } from '../../login/pipeline.js';
 import type { ProviderProfile } from '../providers/provider.js';
 
@@ -20,9 +21,11 @@ export interface PendingProviderSignup {
 
 /**
  * What came of a provider's answer to a login: the login pipeline's result (for an existing
- * account, or one just signed up), signup closed, or the social signup form to fill in.
+ * account, or one just signed up), signup closed, the social signup form to fill in, or the
+ * project's refusal (SocialAccountAdapter.preSocialLogin), for the door to show.
  */
 export type ProviderLoginResult =
   | { status: 'login'; login: LoginResult }
   | { status: 'signup_closed' }
-  | { status: 'signup_form'; signup: PendingProviderSignup };
+  | { status: 'signup_form'; signup: PendingProviderSignup }
+  | { status: 'refused'; refusal: LatchkeyError };
