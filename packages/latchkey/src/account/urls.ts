@@ -1,9 +1,9 @@
 import type { KEYED_FRONTEND_URLS} from '../config/settings.js';
 import { type FrontendUrlName, type Settings } from '../config/settings.js';
-import { urlFor } from '../config/url-names.js';
+import { latchkeyUrls, type LatchkeyUrls } from '../config/url-names.js';
 
 /**
- * The links Latchkey's emails carry. By default they lead to the account pages under /accounts/;
+ * The links Latchkey's emails carry. By default they lead to the account pages (under URL_PREFIX);
  * a project whose people use a single-page app of its own names that app's routes in
  * HEADLESS_FRONTEND_URLS (allauth.headless's setting), and the emails lead there instead, the
  * app then calling the headless API with the key.
@@ -12,15 +12,15 @@ import { urlFor } from '../config/url-names.js';
  * X-Forwarded-Host: a poisoned header must not be able to send someone's reset key to a host the
  * attacker owns.
  */
-type LinkSettings = Pick<Settings, 'SITE_URL' | 'HEADLESS_FRONTEND_URLS'>;
+type LinkSettings = Pick<Settings, 'SITE_URL' | 'HEADLESS_FRONTEND_URLS' | 'URL_PREFIX' | 'ADMIN_URL'>;
 
 /** The account page each purpose falls back to, given the key it carries (urlFor encodes it). */
-const PAGE_PATHS: Record<FrontendUrlName, (key: string) => string> = {
-  account_confirm_email: (key) => urlFor('account_confirm_email', { key }),
-  account_reset_password: () => urlFor('account_reset_password'),
-  account_reset_password_from_key: (key) => urlFor('account_reset_password_from_key', { key }),
-  account_signup: () => urlFor('account_signup'),
-  socialaccount_login_error: () => urlFor('socialaccount_login_error'),
+const PAGE_PATHS: Record<FrontendUrlName, (urls: LatchkeyUrls, key: string) => string> = {
+  account_confirm_email: (urls, key) => urls.urlFor('account_confirm_email', { key }),
+  account_reset_password: (urls) => urls.urlFor('account_reset_password'),
+  account_reset_password_from_key: (urls, key) => urls.urlFor('account_reset_password_from_key', { key }),
+  account_signup: (urls) => urls.urlFor('account_signup'),
+  socialaccount_login_error: (urls) => urls.urlFor('socialaccount_login_error'),
 };
 
 type KeyedPurpose = (typeof KEYED_FRONTEND_URLS)[number];
@@ -42,7 +42,7 @@ export function accountUrl(settings: LinkSettings, purpose: FrontendUrlName, key
   const encoded = encodeURIComponent(key);
   const frontEnd = settings.HEADLESS_FRONTEND_URLS[purpose];
   if (frontEnd !== undefined) return frontEnd.replaceAll('{key}', encoded);
-  return siteUrl(settings, PAGE_PATHS[purpose](key));
+  return siteUrl(settings, PAGE_PATHS[purpose](latchkeyUrls(settings), key));
 }
 
 /**
@@ -51,5 +51,5 @@ export function accountUrl(settings: LinkSettings, purpose: FrontendUrlName, key
  * (account_signup) stands for it. Without one, the login page.
  */
 export function signInUrl(settings: LinkSettings): string {
-  return settings.HEADLESS_FRONTEND_URLS.account_signup ?? siteUrl(settings, urlFor('account_login'));
+  return settings.HEADLESS_FRONTEND_URLS.account_signup ?? siteUrl(settings, latchkeyUrls(settings).urlFor('account_login'));
 }

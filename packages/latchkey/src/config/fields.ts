@@ -44,6 +44,9 @@ export const enumField = <const V extends readonly [string, ...string[]]>(values
 export const stringField = (allowed = 'a non-empty string', pattern?: RegExp): SettingField<string> =>
   field(pattern ? z.string().min(1).regex(pattern) : z.string().min(1), allowed);
 
+/** A string matching `pattern`, which may allow the empty string (unlike stringField). */
+export const patternField = (allowed: string, pattern: RegExp): SettingField<string> => field(z.string().regex(pattern), allowed);
+
 export const optionalStringField = (allowed: string, pattern?: RegExp): SettingField<string | null> =>
   field((pattern ? z.string().regex(pattern) : z.string().min(1)).nullable(), allowed, (raw) => (raw === '' ? null : raw));
 

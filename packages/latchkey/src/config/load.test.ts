@@ -122,6 +122,15 @@ describe('environment overrides', () => {
     expect(loadError({ LATCHKEY_ADMIN_URL: '/admin' })).toContain('LATCHKEY_ADMIN_URL="/admin" is not allowed');
   });
 
+  it('takes URL_PREFIX empty or as /segments, ASCII, without a trailing slash', () => {
+    expect(load({}).URL_PREFIX).toBe('');
+    expect(load({ LATCHKEY_URL_PREFIX: '/auth' }).URL_PREFIX).toBe('/auth');
+    expect(load({ LATCHKEY_URL_PREFIX: '/id/v2.accounts' }).URL_PREFIX).toBe('/id/v2.accounts');
+    for (const value of ['auth', '/auth/', '/', '//auth', '/auth//x', '/caf\u00e9', '/a b', '/..', '/./x', '/auth?x', 'https://example.com/auth']) {
+      expect(loadError({ LATCHKEY_URL_PREFIX: value })).toContain('LATCHKEY_URL_PREFIX=');
+    }
+  });
+
   it('checks service URLs and hashing parameters at start-up, in the same one-line form', () => {
     expect(loadError({ DATABASE_URL: 'mysql://root:pw@127.0.0.1/app' })).toBe(
       'DATABASE_URL="mysql://root:***@127.0.0.1/app" is not allowed: use sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db.',

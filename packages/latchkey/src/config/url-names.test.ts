@@ -28,7 +28,7 @@ describe('urlFor, allauth reverse() for the account pages', () => {
 });
 
 describe('latchkeyUrls, one Latchkey\'s paths', () => {
-  const urls = latchkeyUrls({ ADMIN_URL: 'staff-7f3k/' });
+  const urls = latchkeyUrls({ ADMIN_URL: 'staff-7f3k/', URL_PREFIX: '' });
 
   it("names a provider's pages by one name each, the provider or organisation as a parameter", () => {
     expect(urls.urlFor('socialaccount_provider_login', { provider: 'amazon-cognito' })).toBe('/accounts/amazon-cognito/login/');
@@ -52,5 +52,21 @@ describe('latchkeyUrls, one Latchkey\'s paths', () => {
     const paths = Object.values(ADMIN_URLS);
     expect(new Set(paths).size).toBe(paths.length);
     expect(Object.keys(ADMIN_URLS).filter((name) => Object.hasOwn(ACCOUNT_URLS, name))).toEqual([]);
+  });
+});
+
+describe('latchkeyUrls under URL_PREFIX', () => {
+  const urls = latchkeyUrls({ ADMIN_URL: 'admin/', URL_PREFIX: '/auth' });
+
+  it('links every page under the prefix, the account pages as the admin', () => {
+    expect(urls.urlFor('account_login', {}, { next: '/auth/accounts/email/' })).toBe('/auth/accounts/login/?next=%2Fauth%2Faccounts%2Femail%2F');
+    expect(urls.urlFor('account_confirm_email', { key: 'k' })).toBe('/auth/accounts/confirm-email/k/');
+    expect(urls.urlFor('admin:model_changelist', { app: 'users', model: 'user' })).toBe('/auth/admin/users/user/');
+    expect(urls.mounted('/static/latchkey/latchkey.css')).toBe('/auth/static/latchkey/latchkey.css');
+  });
+
+  it("registers routes at the tables' paths, inside the plugin's prefixed scope", () => {
+    expect(urls.route('account_login')).toBe('/accounts/login/');
+    expect(urls.route('admin:index')).toBe('/admin/');
   });
 });

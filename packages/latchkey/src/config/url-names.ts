@@ -133,6 +133,8 @@ function withQuery(path: string, query: UrlQuery): string {
  * The path of the account page `name` (allauth's `reverse`), its `:params` filled in and encoded, so
  * that a value can never change the path's shape; `query` is added when given (`{ next: '/orders/' }`).
  * Throws on a parameter the path needs and was not given: a link missing its key is a bug, not a page.
+ * The path is relative to where Latchkey is mounted: a project that sets URL_PREFIX links with
+ * `latchkey.urlFor`, which adds it.
  */
 export function urlFor(name: UrlName, params: UrlParams = {}, query: UrlQuery = {}): string {
   return withQuery(filled(name, ACCOUNT_URLS[name], params, false), query);
@@ -144,21 +146,43 @@ export function isRouteName(name: unknown): name is RouteName {
 }
 
 /**
- * One Latchkey's paths, from its settings (ADMIN_URL for the admin's): what its routes are
- * registered at and what its links say. Made once per Latchkey (`deps.urls`).
+ * One Latchkey's paths, from its settings: where its routes are registered and what its links say.
+ * Made once per Latchkey (`deps.urls`, `latchkey.urlFor`, the templates' `url()`).
+ *
+ * A project may mount all of Latchkey under URL_PREFIX (`/auth`): the plugin then registers every
+ * route inside a Fastify scope with that prefix, so a route is registered at its path in the
+ * tables (`route`), and every link, redirect, form action, mailed link and Location carries the
+ * prefix (`urlFor`, `mounted`).
  */
 export interface LatchkeyUrls {
-  /** A page's link: its path, `:params` filled in and encoded (each one the path needs must be given), and `query` added. */
+  /** URL_PREFIX: where all of Latchkey is mounted, `''` at the site's root, else `/auth` (no trailing slash). */
+  readonly prefix: string;
+  /** A page's link: URL_PREFIX and its path, `:params` filled in and encoded (each one the path needs must be given), and `query` added. */
   urlFor(name: RouteName, params?: UrlParams, query?: UrlQuery): string;
   /**
-   * The path a page's routes are registered at. `params` given are filled in (an admin model's
-   * `{ app, model }`); the others stay `:name`, for the router to read (`:id`).
+   * The path a page's routes are registered at, inside the plugin's scope (under URL_PREFIX).
+   * `params` given are filled in (an admin model's `{ app, model }`); the others stay `:name`, for
+   * the router to read (`:id`).
    */
   route(name: RouteName, params?: UrlParams): string;
+  /** The link to a path of Latchkey's that has no page name (the headless API, `/api/`): URL_PREFIX and the path. */
+  mounted(path: string): string;
+  /** The link to one of Latchkey's own static files (`latchkey.css`), as Django's `{% static %}`. */
+  static(file: string): string;
+}
+
+/** Where Latchkey's own static files (its CSS, its WebAuthn script) are served, under URL_PREFIX. */
+export const STATIC_PATH = '/static/latchkey/';
+
+/** What one Latchkey's paths depend on: where the admin is (ADMIN_URL) and where all of it is mounted (URL_PREFIX). */
+export interface UrlSettings {
+  readonly ADMIN_URL: string;
+  readonly URL_PREFIX: string;
 }
 
 /** The paths of a Latchkey with these settings. */
-export function latchkeyUrls(settings: { readonly ADMIN_URL: string }): LatchkeyUrls {
+export function latchkeyUrls(settings: UrlSettings): LatchkeyUrls {
+  const prefix = settings.URL_PREFIX;
   const adminRoot = `/${settings.ADMIN_URL}`;
   const pathOf = (name: RouteName): string => {
     if (Object.hasOwn(ACCOUNT_URLS, name)) return ACCOUNT_URLS[name as UrlName];
@@ -166,7 +190,10 @@ export function latchkeyUrls(settings: { readonly ADMIN_URL: string }): Latchkey
     throw new Error(`No page is named ${String(name)}.`);
   };
   return {
-    urlFor: (name, params = {}, query = {}) => withQuery(filled(name, pathOf(name), params, false), query),
+    prefix,
+    urlFor: (name, params = {}, query = {}) => withQuery(`${prefix}${filled(name, pathOf(name), params, false)}`, query),
     route: (name, params = {}) => filled(name, pathOf(name), params, true),
+    mounted: (path) => `${prefix}${path}`,
+    static: (file) => `${prefix}${STATIC_PATH}${file.replace(/^\/+/, '')}`,
   };
 }

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../account/model.js';
 import { adminGrantsOf } from '../admin/access.js';
 import type { AdminAction, AdminModel } from '../admin/model.js';
-import { urlFor } from '../config/url-names.js';
 import { authenticateApiRequest } from './api/authentication.js';
 import type { HttpContext } from './kit/context.js';
 import { redirect } from './kit/html-page.js';
@@ -48,8 +47,8 @@ const FORBIDDEN_PAGE =
   '<body><h1>403 Forbidden</h1><p>You do not have permission to see this page.</p></body></html>\n';
 
 /** Where a page guard's refusals lead, with `next` to come back. */
-function toPage(reply: FastifyReply, page: 'account_login' | 'account_reauthenticate', request: FastifyRequest): FastifyReply {
-  return redirect(reply, urlFor(page, {}, { next: request.url }));
+function toPage(ctx: HttpContext, reply: FastifyReply, page: 'account_login' | 'account_reauthenticate', request: FastifyRequest): FastifyReply {
+  return redirect(reply, ctx.deps.urls.urlFor(page, {}, { next: request.url }));
 }
 
 function forbiddenPage(reply: FastifyReply): FastifyReply {
@@ -94,10 +93,10 @@ export function pageGuards(ctx: HttpContext): RouteGuards {
     {
       async admit(request, reply) {
         const user = await requestUser(ctx.sessions, request);
-        if (user === undefined) await toPage(reply, 'account_login', request);
+        if (user === undefined) await toPage(ctx, reply, 'account_login', request);
         return user;
       },
-      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(reply, 'account_reauthenticate', request) : forbiddenPage(reply)),
+      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(ctx, reply, 'account_reauthenticate', request) : forbiddenPage(reply)),
     },
     ctx,
   );

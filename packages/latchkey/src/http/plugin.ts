@@ -11,6 +11,7 @@ import { handleUnexpectedError } from './kit/unexpected-errors.js';
 import { registerAccountPages } from './pages/index.js';
 import { registerAdmin } from './admin/index.js';
 import type { HttpContext } from './kit/context.js';
+import { STATIC_PATH } from '../config/url-names.js';
 import type { ApiOptions } from './api/views.js';
 import { registerHealthCheck, type ServiceChecks } from './health.js';
 
@@ -31,6 +32,10 @@ export function isInsideLatchkeyScope(request: FastifyRequest): boolean {
  * this scope: `app.register(latchkey.plugin, { routes: (scope) => { scope.post(...) } })`.
  */
 export interface LatchkeyPluginOptions {
+  /**
+   * The project's own routes, registered inside Latchkey's scope at the paths they give: under the
+   * Fastify prefix the plugin was registered with, if any, but not moved under URL_PREFIX.
+   */
   routes?: (scope: FastifyInstance) => void | Promise<void>;
   /**
    * Serve the headless API for single-page and mobile apps at /_allauth/{browser,app}/v1/
@@ -56,14 +61,30 @@ export interface LatchkeyPluginOptions {
   health?: boolean;
 }
 
+/**
+ * Where the plugin's scope already is: the Fastify prefix the project registered it with (and
+ * those of the scopes around it), without a trailing slash.
+ */
+function fastifyPrefixOf(scope: FastifyInstance): string {
+  return scope.prefix.replace(/\/+$/, '');
+}
+
 export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): FastifyPluginAsync<LatchkeyPluginOptions> {
   const { settings } = ctx.deps;
   return async function latchkey(scope, options) {
+    // Latchkey mounts itself at URL_PREFIX, which its links carry: a Fastify prefix of the
+    // project's own would move its routes away from every link, form and mailed URL it makes.
+    const given = fastifyPrefixOf(scope);
+    if (given !== '' && given !== settings.URL_PREFIX) {
+      throw new LatchkeyError(
+        'configuration_invalid',
+        `latchkey.plugin is registered under the Fastify prefix "${given}" but URL_PREFIX is "${settings.URL_PREFIX}": its links would not lead to its pages. ` +
+          `Set URL_PREFIX (LATCHKEY_URL_PREFIX) to "${given}" and register the plugin without a prefix (Latchkey mounts itself there) or with that same prefix.`,
+      );
+    }
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await scope.register(csrfProtection, csrfOptionsFrom(settings));
-    // The default look's CSS, served from the library itself: no CDN.
-    await scope.register(fastifyStatic, { root: fileURLToPath(new URL('../static/', import.meta.url)), prefix: '/static/latchkey/', decorateReply: false });
     // request.user, for the project's routes as for Latchkey's: read only when something asks.
     scope.decorateRequest('user', {
       getter(this: FastifyRequest) {
@@ -76,23 +97,32 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     });
     scope.addHook('onRequest', sendReferrerPolicy);
     scope.setErrorHandler(handleUnexpectedError);
-    if (options.health !== false) registerHealthCheck(scope, serviceChecks);
     // HEADLESS_ONLY: the project's own front end is the only interface, so the pages are never
-    // registered and /accounts/ answers 404 like any path nobody serves. Start-up has made sure
+    // registered and the account pages' paths answer 404 like any path nobody serves. Start-up has made sure
     // that emails link to the front end instead (config/load.ts); without the API, nobody could sign in.
     if (settings.HEADLESS_ONLY && !options.headless) {
       throw new LatchkeyError('configuration_invalid', 'HEADLESS_ONLY is true but the headless API is not registered: pass { headless: true } to latchkey.plugin.');
     }
-    if (!settings.HEADLESS_ONLY) registerAccountPages(scope, ctx);
-    if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(scope, ctx, { apiTokens: options.api !== undefined });
-    if (options.headless) {
-      const { registerHeadless } = await import('./headless/index.js');
-      await registerHeadless(scope, ctx);
-    }
-    if (options.api) {
-      const { registerApi } = await import('./api/index.js');
-      await registerApi(scope, ctx, options.api);
-    }
+    // Everything of Latchkey's under URL_PREFIX: in a scope of that prefix (the plugin's own, when
+    // the project registered it there), inside this one, so that cookies, CSRF and the hooks apply.
+    const serveLatchkey = async (mount: FastifyInstance) => {
+      // The default look's CSS, served from the library itself: no CDN.
+      await mount.register(fastifyStatic, { root: fileURLToPath(new URL('../static/', import.meta.url)), prefix: STATIC_PATH, decorateReply: false });
+      if (options.health !== false) registerHealthCheck(mount, serviceChecks);
+      if (!settings.HEADLESS_ONLY) registerAccountPages(mount, ctx);
+      if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(mount, ctx, { apiTokens: options.api !== undefined });
+      if (options.headless) {
+        const { registerHeadless } = await import('./headless/index.js');
+        await registerHeadless(mount, ctx);
+      }
+      if (options.api) {
+        const { registerApi } = await import('./api/index.js');
+        await registerApi(mount, ctx, options.api);
+      }
+    };
+    if (given === settings.URL_PREFIX) await serveLatchkey(scope);
+    else await scope.register(serveLatchkey, { prefix: settings.URL_PREFIX });
+    // The project's own routes stay where the project registered the plugin.
     if (options.routes) await options.routes(scope);
   };
 }

@@ -58,7 +58,7 @@ describe('url() in templates, as Django {% url %}', () => {
   function rendererWith(template: string) {
     const dir = mkdtempSync(join(tmpdir(), 'lk-url-'));
     writeFileSync(join(dir, 'page.html'), template);
-    return createTemplateRenderer({ projectDirs: [dir], cache: false, urls: latchkeyUrls({ ADMIN_URL: 'staff-7f3k/' }) });
+    return createTemplateRenderer({ projectDirs: [dir], cache: false, urls: latchkeyUrls({ ADMIN_URL: 'staff-7f3k/', URL_PREFIX: '' }) });
   }
 
   it("gives a page's path by its allauth name, with its key filled in and encoded", () => {

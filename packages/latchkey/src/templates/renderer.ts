@@ -30,7 +30,9 @@ export function createTemplateRenderer(options: { projectDirs?: readonly string[
   const environment = (autoescape: boolean) =>
     new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
       // Django's {% url 'account_login' %}: `{{ url('account_login') }}`, `{{ url('account_confirm_email', { key: key }) }}`.
-      .addGlobal('url', templateUrl(options.urls));
+      .addGlobal('url', templateUrl(options.urls))
+      // Django's {% static %}, for Latchkey's own files: `{{ static('latchkey.css') }}`, under URL_PREFIX.
+      .addGlobal('static', (file: unknown) => options.urls.static(String(file)));
   const html = environment(true);
   const text = environment(false);
   return {

@@ -59,7 +59,7 @@ export class PageClient {
 
   /** POSTs a form with this browser's CSRF token (from its csrftoken cookie) unless `csrf` is false. */
   async post(url: string, fields: Record<string, string>, options: { csrf?: boolean; headers?: Record<string, string> } = {}): Promise<LightMyRequestResponse> {
-    if (options.csrf !== false && !this.cookies.has('csrftoken')) await this.get('/accounts/login/');
+    if (options.csrf !== false && !this.cookies.has('csrftoken')) await this.get(this.latchkey.urlFor('account_login'));
     const body = new URLSearchParams({ ...(options.csrf === false ? {} : { csrfmiddlewaretoken: this.cookies.get('csrftoken') ?? '' }), ...fields });
     const response = await this.app.inject({
       method: 'POST',

@@ -2,12 +2,14 @@
  * "Site & hosts" in docs/settings.md: the secret key, the site's name and address, the hosts and
  * port, HSTS and the admin's path.
  */
-import { booleanField, integerField, stringField, stringListField } from '../fields.js';
+import { booleanField, integerField, patternField, stringField, stringListField } from '../fields.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
 
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 /** A path segment such as `admin/` or `staff-8fk2/`: no leading slash, one trailing slash. */
 const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
+/** Empty, or segments each after one slash (`/auth`, `/id/accounts`): ASCII, none of them `.` or `..`, no trailing slash. */
+const MOUNT_PREFIX = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)*$/;
 
 const SITE_SETTINGS = {
   SECRET_KEY: setting({
@@ -134,6 +136,23 @@ const SITE_SETTINGS = {
         "Adds `preload`, the consent to be listed in the browsers' built-in HSTS list (hstspreload.org), which is hard " +
         'to undo. Start-up refuses it without `SECURE_HSTS_INCLUDE_SUBDOMAINS=true` and `SECURE_HSTS_SECONDS` of at ' +
         'least `31536000`, which the list requires.',
+    },
+  }),
+  URL_PREFIX: setting({
+    field: patternField('empty, or a path such as /auth: a slash before each segment, none at the end, ASCII letters, digits and -._~', MOUNT_PREFIX),
+    default: { base: '' },
+    docs: {
+      allowed:
+        'empty, or a path such as `/auth` or `/id/accounts`: a `/` before each segment and none at the end; ASCII letters, ' +
+        'digits and `-._~`; no `.` or `..` segment',
+      default: "empty (the site's root)",
+      does:
+        'Where the project mounts all of Latchkey: the account pages, the headless API (`/_allauth/`), the API layer ' +
+        "(`/api/`), the admin (`ADMIN_URL`), Latchkey's static files and its health check are served under it, and " +
+        'every link, redirect, form, mailed link and callback URL registered at a provider carries it. ' +
+        '`latchkey.plugin` registers its routes under it; registering the plugin with a Fastify `prefix` other than ' +
+        "this one is refused. The project's own routes (the plugin's `routes` option) stay where it puts them. See " +
+        '[extending.md](extending.md#mounting-latchkey-under-a-prefix).',
     },
   }),
   ADMIN_URL: setting({

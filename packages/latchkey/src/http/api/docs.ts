@@ -38,7 +38,7 @@ function operationHtml(path: string, method: string, operation: Json): string {
  * /api/docs/: every operation of the schema, grouped by tag, rendered on the server from the same
  * document /api/schema/ serves. It needs no CDN and no script, and works under the strictest CSP.
  */
-export function apiDocsHtml(document: Json): string {
+export function apiDocsHtml(document: Json, links: { schema: string; stylesheet: string }): string {
   const info = document.info as { title: string; description: string };
   const paths = document.paths as Record<string, Record<string, Json>>;
   const operations = Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
@@ -49,7 +49,8 @@ export function apiDocsHtml(document: Json): string {
   });
   return referencePageHtml({
     title: info.title,
-    links: [{ href: '/api/schema/', text: 'OpenAPI schema (JSON)' }],
+    stylesheet: links.stylesheet,
+    links: [{ href: links.schema, text: 'OpenAPI schema (JSON)' }],
     introduction: `<p>${prose(info.description)} Authenticate with <code>Authorization: Token &lt;key&gt;</code> (a key from <code>POST /api/auth-token/</code>) or, from this site's pages, with the session cookie and the <code>X-CSRFToken</code> header on changes.</p>`,
     sections,
   });

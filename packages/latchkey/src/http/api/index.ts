@@ -33,7 +33,7 @@ async function projectViews(ctx: HttpContext, options: ApiOptions): Promise<Regi
       urls.add(url);
       views.push({ url, view, options: {} });
     },
-    absoluteUrl: (path) => absoluteUrl(ctx.deps.settings.SITE_URL, path),
+    absoluteUrl: (path) => absoluteUrl(ctx.deps.settings.SITE_URL, ctx.deps.urls.mounted(path.startsWith('/') ? path : `/${path}`)),
   };
   await options.routes?.(routes);
   open = false;

@@ -89,6 +89,8 @@ export function apiOpenApiDocument(settings: Settings, views: readonly Registere
   return {
     openapi: '3.0.3',
     info: { title: `${settings.SITE_NAME} API`, version: '1.0.0', description: `The API of ${settings.SITE_NAME}.` },
+    // Under URL_PREFIX the paths below are relative to it.
+    ...(settings.URL_PREFIX === '' ? {} : { servers: [{ url: settings.URL_PREFIX }] }),
     paths,
     components: {
       schemas: {

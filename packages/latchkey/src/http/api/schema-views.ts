@@ -43,7 +43,7 @@ export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]):
             summary: 'The API documentation',
             responses: { 200: { type: 'string' } },
             handler: (_request, reply) => {
-              html ??= apiDocsHtml(documentOf());
+              html ??= apiDocsHtml(documentOf(), { schema: ctx.deps.urls.mounted(API_SCHEMA_URL), stylesheet: ctx.deps.urls.static('latchkey.css') });
               reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY');
               return Promise.resolve(reply.header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(html));
             },

@@ -53,7 +53,10 @@ export interface ApiView {
 export interface ApiRoutes {
   /** Registers one view at `url` (Fastify path syntax, under /api/, e.g. '/api/users/:id/'). */
   view(url: string, view: ApiView): void;
-  /** The site's absolute URL for a path (SITE_URL + path), for `url` fields as DRF's hyperlinks give them. */
+  /**
+   * The site's absolute URL for a path of the API as `view()` names it (SITE_URL, URL_PREFIX, then
+   * the path: `/api/users/ada/`), for `url` fields as DRF's hyperlinks give them.
+   */
   absoluteUrl(path: string): string;
 }
 

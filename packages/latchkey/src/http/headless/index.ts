@@ -50,8 +50,8 @@ function isJson(request: FastifyRequest): boolean {
  * provider, which an XHR could not follow): its form is accepted, and the CSRF check still
  * applies (the token in the form's csrfmiddlewaretoken field).
  */
-function isFormOperation(request: FastifyRequest): boolean {
-  return request.routeOptions.url === `/_allauth/browser/v1${PROVIDER_REDIRECT_PATH}` && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+function isFormOperation(ctx: HttpContext, request: FastifyRequest): boolean {
+  return request.routeOptions.url === ctx.deps.urls.mounted(`/_allauth/browser/v1${PROVIDER_REDIRECT_PATH}`) && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
 }
 
 /**
@@ -81,7 +81,7 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
   // Only JSON bodies: a form or text/plain body is what a cross-site page can send without asking
   // (the provider redirect's form aside, which carries the CSRF token).
   api.addHook('onRequest', async (request, reply) => {
-    if (UNSAFE_METHODS.has(request.method) && hasBody(request) && !isJson(request) && !isFormOperation(request)) {
+    if (UNSAFE_METHODS.has(request.method) && hasBody(request) && !isJson(request) && !isFormOperation(ctx, request)) {
       return sendErrors(ctx, request, reply, 415, [{ message: 'Send a JSON body (Content-Type: application/json).', code: 'unsupported_media_type' }]);
     }
     return undefined;

@@ -226,7 +226,7 @@ function customStageParts(stageIds: readonly string[]): { paths: Json; component
 /** The whole document, for this site (its name and address, and the ids of its own login stages). */
 export function headlessOpenApiDocument(
   settings: Pick<Settings, 'SITE_NAME' | 'SITE_URL'> &
-    Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED' | 'MFA_SUPPORTED_TYPES' | 'MFA_PASSKEY_LOGIN_ENABLED' | 'MFA_PASSKEY_SIGNUP_ENABLED'>>,
+    Partial<Pick<Settings, 'ACCOUNT_LOGIN_BY_CODE_ENABLED' | 'ACCOUNT_LOGIN_BY_CODE_REQUIRED' | 'MFA_SUPPORTED_TYPES' | 'MFA_PASSKEY_LOGIN_ENABLED' | 'MFA_PASSKEY_SIGNUP_ENABLED' | 'URL_PREFIX'>>,
   customStageIds: readonly string[] = [],
 ): Json {
   const custom = customStageParts(customStageIds);
@@ -241,7 +241,8 @@ export function headlessOpenApiDocument(
   return {
     openapi: '3.0.3',
     info: { title: `${settings.SITE_NAME}: headless API`, version: '1', description: DESCRIPTION },
-    servers: [{ url: new URL('/', settings.SITE_URL).toString().replace(/\/$/, '') }],
+    // The site's origin and where Latchkey is mounted (URL_PREFIX): the paths below are relative to it.
+    servers: [{ url: `${new URL('/', settings.SITE_URL).toString().replace(/\/$/, '')}${settings.URL_PREFIX ?? ''}` }],
     tags: TAGS,
     paths: { ...pathsOf(operations, '/_allauth/{client}/v1', 'any'), ...custom.paths, ...pathsOf(BROWSER_OPERATIONS, '/_allauth/browser/v1', 'browser') },
     components: custom.components,

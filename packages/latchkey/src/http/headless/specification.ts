@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { stringify } from 'yaml';
 import type { Settings } from '../../config/settings.js';
+import { latchkeyUrls } from '../../config/url-names.js';
 import { escapeHtml, prose, REFERENCE_PAGE_POLICY, referencePageHtml } from '../kit/reference-page.js';
 import { headlessOpenApiDocument, type HttpMethod } from './openapi.js';
 
@@ -54,7 +55,7 @@ function operationHtml(document: Json, path: string, method: string, operation: 
 }
 
 /** A plain page listing every operation by tag, for people; the JSON and YAML are for tools. */
-export function specificationHtml(document: Json): string {
+export function specificationHtml(document: Json, stylesheet: string): string {
   const info = document.info as { title: string; description: string };
   const paths = document.paths as Record<string, Record<HttpMethod, Json>>;
   const sections = (document.tags as { name: string; description: string }[]).map((tag) => {
@@ -68,6 +69,7 @@ export function specificationHtml(document: Json): string {
   const description = info.description.split('\n\n').map((paragraph) => `<p>${prose(paragraph).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`);
   return referencePageHtml({
     title: info.title,
+    stylesheet,
     links: [
       { href: 'openapi.json', text: 'openapi.json' },
       { href: 'openapi.yaml', text: 'openapi.yaml' },
@@ -89,7 +91,7 @@ export function registerSpecificationRoutes(headless: FastifyInstance, settings:
   const document = headlessOpenApiDocument(settings, customStageIds);
   const json = JSON.stringify(document, null, 2);
   const yaml = stringify(document, { aliasDuplicateObjects: false });
-  const html = specificationHtml(document);
+  const html = specificationHtml(document, latchkeyUrls(settings).static('latchkey.css'));
   headless.get('/openapi.json', (_request, reply) => send(reply, 'application/json; charset=utf-8', json));
   headless.get('/openapi.yaml', (_request, reply) => send(reply, 'application/yaml; charset=utf-8', yaml));
   headless.get('/openapi.html', (_request, reply) =>

@@ -19,6 +19,13 @@ describe('redacting a URL for the log', () => {
     expect(redact(`http://acme.example/accounts/confirm-email/${KEY}/`)).toBe('http://acme.example/accounts/confirm-email/[redacted]/');
   });
 
+  it('hides the key under whatever prefix the pages are mounted at (URL_PREFIX), or used to be', () => {
+    expect(redact(`/auth/accounts/confirm-email/${KEY}/`)).toBe('/auth/accounts/confirm-email/[redacted]/');
+    expect(redact(`/id/v2/accounts/password/reset/key/${KEY}/`)).toBe('/id/v2/accounts/password/reset/key/[redacted]/');
+    expect(redact(`http://acme.example/auth//accounts/confirm-email/${KEY}?x=1`)).toBe('http://acme.example/auth//accounts/confirm-email/[redacted]?x=[redacted]');
+    expect(redact('/auth/accounts/login/')).toBe('/auth/accounts/login/');
+  });
+
   it('leaves paths without a key alone', () => {
     for (const path of ['/accounts/confirm-email/', '/accounts/password/reset/', '/accounts/login/', '/_allauth/browser/v1/auth/session', '/users/ada/']) {
       expect(redact(path)).toBe(path);

@@ -41,13 +41,17 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** `/a/b/` -> /^(\/+a\/+b\/+)([^/?#]+)/i: the prefix, then the key. */
-function keyedPathPattern(prefix: string): RegExp {
+/**
+ * `/a/b/` -> /^(\/+a\/+b\/+)([^/?#]+)/i: the prefix, then the key. `mounted`: the prefix may come
+ * after other segments too (Latchkey's own pages, under whatever URL_PREFIX the site mounts them,
+ * or a link that still points where they used to be).
+ */
+function keyedPathPattern(prefix: string, mounted: boolean): RegExp {
   const literal = prefix
     .split('/')
     .map(escapeRegExp)
     .join('/+');
-  return new RegExp(`^(${literal})([^/?#]+)`, 'i');
+  return new RegExp(`^(${mounted ? '(?:/+[^/?#]+)*?' : ''}${literal})([^/?#]+)`, 'i');
 }
 
 function decoded(text: string): string {
@@ -63,7 +67,7 @@ function decoded(text: string): string {
  * (its front end's routes, from HEADLESS_FRONTEND_URLS, when it serves them itself).
  */
 export function createUrlRedactor(extraKeyedPrefixes: readonly string[] = []): UrlRedactor {
-  const patterns = [...KEYED_PATH_PREFIXES, ...extraKeyedPrefixes].map(keyedPathPattern);
+  const patterns = [...KEYED_PATH_PREFIXES.map((prefix) => keyedPathPattern(prefix, true)), ...extraKeyedPrefixes.map((prefix) => keyedPathPattern(prefix, false))];
   const redactPath = (path: string): string => {
     // The router decodes `%2D` to `-` before matching, so `confirm%2Demail/<key>/` is
     // the same page; only escapes of letters, digits and -._~ are undone, which leaves the

@@ -17,6 +17,8 @@ export function prose(text: string): string {
 
 export interface ReferencePage {
   title: string;
+  /** Latchkey's stylesheet, where this site serves it (under URL_PREFIX). */
+  stylesheet: string;
   /** Links in the header, to the machine-readable forms of the same document. */
   links: { href: string; text: string }[];
   /** Already-escaped HTML: the introduction, then the sections. */
@@ -33,7 +35,7 @@ export function referencePageHtml(page: ReferencePage): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<link rel="stylesheet" href="/static/latchkey/latchkey.css">
+<link rel="stylesheet" href="${escapeHtml(page.stylesheet)}">
 </head>
 <body>
 <header class="lk-header"><span class="lk-brand">${title}</span><nav class="lk-nav">${links}</nav></header>

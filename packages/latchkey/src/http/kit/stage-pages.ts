@@ -1,4 +1,3 @@
-import { urlFor } from '../../config/url-names.js';
 import type { LoginStage } from '../../login/stages.js';
 import type { HttpContext } from './context.js';
 
@@ -10,18 +9,18 @@ import type { HttpContext } from './context.js';
 export function stagePagePath(ctx: HttpContext, stage: LoginStage): string | undefined {
   switch (stage) {
     case 'login_by_code':
-      return urlFor('account_confirm_login_code');
+      return ctx.deps.urls.urlFor('account_confirm_login_code');
     case 'mfa_signup_webauthn':
-      return urlFor('mfa_signup_webauthn');
+      return ctx.deps.urls.urlFor('mfa_signup_webauthn');
     case 'verify_email':
       // Under verification by code the confirmation page takes the code this login holds.
-      return ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED ? urlFor('account_email_verification_sent') : undefined;
+      return ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED ? ctx.deps.urls.urlFor('account_email_verification_sent') : undefined;
     case 'mfa_authenticate':
     case 'mfa_trust':
       // The pages answer "trust this browser?" on the code page itself, so they stop there for both.
-      return urlFor('mfa_authenticate');
+      return ctx.deps.urls.urlFor('mfa_authenticate');
     default:
       // A stage of the project's own (account/login-stages.ts).
-      return urlFor('account_login_stage', { id: stage });
+      return ctx.deps.urls.urlFor('account_login_stage', { id: stage });
   }
 }

@@ -8,7 +8,7 @@ import { CSRF_FORM_FIELD } from '../kit/csrf.js';
 import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { loginWaitingAt, settleLogin, type PendingLogin } from '../kit/session-state.js';
-import { LOGIN_PAGE, presentLogin } from './login-outcome.js';
+import { presentLogin } from './login-outcome.js';
 import { emptyForm, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 
 /**
@@ -43,13 +43,13 @@ export function registerLoginStagePages(scope: FastifyInstance, ctx: HttpContext
 
   scope.get(ACCOUNT_URLS.account_login_stage, async (request, reply) => {
     const waiting = await waitingStage(request);
-    if (!waiting) return redirect(reply, LOGIN_PAGE);
+    if (!waiting) return redirect(reply, ctx.deps.urls.urlFor('account_login'));
     return show(request, reply, waiting.stage);
   });
 
   scope.post(ACCOUNT_URLS.account_login_stage, async (request, reply) => {
     const waiting = await waitingStage(request);
-    if (!waiting) return redirect(reply, LOGIN_PAGE);
+    if (!waiting) return redirect(reply, ctx.deps.urls.urlFor('account_login'));
     const { stage, pending } = waiting;
     const answer = stageAnswer(request.body);
     let result;

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { urlFor } from '../../config/url-names.js';
 import type { User } from '../../account/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { redirect } from '../kit/html-page.js';
@@ -21,14 +20,14 @@ export async function redirectUnlessRecentlyAuthenticated(
 ): Promise<{ response: FastifyReply } | undefined> {
   if (await ctx.sessions.isRecentlyAuthenticated(request)) return undefined;
   // A form's action is its own page, so a refused POST returns to the page, not to a replay.
-  return { response: redirect(reply, urlFor('account_reauthenticate', {}, { next: request.url })) };
+  return { response: redirect(reply, ctx.deps.urls.urlFor('account_reauthenticate', {}, { next: request.url })) };
 }
 
 /** For pages only a signed-in user may see: the user, or a redirect to the login page (which returns here). */
 export async function requireUser(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<{ user: User } | { response: FastifyReply }> {
   const user = await ctx.sessions.currentUser(request);
   if (user) return { user };
-  return { response: redirect(reply, urlFor('account_login', {}, { next: request.url })) };
+  return { response: redirect(reply, ctx.deps.urls.urlFor('account_login', {}, { next: request.url })) };
 }
 
 /**

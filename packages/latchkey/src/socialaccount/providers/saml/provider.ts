@@ -25,7 +25,7 @@ import { descendants, parseXml, REDIRECT_BINDING, SAML_METADATA } from './xml.js
 import { checkSamlApp, checkSamlSettings, samlOptions, type SamlOptions } from './settings.js';
 
 /** The app's URLs under SITE_URL (never the request's Host header), by allauth's names. */
-export function samlUrls(settings: Pick<Settings, 'SITE_URL' | 'ADMIN_URL'>, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
+export function samlUrls(settings: Pick<Settings, 'SITE_URL' | 'ADMIN_URL' | 'URL_PREFIX'>, organization: string): { login: string; acs: string; acsFinish: string; sls: string; metadata: string } {
   const urls = latchkeyUrls(settings);
   const at = (name: 'saml_login' | 'saml_acs' | 'saml_finish_acs' | 'saml_sls' | 'saml_metadata') => new URL(urls.urlFor(name, { organization }), settings.SITE_URL).toString();
   return { login: at('saml_login'), acs: at('saml_acs'), acsFinish: at('saml_finish_acs'), sls: at('saml_sls'), metadata: at('saml_metadata') };
