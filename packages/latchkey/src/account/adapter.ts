@@ -185,8 +185,8 @@ export class AccountAdapter {
    * Where the pages send a person whose account is inactive, once they have proved who they are
    * (allauth's respond_user_inactive, which redirects to account_inactive): by default the
    * "account inactive" page (account_inactive), which says so. A project may send them to a page
-   * of its own (how to reach support, say): a path of this site, or an absolute URL. Whatever a
-   * person visits the account_inactive page by, they are sent here too. The headless API answers
+   * of its own (how to reach support, say): a path of this site, or an absolute URL; a person who
+   * still opens the account_inactive page is sent on there too. The headless API answers
    * 400 `account_inactive` whatever this says: its front end decides what to show.
    */
   getInactiveAccountUrl(): string {

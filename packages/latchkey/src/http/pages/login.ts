@@ -58,8 +58,8 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
     }
   });
 
-  // Where a login of an inactive account lands (login-outcome.ts), unless the project's
-  // getInactiveAccountUrl names a page of its own: then this page sends the person on there.
+  // The default of getInactiveAccountUrl, where login-outcome.ts sends an inactive account's login.
+  // When the project names a page of its own, whoever still comes here is sent on there.
   scope.get(urls.route('account_inactive'), (request, reply) => {
     const elsewhere = ctx.deps.adapter.getInactiveAccountUrl();
     if (elsewhere !== urls.urlFor('account_inactive')) return redirect(reply, elsewhere);
