@@ -16,7 +16,6 @@ const PATH_LITERAL = /['"`]\/accounts\//g;
 
 /** Files still spelling paths, and how many they may spell (lower these as paths move to urlFor). */
 const REMAINING: Readonly<Record<string, number>> = {
-  'http/admin/login.ts': 1,
 };
 
 function productFiles(folder: string): string[] {
@@ -41,7 +40,6 @@ const ADMIN_PATH_LITERALS = [
 
 /** Files still spelling admin paths, and how many they may spell (name the page: `url('admin:model_change', { app, model, id })`). */
 const ADMIN_REMAINING: Readonly<Record<string, number>> = {
-  'http/admin/login.ts': 2,
   'templates/admin/authenticator_delete.html': 1,
   'templates/admin/authenticator_list.html': 1,
   'templates/admin/base.html': 1,

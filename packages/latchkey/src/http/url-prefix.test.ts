@@ -24,13 +24,6 @@ const PREFIX = '/auth';
 const PASSWORD = 'a long enough passphrase';
 const SITE = 'http://testserver';
 
-/**
- * Links the templates still spell without the prefix, until they name Latchkey's files with
- * `static()` (templates/account/base.html, admin/base.html, mfa/webauthn/_ceremony.html). The last
- * test below fails once a template no longer spells one, so that it leaves this list.
- */
-const PENDING_TEMPLATE_LINKS = ['/static/latchkey/latchkey.css', '/static/latchkey/webauthn.js'];
-
 /** Every href, action and src of a page, as the browser reads them. */
 function linksOf(body: string): string[] {
   return [...body.matchAll(/\s(?:href|action|src)="([^"]*)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'));
@@ -57,7 +50,7 @@ function staysMounted(link: string): boolean {
   const path = sitePath(link);
   if (path === undefined) return true;
   const bare = path.split(/[?#]/, 1)[0]!;
-  return bare === '/' || bare.startsWith(`${PREFIX}/`) || PENDING_TEMPLATE_LINKS.includes(bare);
+  return bare === '/' || bare.startsWith(`${PREFIX}/`);
 }
 
 /** What of an answer leads out of the mount: its Location, and its page's links. */
@@ -293,7 +286,7 @@ describe.each(testDatabaseKinds())('Latchkey mounted under URL_PREFIX on %s', (k
 
   // Pending: http/admin/login.ts registers its routes and makes its links from one root; under a
   // prefix its links must come from ctx.deps.urls (the report of issue 31, item 4 says how).
-  it.fails("lets staff sign in at the admin's own login form under the prefix", async () => {
+  it("lets staff sign in at the admin's own login form under the prefix", async () => {
     await setUp();
     await addPerson(latchkey, 'grace', { isStaff: true, isSuperuser: true });
     const form = await browser.get(`${PREFIX}/admin/login/?next=${encodeURIComponent(`${PREFIX}/admin/`)}`);
@@ -351,10 +344,11 @@ describe('registering latchkey.plugin with a Fastify prefix', () => {
   });
 });
 
-describe('the templates that still spell static paths', () => {
-  it('are the ones PENDING_TEMPLATE_LINKS lists (drop a path there once the templates use static())', () => {
+describe("Latchkey's own static files", () => {
+  it('are named with static() in every template, never spelled, so that they follow URL_PREFIX', () => {
     const templates = fileURLToPath(new URL('../templates/', import.meta.url));
-    const texts = (readdirSync(templates, { recursive: true }) as string[]).filter((file) => file.endsWith('.html')).map((file) => readFileSync(join(templates, file), 'utf8'));
-    expect(PENDING_TEMPLATE_LINKS.filter((link) => !texts.some((text) => text.includes(link)))).toEqual([]);
+    const spelling = (readdirSync(templates, { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.html') && readFileSync(join(templates, file), 'utf8').includes('/static/latchkey/'));
+    expect(spelling).toEqual([]);
   });
 });

@@ -11,11 +11,6 @@ import { settleLogin } from '../kit/session-state.js';
 import { stagePagePath } from '../kit/stage-pages.js';
 import { signOut } from '../kit/sign-out.js';
 import { forbidden } from './guard.js';
-import { adminRoot } from './paths.js';
-import { urlFor } from '../../config/url-names.js';
-
-/** The account login, where ADMIN_FORCE_ALLAUTH sends the admin's (allauth's LOGIN_URL). */
-const ACCOUNT_LOGIN_PAGE = urlFor('account_login');
 
 /**
  * A value for a query string as Django writes `next` (QueryDict.urlencode(safe='/')): slashes
@@ -29,14 +24,15 @@ function queryValue(text: string): string {
 /**
  * `<admin>/login/` and `<admin>/logout/`. With ADMIN_FORCE_ALLAUTH (cookiecutter-django's
  * secure_admin_login) a visitor is sent to the account login instead, social sign-in and all,
- * with `next` the admin login's own path (`/accounts/login/?next=/admin/login/%3Fnext%3D/admin/`),
+ * with `next` the admin login's own path (account_login's `?next=/admin/login/%3Fnext%3D/admin/`),
  * and comes back through it; a signed-in user who is not active staff gets 403 there. Otherwise
  * the admin's own form, which still goes through the login pipeline.
  */
 export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): void {
-  const { settings } = ctx.deps;
-  const root = adminRoot(settings);
-  const loginPath = `${root}login/`;
+  const { settings, urls } = ctx.deps;
+  // Links carry URL_PREFIX; the routes are registered inside the plugin's prefixed scope.
+  const root = urls.urlFor('admin:index');
+  const loginPath = urls.urlFor('admin:login');
   // Where a login here goes on to, as the adapter's isSafeUrl allows (an account page's `next` alike).
   const nextOf = (value: unknown) => redirectTargetOr(ctx.deps.adapter, value, root);
 
@@ -45,7 +41,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
     return renderPage(ctx, request, reply, 'admin/login.html', context, status);
   }
 
-  scope.get(loginPath, async (request, reply) => {
+  scope.get(urls.route('admin:login'), async (request, reply) => {
     const next = nextOf((request.query as Record<string, unknown>).next);
     const user = await ctx.sessions.currentUser(request);
     if (user && mayEnterAdmin(user)) return redirect(reply, next);
@@ -56,13 +52,13 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       // along: any other is dropped here, as this page would drop it on the way back.
       const given = safeRedirectOr((request.query as Record<string, unknown>).next, undefined);
       const ownPath = given === undefined ? loginPath : `${loginPath}?next=${queryValue(given)}`;
-      return redirect(reply, `${ACCOUNT_LOGIN_PAGE}?next=${queryValue(ownPath)}`);
+      return redirect(reply, `${urls.urlFor('account_login')}?next=${queryValue(ownPath)}`);
     }
     const notStaff = `You are signed in as ${user?.username ?? user?.email}, but are not authorized to access this page. Would you like to sign in to a different account?`;
     return form(request, reply, next, { values: {}, errors: user ? { __all__: [notStaff] } : {} });
   });
 
-  scope.post(loginPath, async (request, reply) => {
+  scope.post(urls.route('admin:login'), async (request, reply) => {
     // Forced through the account login: this form does not exist.
     if (settings.ADMIN_FORCE_ALLAUTH) return redirect(reply, loginPath);
     const fields = formFields(request.body, ['username', 'password', 'next']);
@@ -83,7 +79,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
   });
 
   // POST only, as Django 5's admin: a link or an image elsewhere must not sign anyone out.
-  scope.post(`${root}logout/`, async (request, reply) => {
+  scope.post(urls.route('admin:logout'), async (request, reply) => {
     await signOut(ctx, request, reply);
     return redirect(reply, loginPath);
   });

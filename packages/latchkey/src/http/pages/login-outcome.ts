@@ -1,21 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { urlFor } from '../../config/url-names.js';
 import type { HttpContext } from '../kit/context.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { stagePagePath } from '../kit/stage-pages.js';
 import type { SignupOutcome } from '../kit/session-state.js';
 import { flash, redirect, renderPage } from './page.js';
-
-export const LOGIN_PAGE = urlFor('account_login');
-export const MFA_AUTHENTICATE_PAGE = urlFor('mfa_authenticate');
-/** Where a login stopped at login_by_code (ACCOUNT_LOGIN_BY_CODE_REQUIRED) takes its code, as a login by code does. */
-export const LOGIN_CODE_CONFIRM_PAGE = urlFor('account_confirm_login_code');
-/** Where a passkey signup, its address confirmed, makes the account's passkey (allauth's mfa_signup_webauthn). */
-export const PASSKEY_SIGNUP_STAGE_PAGE = urlFor('mfa_signup_webauthn');
-/** Where a signup that must be verified first lands: allauth's "verification sent" page (under verification by code, where the code is typed in). */
-export const VERIFICATION_SENT_PAGE = urlFor('account_email_verification_sent');
-/** The signed-in user's addresses. */
-export const EMAIL_PAGE_PATH = urlFor('account_email');
 
 /**
  * How the pages present what became of a login (kit/session-state.ts settleLogin), wherever it
