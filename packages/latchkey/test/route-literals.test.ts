@@ -40,26 +40,6 @@ const ADMIN_PATH_LITERALS = [
 
 /** Files still spelling admin paths, and how many they may spell (name the page: `url('admin:model_change', { app, model, id })`). */
 const ADMIN_REMAINING: Readonly<Record<string, number>> = {
-  'templates/admin/authenticator_delete.html': 1,
-  'templates/admin/authenticator_list.html': 1,
-  'templates/admin/base.html': 1,
-  'templates/admin/login.html': 1,
-  'templates/admin/session_list.html': 2,
-  'templates/admin/socialaccount_change.html': 1,
-  'templates/admin/socialaccount_delete.html': 1,
-  'templates/admin/socialaccount_list.html': 2,
-  'templates/admin/socialapp_delete.html': 2,
-  'templates/admin/socialapp_form.html': 1,
-  'templates/admin/socialapp_list.html': 2,
-  'templates/admin/tokenproxy_add.html': 1,
-  'templates/admin/tokenproxy_change.html': 1,
-  'templates/admin/tokenproxy_delete.html': 2,
-  'templates/admin/tokenproxy_list.html': 2,
-  'templates/admin/user_add.html': 1,
-  'templates/admin/user_change.html': 7,
-  'templates/admin/user_delete.html': 2,
-  'templates/admin/user_list.html': 2,
-  'templates/admin/user_password.html': 2,
 };
 
 function literalCounts(patterns: readonly RegExp[]): Record<string, number> {
