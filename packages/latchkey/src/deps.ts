@@ -35,7 +35,7 @@ export interface LatchkeyDeps {
   /** The project's hook points for social sign-in (socialaccount/adapter.ts). */
   socialAdapter: SocialAccountAdapter;
   /** The providers people can sign in with (socialaccount/directory.ts). */
-  socialProviders: ProviderDirectory;
+  providerDirectory: ProviderDirectory;
   /** Publishes account events and writes the audit trail. */
   events: AccountEvents;
   rateLimits: RateLimiter;

@@ -254,7 +254,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     sessions,
     adapter,
     socialAdapter: options.socialAdapter ?? new SocialAccountAdapter(settings),
-    socialProviders: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps, registry: providerRegistry }),
+    providerDirectory: createProviderDirectory({ settings, clock, store: database.store, settingsApps: providerApps, registry: providerRegistry }),
     events: new AccountEvents(database.store.auditLog, clock, (error, event) => log.error(`Account event ${event.name}: a subscriber failed: ${describeError(error)}`)),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import type { ManagementOptions } from './index.js';
 import { decryptSecret } from '../core/encryption.js';
-import { STORED_APP_PROVIDER_TYPES } from '../socialaccount/directory.js';
+import { STORABLE_KIND_IDS } from '../socialaccount/directory.js';
 import { oauth2ProviderKind } from '../socialaccount/providers/oauth2.js';
 import { createTestDatabase, testDatabaseKinds, testPostgresUrl, type TestDatabase } from '../testing/database.js';
 import { createTestKeyPair } from '../testing/saml-keys.js';
@@ -176,8 +176,8 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
       [replaced('--server-url', 'http://id.corp.example'), 'Error: server_url "http://id.corp.example" is not an https URL (plain http is allowed on 127.0.0.1, [::1] and localhost only).\n'],
       [replaced('--server-url', 'not a url'), 'Error: server_url "not a url" is not an https URL (plain http is allowed on 127.0.0.1, [::1] and localhost only).\n'],
       [withoutOption('--server-url'), "Error: --server-url is required for openid_connect (the identity provider's issuer URL).\n"],
-      [replaced('--provider', 'openid-connect'), `Error: Unknown provider "openid-connect": Latchkey signs in with ${STORED_APP_PROVIDER_TYPES.join(', ')}.\n`],
-      [withoutOption('--provider'), `Error: --provider is required (${STORED_APP_PROVIDER_TYPES.join(', ')}).\n`],
+      [replaced('--provider', 'openid-connect'), `Error: Unknown provider "openid-connect": Latchkey signs in with ${STORABLE_KIND_IDS.join(', ')}.\n`],
+      [withoutOption('--provider'), `Error: --provider is required (${STORABLE_KIND_IDS.join(', ')}).\n`],
       [[...corp, '--settings', '["openid"]'], `Error: --settings must be a JSON object, such as '{"scope":["openid","email"]}'.\n`],
       [[...corp, '--settings', '{"server_url":"https://elsewhere.example"}'], 'Error: --server-url and the server_url of --settings differ: give one.\n'],
     ];

@@ -69,7 +69,7 @@ export interface DjangoSocialApp {
   settings: Record<string, unknown>;
 }
 
-/** socialaccount_socialaccount. `provider` is the app's provider_id when it has one, else the provider type. */
+/** socialaccount_socialaccount. `provider` is the app's provider_id when it has one, else its kind's id. */
 export interface DjangoSocialAccount {
   id: number;
   userId: number;

@@ -33,7 +33,7 @@ describe('provider apps from SOCIALACCOUNT_PROVIDERS', () => {
     const [app] = appsFromSettings({ github: { APP: { client_id: 'gh' } } });
     // '' rather than "github": the registry's withShownName calls it "GitHub".
     expect(app).toMatchObject({ id: 'github', name: '', providerId: '', secret: '' });
-    // An app of a type with several apps goes by its provider_id, which tells it from the others.
+    // An app of a kind with several apps goes by its provider_id, which tells it from the others.
     expect(appsFromSettings({ openid_connect: { APPS: [{ ...corp, name: undefined }] } })[0]).toMatchObject({ name: 'corp' });
   });
 

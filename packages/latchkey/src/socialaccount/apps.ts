@@ -11,16 +11,16 @@ import type { SocialApp } from './model.js';
 
 /** An application ready to use: its secret in clear, in memory only. */
 export interface ProviderApp {
-  /** The provider type: `openid_connect`, `github`, ... */
+  /** The kind's id: `openid_connect`, `github`, ... */
   provider: string;
-  /** One app of a type that has several (an OpenID Connect server); '' otherwise. */
+  /** One app of a kind that has several (an OpenID Connect server); '' otherwise. */
   providerId: string;
-  /** What URLs and social accounts carry: the providerId, else the provider type. */
+  /** What URLs and social accounts carry: the providerId, else the kind's id. */
   id: string;
   /**
    * What buttons and lists call it. '' for an app of a named provider (github, google, ...) given
    * none: it goes by its kind's name, "GitHub" (providers/registry.ts withShownName, which the
-   * directory applies to every app it offers). An app of a type with several apps (openid_connect,
+   * directory applies to every app it offers). An app of a kind with several apps (openid_connect,
    * saml) given none goes by its provider_id, which tells it from the others.
    */
   name: string;
@@ -45,8 +45,8 @@ function providerWideSettings(config: Readonly<Record<string, unknown>>): Record
   );
 }
 
-/** Provider types that have several apps told apart by provider_id (allauth's "sub-providers"). */
-const TYPES_WITH_PROVIDER_IDS = new Set(['openid_connect', 'saml']);
+/** The kinds that have several apps told apart by provider_id (allauth's "sub-providers"). */
+const KINDS_WITH_PROVIDER_IDS = new Set(['openid_connect', 'saml']);
 
 /** A provider_id as a URL segment: letters, digits, `-`, `_` and `.`, starting with a letter or digit. */
 const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
@@ -110,7 +110,7 @@ export function checkAppEntry(
     return { field: issue.path.length > 0 ? issue.path.join('.') : undefined, problem: issue.message.replace(/\.$/, '') };
   }
   const providerId = parsed.data.provider_id ?? '';
-  if (TYPES_WITH_PROVIDER_IDS.has(provider) && providerId === '') return { field: undefined, problem: `a provider_id is required for ${provider} (it names the app in its URLs)` };
+  if (KINDS_WITH_PROVIDER_IDS.has(provider) && providerId === '') return { field: undefined, problem: `a provider_id is required for ${provider} (it names the app in its URLs)` };
   if (provider === 'saml') {
     if (!ENTITY_ID.test(providerId)) return { field: 'provider_id', problem: "the identity provider's entity id, without spaces, at most 200 characters" };
     if (!PROVIDER_ID.test(parsed.data.client_id)) return { field: 'client_id', problem: `the organisation slug in the app's URLs: ${URL_SEGMENT_RULE}` };
@@ -126,8 +126,8 @@ function appFromEntry(provider: string, entry: AppEntry, providerWide: Record<st
     provider,
     providerId,
     id: providerId || provider,
-    // Not the provider type ("github"): the kind's name, which only the registry knows, is shown instead.
-    name: entry.name ?? (TYPES_WITH_PROVIDER_IDS.has(provider) ? providerId : ''),
+    // Not the kind's id ("github"): the kind's name, which only the registry knows, is shown instead.
+    name: entry.name ?? (KINDS_WITH_PROVIDER_IDS.has(provider) ? providerId : ''),
     clientId: entry.client_id,
     secret: entry.secret ?? '',
     key: entry.key ?? '',
@@ -151,7 +151,7 @@ export function appFromRow(row: SocialApp, secret: string): ProviderApp {
 }
 
 /**
- * The app that serves `id` (a provider_id, or a provider type with one app), as allauth's get_app:
+ * The app that serves `id` (a provider_id, or a kind's id with one app), as allauth's get_app:
  * when several match, those marked `hidden` (used only for token logins, like Apple's app for an
  * iOS bundle) are set aside; more than one left is a configuration error, refused rather than
  * guessed, since the apps may belong to different identity providers.

@@ -107,12 +107,12 @@ describe('start-up with a provider on a loopback or private address that is allo
       settings: { SOCIALACCOUNT_PROVIDERS: withSettings(settings) },
     });
     expect(latchkey.settings.ENVIRONMENT).toBe('production');
-    expect((await latchkey.deps.socialProviders.provider('corp'))?.app.settings).toEqual(settings);
+    expect((await latchkey.deps.providerDirectory.provider('corp'))?.app.settings).toEqual(settings);
   });
 
   it('starts outside production with a provider on loopback, as tests and developers run one', async () => {
     latchkey = await createTestLatchkey({ settings: { SOCIALACCOUNT_PROVIDERS: withSettings({ server_url: 'http://127.0.0.1:8080', jwks_url: 'https://10.0.0.7/jwks' }) } });
-    expect((await latchkey.deps.socialProviders.provider('corp'))?.app.clientId).toBe('latchkey');
+    expect((await latchkey.deps.providerDirectory.provider('corp'))?.app.clientId).toBe('latchkey');
   });
 });
 
@@ -125,18 +125,18 @@ describe('the directory', () => {
     const row = { provider: 'openid_connect', name: 'Legacy', clientId: 'c', sealedSecret: '', key: '' };
     await latchkey.deps.store.socialApps.create({ ...row, providerId: 'legacy', settings: { server_url: 'https://legacy.example', scope: 'openid email' } });
     await latchkey.deps.store.socialApps.create({ ...row, providerId: 'gone', provider: 'saml', settings: {} });
-    const offered = await latchkey.deps.socialProviders.offered();
+    const offered = await latchkey.deps.providerDirectory.offered();
     expect(offered.map(({ provider }) => [provider.id, provider.name])).toEqual([['corp', 'Corp SSO']]);
-    expect(await latchkey.deps.socialProviders.provider('legacy')).toBeUndefined();
-    expect(await latchkey.deps.socialProviders.provider('gone')).toBeUndefined();
-    expect((await latchkey.deps.socialProviders.provider('corp'))?.app.clientId).toBe('latchkey');
+    expect(await latchkey.deps.providerDirectory.provider('legacy')).toBeUndefined();
+    expect(await latchkey.deps.providerDirectory.provider('gone')).toBeUndefined();
+    expect((await latchkey.deps.providerDirectory.provider('corp'))?.app.clientId).toBe('latchkey');
   });
 
   it('leaves out, in production, a stored app on a private address (stored before the rule, or before production)', async () => {
     latchkey = await createTestLatchkey({ env: PRODUCTION_TEST_ENV, settings: { SOCIALACCOUNT_PROVIDERS: withSettings(corp.settings) } });
     const row = { provider: 'openid_connect', name: 'Redis', clientId: 'c', sealedSecret: '', key: '' };
     await latchkey.deps.store.socialApps.create({ ...row, providerId: 'redis', settings: { server_url: 'http://127.0.0.1:6379' } });
-    expect((await latchkey.deps.socialProviders.offered()).map(({ provider }) => provider.id)).toEqual(['corp']);
-    expect(await latchkey.deps.socialProviders.provider('redis')).toBeUndefined();
+    expect((await latchkey.deps.providerDirectory.offered()).map(({ provider }) => provider.id)).toEqual(['corp']);
+    expect(await latchkey.deps.providerDirectory.provider('redis')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The providers a person can sign in with: the apps of the settings and of the database, each as a
- * provider of its type, made once per app configuration (a provider caches its discovery).
+ * The directory: the providers a person can sign in with, from the apps of the settings and of the
+ * database, each built by its kind, made once per app configuration (a provider caches its discovery).
  */
 import { decryptSecret, encryptSecret } from '../core/encryption.js';
 import { sha256Hex } from '../core/crypto.js';
@@ -16,7 +16,7 @@ import type { ProviderHttp, SignInProvider } from './providers/provider.js';
 import { privateAddressGuardedFetch, type HostLookup } from './providers/provider-fetch.js';
 import { BUILT_IN_PROVIDER_KINDS, urlSlugOf, withShownName, type ProviderRegistry } from './providers/registry.js';
 
-/** A provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
+/** A configured provider: a provider with the app it signs in through (whose settings say, e.g., whether its addresses are trusted). */
 export interface ConfiguredProvider {
   readonly provider: SignInProvider;
   /** The app, with the name it is shown by (its own, else its kind's: registry.ts withShownName). */
@@ -37,7 +37,7 @@ export interface ProviderDirectory {
   /** The providers a login page offers, by name (none configured: none), with one read of the apps. */
   offered(): Promise<ConfiguredProvider[]>;
   /**
-   * The provider serving `id`, or undefined when no app has that id, its type is unknown, or its
+   * The provider serving `id`, or undefined when no app has that id, its kind is unknown, or its
    * settings are unusable (a database row stored before they were checked). With
    * `clientId` (a token login names the app it was issued for), the app with that id and client
    * id, hidden or not: a provider may have a hidden app per mobile client.
@@ -73,11 +73,11 @@ export function openAppSecret(secretKey: string, row: SocialApp): string {
 }
 
 /**
- * The built-in provider types an operator may store an app of, in the order a form offers them:
+ * The ids of the built-in kinds an operator may store an app of, in the order a form offers them:
  * the admin's choices and the CLI's --provider. (The stored apps' flow asks the directory's
  * registry, which also holds a project's own kinds.)
  */
-export const STORED_APP_PROVIDER_TYPES: readonly string[] = BUILT_IN_PROVIDER_KINDS.filter((kind) => kind.storable !== false).map((kind) => kind.id);
+export const STORABLE_KIND_IDS: readonly string[] = BUILT_IN_PROVIDER_KINDS.filter((kind) => kind.storable !== false).map((kind) => kind.id);
 
 /**
  * Start-up's check of SOCIALACCOUNT_PROVIDERS beyond its shape (apps.ts's appsFromSettings): each
@@ -116,7 +116,7 @@ function providerFor(registry: ProviderRegistry, app: ProviderApp, context: Prov
     return kind.build(app, context);
   } catch (error) {
     // Only a database row can get here (start-up checked the settings' apps, and the stored apps'
-    // flow checks what it stores): it is left out, as an app of an unknown type, until an operator
+    // flow checks what it stores): it is left out, as an app of an unknown kind, until an operator
     // fixes it, rather than breaking every page that lists the providers.
     if (isLatchkeyError(error, 'configuration_invalid')) return undefined;
     throw error;
@@ -148,7 +148,7 @@ export function createProviderDirectory(
     return [...fromSettings, ...rows.map((row) => appFromRow(row, openAppSecret(deps.settings.SECRET_KEY, row)))].map((app) => withShownName(deps.registry, app));
   }
 
-  /** One provider per app configuration: a changed app (new secret, new server) gets a new one. */
+  /** The configured provider of an app, one per app configuration: a changed app (new secret, new server) gets a new one. */
   function configured(app: ProviderApp): ConfiguredProvider | undefined {
     const fingerprint = sha256Hex(JSON.stringify(app));
     if (!providers.has(fingerprint)) {

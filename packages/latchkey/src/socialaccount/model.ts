@@ -10,8 +10,8 @@ export const UID_MAX_LENGTH = 191;
 
 /**
  * A provider application stored in the database (the admin's or the CLI's), beside those from
- * SOCIALACCOUNT_PROVIDERS. `provider` is the provider type (`openid_connect`, `github`);
- * `providerId` names one app of a type that has several (an OpenID Connect server), and is then
+ * SOCIALACCOUNT_PROVIDERS. `provider` is the kind's id (`openid_connect`, `github`);
+ * `providerId` names one app of a kind that has several (an OpenID Connect server), and is then
  * what URLs and social accounts carry.
  */
 export interface SocialApp {
@@ -32,7 +32,7 @@ export type NewSocialApp = Omit<SocialApp, 'id'>;
 
 /**
  * A user's account at a provider, identified by (provider, uid) alone, never by email.
- * `provider` is the app's `providerId` when it has one, else the provider type.
+ * `provider` is the app's `providerId` when it has one, else its kind's id.
  */
 export interface SocialAccount {
   id: number;

@@ -30,7 +30,7 @@ export interface SocialAccountRepository {
   create(input: NewSocialAccount): Promise<SocialAccount>;
   find(provider: string, uid: string): Promise<SocialAccount | undefined>;
   findById(id: number): Promise<SocialAccount | undefined>;
-  /** How many accounts there are at `provider` (an app's providerId, or a provider type). */
+  /** How many accounts there are at `provider` (an app's providerId, or a kind's id). */
   countForProvider(provider: string): Promise<number>;
   /** Oldest first. */
   listForUser(userId: number): Promise<SocialAccount[]>;
@@ -52,7 +52,7 @@ export interface SocialAccountRepository {
 }
 
 export interface SocialAccountSearch {
-  /** The account's provider (an app's providerId, or a provider type), exactly. */
+  /** The account's provider (an app's providerId, or a kind's id), exactly. */
   provider?: string;
   /**
    * The start of the uid (exactly, case included), or of the user's email, or (where there are
@@ -100,7 +100,7 @@ export interface SocialTokenSearch {
 export interface ListedSocialToken {
   id: number;
   accountId: number;
-  /** The account's provider (an app's providerId, or a provider type). */
+  /** The account's provider (an app's providerId, or a kind's id). */
   provider: string;
   /** Null for an app from the settings (or one deleted since). */
   appId: number | null;

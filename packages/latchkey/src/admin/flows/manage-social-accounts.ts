@@ -31,8 +31,8 @@ export interface SocialAccountRemoval {
 }
 
 /** The provider's name as people see it: its app's provider's name, or the account's provider id. */
-export async function socialProviderName(deps: Pick<LatchkeyDeps, 'socialProviders'>, provider: string): Promise<string> {
-  return (await deps.socialProviders.provider(provider))?.provider.name ?? provider;
+export async function socialProviderName(deps: Pick<LatchkeyDeps, 'providerDirectory'>, provider: string): Promise<string> {
+  return (await deps.providerDirectory.provider(provider))?.provider.name ?? provider;
 }
 
 /**

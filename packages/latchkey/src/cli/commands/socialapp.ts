@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { isLatchkeyError } from '../../core/errors.js';
 import { appsFromSettings, type ProviderApp } from '../../socialaccount/apps.js';
 import { withShownName } from '../../socialaccount/providers/registry.js';
-import { STORED_APP_PROVIDER_TYPES } from '../../socialaccount/directory.js';
+import { STORABLE_KIND_IDS } from '../../socialaccount/directory.js';
 import {
   addSocialApp,
   checkNewSocialApp,
@@ -44,7 +44,7 @@ export async function socialapp(context: CommandContext): Promise<number> {
       if (rest.length > 0) throw new CommandError('Usage: socialapp list');
       return withLatchkey(context, async (latchkey) => {
         // An app of the settings given no name is listed by the name the pages show: its kind's.
-        const fromSettings = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS).map((app) => withShownName(latchkey.deps.socialProviders.registry, app));
+        const fromSettings = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS).map((app) => withShownName(latchkey.deps.providerDirectory.registry, app));
         listApps(io, await latchkey.deps.store.socialApps.list(), fromSettings);
         return 0;
       });
@@ -152,7 +152,7 @@ function appSettingsFrom(json: string | undefined, serverUrl: string | undefined
  */
 function commandErrorOf(error: unknown): unknown {
   if (!isLatchkeyError(error)) return error;
-  const choices = STORED_APP_PROVIDER_TYPES.join(', ');
+  const choices = STORABLE_KIND_IDS.join(', ');
   const lowered = error.message.charAt(0).toLowerCase() + error.message.slice(1);
   switch (error.reason) {
     case 'required':

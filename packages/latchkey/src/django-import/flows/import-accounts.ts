@@ -32,7 +32,7 @@ import { conflictCheckedWriter, type AccountImportWriter } from '../conflict-che
 import { DJANGO_KINDS, type DjangoKind, type DjangoRows, type DjangoSocialApp } from '../model.js';
 import type { AccountImportTarget, DjangoSource, ImportedAuthenticator, ImportedPermission, RowOutcome } from '../ports.js';
 
-export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'socialProviders'>;
+export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'providerDirectory'>;
 
 export interface ImportOptions {
   /** Report what would be imported, and write nothing. */
@@ -175,12 +175,12 @@ function kindImports(deps: ImportDeps, context: ConvertContext, report: ImportRe
  * provider_id.
  */
 function convertSocialApp(deps: ImportDeps, app: DjangoSocialApp): Converted<SocialApp> {
-  const registry = deps.socialProviders.registry;
+  const registry = deps.providerDirectory.registry;
   if (registry.kind(app.provider) === undefined) {
     return { skipped: `Latchkey has no provider "${app.provider}"; if it is an OpenID Connect server, configure an openid_connect app with provider_id "${app.provider}" (its accounts are imported either way)` };
   }
   try {
-    const checked = storableApp(deps.socialProviders, { provider: app.provider, providerId: app.providerId, name: app.name, clientId: app.clientId, key: app.key, settings: app.settings }, app.secret);
+    const checked = storableApp(deps.providerDirectory, { provider: app.provider, providerId: app.providerId, name: app.name, clientId: app.clientId, key: app.key, settings: app.settings }, app.secret);
     const { provider, providerId, name, clientId, key, settings } = checked;
     return { row: { id: app.id, provider, providerId, name, clientId, key, settings, sealedSecret: sealAppSecret(deps.settings.SECRET_KEY, checked, app.secret) } };
   } catch (error) {

@@ -13,7 +13,7 @@ import { reauthenticateFirst } from './recent-authentication.js';
 
 /** The providers of the offered apps, for the filter's links: id and name, each once. */
 export async function providerChoices(ctx: HttpContext): Promise<{ id: string; name: string }[]> {
-  const offered = await ctx.deps.socialProviders.offered();
+  const offered = await ctx.deps.providerDirectory.offered();
   const seen = new Map<string, string>();
   for (const { provider, app } of offered) if (!seen.has(app.id)) seen.set(app.id, provider.name);
   return [...seen].map(([id, name]) => ({ id, name }));

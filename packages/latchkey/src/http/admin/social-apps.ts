@@ -50,7 +50,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
   const pages = modelPages(urls, 'socialaccount.socialapp');
   const listPath = pages.list;
   // The kinds an operator may store, a project's own included, by the names they declare.
-  const providers = ctx.deps.socialProviders.registry.storableKinds().map((kind) => ({ value: kind.id, label: kind.name }));
+  const providers = ctx.deps.providerDirectory.registry.storableKinds().map((kind) => ({ value: kind.id, label: kind.name }));
 
   /** The app the URL names, or undefined (a 404) for an id that is not an app's. */
   async function appOf(request: FastifyRequest): Promise<SocialAppSummary | undefined> {

@@ -35,7 +35,7 @@ export function takesProviderTokens(provider: SignInProvider): boolean {
  * provider signs in by redirect; only one that can check a token the client brings takes a token.
  */
 export async function offeredProviders(ctx: HttpContext): Promise<ProviderData[]> {
-  return (await ctx.deps.socialProviders.offered()).map(({ app, provider }) => providerData(app, takesProviderTokens(provider)));
+  return (await ctx.deps.providerDirectory.offered()).map(({ app, provider }) => providerData(app, takesProviderTokens(provider)));
 }
 
 /**
@@ -44,7 +44,7 @@ export async function offeredProviders(ctx: HttpContext): Promise<ProviderData[]
  */
 async function configuredOrNone(ctx: HttpContext, id: string): Promise<ConfiguredProvider | undefined> {
   try {
-    return await ctx.deps.socialProviders.provider(id);
+    return await ctx.deps.providerDirectory.provider(id);
   } catch (error) {
     if (isLatchkeyError(error, 'configuration_invalid')) return undefined;
     throw error;

@@ -79,7 +79,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
       }
       const back = (error: string) => redirectTo(reply, frontendErrorUrl(callbackUrl, errorProcess, error));
       const providerId = textField(fields, 'provider');
-      const configured = providerId === undefined ? undefined : await deps.socialProviders.provider(providerId);
+      const configured = providerId === undefined ? undefined : await deps.providerDirectory.provider(providerId);
       if (!configured || process === undefined) return back('unknown');
       let asked: StartProcess = { process: 'login' };
       if (process === 'connect') {

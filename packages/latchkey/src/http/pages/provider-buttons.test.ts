@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MANAGEMENT_COMMAND, addSocialApp } from '../../socialaccount/flows/manage-apps.js';
 import { listSocialApps } from '../../socialaccount/flows/list-apps.js';
-import { CATALOGUE_PROVIDER_KINDS } from '../../socialaccount/providers/catalogue/index.js';
+import { NAMED_PROVIDER_KINDS } from '../../socialaccount/providers/catalogue/index.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { providersSettingOf } from '../../testing/every-provider-kind.js';
 import { HeadlessTestClient } from '../../testing/headless.js';
@@ -52,7 +52,7 @@ const NAMES: Record<string, string> = {
 const LOGIN_URLS: Record<string, string> = { amazon_cognito: '/accounts/amazon-cognito/login/' };
 const loginUrlOf = (id: string) => LOGIN_URLS[id] ?? `/accounts/${id}/login/`;
 
-const KINDS = CATALOGUE_PROVIDER_KINDS.map((kind) => kind.id);
+const KINDS = NAMED_PROVIDER_KINDS.map((kind) => kind.id);
 const SITE_ORIGIN = 'http://testserver';
 
 /** The buttons of the page's provider list (templates/socialaccount/_provider_list.html), as shown. */

@@ -58,7 +58,7 @@ async function refusedByProject(ctx: HttpContext, request: FastifyRequest, reply
 
 /** The providers a login or signup page links to (none configured: none). */
 export async function providerLinks(ctx: HttpContext): Promise<{ name: string; login_url: string }[]> {
-  return (await ctx.deps.socialProviders.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginUrl(ctx.deps.urls, configured) }));
+  return (await ctx.deps.providerDirectory.offered()).map((configured) => ({ name: configured.provider.name, login_url: providerLoginUrl(ctx.deps.urls, configured) }));
 }
 
 /**
@@ -156,7 +156,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
         if (result.error === 'permission_denied') return redirect(reply, urls.urlFor('socialaccount_login_error'));
         // Too long at the provider since the last proof of identity: prove it again, then connect again.
         if (result.error === 'reauthentication_required') {
-          const configured = signIn && (await ctx.deps.socialProviders.provider(signIn.provider));
+          const configured = signIn && (await ctx.deps.providerDirectory.provider(signIn.provider));
           return reauthenticateFirst(ctx, reply, configured ? connectButtonPath(ctx, configured, next) : urls.urlFor('socialaccount_connections'));
         }
         await flash(ctx, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
@@ -176,7 +176,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
     });
   }
   // SAML apps: the same button and start, at allauth's URL by organisation slug.
-  const samlAt = async (request: FastifyRequest) => ctx.deps.socialProviders.samlProvider((request.params as { organization: string }).organization);
+  const samlAt = async (request: FastifyRequest) => ctx.deps.providerDirectory.samlProvider((request.params as { organization: string }).organization);
   scope.get(urls.route('saml_login'), async (request, reply) => {
     const configured = await samlAt(request);
     return configured ? confirmation(request, reply, configured) : reply.callNotFound();
@@ -237,7 +237,7 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
 function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void {
   const { urls } = ctx.deps;
   async function connections(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-    const offered = await ctx.deps.socialProviders.offered();
+    const offered = await ctx.deps.providerDirectory.offered();
     const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
     const accounts = (await listSocialAccounts(ctx.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
     const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginUrl(urls, configured)}?process=connect` }));

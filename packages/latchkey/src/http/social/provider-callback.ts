@@ -196,7 +196,7 @@ export function providerLoginUrl(urls: LatchkeyUrls, configured: Pick<Configured
  */
 export async function providerAtUrl(ctx: HttpContext, request: FastifyRequest, underOidc: boolean): Promise<ConfiguredProvider | undefined> {
   const { provider: segment } = request.params as { provider: string };
-  const directory = ctx.deps.socialProviders;
+  const directory = ctx.deps.providerDirectory;
   // An app whose id is the segment first (a provider_id may look like a kind's slug), then the
   // app of the kind served at that slug: amazon-cognito/login/ is amazon_cognito's.
   let configured = await directory.provider(segment);

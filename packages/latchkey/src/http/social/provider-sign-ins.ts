@@ -77,7 +77,7 @@ async function forgetProviderSignup(ctx: HttpContext, request: FastifyRequest): 
 /** The signup waiting for its form, with its provider; undefined when none waits, it expired, or its app is gone. */
 export async function waitingProviderSignup(ctx: HttpContext, request: FastifyRequest): Promise<{ pending: PendingProviderSignup; configured: ConfiguredProvider } | undefined> {
   const pending = await pendingProviderSignup(ctx, request);
-  const configured = pending && (await ctx.deps.socialProviders.provider(pending.provider));
+  const configured = pending && (await ctx.deps.providerDirectory.provider(pending.provider));
   return pending && configured ? { pending, configured } : undefined;
 }
 

@@ -54,7 +54,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
   const { urls } = deps;
   const samlOf = async (request: FastifyRequest) => {
     const { organization } = request.params as { organization: string };
-    const configured = await deps.socialProviders.samlProvider(organization);
+    const configured = await deps.providerDirectory.samlProvider(organization);
     return configured?.provider.protocol === 'saml' ? { configured, saml: configured.provider.saml, organization } : undefined;
   };
   const refused = (reply: FastifyReply, text: string) => reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);

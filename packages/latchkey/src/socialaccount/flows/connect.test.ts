@@ -36,7 +36,7 @@ describe.each(testDatabaseKinds())('connecting a provider account on %s', (kind)
   async function setUp() {
     latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } } } });
     const user = await createUser(latchkey.deps, { username: 'ada', email: 'ada@home.example', password: 'a long enough passphrase', emailVerified: true });
-    const configured = (await latchkey.deps.socialProviders.provider('dummy')) as ConfiguredProvider;
+    const configured = (await latchkey.deps.providerDirectory.provider('dummy')) as ConfiguredProvider;
     return { user, configured };
   }
 

@@ -54,7 +54,7 @@ export async function disconnectSocialAccount(
   // The provider's name is looked up first: the directory reads the store, which a transaction's work may not.
   const chosen = (await deps.store.socialAccounts.listForUser(user.id)).find((candidate) => candidate.id === accountId);
   if (!chosen) throw notFound;
-  const providerName = (await deps.socialProviders.provider(chosen.provider))?.provider.name ?? chosen.provider;
+  const providerName = (await deps.providerDirectory.provider(chosen.provider))?.provider.name ?? chosen.provider;
   const { account, notice } = await commitChange(deps, async (change) => {
     const { repositories } = change;
     const accounts = await repositories.socialAccounts.listForUserLocked(user.id);

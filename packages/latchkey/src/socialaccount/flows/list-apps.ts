@@ -31,13 +31,13 @@ export type SettingsAppSummary = Omit<SocialAppSummary, 'id'>;
  * The apps an operator sees: those stored in the database (by provider, then providerId) and,
  * read-only beside them, those of SOCIALACCOUNT_PROVIDERS; no secret, only whether one is set.
  */
-export async function listSocialApps(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'socialProviders'>): Promise<{ stored: SocialAppSummary[]; fromSettings: SettingsAppSummary[] }> {
+export async function listSocialApps(deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'providerDirectory'>): Promise<{ stored: SocialAppSummary[]; fromSettings: SettingsAppSummary[] }> {
   const stored = (await deps.store.socialApps.list()).map(summarizeSocialApp);
   const fromSettings = appsFromSettings(deps.settings.SOCIALACCOUNT_PROVIDERS).map((app) => ({
     provider: app.provider,
     providerId: app.providerId,
     // The name the pages show: an app given none goes by its kind's ("GitHub").
-    name: withShownName(deps.socialProviders.registry, app).name,
+    name: withShownName(deps.providerDirectory.registry, app).name,
     clientId: app.clientId,
     key: app.key,
     settings: app.settings,

@@ -156,7 +156,7 @@ describe.each(testDatabaseKinds())('managing stored social apps on %s', (kind) =
     const row = (await latchkey.deps.store.socialApps.findById(app.id))!;
     expect(openAppSecret(latchkey.settings.SECRET_KEY, row)).toBe(sp.privateKey);
     // The provider is built from the stored row, its key opened from the secret.
-    const provider = (await latchkey.deps.socialProviders.samlProvider('acme'))?.provider;
+    const provider = (await latchkey.deps.providerDirectory.samlProvider('acme'))?.provider;
     expect(provider?.protocol === 'saml' ? provider.saml.metadata() : undefined).toContain('<ds:X509Certificate>');
   });
 

@@ -39,7 +39,7 @@ export interface StaffActor {
 /** The operator running `manage socialapp`: whoever can run it already holds the database and the secret key. */
 export { MANAGEMENT_COMMAND };
 
-export type SocialAppDeps = Pick<LatchkeyDeps, 'settings' | 'store' | 'events' | 'socialProviders' | 'clock'>;
+export type SocialAppDeps = Pick<LatchkeyDeps, 'settings' | 'store' | 'events' | 'providerDirectory' | 'clock'>;
 
 /** The fields of an app the audit trail and a door's messages name, as the settings spell them. */
 const FIELD_NAMES: Readonly<Record<keyof NewSocialApp, string>> = {
@@ -75,7 +75,7 @@ function invalid(param: string, reason: string, message: string): LatchkeyError 
  */
 export async function checkNewSocialApp(deps: SocialAppDeps, actor: SocialAppActor, fields: SocialAppFields): Promise<void> {
   await requirePermission(deps, actor, 'add');
-  await refuseCollisions(deps, storableApp(deps.socialProviders, fields, undefined));
+  await refuseCollisions(deps, storableApp(deps.providerDirectory, fields, undefined));
 }
 
 function recordOf(app: ProviderApp, sealedSecret: string): NewSocialApp {
@@ -86,7 +86,7 @@ function recordOf(app: ProviderApp, sealedSecret: string): NewSocialApp {
 export async function addSocialApp(deps: SocialAppDeps, actor: SocialAppActor, fields: SocialAppFields & { secret: string }, client: ClientInfo): Promise<SocialAppSummary> {
   await requirePermission(deps, actor, 'add');
   if (fields.secret !== '') requireRecentSignInForSecret(deps, actor);
-  const app = storableApp(deps.socialProviders, fields, fields.secret);
+  const app = storableApp(deps.providerDirectory, fields, fields.secret);
   await refuseCollisions(deps, app);
   let created: SocialApp;
   try {
@@ -126,7 +126,7 @@ export async function changeSocialApp(
   // A typed secret, or the clearing of a stored one.
   if (fields.secret !== undefined && (fields.secret !== '' || row.sealedSecret !== '')) requireRecentSignInForSecret(deps, actor);
   // A kept secret is checked as the app will use it (a SAML app's key may be its secret).
-  const app = storableApp(deps.socialProviders, fields, fields.secret ?? openedOrUndefined(deps, row) ?? '');
+  const app = storableApp(deps.providerDirectory, fields, fields.secret ?? openedOrUndefined(deps, row) ?? '');
   await refuseCollisions(deps, app, id);
   const next = recordOf(app, sealedSecretFor(deps, row, app, fields.secret));
   const changes: Partial<NewSocialApp> = {};

@@ -49,7 +49,7 @@ describe.each(testDatabaseKinds())("a provider's signup under the project's clea
 
   async function setUp(): Promise<void> {
     latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: dummyProviders() }, adapter: (settings) => new ExampleComOnly(settings) });
-    dummy = (await latchkey.deps.socialProviders.provider('dummy'))!;
+    dummy = (await latchkey.deps.providerDirectory.provider('dummy'))!;
   }
 
   const signUp = (email: string): Promise<ProviderLoginResult> => finishProviderLogin(latchkey.deps, dummy, { profile: profileWith(email) }, '/welcome/', context);
@@ -128,7 +128,7 @@ describe.each(testDatabaseKinds())("a provider's signup under the project's clea
 
   it('never signs up automatically with a username cleanUsername refuses, and stores the one it returns', async () => {
     latchkey = await createTestLatchkey({ kind, settings: { SOCIALACCOUNT_PROVIDERS: dummyProviders() }, adapter: (settings) => new NoStaffNames(settings) });
-    dummy = (await latchkey.deps.socialProviders.provider('dummy'))!;
+    dummy = (await latchkey.deps.providerDirectory.provider('dummy'))!;
 
     const refused = await signUp('Administrator', 'mallory');
     expect(refused.status).toBe('signup_form');

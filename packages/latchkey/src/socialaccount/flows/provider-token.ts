@@ -44,9 +44,9 @@ function refused(reason: Refusal, param: 'provider' | 'token', cause?: unknown):
 }
 
 /** Whether any app answers to `id` (several that cannot be told apart still count: the client id will). */
-async function providerExists(deps: Pick<LatchkeyDeps, 'socialProviders'>, id: string): Promise<boolean> {
+async function providerExists(deps: Pick<LatchkeyDeps, 'providerDirectory'>, id: string): Promise<boolean> {
   try {
-    return (await deps.socialProviders.provider(id)) !== undefined;
+    return (await deps.providerDirectory.provider(id)) !== undefined;
   } catch (error) {
     if (isLatchkeyError(error, 'configuration_invalid')) return true;
     throw error;
@@ -66,7 +66,7 @@ function text(value: unknown): string | undefined {
  * help).
  */
 export async function verifyProviderToken(
-  deps: Pick<LatchkeyDeps, 'socialProviders'>,
+  deps: Pick<LatchkeyDeps, 'providerDirectory'>,
   input: ProviderTokenInput,
 ): Promise<{ configured: ConfiguredProvider; profile: ProviderProfile; tokens: ProviderTokens | undefined }> {
   const providerId = text(input.provider);
@@ -76,7 +76,7 @@ export async function verifyProviderToken(
   const fields = token as Record<string, unknown>;
   const clientId = text(fields.client_id);
   if (clientId === undefined) throw refused('client_id_required', 'token');
-  const configured = await deps.socialProviders.provider(providerId, clientId);
+  const configured = await deps.providerDirectory.provider(providerId, clientId);
   if (!configured) throw refused('invalid_token', 'token');
   const { provider } = configured;
   if (provider.protocol !== 'oauth2' || (!provider.verifyIdToken && !provider.verifyAccessToken)) throw refused('token_authentication_not_supported', 'provider');

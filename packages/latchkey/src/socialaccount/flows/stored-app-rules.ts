@@ -91,7 +91,7 @@ export function alreadyExists(app: Pick<ProviderApp, 'provider' | 'providerId'>,
 
 /**
  * Refuses an app that another stored app has the provider and providerId of, or whose id (its
- * providerId, else its type) another app answers to, in the settings or the database, when
+ * providerId, else its kind's id) another app answers to, in the settings or the database, when
  * sign-in could not choose between them (apps.ts's findApp): all but one must be marked hidden.
  */
 export async function refuseCollisions(deps: Pick<LatchkeyDeps, 'settings' | 'store'>, app: ProviderApp, exceptId?: number): Promise<void> {

@@ -24,7 +24,7 @@ export interface ProviderContext {
  * settings and build its provider. A project adds its own through createLatchkey's `socialProviderKinds`.
  */
 export interface ProviderKind {
-  /** The provider type: the key in SOCIALACCOUNT_PROVIDERS and a stored app's `provider` (lower-case letters, digits and `_`). */
+  /** The kind's id: the key in SOCIALACCOUNT_PROVIDERS and a stored app's `provider` (lower-case letters, digits and `_`). */
   readonly id: string;
   /**
    * How the admin's form and messages name it: `OpenID Connect`, `GitHub`; and the name an app of it

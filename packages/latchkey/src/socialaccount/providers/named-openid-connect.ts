@@ -15,9 +15,9 @@ import { OPENID_CONNECT_SETTINGS, openIdConnectEndpoints } from './openid-connec
 
 type Settings = Readonly<Record<string, unknown>>;
 
-/** What namedOpenIdConnectKind needs to know of a provider: its type and name, and how to find its issuer. */
+/** What namedOpenIdConnectKind needs to know of a provider: its kind's id and name, and how to find its issuer. */
 export interface NamedOpenIdConnectDescription {
-  /** The provider type: `google`, `okta`, ... */
+  /** The kind's id: `google`, `okta`, ... */
   type: string;
   name: string;
   /** The issuer for these settings, or what is missing for it (Okta without its org URL). */

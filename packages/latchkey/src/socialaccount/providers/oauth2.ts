@@ -55,7 +55,7 @@ export interface ProfileRequests {
 
 /** A provider, declared: endpoints, scopes, and the mapping of its profile. */
 export interface OAuth2ProviderDescription {
-  /** The provider type, as in SOCIALACCOUNT_PROVIDERS: `github`, `gitlab`, ... */
+  /** The kind's id, the key in SOCIALACCOUNT_PROVIDERS: `github`, `gitlab`, ... */
   type: string;
   authorizeUrl: string;
   accessTokenUrl: string;

@@ -43,7 +43,7 @@ export interface OpenIdConnectApp {
 
 /** What a named provider (named-openid-connect.ts) changes of the generic one it is built on. */
 export interface OpenIdConnectVariant {
-  /** The provider type: `google`, `okta`; 'openid_connect' when not given. */
+  /** The kind's id: `google`, `okta`; 'openid_connect' when not given. */
   type?: string;
   /**
    * Other names the issuer signs ID tokens under besides the one its discovery gives: Google's

@@ -1,6 +1,6 @@
 /**
  * Where a provider may be. In production, never on a loopback or private address: whoever may
- * configure a social app (a settings file, a staff member with the social-app permission) could
+ * configure an app (a settings file, a staff member with the social-app permission) could
  * otherwise make the server send requests to its own Redis or PostgreSQL, a cloud's metadata
  * service at 169.254.169.254, or any machine of the private network (SSRF). An operator lifts the
  * rule for the hosts SOCIALACCOUNT_PRIVATE_HOST_ALLOWLIST lists (a Keycloak on the private

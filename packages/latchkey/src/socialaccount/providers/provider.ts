@@ -40,8 +40,9 @@ export interface PendingAuthorization {
 
 /** What every provider offers the sign-in flows, whatever its protocol. */
 interface ProviderBasics {
-  /** The id in URLs and in SocialAccount.provider: the app's provider_id, else the provider type. */
+  /** The id in URLs and in SocialAccount.provider: the app's provider_id, else its kind's id. */
   readonly id: string;
+  /** Its kind's id (`github`, `openid_connect`). */
   readonly type: string;
   readonly name: string;
   /**
@@ -78,7 +79,7 @@ export interface SamlProvider extends ProviderBasics {
   readonly saml: SamlServiceProvider;
 }
 
-/** What the sign-in flows are given for one configured app (the directory's providers are these), by protocol. */
+/** What a kind builds from one app for the sign-in flows (the directory hands each out as a ConfiguredProvider), by protocol. */
 export type SignInProvider = RedirectProvider | SamlProvider;
 
 /**

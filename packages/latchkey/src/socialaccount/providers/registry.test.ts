@@ -1,5 +1,5 @@
 /**
- * The provider registry: the kinds it holds, and the proof that a provider on the OAuth 2.0 base is
+ * The registry: the kinds it holds, and the proof that a provider on the OAuth 2.0 base is
  * one kind registered from one file. A small GitHub-shaped provider, declared here against the
  * fixture OAuth 2.0 server (testing/fixture-oauth2-server.ts), is given to createLatchkey and signs
  * a person up and in through the pages, as any provider does; its apps' settings are checked at
@@ -52,11 +52,11 @@ function fixtureKind(): ProviderKind {
   });
 }
 
-describe('the provider registry', () => {
+describe('the registry', () => {
   it('holds the built-in kinds, and a project’s after them', () => {
     const registry = createProviderRegistry([fixtureKind()]);
     const kinds = registry.kinds().map((kind) => [kind.id, kind.name]);
-    // The generic ones first, the catalogue's named ones, the development dummy, then the project's.
+    // The generic ones first, the named ones (catalogue/), the development dummy, then the project's.
     expect(kinds.slice(0, 2)).toEqual([['openid_connect', 'OpenID Connect'], ['saml', 'SAML 2.0']]);
     expect(kinds.slice(-2)).toEqual([['dummy', 'Dummy'], ['fixture', 'Fixture Hub']]);
     expect(kinds).toEqual([...BUILT_IN_PROVIDER_KINDS.map((kind) => [kind.id, kind.name]), ['fixture', 'Fixture Hub']]);
@@ -65,7 +65,7 @@ describe('the provider registry', () => {
     expect(registry.kind('no_such_provider')).toBeUndefined();
   });
 
-  it('refuses two kinds with one id, and an id that cannot be a provider type', () => {
+  it('refuses two kinds with one id, and an id that cannot be a kind id', () => {
     expect(configurationError(() => createProviderRegistry([{ ...fixtureKind(), id: 'openid_connect' }]))).toBe(
       'Two social provider kinds are registered as "openid_connect": give each its own id.',
     );

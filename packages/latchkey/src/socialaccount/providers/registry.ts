@@ -1,21 +1,21 @@
 /**
- * The provider registry (allauth's ProviderRegistry): the kinds of provider Latchkey signs in
+ * The registry (allauth's ProviderRegistry): the kinds of provider Latchkey signs in
  * with, by id. The library's own kinds are listed here; a project adds its own through
  * createLatchkey's `socialProviderKinds` (a provider built on the OAuth 2.0 base is one call of
- * oauth2ProviderKind, in one file), and the named providers' catalogue joins this list. Nothing
- * else names provider types: the directory, start-up's checks and the stored apps' flow all ask
+ * oauth2ProviderKind, in one file), and the named kinds (catalogue/) join this list. Nothing
+ * else names kinds: the directory, start-up's checks and the stored apps' flow all ask
  * the registry.
  */
 import { LatchkeyError } from '../../core/errors.js';
 import type { ProviderApp } from '../apps.js';
-import { CATALOGUE_PROVIDER_KINDS } from './catalogue/index.js';
+import { NAMED_PROVIDER_KINDS } from './catalogue/index.js';
 import { dummyProviderKind } from './dummy.js';
 import type { ProviderKind } from './kind.js';
 import { openIdConnectProviderKind } from './openid-connect.js';
 import { samlProviderKind } from './saml/provider.js';
 
 /** The kinds every Latchkey knows, in the order an operator's form offers them. */
-export const BUILT_IN_PROVIDER_KINDS: readonly ProviderKind[] = [openIdConnectProviderKind, samlProviderKind, ...CATALOGUE_PROVIDER_KINDS, dummyProviderKind];
+export const BUILT_IN_PROVIDER_KINDS: readonly ProviderKind[] = [openIdConnectProviderKind, samlProviderKind, ...NAMED_PROVIDER_KINDS, dummyProviderKind];
 
 /** A kind's id: it is a URL segment (/accounts/<id>/login/) and a SocialApp.provider (30 characters at most). */
 const KIND_ID = /^[a-z][a-z0-9_]{0,29}$/;
@@ -24,7 +24,7 @@ const KIND_ID = /^[a-z][a-z0-9_]{0,29}$/;
 const KIND_SLUG = /^[a-z][a-z0-9_-]{0,29}$/;
 
 export interface ProviderRegistry {
-  /** The kind of a provider type; undefined for a type no one registered. */
+  /** The kind with this id; undefined for an id no one registered. */
   kind(id: string): ProviderKind | undefined;
   /** The kind served at a URL segment other than its id (ProviderKind.slug: `amazon-cognito`); undefined when none is. */
   kindWithSlug(slug: string): ProviderKind | undefined;
@@ -36,7 +36,7 @@ export interface ProviderRegistry {
 
 /**
  * The registry of the built-in kinds and `extra` ones (a project's). Throws
- * LatchkeyError('configuration_invalid') for an id that is not a valid provider type, or that two
+ * LatchkeyError('configuration_invalid') for an id that is not a valid kind id, or that two
  * kinds claim: the later one would silently replace the earlier.
  */
 export function createProviderRegistry(extra: readonly ProviderKind[] = []): ProviderRegistry {

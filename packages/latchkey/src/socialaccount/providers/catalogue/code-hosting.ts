@@ -1,5 +1,5 @@
 /**
- * The code-hosting batch of the catalogue: GitHub, GitLab, Bitbucket, Stack Exchange and
+ * The named kinds for code hosting: GitHub, GitLab, Bitbucket, Stack Exchange and
  * Atlassian, each on the OAuth 2.0 base (oauth2.ts) with a profile mapper of its own.
  */
 import type { ProviderKind } from '../kind.js';

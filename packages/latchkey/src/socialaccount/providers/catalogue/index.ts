@@ -1,5 +1,5 @@
 /**
- * The named providers Latchkey ships (allauth's provider ids and URLs), each enabled by its key in
+ * The named kinds Latchkey ships (allauth's provider ids and URLs), each enabled by its key in
  * SOCIALACCOUNT_PROVIDERS with an app in the settings or the database; none is configured until
  * then. Each is data (endpoints, scopes) plus a small profile mapper on the OAuth 2.0 base
  * (oauth2.ts) or the named OpenID Connect base (named-openid-connect.ts).
@@ -11,7 +11,7 @@ import { CODE_HOSTING_PROVIDER_KINDS } from './code-hosting.js';
 import { NETWORKS_PROVIDER_KINDS } from './networks.js';
 import { OPENID_CONNECT_BASED_PROVIDER_KINDS } from './openid-connect-based.js';
 
-export const CATALOGUE_PROVIDER_KINDS: readonly ProviderKind[] = [
+export const NAMED_PROVIDER_KINDS: readonly ProviderKind[] = [
   ...OPENID_CONNECT_BASED_PROVIDER_KINDS,
   ...CODE_HOSTING_PROVIDER_KINDS,
   ...NETWORKS_PROVIDER_KINDS,

@@ -1,4 +1,4 @@
-/** The social networks of the catalogue: Microsoft, Facebook, X (Twitter) and Reddit. */
+/** The named kinds for social networks: Microsoft, Facebook, X (Twitter) and Reddit. */
 import type { ProviderKind } from '../kind.js';
 import { facebookProviderKind } from './facebook.js';
 import { microsoftProviderKind } from './microsoft.js';
