@@ -17,6 +17,8 @@ import { PageClient } from '../../testing/pages.js';
 const PASSWORD = 'a long enough passphrase';
 const ADA: DummyAnswer = { id: 'ada-1815', email: 'ada@example.com', email_verified: 'true', name: 'Ada Lovelace' };
 
+let shopOpen = true;
+
 /** A project's adapter overriding every account hook this file checks. */
 class ProjectAdapter extends AccountAdapter {
   override getLoginRedirectUrl(user: User): string {
@@ -38,6 +40,21 @@ class ProjectAdapter extends AccountAdapter {
   override cleanPassword(password: string, owner: PasswordOwner): string {
     if (password.toLowerCase().includes('shop')) throw new LatchkeyError('password_invalid', `A password must not name the shop, ${owner.username ?? owner.email}.`);
     return password;
+  }
+
+  /** Signup is open only while the shop is (a flag the project keeps). */
+  override isOpenForSignup(): boolean {
+    return shopOpen;
+  }
+
+  override cleanEmail(email: string): string {
+    if (email.endsWith('@competitor.example')) throw new LatchkeyError('invalid_email', 'Use an address of your own.', { param: 'email' });
+    return email;
+  }
+
+  override cleanUsername(username: string): string {
+    if (username.startsWith('shop')) throw new LatchkeyError('invalid_username', 'Names starting with "shop" are ours.', { param: 'username' });
+    return username;
   }
 
   override getEmailConfirmationUrl(key: string): string {
@@ -121,6 +138,26 @@ describe.each(testDatabaseKinds())("the adapters' hook points through the pages,
     expect(change.statusCode).toBe(400);
     expect(change.body).toContain('A password must not name the shop, ada.');
     expect(await latchkey.users.checkPassword('ada', PASSWORD)).toBeDefined();
+  });
+
+  it('isOpenForSignup, cleanEmail and cleanUsername: the signup form closes, and refuses an address or a name on its field, storing nothing', async () => {
+    await setUp();
+    const signUp = (username: string, email: string) => browser.post('/accounts/signup/', { username, email, password1: PASSWORD, password2: PASSWORD });
+    const address = await signUp('ada', 'ada@competitor.example');
+    expect(address.statusCode).toBe(400);
+    expect(address.body).toContain('Use an address of your own.');
+    const name = await signUp('shopkeeper', 'ada@example.com');
+    expect(name.statusCode).toBe(400);
+    expect(name.body).toContain('Names starting with &quot;shop&quot; are ours.');
+    expect(await latchkey.users.count()).toBe(0);
+    shopOpen = false;
+    try {
+      expect((await browser.get('/accounts/signup/')).body).toContain('the sign up is currently closed');
+      expect((await signUp('ada', 'ada@example.com')).statusCode).toBe(403);
+      expect(await latchkey.users.count()).toBe(0);
+    } finally {
+      shopOpen = true;
+    }
   });
 
   it('isAutoSignupAllowed: a person it allows is signed up at once, anyone else gets the signup form', async () => {
