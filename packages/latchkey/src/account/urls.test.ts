@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadSettings } from '../config/load.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { HeadlessTestClient } from '../testing/headless.js';
 import { createTestLatchkey, testSettings, type TestLatchkey } from '../testing/latchkey.js';
@@ -20,6 +24,13 @@ const FRONT_END = {
 
 describe('accountUrl', () => {
   const pages = testSettings();
+
+  it("in local mode links to the port the server runs on (a mailed link's port follows PORT)", () => {
+    const local = loadSettings({ USERNAME_TYPE: 'username', SITE_NAME: 'Acme', DOMAIN_NAME: 'acme.example' }, { env: { PORT: '19080' }, cwd: mkdtempSync(join(tmpdir(), 'lk-urls-')) });
+    expect(accountUrl(local, 'account_reset_password_from_key', 'k2')).toBe('http://localhost:19080/accounts/password/reset/key/k2/');
+    expect(signInUrl(local)).toBe('http://localhost:19080/accounts/login/');
+  });
+
   const spa = testSettings({ settings: { HEADLESS_FRONTEND_URLS: FRONT_END } });
 
   it('links to the account pages from SITE_URL when no front end is named', () => {

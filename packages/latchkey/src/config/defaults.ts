@@ -45,3 +45,16 @@ export function defaultValues(environment: Environment, project: ProjectFacts): 
 export const BASE_DEFAULTS = Object.fromEntries(
   DECLARATIONS.flatMap(([name, { default: defaults }]) => (defaults.base === undefined || typeof defaults.base === 'function' ? [] : [[name, defaults.base]])),
 ) as Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' | 'DATABASE_URL' | 'EMAIL_URL' | 'ADMIN_URL' | 'SITE_URL' | 'SITE_NAME' | 'ACCOUNT_LOGIN_METHODS'>;
+
+/** Host values that mean "this machine" (or every interface of it): a browser here reaches them as localhost. */
+const THIS_MACHINE = new Set(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost']);
+
+/**
+ * SITE_URL in local mode when nothing sets it: where the server listening on HOST and PORT is
+ * reached from this machine, so that a mailed link and a provider's callback lead back to it
+ * whatever port it runs on (`http://localhost:19080`).
+ */
+export function localSiteUrl(host: string, port: number): string {
+  const name = THIS_MACHINE.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return port === 80 ? `http://${name}` : `http://${name}:${port}`;
+}

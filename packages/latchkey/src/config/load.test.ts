@@ -85,6 +85,28 @@ describe('defaults per environment', () => {
   });
 });
 
+describe("local mode's SITE_URL", () => {
+  it('follows PORT, so that mailed links and provider callbacks reach the server on whatever port it runs', () => {
+    expect(load({}).SITE_URL).toBe('http://localhost:8000');
+    expect(load({ PORT: '19080' }).SITE_URL).toBe('http://localhost:19080');
+    expect(load({ PORT: '19080', HOST: '0.0.0.0' }).SITE_URL).toBe('http://localhost:19080');
+    // Any free port: not known until the server listens, so the default stays.
+    expect(load({ PORT: '0' }).SITE_URL).toBe('http://localhost:8000');
+  });
+
+  it('names HOST when it is one machine, and lets requests for it in', () => {
+    const settings = load({ PORT: '19080', HOST: 'devbox.internal' });
+    expect(settings.SITE_URL).toBe('http://devbox.internal:19080');
+    expect(settings.ALLOWED_HOSTS).toContain('devbox.internal');
+  });
+
+  it('stays as the project or the environment sets it', () => {
+    expect(load({ PORT: '19080', LATCHKEY_SITE_URL: 'https://dev.acme.example' }).SITE_URL).toBe('https://dev.acme.example');
+    expect(load({ PORT: '19080' }, { local: { SITE_URL: 'http://acme.localhost:3000' } }).SITE_URL).toBe('http://acme.localhost:3000');
+    expect(load({ PORT: '19080', HOST: 'devbox.internal', LATCHKEY_ALLOWED_HOSTS: 'localhost' }).ALLOWED_HOSTS).toEqual(['localhost']);
+  });
+});
+
 describe('environment overrides', () => {
   it('reads booleans, enums, lists, numbers and JSON', () => {
     const settings = load({

@@ -1,5 +1,5 @@
 import { LatchkeyError } from '../core/errors.js';
-import { defaultValues } from './defaults.js';
+import { defaultValues, localSiteUrl } from './defaults.js';
 import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
@@ -61,6 +61,17 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
   for (const name of Object.keys(SETTING_FIELDS) as SettingName[]) {
     const raw = env[envNameOf(name)];
     if (raw !== undefined) values[name] = mergeWithDefault(name, values[name], checkEnvValue(name, raw));
+  }
+
+  // Local mode: a SITE_URL nobody set follows the port (and host) the server listens on, and a
+  // host it names is one the server answers. PORT=0 (any free port) is known only once listening,
+  // too late for the settings: the declared default stays.
+  const given = (name: SettingName) => [project.base, project[environment]].some((overrides) => overrides?.[name] !== undefined) || env[envNameOf(name)] !== undefined;
+  if (environment === 'local' && !given('SITE_URL') && values.PORT !== 0) {
+    values.SITE_URL = localSiteUrl(values.HOST as string, values.PORT as number);
+    const siteHost = new URL(values.SITE_URL as string).hostname;
+    const allowed = values.ALLOWED_HOSTS as string[];
+    if (!given('ALLOWED_HOSTS') && !allowed.includes(siteHost)) values.ALLOWED_HOSTS = [...allowed, siteHost];
   }
 
   if (environment === 'production') {

@@ -44,7 +44,7 @@ const SITE_SETTINGS = {
     default: { local: 'http://localhost:8000', test: 'http://testserver', production: (project) => `https://${project.DOMAIN_NAME}` },
     docs: {
       allowed: 'an absolute `http://` or `https://` URL with no query, e.g. `https://example.com`',
-      default: { production: '`https://` + `DOMAIN_NAME`' },
+      default: { local: '`http://localhost:` + `PORT` (`HOST` instead of localhost when it names one machine; `http://localhost:8000` with `PORT=0`)', production: '`https://` + `DOMAIN_NAME`' },
       does:
         'The public address of the site. Its origin is always trusted by the CSRF check. Links in emails are built from ' +
         "it, never from the request's `Host` header. `check --deploy` warns when it is not `https://`.",
