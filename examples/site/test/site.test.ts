@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,6 +135,8 @@ describe('the server, as npm run dev and npm start run it', () => {
     const result = await server.exited;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('SIGTERM received');
+    // One banner says where everything is (PORT=0 here: SITE_URL keeps its default).
+    expect(result.stdout).toContain('My Awesome Project (local mode)\n  site     http://localhost:8000/\n  admin    http://localhost:8000/admin/\n  mail     printed in this console');
     // SQLite removes the write-ahead log when the last connection closes cleanly.
     expect(existsSync(`${database}-wal`)).toBe(false);
   });
@@ -144,6 +147,21 @@ describe('the server, as npm run dev and npm start run it', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: .*127\.0\.0\.1:1.*\n$/);
     expect(result.stderr).not.toContain('secret');
+  });
+
+  it('fails with one line naming PORT when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const directory = mkdtempSync(join(tmpdir(), 'lk-site-'));
+      const server = startServer('local', { DATABASE_URL: `sqlite:${join(directory, 'db.sqlite3')}`, PORT: String(port), HOST: '127.0.0.1' });
+      const result = await server.exited;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`Error: Port ${port} on 127.0.0.1 is already in use: stop what is listening there, or set PORT to another port.\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('in production refuses to start without its required settings', async () => {

@@ -1,4 +1,4 @@
-import { createLatchkey, isLatchkeyError, loadSettings, loggerOptions } from '@latchkey/core';
+import { createLatchkey, isLatchkeyError, loadSettings, loggerOptions, startupBanner } from '@latchkey/core';
 import pino from 'pino';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
@@ -10,6 +10,13 @@ import { AccountAdapter, SocialAccountAdapter } from './users/adapters.js';
  * migrations. A bad setting or an unreachable database ends start-up with one clear line.
  */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/** The port is taken: said in one line that names the setting to change. */
+class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`Port ${port} on ${host} is already in use: stop what is listening there, or set PORT to another port.`);
+  }
+}
 
 async function main(): Promise<void> {
   loadLocalEnvironment();
@@ -26,7 +33,16 @@ async function main(): Promise<void> {
     log,
   });
   const app = await buildApp(latchkey, { loggerInstance: log });
-  await app.listen({ port: settings.PORT, host: settings.HOST });
+  try {
+    await app.listen({ port: settings.PORT, host: settings.HOST });
+  } catch (error) {
+    await app.close();
+    // The usual first-hour mistake: another server (often this one, still running) has the port.
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(settings.HOST, settings.PORT);
+    throw error;
+  }
+  // Where everything is, before the request lines start.
+  if (settings.ENVIRONMENT === 'local') process.stdout.write(startupBanner(settings));
 
   // SIGTERM (and Ctrl-C): stop accepting connections, let in-flight requests finish, then close
   // the database (onClose in buildApp) and exit. A request that hangs cannot hold the process
@@ -56,7 +72,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (isLatchkeyError(error)) {
+  if (isLatchkeyError(error) || error instanceof PortInUseError) {
     process.stderr.write(`Error: ${error.message}\n`);
   } else {
     console.error(error);
