@@ -2,9 +2,26 @@ import type { LatchkeyDeps } from '../deps.js';
 import type { User } from './model.js';
 import { normalizeUsernameKey, tryNormalizeEmail } from '../core/identifiers.js';
 import type { ClientInfo } from '../core/client.js';
+import { LatchkeyError } from '../core/errors.js';
+import type { Settings } from '../config/settings.js';
 
 /** One refusal for every credential that does not hold: unknown account, wrong password, no password. */
 export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
+/** The same refusal where the person signed in with an address (allauth's email_password_mismatch). */
+export const INVALID_EMAIL_CREDENTIALS = 'The email address and/or password you specified are not correct.';
+
+/**
+ * The refusal of credentials that do not hold, worded for what the person typed, as allauth's:
+ * an address where the project signs in by email only or the login has an '@', else a username.
+ * It depends on the input and the settings alone, so it tells nothing of the account. `reason` is
+ * allauth's code for it, which the headless API gives.
+ */
+export function credentialsRefusal(settings: Pick<Settings, 'USERNAME_TYPE'>, login: string): LatchkeyError {
+  const byAddress = settings.USERNAME_TYPE === 'email' || login.includes('@');
+  return byAddress
+    ? new LatchkeyError('invalid_credentials', INVALID_EMAIL_CREDENTIALS, { reason: 'email_password_mismatch' })
+    : new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS, { reason: 'username_password_mismatch' });
+}
 /** The refusal once the login limits (per IP, per account) are reached, for a password and a code alike. */
 export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
 

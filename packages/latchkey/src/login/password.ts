@@ -1,5 +1,4 @@
-import { findUserByLogin, INVALID_CREDENTIALS, loginFailureKey, TOO_MANY_ATTEMPTS, verifyCredentials } from '../account/credentials.js';
-import { LatchkeyError } from '../core/errors.js';
+import { credentialsRefusal, findUserByLogin, loginFailureKey, TOO_MANY_ATTEMPTS, verifyCredentials } from '../account/credentials.js';
 import { normalizeUsernameKey } from '../core/identifiers.js';
 import { RateLimitedError } from '../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../deps.js';
@@ -34,7 +33,7 @@ async function loginKey(deps: LatchkeyDeps, login: string): Promise<string> {
 export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLoginInput, firstFactor: FirstFactor = { kind: 'password' }): Promise<LoginResult> {
   const { login, password, ...context } = input;
   if (login.trim() === '' || password === '') {
-    throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
+    throw credentialsRefusal(deps.settings, login);
   }
   const subject = { ip: context.client.ip, key: await loginKey(deps, login) };
   // The attempt is counted under both limits at once, or, when either is full, under neither: a
@@ -49,7 +48,7 @@ export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLogin
   if (!decision.allowed) throw new RateLimitedError(decision.refusedBy ?? 'login_failed', decision.retryAfterSeconds, TOO_MANY_ATTEMPTS);
 
   const user = await verifyCredentials(deps, { login, password });
-  if (!user) throw new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS);
+  if (!user) throw credentialsRefusal(deps.settings, login);
   await deps.rateLimits.refund('login_failed', subject);
   return beginLogin(deps, user, firstFactor, context);
 }

@@ -41,8 +41,7 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
     } catch (error) {
       // One answer for every refused credential, naming the password field as allauth's does.
       if (isLatchkeyError(error, 'invalid_credentials')) {
-        const code = byEmail || login.includes('@') ? 'email_password_mismatch' : 'username_password_mismatch';
-        return sendErrors(ctx, request, reply, 400, [{ message: error.message, code, param: 'password' }]);
+        return sendErrors(ctx, request, reply, 400, [{ message: error.message, code: error.reason ?? 'invalid', param: 'password' }]);
       }
       return sendHeadlessRefusal(ctx, request, reply, error);
     }

@@ -39,6 +39,12 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('The username and/or password you specified are not correct.');
     expect(await latchkey.deps.sessions.load(browser.cookies.get('sessionid'))).toBeFalsy();
+    // Signed in with an address, the refusal speaks of the address, as allauth's does, whether
+    // the address has an account or not.
+    for (const login of ['ada@example.com', 'nobody@example.com']) {
+      const byAddress = await browser.post('/accounts/login/', { login, password: 'wrong password' });
+      expect(byAddress.body, login).toContain('The email address and/or password you specified are not correct.');
+    }
   });
 
   it('ignores a next that leaves the site', async () => {
@@ -181,5 +187,24 @@ describe.each(testDatabaseKinds())('LOGIN_REDIRECT_URL and LOGOUT_REDIRECT_URL o
     expect(done.headers.location).toBe(GOODBYE);
     expect(await signedInUserId(browser)).toBeNull();
     expect((await browser.get('/accounts/logout/')).headers.location).toBe(GOODBYE);
+  });
+});
+
+describe("the login field's label", () => {
+  it.each([
+    ['username', ['username'], '>Username<'],
+    ['username', ['email'], '>Email<'],
+    ['username', ['username', 'email'], '>Username or email<'],
+    ['email', ['email'], '>Email<'],
+  ] as const)('in a %s project signing in by %j reads %s', async (usernameType, methods, label) => {
+    const latchkey = await createTestLatchkey({ usernameType, settings: { ACCOUNT_LOGIN_METHODS: [...methods] } });
+    const browser = await PageClient.create(latchkey);
+    try {
+      const page = await browser.get('/accounts/login/');
+      expect(page.body).toMatch(new RegExp(`<label for="id_login"[^>]*${label}`));
+    } finally {
+      await browser.close();
+      await latchkey.destroy();
+    }
   });
 });

@@ -17,6 +17,17 @@ function ticked(submitted: string): boolean {
 }
 
 /**
+ * What the login field asks for, as allauth labels it: an address where only addresses sign in
+ * (an email project, or ACCOUNT_LOGIN_METHODS=email), a username where only usernames do, else
+ * either.
+ */
+function loginFieldOf(settings: HttpContext['deps']['settings']): 'email' | 'username' | 'either' {
+  const methods = settings.ACCOUNT_LOGIN_METHODS;
+  if (settings.USERNAME_TYPE === 'email' || !methods.includes('username')) return 'email';
+  return methods.includes('email') ? 'either' : 'username';
+}
+
+/**
  * The login page, with the form's state: also shown by the passkey login (passkey-login.ts) when
  * a passkey is refused, its error under the passkey's button.
  */
@@ -24,7 +35,7 @@ export async function renderLoginPage(ctx: HttpContext, request: FastifyRequest,
   const { settings } = ctx.deps;
   return renderPage(ctx, request, reply, 'account/login.html', {
     title: 'Sign in',
-    login_by_email: settings.USERNAME_TYPE === 'email',
+    login_field: loginFieldOf(settings),
     ask_remember: settings.ACCOUNT_SESSION_REMEMBER === null,
     login_by_code: settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
     passkey_login: settings.MFA_PASSKEY_LOGIN_ENABLED,

@@ -5,7 +5,7 @@
  * and names what they mean in the scenarios' words.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { INVALID_CREDENTIALS, TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
+import { INVALID_CREDENTIALS, INVALID_EMAIL_CREDENTIALS, TOO_MANY_ATTEMPTS } from '../../account/credentials.js';
 import { ALREADY_YOURS } from '../../account/flows/manage-email.js';
 import { WRONG_CURRENT_PASSWORD } from '../../account/flows/password-change.js';
 import { INCORRECT_PASSWORD } from '../../account/flows/reauthenticate.js';
@@ -18,6 +18,7 @@ import { refused, type JourneyDriver, type ListedEmail, type OpenedDriver, type 
 /** Form errors by their words: the pages show messages, not codes. */
 const REFUSAL_BY_MESSAGE: [string, RefusalCode][] = [
   [INVALID_CREDENTIALS, 'invalid_credentials'],
+  [INVALID_EMAIL_CREDENTIALS, 'invalid_credentials'],
   [WRONG_CURRENT_PASSWORD, 'invalid_credentials'],
   [INCORRECT_PASSWORD, 'invalid_credentials'],
   [TOO_MANY_ATTEMPTS, 'rate_limited'],
