@@ -137,7 +137,7 @@ describe.each(testDatabaseKinds())('the fuzzer on %s', (kind) => {
     const table = new Set(site.routes.map((route) => `${route.method} ${route.url}`));
     for (const route of [
       'GET /', 'POST /accounts/login/', 'POST /accounts/signup/', 'GET /accounts/password/reset/key/:key/', 'POST /accounts/login/code/confirm/',
-      'POST /accounts/:providerId/login/', 'POST /accounts/saml/:organization/acs/', 'GET /accounts/saml/:organization/metadata/', 'GET /accounts/2fa/webauthn/',
+      'POST /accounts/:provider/login/', 'POST /accounts/saml/:organization/acs/', 'GET /accounts/saml/:organization/metadata/', 'GET /accounts/2fa/webauthn/',
       'POST /_allauth/browser/v1/auth/login', 'POST /_allauth/app/v1/auth/login', 'POST /api/auth-token/', 'GET /api/users/me/', 'GET /admin/users/user/',
       'GET /users/:lookup/', 'GET /spa/*',
     ]) {
