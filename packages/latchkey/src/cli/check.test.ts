@@ -56,3 +56,17 @@ describe('check --deploy: HSTS', () => {
     expect(ids({ LATCHKEY_SECURE_HSTS_SECONDS: '0' })).toEqual(['latchkey.W015']);
   });
 });
+
+describe('check --deploy: placeholders', () => {
+  it("names every setting that still points at example.com, as a --yes project's answers leave them (W016)", () => {
+    const generatedWithYes = { LATCHKEY_SITE_URL: 'https://example.com', LATCHKEY_ALLOWED_HOSTS: 'example.com,www.example.com', DEFAULT_FROM_EMAIL: 'noreply@example.com' };
+    const [problem, ...others] = findDeploymentProblems(production(generatedWithYes));
+    expect(others).toEqual([]);
+    expect(problem).toMatchObject({ id: 'latchkey.W016' });
+    expect(problem?.message).toMatch(/^SITE_URL, ALLOWED_HOSTS, DEFAULT_FROM_EMAIL still name example\.com/);
+  });
+
+  it('is quiet about domains that only contain the word (myexample.com, example.company)', () => {
+    expect(ids({ LATCHKEY_SITE_URL: 'https://myexample.com', LATCHKEY_ALLOWED_HOSTS: 'example.company', DEFAULT_FROM_EMAIL: 'noreply@myexample.com' })).toEqual([]);
+  });
+});

@@ -56,8 +56,26 @@ export function findDeploymentProblems(settings: Settings): CheckProblem[] {
   if (settings.ACCOUNT_RATE_LIMITS === false) {
     add('latchkey.W011', 'ACCOUNT_RATE_LIMITS is false: passwords can be guessed without limit.', 'Remove LATCHKEY_ACCOUNT_RATE_LIMITS=false.');
   }
+  const placeholders = settingsNamingPlaceholders(settings);
+  if (placeholders.length > 0) {
+    add(
+      'latchkey.W016',
+      `${placeholders.join(', ')} still name example.com (or example.org, example.net): a placeholder, as a generated project's --yes answers leave it, not the site's own domain.`,
+      'Set them to the site\'s real domain and sender, e.g. regenerate the project with its own answers or set LATCHKEY_SITE_URL, LATCHKEY_ALLOWED_HOSTS and DEFAULT_FROM_EMAIL.',
+    );
+  }
   addHeadlessProblems(settings, add);
   return problems;
+}
+
+/** A host in the domains RFC 2606 keeps for examples (example.com and its kin, and their subdomains). */
+const PLACEHOLDER_DOMAIN = /(?:^|[^a-z0-9.-])(?:[a-z0-9-]+\.)*example\.(?:com|org|net)(?![a-z0-9-])/i;
+
+/** The settings whose value still names a placeholder domain, whatever their type (a URL, a list, a sender). */
+function settingsNamingPlaceholders(settings: Settings): string[] {
+  return Object.entries(settings)
+    .filter(([name, value]) => name !== 'SECRET_KEY' && value !== null && value !== undefined && PLACEHOLDER_DOMAIN.test(typeof value === 'string' ? value : JSON.stringify(value)))
+    .map(([name]) => name);
 }
 
 /**
