@@ -88,7 +88,12 @@ describe('the Default column', () => {
       else expect(load(envOf.test).SECRET_KEY).not.toBe(value);
     },
     SITE_NAME: (value) => expect(value).toBe(project.SITE_NAME),
-    SITE_URL: (value) => expect(value).toBe(`https://${project.DOMAIN_NAME}`),
+    SITE_URL: (value, environment) => {
+      // Local mode follows PORT (8000 unless set); production is DOMAIN_NAME's https address.
+      if (environment === 'local') expect(value).toBe('http://localhost:8000');
+      else expect(value).toBe(`https://${project.DOMAIN_NAME}`);
+    },
+    URL_PREFIX: (value) => expect(value).toBe(''),
     ALLOWED_HOSTS: (value) => expect(value).toEqual([project.DOMAIN_NAME]),
     REDIS_URL: (value) => expect(value).toBeNull(),
     ACCOUNT_LOGIN_METHODS: (value) => expect(value).toEqual([project.USERNAME_TYPE]),
