@@ -27,9 +27,14 @@ import {
 export const JOURNEY_TIMEOUT_MS = 90_000;
 export const SETUP_TIMEOUT_MS = 90_000;
 
-/** Passwords the default validators accept (long enough, not common, not numeric, unlike any name used here). */
-export const PASSWORD = 'Velvet-Harbor-4127';
-export const NEW_PASSWORD = 'Copper-Meadow-9083';
+/**
+ * Passwords the default validators accept (long enough, not common, not numeric) and unlike every
+ * name used here: they hold at most one hex digit, so no random suffix of uniqueName can bring a
+ * username or address within the similarity validator's 0.7 of them (the earlier 'Copper-Meadow-9083'
+ * shared "0389" and the "d", "o", "r" of dora and failed now and then).
+ */
+export const PASSWORD = 'Quartz-Willow-Sunny';
+export const NEW_PASSWORD = 'Hushing-Lynx-Quiver';
 
 /** A name no other test in the run uses, so that tests sharing a site never meet: `ada3f9c1`. */
 export function uniqueName(prefix: string): string {
