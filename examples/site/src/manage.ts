@@ -5,6 +5,6 @@ import { projectSettings } from './config/settings.js';
 // `npm run manage -- <command>`: migrate, createsuperuser, changepassword, check, clearsessions,
 // create-token, delete-token, socialapp, import-django (`npm run manage -- help` lists them). A
 // Django project whose MFA adapter encrypted its secrets passes its decrypt here for import-django:
-// runManagementCli(projectSettings, { djangoDecrypt }), see the docs' migrating-from-django.md.
+// runManagementCli(projectSettings, { djangoDecrypt }), see node_modules/@latchkey/core/docs/migrating-from-django.md.
 loadLocalEnvironment();
 await runManagementCli(projectSettings);

@@ -1,7 +1,8 @@
 /**
- * Latchkey's route guards on routes of the project's own (docs/extending.md, "Guarding your own
- * routes"): each guard on a page and on a JSON route, for a stranger, for someone it refuses and
- * for someone it lets through, and `request.user` behind them.
+ * Latchkey's route guards on routes of the project's own (its "Guarding your own routes":
+ * node_modules/@latchkey/core/docs/extending.md): each guard on a page and on a JSON route, for
+ * a stranger, for someone it refuses and for someone it lets through, and `request.user` behind
+ * them.
  */
 import type { User } from '@latchkey/core';
 import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';

@@ -184,7 +184,7 @@ describe('environment overrides', () => {
 
   it('refuses an unknown LATCHKEY_ variable instead of ignoring a typo', () => {
     expect(loadError({ LATCHKEY_ACOUNT_ALLOW_REGISTRATION: 'false' })).toBe(
-      'LATCHKEY_ACOUNT_ALLOW_REGISTRATION is not a Latchkey setting; see docs/settings.md for the settings and their variables.',
+      'LATCHKEY_ACOUNT_ALLOW_REGISTRATION is not a Latchkey setting; node_modules/@latchkey/core/docs/settings.md lists the settings and their variables.',
     );
     expect(() => load({ LATCHKEY_SUPERUSER_PASSWORD: 'x' })).not.toThrow();
   });

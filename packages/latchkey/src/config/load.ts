@@ -4,6 +4,7 @@ import type { SettingField } from './fields.js';
 import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
 import { maskUrlCredentials } from '../core/redact.js';
+import { docsPage } from '../core/docs-page.js';
 import { parseEmailUrl } from './email-url.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { KEYED_FRONTEND_URLS } from './settings.js';
@@ -107,7 +108,7 @@ function rejectUnknownVariables(env: NodeJS.ProcessEnv): void {
   const known = new Set((Object.keys(SETTING_FIELDS) as SettingName[]).map(envNameOf));
   for (const variable of Object.keys(env)) {
     if (variable.startsWith('LATCHKEY_') && !known.has(variable) && !NON_SETTING_VARIABLES.has(variable)) {
-      throw settingsError(`${variable} is not a Latchkey setting; see docs/settings.md for the settings and their variables.`);
+      throw settingsError(`${variable} is not a Latchkey setting; ${docsPage('settings.md')} lists the settings and their variables.`);
     }
   }
 }
@@ -118,7 +119,7 @@ function fieldOf(name: string): SettingField<unknown> | undefined {
 
 function checkProjectValue(name: string, value: unknown): unknown {
   const field = fieldOf(name);
-  if (!field) throw settingsError(`Setting ${name} in the project's settings is not a Latchkey setting; see docs/settings.md.`);
+  if (!field) throw settingsError(`Setting ${name} in the project's settings is not a Latchkey setting; ${docsPage('settings.md')} lists the settings.`);
   const result = field.schema.safeParse(value);
   if (!result.success) {
     throw settingsError(`Setting ${name}=${display(name, JSON.stringify(value) ?? String(value))} in the project's settings is not allowed: use ${field.allowed}.`);

@@ -8,6 +8,7 @@ import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel } from '
 import { HASHER_NAMES } from '../config/choices.js';
 import type { Settings, UsernameType } from '../config/settings.js';
 import { tryNormalizeEmail } from '../core/identifiers.js';
+import { docsPage } from '../core/docs-page.js';
 import { algorithmOf } from '../account/passwords/hasher.js';
 import { importedRecoveryCodesData, importedTotpData, recoveryCodeSet } from '../mfa/authenticators.js';
 import { webauthnKey } from '../mfa/webauthn.js';
@@ -88,7 +89,7 @@ export function convertAuthenticator(context: ConvertContext, row: DjangoAuthent
     case 'totp': {
       const secret = opened(context, row.data.secret);
       const data = secret === undefined ? undefined : importedTotpData(context.settings, row.userId, secret);
-      return data ? as({ ...base, type: 'totp', data }) : skipped("its TOTP secret cannot be read (if the project's MFA adapter encrypts it, pass djangoDecrypt: docs/migrating-from-django.md)");
+      return data ? as({ ...base, type: 'totp', data }) : skipped(`its TOTP secret cannot be read (if the project's MFA adapter encrypts it, pass djangoDecrypt: ${docsPage('migrating-from-django.md')})`);
     }
     case 'recovery_codes':
       return convertRecoveryCodes(context, row, (data, used) => as({ ...base, type: 'recovery_codes', data }, used));
@@ -109,7 +110,7 @@ function convertRecoveryCodes(
   row: DjangoAuthenticator,
   as: (data: Record<string, unknown>, used: number[]) => Converted<ImportedAuthenticator>,
 ): Converted<ImportedAuthenticator> {
-  const unreadable = skipped("its recovery codes cannot be read (if the project's MFA adapter encrypts them, pass djangoDecrypt: docs/migrating-from-django.md)");
+  const unreadable = skipped(`its recovery codes cannot be read (if the project's MFA adapter encrypts them, pass djangoDecrypt: ${docsPage('migrating-from-django.md')})`);
   const migrated = row.data.migrated_codes;
   if (Array.isArray(migrated)) {
     const codes = migrated.map((code) => opened(context, code));

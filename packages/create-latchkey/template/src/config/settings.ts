@@ -5,7 +5,7 @@ import type { ProjectSettings } from '@latchkey/core';
  * applies everywhere, then the section of the running environment (NODE_ENV: production, test,
  * anything else is local), then environment variables, which override everything: each setting X
  * is read from LATCHKEY_X (DATABASE_URL, EMAIL_URL, DEFAULT_FROM_EMAIL, REDIS_URL, HOST and PORT
- * keep their plain names). Latchkey's docs/settings.md lists every setting.
+ * keep their plain names). Latchkey's node_modules/@latchkey/core/docs/settings.md lists every setting.
  *
  * USERNAME_TYPE was chosen when the project was generated; it shapes the database schema, so it
  * is not read from the environment.
@@ -94,7 +94,7 @@ function openIdConnectAppsFromEnvironment() {
 /**
  * Google and GitHub, each when its client id is in the environment (GOOGLE_CLIENT_ID and
  * GOOGLE_SECRET, GITHUB_CLIENT_ID and GITHUB_SECRET). Another named provider is added the same
- * way, under its id (Latchkey's docs/social.md lists them).
+ * way, under its id (Latchkey's node_modules/@latchkey/core/docs/social.md lists them).
  */
 function namedProvidersFromEnvironment() {
   const providers: Record<string, { APPS: { client_id: string; secret: string }[] }> = {};
