@@ -14,6 +14,7 @@ import type { HttpContext } from './kit/context.js';
 import { STATIC_PATH } from '../config/url-names.js';
 import type { ApiOptions } from './api/views.js';
 import { registerHealthCheck, type ServiceChecks } from './health.js';
+import { registerInteractiveDocsAssets } from './kit/interactive-docs.js';
 
 /** Requests routed inside Latchkey's scope, where cookies are parsed and CSRF is checked. */
 const insideLatchkey = new WeakSet<FastifyRequest>();
@@ -108,6 +109,8 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     const serveLatchkey = async (mount: FastifyInstance) => {
       // The default look's CSS, served from the library itself: no CDN.
       await mount.register(fastifyStatic, { root: fileURLToPath(new URL('../static/', import.meta.url)), prefix: STATIC_PATH, decorateReply: false });
+      // Swagger UI, for the interactive API docs (/api/docs/, /_allauth/openapi.html): from the package, no CDN.
+      if (options.api || (options.headless && settings.HEADLESS_SERVE_SPECIFICATION)) registerInteractiveDocsAssets(mount);
       if (options.health !== false) registerHealthCheck(mount, serviceChecks);
       if (!settings.HEADLESS_ONLY) registerAccountPages(mount, ctx);
       if (!settings.HEADLESS_ONLY && options.admin !== false) registerAdmin(mount, ctx, { apiTokens: options.api !== undefined });

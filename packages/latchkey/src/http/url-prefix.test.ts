@@ -265,16 +265,24 @@ describe.each(testDatabaseKinds())('Latchkey mounted under URL_PREFIX on %s', (k
     expect((await browser.get(`${PREFIX}/health/`)).statusCode).toBe(200);
     const specification = await browser.get(`${PREFIX}/_allauth/openapi.json`);
     expect(JSON.parse(specification.body)).toMatchObject({ servers: [{ url: `${SITE}${PREFIX}` }] });
+    // The docs pages are for staff: a visitor goes to the login under the prefix, and comes back.
     const reference = await browser.get(`${PREFIX}/_allauth/openapi.html`);
-    expect(linksOf(reference.body)).toContain(`${PREFIX}/static/latchkey/latchkey.css`);
+    expect(reference.headers.location).toBe(`${PREFIX}/accounts/login/?next=${encodeURIComponent(`${PREFIX}/_allauth/openapi.html`)}`);
 
     await addPerson(latchkey, 'grace', { isStaff: true, isSuperuser: true });
     await signIn('grace', ADMIN_PASSWORD);
     const schema = await browser.get(`${PREFIX}/api/schema/`);
     expect(JSON.parse(schema.body)).toMatchObject({ servers: [{ url: PREFIX }] });
+    const swaggerUi = [`${PREFIX}/static/latchkey/swagger-ui/swagger-ui-bundle.js`, `${PREFIX}/static/latchkey/swagger-ui/swagger-ui.css`, `${PREFIX}/static/latchkey/api-docs.js`];
     const docs = await browser.get(`${PREFIX}/api/docs/`);
     expect(strays(docs)).toEqual([]);
-    expect(linksOf(docs.body)).toEqual(expect.arrayContaining([`${PREFIX}/api/schema/`, `${PREFIX}/static/latchkey/latchkey.css`]));
+    expect(linksOf(docs.body)).toEqual(expect.arrayContaining([`${PREFIX}/api/schema/`, ...swaggerUi]));
+    // The page's script sends "Try it out" to this origin under the prefix, where the paths live.
+    expect(docs.body).toContain(`data-url-prefix="${PREFIX}"`);
+    const headlessDocs = await browser.get(`${PREFIX}/_allauth/openapi.html`);
+    expect(strays(headlessDocs)).toEqual([]);
+    expect(linksOf(headlessDocs.body)).toEqual(expect.arrayContaining([`${PREFIX}/_allauth/openapi.json`, ...swaggerUi]));
+    for (const asset of swaggerUi) expect((await browser.get(asset)).statusCode, asset).toBe(200);
   });
 
   it('answers nothing at the paths without the prefix', async () => {

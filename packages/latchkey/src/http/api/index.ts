@@ -7,7 +7,7 @@ import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
 import { AUTH_TOKEN_URL, authTokenView } from './auth-token.js';
 import { registerApiBodyParsers, unsupportedMediaType } from './body.js';
 import { NOT_FOUND, sendDetail } from './respond.js';
-import { API_DOCS_URL, API_SCHEMA_URL, schemaViews } from './schema-views.js';
+import { API_DOCS_URL, API_SCHEMA_URL, registerApiDocsPage, schemaViews } from './schema-views.js';
 import { registerView, viewDefinitionProblem, type RegisteredView } from './view-runner.js';
 import type { ApiOptions, ApiRoutes } from './views.js';
 
@@ -77,6 +77,7 @@ export async function registerApi(scope: FastifyInstance, ctx: HttpContext, opti
         api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
         api.setErrorHandler(handleApiError);
         for (const registered of [...views, ...schemaViews(ctx, views)]) registerView(api, ctx, registered);
+        registerApiDocsPage(api, ctx);
         done();
       } catch (error) {
         // A route Fastify refuses (say, a path it cannot parse) must fail start-up, not hang it.

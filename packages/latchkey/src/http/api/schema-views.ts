@@ -1,6 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
-import { REFERENCE_PAGE_POLICY } from '../kit/reference-page.js';
-import { apiDocsHtml } from './docs.js';
+import { registerInteractiveDocsPage } from '../kit/interactive-docs.js';
 import { apiOpenApiDocument } from './openapi.js';
 import type { RegisteredView } from './view-runner.js';
 
@@ -8,20 +8,18 @@ export const API_SCHEMA_URL = '/api/schema/';
 export const API_DOCS_URL = '/api/docs/';
 
 /**
- * /api/schema/ and /api/docs/, for staff only as cookiecutter-django serves them: an anonymous
- * caller gets 403 (its docs authenticate by session, which has no challenge to offer), like a
- * signed-in user who is not staff. Both are rendered once, on first use, from the views as
- * registered; they describe the API, not themselves.
+ * /api/schema/, for staff only as cookiecutter-django serves it: an anonymous caller gets 403 (a
+ * tool authenticates by token or session, and the session has no challenge to offer), like a
+ * signed-in user who is not staff. It is rendered once, on first use, from the views as
+ * registered; it describes the API, not itself.
  */
 export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]): RegisteredView[] {
   let document: Record<string, unknown> | undefined;
-  let html: string | undefined;
   const documentOf = (): Record<string, unknown> => (document ??= apiOpenApiDocument(ctx.deps.settings, views));
-  const options = { anonymousStatus: 403 } as const;
   return [
     {
       url: API_SCHEMA_URL,
-      options,
+      options: { anonymousStatus: 403 },
       view: {
         permission: 'staff',
         methods: {
@@ -33,23 +31,17 @@ export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]):
         },
       },
     },
-    {
-      url: API_DOCS_URL,
-      options,
-      view: {
-        permission: 'staff',
-        methods: {
-          get: {
-            summary: 'The API documentation',
-            responses: { 200: { type: 'string' } },
-            handler: (_request, reply) => {
-              html ??= apiDocsHtml(documentOf(), { schema: ctx.deps.urls.mounted(API_SCHEMA_URL), stylesheet: ctx.deps.urls.static('latchkey.css') });
-              reply.header('content-security-policy', REFERENCE_PAGE_POLICY).header('x-frame-options', 'DENY');
-              return Promise.resolve(reply.header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(html));
-            },
-          },
-        },
-      },
-    },
   ];
+}
+
+/**
+ * /api/docs/: the interactive docs of /api/schema/, a page for signed-in staff (a visitor is sent to
+ * the login, anyone else gets 403), where "Try it out" calls the API with the session or a token.
+ */
+export function registerApiDocsPage(api: FastifyInstance, ctx: HttpContext): void {
+  registerInteractiveDocsPage(api, ctx, API_DOCS_URL.replace(/^\/api/, ''), {
+    title: `${ctx.deps.settings.SITE_NAME} API`,
+    documentUrl: ctx.deps.urls.mounted(API_SCHEMA_URL),
+    links: [{ href: ctx.deps.urls.mounted(API_SCHEMA_URL), text: 'OpenAPI schema (JSON)' }],
+  });
 }

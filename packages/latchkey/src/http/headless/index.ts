@@ -125,7 +125,7 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
         allowHeaders: [SESSION_TOKEN_HEADER, 'x-email-verification-key', 'x-password-reset-key', CSRF_HEADER],
         methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       });
-      if (settings.HEADLESS_SERVE_SPECIFICATION) registerSpecificationRoutes(headless, settings, customStageIds(site.deps));
+      if (settings.HEADLESS_SERVE_SPECIFICATION) registerSpecificationRoutes(headless, site, customStageIds(site.deps));
       headless.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ status: 404 }));
       for (const client of ['browser', 'app'] as const satisfies HttpClient[]) {
         const sessions = client === 'app' ? site.sessions.withTransport(appSessionTransport()) : site.sessions;
