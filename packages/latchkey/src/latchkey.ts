@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
@@ -21,6 +21,7 @@ import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/kit/allowed-hosts.js';
+import { errorPageHandlers, sendErrorAnswer } from './http/kit/error-pages.js';
 import { strictTransportSecurity, type OnRequestHook } from './http/kit/strict-transport-security.js';
 import type { ServiceChecks } from './http/health.js';
 import { csrfOptionsFrom, csrfToken } from './http/kit/csrf.js';
@@ -100,8 +101,23 @@ export interface Latchkey extends LatchkeyOperations {
   readonly apiGuards: RouteGuards;
   /** Register once on the project's app: `await app.register(latchkey.plugin)`. */
   readonly plugin: FastifyPluginAsync<LatchkeyPluginOptions>;
-  /** An onRequest hook refusing Host headers outside ALLOWED_HOSTS; add it to the whole app. */
+  /**
+   * An onRequest hook refusing Host headers outside ALLOWED_HOSTS with the 400 page; add it to the
+   * whole app. Each refusal logs one warning naming the host and the setting to change.
+   */
   readonly allowedHostsGuard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * The site's 404 page (templates/404.html, in the layout) for a URL nothing serves, or
+   * `{"detail": "Not found."}` for a JSON client: `app.setNotFoundHandler(latchkey.notFoundHandler)`.
+   * The headless API and /api/ keep their own JSON answers.
+   */
+  readonly notFoundHandler: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /**
+   * The site's error pages for a request that failed (500.html, or 400.html for Fastify's refusal of
+   * a malformed body; the cause only in the log), or `{"detail": ...}` for a JSON client:
+   * `app.setErrorHandler(latchkey.errorHandler)`. Latchkey's own routes use it already.
+   */
+  readonly errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
   /**
    * An onRequest hook adding Strict-Transport-Security (SECURE_HSTS_SECONDS and its companions) to
    * every answer of a request made over HTTPS; add it to the whole app, beside allowedHostsGuard.
@@ -289,7 +305,11 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     guards: pageGuards(ctx),
     apiGuards: apiGuards(ctx),
     plugin: latchkeyPlugin(ctx, serviceChecks),
-    allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS),
+    allowedHostsGuard: allowedHostsGuard(settings.ALLOWED_HOSTS, {
+      explain: settings.ENVIRONMENT === 'local',
+      sendPage: (request, reply, message) => sendErrorAnswer(deps, request, reply, 400, message === undefined ? {} : { message }),
+    }),
+    ...errorPageHandlers(deps),
     securityHeaders: strictTransportSecurity(settings),
     requestSessions,
     urlFor: (name, params, query) => urls.urlFor(name, params, query),

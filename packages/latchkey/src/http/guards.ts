@@ -4,7 +4,7 @@ import { adminGrantsOf } from '../admin/access.js';
 import type { AdminAction, AdminModel } from '../admin/model.js';
 import { authenticateApiRequest } from './api/authentication.js';
 import type { HttpContext } from './kit/context.js';
-import { redirect } from './kit/html-page.js';
+import { redirect, renderPage } from './kit/html-page.js';
 import { requestUser, setRequestUser } from './kit/request-user.js';
 
 /**
@@ -41,18 +41,14 @@ const NOT_AUTHENTICATED = 'Authentication credentials were not provided.';
 const NO_PERMISSION = 'You do not have permission to perform this action.';
 const NOT_RECENT = 'Reauthentication is required.';
 
-/** Answered to a signed-in user a page guard refuses: Django's 403 page, fixed and cache-proof. */
-const FORBIDDEN_PAGE =
-  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>403 Forbidden</title></head>' +
-  '<body><h1>403 Forbidden</h1><p>You do not have permission to see this page.</p></body></html>\n';
-
 /** Where a page guard's refusals lead, with `next` to come back. */
 function toPage(ctx: HttpContext, reply: FastifyReply, page: 'account_login' | 'account_reauthenticate', request: FastifyRequest): FastifyReply {
   return redirect(reply, ctx.deps.urls.urlFor(page, {}, { next: request.url }));
 }
 
-function forbiddenPage(reply: FastifyReply): FastifyReply {
-  return reply.code(403).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(FORBIDDEN_PAGE);
+/** Answered to a signed-in user a page guard refuses: the site's 403.html (Django's 403 page), in the layout as that user sees it. */
+function forbiddenPage(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return renderPage(ctx, request, reply, '403.html', { status: 403 }, 403);
 }
 
 function apiRefusal(reply: FastifyReply, status: 401 | 403, detail: string): FastifyReply {
@@ -68,7 +64,7 @@ type Check = (user: User, request: FastifyRequest) => Promise<boolean>;
 interface GuardDoor {
   /** The user, or undefined after answering the request (a stranger, a bad token). */
   admit(request: FastifyRequest, reply: FastifyReply): Promise<User | undefined>;
-  refuse(request: FastifyRequest, reply: FastifyReply, why: Refusal): FastifyReply;
+  refuse(request: FastifyRequest, reply: FastifyReply, why: Refusal): FastifyReply | Promise<FastifyReply>;
 }
 
 function guardsThrough(door: GuardDoor, ctx: HttpContext): RouteGuards {
@@ -96,7 +92,7 @@ export function pageGuards(ctx: HttpContext): RouteGuards {
         if (user === undefined) await toPage(ctx, reply, 'account_login', request);
         return user;
       },
-      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(ctx, reply, 'account_reauthenticate', request) : forbiddenPage(reply)),
+      refuse: (request, reply, why) => (why === 'not_recent' ? toPage(ctx, reply, 'account_reauthenticate', request) : forbiddenPage(ctx, request, reply)),
     },
     ctx,
   );

@@ -7,7 +7,7 @@ import { LatchkeyError } from '../core/errors.js';
 import { csrfOptionsFrom, csrfProtection } from './kit/csrf.js';
 import { sendReferrerPolicy } from './kit/referrer-policy.js';
 import { requestUser } from './kit/request-user.js';
-import { handleUnexpectedError } from './kit/unexpected-errors.js';
+import { errorPageHandlers, sendErrorPage } from './kit/error-pages.js';
 import { registerAccountPages } from './pages/index.js';
 import { registerAdmin } from './admin/index.js';
 import type { HttpContext } from './kit/context.js';
@@ -85,7 +85,12 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     }
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
-    await scope.register(csrfProtection, csrfOptionsFrom(settings));
+    const errorPages = errorPageHandlers(ctx.deps);
+    await scope.register(csrfProtection, {
+      ...csrfOptionsFrom(settings),
+      // Django's CSRF failure page: the site's 403.html, with the reason (a fixed sentence, never the request's).
+      forbiddenPage: (request, reply, reason) => sendErrorPage(ctx.deps, request, reply, 403, { message: 'CSRF verification failed. Request aborted.', reason }),
+    });
     // request.user, for the project's routes as for Latchkey's: read only when something asks.
     scope.decorateRequest('user', {
       getter(this: FastifyRequest) {
@@ -97,7 +102,11 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
       done();
     });
     scope.addHook('onRequest', sendReferrerPolicy);
-    scope.setErrorHandler(handleUnexpectedError);
+    // The site's error pages (500.html...) for the pages, the admin and the project's routes in here.
+    scope.setErrorHandler(errorPages.errorHandler);
+    // No setNotFoundHandler here: from a scope without a prefix Fastify would replace the whole
+    // app's 404 handler, with this scope's hooks, and refuse the project's own. The project sets
+    // latchkey.notFoundHandler on its app instead, one line.
     // HEADLESS_ONLY: the project's own front end is the only interface, so the pages are never
     // registered and the account pages' paths answer 404 like any path nobody serves. Start-up has made sure
     // that emails link to the front end instead (config/load.ts); without the API, nobody could sign in.

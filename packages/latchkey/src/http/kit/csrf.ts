@@ -119,12 +119,18 @@ function wantsJson(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').includes('json') || (request.headers.accept ?? '').includes('application/json');
 }
 
+/** The CSRF check's options: the origins it trusts, and the page a refused browser is shown. */
+export interface CsrfProtectionOptions extends CsrfOptions {
+  /** Sends the 403 page (the site's 403.html: kit/error-pages.ts) to a browser; a bare page when absent. */
+  forbiddenPage?: (request: FastifyRequest, reply: FastifyReply, reason: string) => FastifyReply;
+}
+
 /**
  * Refuses every state-changing request without a valid token with 403 and changes nothing: the
  * check runs after the body is parsed and before any handler. Registered inside Latchkey's own
  * scope, so it protects Latchkey's routes and leaves the project's routes alone.
  */
-export const csrfProtection = fp<CsrfOptions>(
+export const csrfProtection = fp<CsrfProtectionOptions>(
   (app, options, done) => {
     app.addHook('preHandler', async (request, reply) => {
       // An unknown route changes nothing and answers 404 whatever the token.
@@ -136,6 +142,7 @@ export const csrfProtection = fp<CsrfOptions>(
       const refusal = request.routeOptions.config.csrfRefusal;
       if (refusal) return refusal(reply, failure);
       if (wantsJson(request)) return reply.send({ detail: `CSRF Failed: ${failure}` });
+      if (options.forbiddenPage) return options.forbiddenPage(request, reply, failure);
       return reply.type('text/html; charset=utf-8').send(
         `<!doctype html><title>403 Forbidden</title><h1>Forbidden (403)</h1><p>CSRF verification failed. Request aborted.</p><p>${failure}</p>`,
       );

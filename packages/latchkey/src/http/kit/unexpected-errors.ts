@@ -38,11 +38,18 @@ export function unexpectedErrorHandler(present: PresentFailure): (error: Fastify
   };
 }
 
-function wantsJson(request: FastifyRequest): boolean {
+/** A client that sent or asks for JSON (a fetch() of a project's front end) is answered in JSON. */
+export function wantsJson(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').includes('json') || (request.headers.accept ?? '').includes('application/json');
 }
 
-/** The pages' and the project's routes: a small HTML page, or `{"detail": ...}` for a JSON client. */
+/**
+ * A small HTML page without the site's layout, or `{"detail": ...}` for a JSON client.
+ *
+ * @deprecated Use `latchkey.errorHandler`, which answers the same statuses and JSON but shows the
+ * site's own error pages (500.html and the others, in its layout: kit/error-pages.ts). Kept for
+ * projects generated before it; it will be removed in a major release.
+ */
 export const handleUnexpectedError = unexpectedErrorHandler(({ status, message }, request, reply) => {
   if (wantsJson(request)) return reply.send({ detail: message });
   const title = status === 500 ? 'Server Error (500)' : status === 503 ? 'Service Unavailable (503)' : `Bad Request (${status})`;
