@@ -8,6 +8,9 @@ import { browserTestsEnabled } from './harness.js';
 import { JOURNEY_TIMEOUT_MS, Person, newAccount, useSiteAndBrowser, type Account } from './journey.js';
 
 const GENERIC_ERROR = 'The username and/or password you specified are not correct.';
+/** A small phone's screen, and the window the journeys use otherwise (Playwright's default). */
+const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1280, height: 720 };
 
 describe.runIf(browserTestsEnabled())('login and logout', () => {
   const journey = useSiteAndBrowser({ env: { LATCHKEY_ACCOUNT_EMAIL_VERIFICATION: 'optional' } });
@@ -39,6 +42,25 @@ describe.runIf(browserTestsEnabled())('login and logout', () => {
     expect(cookie?.expires).toBeGreaterThan(Date.now() / 1000 + 13 * 86400);
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
+
+    // On a phone the header's five links wrap under the site's name as whole links, each on one
+    // line and inside the screen, and the page does not scroll sideways.
+    await person.page.setViewportSize(PHONE);
+    await person.visit('/accounts/email/', 'email-page-phone');
+    const links = await person.nav().getByRole('link').all();
+    expect(links).toHaveLength(5);
+    for (const link of [person.page.locator('header a').first(), ...links]) {
+      const box = await link.evaluate((element) => {
+        const { left, right, height } = element.getBoundingClientRect();
+        return { left, right, height, lineHeight: parseFloat(getComputedStyle(element).lineHeight) };
+      });
+      const name = await link.textContent();
+      expect(box.left, `${name} starts inside the screen`).toBeGreaterThanOrEqual(0);
+      expect(box.right, `${name} ends inside the screen`).toBeLessThanOrEqual(PHONE.width);
+      expect(box.height, `${name} is one line`).toBeLessThan(box.lineHeight * 1.5);
+    }
+    expect(await person.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await person.page.setViewportSize(DESKTOP);
 
     // The header's "Sign out" link only asks.
     await person.visit('/accounts/email/', 'email-page');

@@ -35,6 +35,8 @@ describe('the single-page app as the site serves it', () => {
     expect(page.headers['content-security-policy']).toBe(CSP);
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.body).toContain('<script type="module" src="app.js"></script>');
+    // The header names the project, as the site's own pages do.
+    expect(page.body).toContain('<a class="brand" href="#/">%%project_name%% <span class="brand-note">single-page app</span></a>');
 
     const redirect = await app.inject({ url: '/spa', headers: { host: 'testserver' } });
     expect(redirect.statusCode).toBe(301);
