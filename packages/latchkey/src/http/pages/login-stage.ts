@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CustomLoginStage } from '../../account/login-stages.js';
-import { ACCOUNT_URLS } from '../../config/url-names.js';
 import { answerCustomStage } from '../../login/pipeline.js';
 import { customStageOf } from '../../login/project-stages.js';
 import type { HttpContext } from '../kit/context.js';
@@ -41,13 +40,14 @@ export function registerLoginStagePages(scope: FastifyInstance, ctx: HttpContext
   const show = (request: FastifyRequest, reply: FastifyReply, stage: CustomLoginStage, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, stage.template, { title: 'Sign In', stage: stage.id, form }, status);
 
-  scope.get(ACCOUNT_URLS.account_login_stage, async (request, reply) => {
+  const page = ctx.deps.urls.route('account_login_stage');
+  scope.get(page, async (request, reply) => {
     const waiting = await waitingStage(request);
     if (!waiting) return redirect(reply, ctx.deps.urls.urlFor('account_login'));
     return show(request, reply, waiting.stage);
   });
 
-  scope.post(ACCOUNT_URLS.account_login_stage, async (request, reply) => {
+  scope.post(page, async (request, reply) => {
     const waiting = await waitingStage(request);
     if (!waiting) return redirect(reply, ctx.deps.urls.urlFor('account_login'));
     const { stage, pending } = waiting;
