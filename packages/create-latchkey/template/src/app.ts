@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 %% endif %%
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { handleUnexpectedError, loggerOptions, type Latchkey } from '@latchkey/core';
+import { loggerOptions, type Latchkey } from '@latchkey/core';
 %% if use_drf %%
 import { registerUserApi } from './users/api.js';
 %% endif %%
@@ -76,7 +76,9 @@ export async function buildApp(latchkey: Latchkey, options: AppOptions = {}): Pr
   app.addHook('onRequest', latchkey.allowedHostsGuard);
   // Strict-Transport-Security on every HTTPS answer (SECURE_HSTS_SECONDS: a year in production).
   app.addHook('onRequest', latchkey.securityHeaders);
-  app.setErrorHandler(handleUnexpectedError);
+  // The site's error pages (templates/404.html, 500.html...: yours if you add them), JSON for JSON clients.
+  app.setNotFoundHandler(latchkey.notFoundHandler);
+  app.setErrorHandler(latchkey.errorHandler);
   app.addHook('onClose', () => latchkey.close());
   await app.register(latchkey.plugin, {
 %% if use_drf %%
