@@ -72,6 +72,12 @@ describe('an unknown URL', () => {
     expect(response.json()).toEqual({ detail: 'Not found.' });
   });
 
+  it("logs Fastify's not-found line, as its own handler would", async () => {
+    const { app, log } = await siteApp();
+    await app.inject({ url: '/no/such/page/', headers: BROWSER });
+    expect(log().filter((line) => line.msg === 'Route GET:/no/such/page/ not found')).toHaveLength(1);
+  });
+
   it('keeps the JSON shapes of the headless API and of /api/, whatever the client accepts', async () => {
     const { app } = await siteApp();
     for (const headers of [BROWSER, JSON_CLIENT]) {

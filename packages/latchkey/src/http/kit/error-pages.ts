@@ -128,6 +128,9 @@ export interface ErrorPageHandlers {
 export function errorPageHandlers(deps: ErrorPageDeps): ErrorPageHandlers {
   return {
     notFoundHandler(request, reply) {
+      // Fastify's own line for a URL nothing serves, which a custom handler would otherwise lose
+      // (its URL is redacted like any other: kit/logger-options.ts).
+      request.log.info(`Route ${request.method}:${request.url} not found`);
       return sendErrorAnswer(deps, request, reply, 404, {}, NOT_FOUND);
     },
     errorHandler: unexpectedErrorHandler(({ status, message }, request, reply) => {
