@@ -10,7 +10,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { SettingValues } from '../config/settings.js';
 import type { TestDatabaseKind } from './database.js';
 import { HeadlessTestClient, type HeadlessResponse } from './headless.js';
-import { createTestLatchkey, type TestLatchkey } from './latchkey.js';
+import { createTestLatchkey, type TestLatchkey, type TestLatchkeyOptions } from './latchkey.js';
 import { startTestOidcProvider, type TestOidcAccount, type TestOidcProvider } from './oidc-provider.js';
 
 /** The password of the accounts these tests make. */
@@ -83,8 +83,16 @@ export class HeadlessSocialSite {
     readonly provider: TestOidcProvider,
   ) {}
 
-  /** With mandatory email verification and the front end's origin allowed, unless `settings` say otherwise. */
-  static async create(kind: TestDatabaseKind, provider: TestOidcProvider, settings: Partial<SettingValues> = {}): Promise<HeadlessSocialSite> {
+  /**
+   * With mandatory email verification and the front end's origin allowed, unless `settings` say
+   * otherwise; with the project's social adapter when `socialAdapter` is given.
+   */
+  static async create(
+    kind: TestDatabaseKind,
+    provider: TestOidcProvider,
+    settings: Partial<SettingValues> = {},
+    socialAdapter?: TestLatchkeyOptions['socialAdapter'],
+  ): Promise<HeadlessSocialSite> {
     const server = { server_url: provider.issuer };
     const apps = [
       { provider_id: 'corp', name: 'Corp SSO', client_id: 'latchkey', secret: 'provider-secret', settings: server },
@@ -93,6 +101,7 @@ export class HeadlessSocialSite {
     const latchkey = await createTestLatchkey({
       kind,
       settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory', CORS_ALLOWED_ORIGINS: [FRONT_END], SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: apps } }, ...settings },
+      ...(socialAdapter ? { socialAdapter } : {}),
     });
     // ID tokens are checked on the site's clock: it starts at the provider's time.
     latchkey.clock.set(provider.now());

@@ -8,11 +8,23 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../account/users.js';
+import { LatchkeyError } from '../../core/errors.js';
+import { SocialAccountAdapter, type SocialLoginAttempt } from '../../socialaccount/adapter.js';
 import type { SettingValues } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessSocialSite, idTokenFromProvider, startHeadlessCorpProvider, startStrangerProvider, CORP_ACCOUNTS, PASSWORD, STALE_MS } from '../../testing/headless-social.js';
 import { activateTotpFor } from '../../testing/mfa.js';
 import type { TestOidcProvider } from '../../testing/oidc-provider.js';
+
+const REFUSAL = 'This account may not be used here.';
+
+/** A project's adapter that refuses one person of the provider, as allauth's pre_social_login may. */
+class RefusingSocialAdapter extends SocialAccountAdapter {
+  override preSocialLogin(attempt: SocialLoginAttempt): Promise<undefined> {
+    if (attempt.uid === 'ada-at-corp') return Promise.reject(new LatchkeyError('permission_denied', REFUSAL));
+    return Promise.resolve(undefined);
+  }
+}
 
 let provider: TestOidcProvider;
 let stranger: TestOidcProvider;
@@ -92,6 +104,18 @@ describe.each(testDatabaseKinds())('headless token sign-in on %s', (kind) => {
       expect(refused.status).toBe(400);
       expect(refused.body.errors).toEqual([expect.objectContaining({ code: 'invalid_token', param: 'token' })]);
       expect((await late.get('/auth/session')).status).toBe(401);
+    });
+
+    it("answers the project's preSocialLogin refusal with its message and code, recording nobody", async () => {
+      site = await HeadlessSocialSite.create(kind, provider, {}, (settings) => new RefusingSocialAdapter(settings));
+      const api = site.client(which);
+      const refused = await site.tokenLogin(api, 'ada-at-corp');
+      expect(refused.status).toBe(403);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ message: REFUSAL, code: 'permission_denied' })]);
+      expect(await site.latchkey.deps.store.users.count()).toBe(0);
+      expect((await api.get('/auth/session')).status).toBe(401);
+      // Another person of the same provider is let through.
+      expect((await site.tokenLogin(api, 'grace-at-corp')).status).toBe(200);
     });
 
     it('refuses an unknown process, as the redirect does, signing nobody in', async () => {
