@@ -35,3 +35,19 @@ describe('the allowed-hosts guard', () => {
     await app.close();
   });
 });
+
+describe("the allowed-hosts guard's log line", () => {
+  it('names the header the refused host came in, and does not offer to list what is not a host name', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const app = Fastify({ trustProxy: true, logger: { level: 'warn', stream: { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) } } });
+    app.addHook('onRequest', allowedHostsGuard(['example.com']));
+    app.get('/', () => 'ok');
+    await app.inject({ url: '/', headers: { host: 'example.com', 'x-forwarded-host': 'Evil.Example:8443' } });
+    await app.inject({ url: '/', headers: { host: 'example.com@evil.example' } });
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [40, 'Invalid X-Forwarded-Host header "Evil.Example:8443": refused with 400; to serve this host, add "evil.example" to ALLOWED_HOSTS (LATCHKEY_ALLOWED_HOSTS).'],
+      [40, 'Invalid Host header "example.com@evil.example": refused with 400; it is not a host name that ALLOWED_HOSTS can list.'],
+    ]);
+    await app.close();
+  });
+});
