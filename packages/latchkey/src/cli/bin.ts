@@ -16,11 +16,12 @@ function isProjectSettings(value: unknown): value is ProjectSettings {
 export async function runFromCommandLine(argv: string[]): Promise<never> {
   let settingsModule = DEFAULT_SETTINGS_MODULE;
   const rest = [...argv];
-  const flag = rest.findIndex((arg) => arg === '--settings' || arg.startsWith('--settings='));
-  if (flag !== -1) {
-    const [name, inline] = rest[flag]!.split('=', 2);
-    settingsModule = inline ?? rest[flag + 1] ?? '';
-    rest.splice(flag, name === '--settings' && inline === undefined ? 2 : 1);
+  // Only before the command's name: after it, `--settings` is the command's own (socialapp add has one).
+  const flag = rest[0];
+  if (flag === '--settings' || flag?.startsWith('--settings=')) {
+    const inline = flag.startsWith('--settings=') ? flag.slice('--settings='.length) : undefined;
+    settingsModule = inline ?? rest[1] ?? '';
+    rest.splice(0, inline === undefined ? 2 : 1);
   }
   let project: unknown;
   try {

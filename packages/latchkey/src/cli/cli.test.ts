@@ -219,10 +219,10 @@ describe('manage create-token and delete-token', () => {
   it('refuses an unknown user and a missing or extra argument with one error line, writing nothing', async () => {
     for (const command of ['create-token', 'delete-token']) {
       expect(await manage([command, 'nobody'])).toEqual({ code: 1, out: '', err: 'Error: User "nobody" does not exist.\n' });
-      expect(await manage([command])).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^Error: Usage: .*<login>\n$/) as unknown });
-      expect(await manage([command, 'root', 'other'])).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^Error: Usage: /) as unknown });
+      expect(await manage([command])).toEqual({ code: 1, out: '', err: `Error: ${command} needs <login>. Run "${command} --help" for its usage.\n` });
+      expect(await manage([command, 'root', 'other'])).toEqual({ code: 1, out: '', err: `Error: Unexpected argument 'other'. Run "${command} --help" for its usage.\n` });
     }
-    expect(await manage(['delete-token', '--reset', 'root'])).toMatchObject({ code: 1, err: expect.stringMatching(/^Error: Unknown option '--reset'/) as unknown });
+    expect(await manage(['delete-token', '--reset', 'root'])).toEqual({ code: 1, out: '', err: 'Error: Unknown option \'--reset\'. Run "delete-token --help" for its usage.\n' });
     const database = await openDatabase({ url: databaseUrl, usernameType: 'username' });
     const rows = await database.kysely.selectFrom('latchkey_api_tokens').selectAll().execute();
     await database.close();
@@ -281,14 +281,9 @@ describe('manage check', () => {
     expect(result).toMatchObject({ code: 0, out: 'System check identified no issues (0 silenced).\n' });
   });
 
-  it('answers an unknown command with the list of commands', async () => {
-    const result = await manage(['frobnicate']);
-    expect(result.code).toBe(1);
-    expect(result.err).toContain('Unknown command "frobnicate"');
-    expect(result.err).toContain('createsuperuser');
-    const badOption = await manage(['check', '--bogus']);
-    expect(badOption.code).toBe(1);
-    expect(badOption.err).toMatch(/^Error: Unknown option '--bogus'/);
+  it('answers an unknown command or option with one line pointing to the help', async () => {
+    expect(await manage(['frobnicate'])).toEqual({ code: 1, out: '', err: 'Error: Unknown command "frobnicate". Run "help" for the list of commands.\n' });
+    expect(await manage(['check', '--bogus'])).toEqual({ code: 1, out: '', err: 'Error: Unknown option \'--bogus\'. Run "check --help" for its usage.\n' });
   });
 });
 

@@ -1,6 +1,5 @@
 // What the management commands (commands/) share. A helper only one command uses stays in that
 // command's file.
-import { parseArgs } from 'node:util';
 import { validatePasswordStrength } from '../account/users.js';
 import { findUserByLogin } from '../account/credentials.js';
 import type { Settings } from '../config/settings.js';
@@ -29,7 +28,6 @@ export interface CommandContext {
   settings: Settings;
   options: ManagementOptions;
   io: CommandIO;
-  args: string[];
 }
 
 export async function withLatchkey<T>(context: CommandContext, work: (latchkey: InternalLatchkey) => Promise<T>): Promise<T> {
@@ -73,11 +71,4 @@ export async function userNamed(latchkey: InternalLatchkey, login: string): Prom
   const user = await findUserByLogin(latchkey.deps, login);
   if (!user) throw new CommandError(`User "${login}" does not exist.`);
   return user;
-}
-
-export function loginArgument(args: string[], usage: string, options: { reset?: { type: 'boolean' } } = {}): { login: string; reset: boolean } {
-  const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
-  const [login, ...extra] = positionals;
-  if (login === undefined || login.trim() === '' || extra.length > 0) throw new CommandError(`Usage: ${usage}`);
-  return { login, reset: values.reset === true };
 }

@@ -1,21 +1,56 @@
 import { loadSettings, type ProjectSettings } from '../config/load.js';
 import { isLatchkeyError } from '../core/errors.js';
+import { helpHint, isHelpOption, parseCommandLine, type ParsedArguments } from './arguments.js';
 import type { ManagementOptions } from './command.js';
+import { isCommandGroup, type Command, type ManagementCommand } from './declaration.js';
 import { COMMANDS } from './commands/index.js';
+import { commandList, helpFor } from './help.js';
 import { CommandError, type CommandIO } from './io.js';
 
 export { CommandError, type CommandIO } from './io.js';
 export type { ManagementOptions } from './command.js';
 
-function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(16)} ${command.help}`);
-  return `Usage: manage <command> [options]\n\nCommands:\n${lines.join('\n')}\n`;
+/** What a command line asks for: a help text, or a command to run with its parsed arguments. */
+type Invocation = { help: string } | { command: Command; parsed: ParsedArguments };
+
+/**
+ * Reads the command line after the command's name, before any settings are loaded: `--help`
+ * needs none, and a mistyped option is refused before anything happens.
+ */
+function invocationOf(name: string, command: ManagementCommand, args: readonly string[]): Invocation {
+  if (!isCommandGroup(command)) {
+    const parsed = parseCommandLine(name, command, args);
+    return parsed === 'help' ? { help: helpFor(name, command) } : { command, parsed };
+  }
+  command.screen?.(args);
+  const [action, ...rest] = args;
+  if (action !== undefined && isHelpOption(action)) return { help: helpFor(name, command) };
+  const choices = Object.keys(command.actions);
+  if (action === undefined) throw new CommandError(`${name} needs an action: ${choices.join(', ')}. ${helpHint(name)}`);
+  const chosen = command.actions[action];
+  if (chosen === undefined) throw new CommandError(`Unknown action "${action}" of ${name} (${choices.join(', ')}). ${helpHint(name)}`);
+  return invocationOf(`${name} ${action}`, chosen, rest);
+}
+
+/** `help`, `help <command>` and `help <command> <action>`: the list of commands, or one command's help. */
+function helpTopic(words: readonly string[]): string | undefined {
+  let name = '';
+  let topic: ManagementCommand | undefined;
+  let commands: Readonly<Record<string, ManagementCommand>> = COMMANDS;
+  for (const word of words) {
+    topic = commands[word];
+    if (topic === undefined) return undefined;
+    name = name === '' ? word : `${name} ${word}`;
+    commands = isCommandGroup(topic) ? topic.actions : {};
+  }
+  return topic === undefined ? commandList(COMMANDS) : helpFor(name, topic);
 }
 
 /**
  * The management CLI (`npm run manage -- <command>`), as Django's manage.py: every failure a
- * person can cause (bad settings, unreachable database, duplicate user, weak password) ends with
- * one "Error: ..." line and status 1, never a stack trace.
+ * person can cause (a mistyped option, bad settings, unreachable database, duplicate user, weak
+ * password) ends with one "Error: ..." line and status 1, never a stack trace. `help` and
+ * `<command> --help` print to standard output and end with status 0.
  */
 export async function runManagementCommand(
   argv: string[],
@@ -24,22 +59,34 @@ export async function runManagementCommand(
   options: ManagementOptions = {},
 ): Promise<number> {
   const [name, ...args] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    io.stdout.write(usage());
-    return name === undefined ? 1 : 0;
+  if (name === undefined) {
+    io.stdout.write(commandList(COMMANDS));
+    return 1;
+  }
+  if (name === 'help' || isHelpOption(name)) {
+    const help = helpTopic(args);
+    if (help === undefined) {
+      io.stderr.write(`Error: No command "${args.join(' ')}" to describe. Run "help" for the list of commands.\n`);
+      return 1;
+    }
+    io.stdout.write(help);
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`Error: Unknown command "${name}".\n${usage()}`);
+    io.stderr.write(`Error: Unknown command "${name}". Run "help" for the list of commands.\n`);
     return 1;
   }
   try {
+    const invocation = invocationOf(name, command, args);
+    if ('help' in invocation) {
+      io.stdout.write(invocation.help);
+      return 0;
+    }
     const settings = loadSettings(project, { env: io.env, cwd: io.cwd });
-    return await command.run({ settings, options, io, args });
+    return await invocation.command.run({ settings, options, io }, invocation.parsed);
   } catch (error) {
-    // parseArgs reports an unknown or malformed option as a TypeError with an ERR_PARSE_ARGS code.
-    const badOption = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
-    if (error instanceof CommandError || isLatchkeyError(error) || badOption) {
+    if (error instanceof CommandError || isLatchkeyError(error)) {
       io.stderr.write(`Error: ${error.message}\n`);
       return 1;
     }

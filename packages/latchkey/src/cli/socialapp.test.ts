@@ -220,8 +220,8 @@ describe.each(testDatabaseKinds())('manage socialapp on %s', (kind) => {
     expect(await rows()).toEqual([]);
     expect(await manage(['socialapp', 'remove', String(row!.id)])).toEqual({ code: 1, out: '', err: `Error: Social app ${row!.id} does not exist.\n` });
     expect(await manage(['socialapp', 'remove', 'corp'])).toEqual({ code: 1, out: '', err: 'Error: Social app id must be a number, as `socialapp list` shows it; got "corp".\n' });
-    expect(await manage(['socialapp', 'remove'])).toEqual({ code: 1, out: '', err: 'Error: Usage: socialapp remove <id>\n' });
-    expect((await manage(['socialapp', 'frobnicate'])).err).toMatch(/^Error: Usage: socialapp list \| socialapp add/);
+    expect(await manage(['socialapp', 'remove'])).toEqual({ code: 1, out: '', err: 'Error: socialapp remove needs <id>. Run "socialapp remove --help" for its usage.\n' });
+    expect((await manage(['socialapp', 'frobnicate'])).err).toBe('Error: Unknown action "frobnicate" of socialapp (list, add, remove). Run "socialapp --help" for its usage.\n');
   });
 
   it("knows the provider kinds of the project's own that its manage script passes, as the site does", async () => {

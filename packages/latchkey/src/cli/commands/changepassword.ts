@@ -1,30 +1,11 @@
 // `manage changepassword <login>`, as Django's: sets a user's password from a terminal, for an
-// operator helping someone locked out. The operator is not a staff member: like Django's
-// manage.py changepassword, whoever can run it holds the server, so it may set anyone's password,
-// a superuser's included; admin/access.ts decides so, as it decides who may change whom in the admin.
-import { setUserPassword } from '../../account/users.js';
-import { MANAGEMENT_COMMAND, requireMayActOn } from '../../admin/access.js';
-import { findUserByLogin } from '../../account/credentials.js';
-import { askNewPassword, withLatchkey, type CommandContext } from '../command.js';
-import { CommandError, Prompter } from '../io.js';
+// operator helping someone locked out.
+import { LOGIN_ARGUMENT, runFrom, type Command } from '../declaration.js';
 
-export async function changepassword(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
-  const login = args[0];
-  if (!login) throw new CommandError('Usage: changepassword <login>');
-  return withLatchkey(context, async (latchkey) => {
-    const user = await findUserByLogin(latchkey.deps, login);
-    if (!user) throw new CommandError(`User "${login}" does not exist.`);
-    await requireMayActOn(latchkey.deps, MANAGEMENT_COMMAND, user);
-    io.stdout.write(`Changing password for user "${user.username ?? user.email}"\n`);
-    const prompter = new Prompter(io);
-    try {
-      const password = await askNewPassword(prompter, io, settings, { username: user.username, email: user.email, name: user.name });
-      await setUserPassword(latchkey.deps, user, password);
-    } finally {
-      prompter.close();
-    }
-    io.stdout.write(`Password changed successfully for user "${user.username ?? user.email}". Their sessions have ended.\n`);
-    return 0;
-  });
-}
+export const changepassword: Command = {
+  summary: "set a user's password and end their sessions",
+  description:
+    "Asks twice for the user's new password (not shown while typed, or read from piped input), checks it with the password validators, sets it and ends every session of the user.",
+  arguments: [LOGIN_ARGUMENT],
+  run: runFrom(() => import('./changepassword.run.js')),
+};

@@ -1,15 +1,13 @@
 // `manage check [--deploy]`, as Django's: fails unless the settings load and the database is
 // reachable and migrated; --deploy adds the settings that are dangerous in production (../check.ts).
-import { parseArgs } from 'node:util';
-import { findDeploymentProblems, formatProblems } from '../check.js';
-import { withLatchkey, type CommandContext } from '../command.js';
+import { runFrom, type Command } from '../declaration.js';
 
-export async function check(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
-  const { values } = parseArgs({ args, options: { deploy: { type: 'boolean' } } });
-  // Opening Latchkey proves the database is reachable and fully migrated.
-  await withLatchkey(context, () => Promise.resolve());
-  const problems = values.deploy ? findDeploymentProblems(settings) : [];
-  io.stdout.write(formatProblems(problems));
-  return problems.length === 0 ? 0 : 1;
-}
+export const check: Command = {
+  summary: 'check settings and database; --deploy: production settings too',
+  description:
+    'Loads the settings and opens the database: fails if the database cannot be reached or a migration is pending. Exits with status 1 when it finds any issue, so that a deploy pipeline can stop on it.',
+  options: {
+    deploy: { type: 'boolean', help: 'also check the settings that are dangerous in production (latchkey.W001 and on, see docs/production.md)' },
+  },
+  run: runFrom(() => import('./check.run.js')),
+};

@@ -1,24 +1,10 @@
 // `manage clearsessions`, as Django's: expired sessions stay in the store until removed, so a
 // deployment runs this daily. It also removes what else the database keeps past its use.
-import { createDatabaseOneTimeClaimStore } from '../../storage/kysely/one-time-claim-store.js';
-import { createDatabaseCounterStore } from '../../storage/kysely/counter-store.js';
-import { withLatchkey, type CommandContext } from '../command.js';
+import { runFrom, type Command } from '../declaration.js';
+import { ABANDONED_MAIL_KEPT_DAYS } from './shared-names.js';
 
-/** How long a mail the outbox gave up on stays listed (without its body) for the operator. */
-export const ABANDONED_MAIL_KEPT_DAYS = 30;
-
-export async function clearsessions(context: CommandContext): Promise<number> {
-  const { io } = context;
-  const [removed, counters, claims, mails] = await withLatchkey(context, async (latchkey) => [
-    await latchkey.deps.sessions.deleteExpired(),
-    // Rate-limit counters and one-time claims kept in the database expire in place, and stay until
-    // removed here; Redis drops its own.
-    await createDatabaseCounterStore(latchkey.database.kysely, latchkey.database.dialect).deleteExpired(latchkey.deps.clock.now()),
-    await createDatabaseOneTimeClaimStore(latchkey.database.kysely).deleteExpired(latchkey.deps.clock.now()),
-    await latchkey.database.store.mailOutbox.removeAbandonedBefore(new Date(latchkey.deps.clock.now().getTime() - ABANDONED_MAIL_KEPT_DAYS * 86_400_000)),
-  ]);
-  io.stdout.write(
-    `Removed ${removed} expired session(s), ${counters} expired rate-limit counter(s), ${claims} expired one-time claim(s) and ${mails} mail(s) given up on over ${ABANDONED_MAIL_KEPT_DAYS} days ago.\n`,
-  );
-  return 0;
-}
+export const clearsessions: Command = {
+  summary: 'remove expired sessions, counters and claims (run it daily)',
+  description: `Removes the sessions past their idle or absolute limit, the expired rate-limit counters and one-time-code claims kept in the database, and the mails the outbox gave up on over ${ABANDONED_MAIL_KEPT_DAYS} days ago, then says how many of each. Run it daily from cron or your scheduler.`,
+  run: runFrom(() => import('./clearsessions.run.js')),
+};

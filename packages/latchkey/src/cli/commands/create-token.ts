@@ -1,26 +1,14 @@
 // `manage create-token [--reset] <login>`, as Django REST framework's drf_create_token: hands an
 // operator a user's API token key without going through the HTTP API.
-import { MANAGEMENT_COMMAND, requireMayActOn } from '../../admin/access.js';
-import { deleteApiToken, issueApiToken } from '../../tokens/api-tokens.js';
-import { loginArgument, MANAGEMENT_CLIENT, userNamed, withLatchkey, type CommandContext } from '../command.js';
+import { LOGIN_ARGUMENT, runFrom, type Command } from '../declaration.js';
 
-/**
- * Prints the user's API token key, creating the token if they have none (DRF's drf_create_token):
- * the same key as POST /api/auth-token/ gives, so a script can fetch it. Only the key goes to
- * standard output, so that `KEY=$(manage create-token alice)` captures exactly it. `--reset`
- * deletes the token first, for a key that has leaked: the old key stops working at once.
- */
-export async function createToken(context: CommandContext): Promise<number> {
-  const { io, args } = context;
-  const { login, reset } = loginArgument(args, 'create-token [--reset] <login>', { reset: { type: 'boolean' } });
-  return withLatchkey(context, async (latchkey) => {
-    const user = await userNamed(latchkey, login);
-    // The operator may act on anyone (admin/access.ts decides it, for every door).
-    await requireMayActOn(latchkey.deps, MANAGEMENT_COMMAND, user);
-    if (reset) await deleteApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
-    const key = await issueApiToken(latchkey.deps, user, MANAGEMENT_CLIENT);
-    if (!user.isActive) io.stderr.write(`Warning: user "${user.username ?? user.email}" is inactive: the token is refused until the account is active again.\n`);
-    io.stdout.write(`${key}\n`);
-    return 0;
-  });
-}
+export const createToken: Command = {
+  summary: "print a user's API token, creating it if they have none",
+  description:
+    "Prints the user's API token key (for `Authorization: Token <key>`), creating the token if they have none: the same key on every run, and the one POST /api/auth-token/ answers. Only the key goes to standard output, so that a script can capture it.",
+  arguments: [LOGIN_ARGUMENT],
+  options: {
+    reset: { type: 'boolean', help: 'delete the token first and print a new key: the old key stops working at once (for a key that has leaked)' },
+  },
+  run: runFrom(() => import('./create-token.run.js')),
+};

@@ -1,120 +1,18 @@
 // `manage import-django <source> [--dry-run] [--verify]`: moves a cookiecutter-django project's
-// accounts into Latchkey (django-import/flows/import-accounts.ts), or checks an import done
-// (flows/verify-import.ts). The source is the Django project's database, opened read-only, or a
-// `manage.py dumpdata` file.
-import { parseArgs } from 'node:util';
-import { importDjangoAccounts, type ImportReport } from '../../django-import/flows/import-accounts.js';
-import { verifyDjangoImport, type VerifyReport } from '../../django-import/flows/verify-import.js';
-import { DJANGO_KINDS, DJANGO_TABLES, type DjangoKind } from '../../django-import/model.js';
-import type { DjangoSource } from '../../django-import/ports.js';
-import { isLatchkeyError } from '../../core/errors.js';
-import { openDjangoDatabase } from '../../storage/django/database-source.js';
-import { openDjangoDumpdata } from '../../storage/django/dumpdata-source.js';
-import { createKyselyImportTarget } from '../../storage/kysely/django-import-target.js';
-import { withLatchkey, type CommandContext } from '../command.js';
-import { CommandError, type CommandIO } from '../io.js';
+// accounts into Latchkey, or checks an import done (import-django.run.ts). The source is the
+// Django project's database, opened read-only, or a `manage.py dumpdata` file.
+import { runFrom, type Command } from '../declaration.js';
 
-const USAGE = 'import-django <postgres://... | sqlite:PATH | dumpdata.json> [--dry-run] [--verify [--sample N]] [--batch-size N]';
-
-/** A source named by a database URL is read from that database; anything else is a dumpdata file. */
-function openSource(location: string): Promise<DjangoSource> {
-  return /^(postgres|postgresql|sqlite):/.test(location) ? openDjangoDatabase(location) : openDjangoDumpdata(location);
-}
-
-function positiveInteger(value: string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new CommandError(`--${option} must be a whole number above 0, not "${value}".`);
-  return parsed;
-}
-
-/** Large imports say how far they are, at most once a second, on standard error (standard output keeps the report). */
-function progressPrinter(io: CommandIO): (progress: { kind: DjangoKind; done: number; total: number }) => void {
-  let last = 0;
-  return ({ kind, done, total }) => {
-    const now = Date.now();
-    if (total < 10_000 || (now - last < 1000 && done < total)) return;
-    last = now;
-    io.stderr.write(`  ${DJANGO_TABLES[kind]}: ${done.toLocaleString('en')} of ${total.toLocaleString('en')}\n`);
-  };
-}
-
-const LABELS: Record<DjangoKind, string> = {
-  users: 'users',
-  emailAddresses: 'email addresses',
-  tokens: 'API tokens',
-  authenticators: 'MFA authenticators',
-  socialApps: 'social apps',
-  socialAccounts: 'social accounts',
-  socialTokens: 'social tokens',
-  permissions: 'admin permissions',
+export const importDjango: Command = {
+  summary: "import a cookiecutter-django project's accounts",
+  description:
+    "Imports a cookiecutter-django project's users, email addresses, API tokens, MFA authenticators, social apps, accounts and tokens, and admin permissions, in one transaction; a second run writes nothing new. The report lists every skipped row with its reason, never a secret. docs/migrating-from-django.md walks through a whole move.",
+  arguments: [{ name: 'source', help: "the Django project's database (postgres://... or sqlite:PATH, opened read-only), or a `manage.py dumpdata` file" }],
+  options: {
+    'dry-run': { type: 'boolean', help: 'report what would be imported, writing nothing' },
+    verify: { type: 'boolean', help: 'import nothing: check a sample of users against the source, exiting with status 1 on a difference' },
+    sample: { type: 'string', value: 'N', help: 'how many users --verify checks (200)' },
+    'batch-size': { type: 'string', value: 'N', help: 'how many rows are read and written at a time (1000)' },
+  },
+  run: runFrom(() => import('./import-django.run.js')),
 };
-
-function printImportReport(io: CommandIO, report: ImportReport): void {
-  const out = (line: string) => io.stdout.write(`${line}\n`);
-  const width = Math.max(...DJANGO_KINDS.map((kind) => `${LABELS[kind]} (${DJANGO_TABLES[kind]})`.length));
-  out(`${''.padEnd(width)}  ${'read'.padStart(9)}  ${(report.dryRun ? 'would import' : 'imported').padStart(12)}  ${'already there'.padStart(13)}  ${'skipped'.padStart(7)}`);
-  for (const kind of DJANGO_KINDS) {
-    const count = report.counts[kind];
-    out(`${`${LABELS[kind]} (${DJANGO_TABLES[kind]})`.padEnd(width)}  ${String(count.read).padStart(9)}  ${String(count.inserted).padStart(12)}  ${String(count.present).padStart(13)}  ${String(count.skipped).padStart(7)}`);
-  }
-  if (report.skipped.length > 0) {
-    out('');
-    out(`Skipped (${report.skipped.length}):`);
-    for (const row of report.skipped) out(`  ${DJANGO_TABLES[row.kind]} ${row.id}: ${row.reason}`);
-  }
-  if (report.unreadablePasswords.length > 0) {
-    out('');
-    out(`${report.unreadablePasswords.length} user(s) have a password hash Latchkey cannot check (ids ${report.unreadablePasswords.join(', ')}): they sign in after a password reset.`);
-  }
-  out('');
-  const inserted = DJANGO_KINDS.reduce((sum, kind) => sum + report.counts[kind].inserted, 0);
-  if (report.dryRun) out(`Dry run: nothing was written (${inserted} row(s) would be).`);
-  else if (inserted === 0) out('Nothing new to import: every row is in Latchkey already, or skipped above.');
-  else out(`Imported ${inserted} row(s) in one transaction.`);
-}
-
-function printVerifyReport(io: CommandIO, report: VerifyReport): void {
-  const out = (line: string) => io.stdout.write(`${line}\n`);
-  out(`Checked ${report.usersChecked} of ${report.usersInSource} user(s) and ${report.rowsChecked} row(s) of theirs against Latchkey.`);
-  for (const difference of report.differences) out(`  ${DJANGO_TABLES[difference.kind]} ${difference.id}: ${difference.problem}`);
-  out(report.differences.length === 0 ? 'Every row checked matches the source.' : `${report.differences.length} difference(s).`);
-}
-
-export async function importDjango(context: CommandContext): Promise<number> {
-  const { io, args } = context;
-  const { values, positionals } = parseArgs({
-    args,
-    options: { 'dry-run': { type: 'boolean' }, verify: { type: 'boolean' }, sample: { type: 'string' }, 'batch-size': { type: 'string' } },
-    allowPositionals: true,
-  });
-  const [location, ...extra] = positionals;
-  if (location === undefined || extra.length > 0) throw new CommandError(`Usage: ${USAGE}`);
-  const batchSize = positiveInteger(values['batch-size'], 'batch-size', 1000);
-  const sample = positiveInteger(values.sample, 'sample', 200);
-  const decrypt = context.options.djangoDecrypt;
-  return withLatchkey(context, async (latchkey) => {
-    const source = await openSource(location).catch((error: unknown) => {
-      throw new CommandError(error instanceof Error ? error.message : String(error));
-    });
-    try {
-      if (values.verify) {
-        const report = await verifyDjangoImport(latchkey.deps, source, { sample, decrypt });
-        printVerifyReport(io, report);
-        return report.differences.length === 0 ? 0 : 1;
-      }
-      const dryRun = values['dry-run'] === true;
-      io.stderr.write(`Importing from ${source.description}${dryRun ? ' (dry run: nothing will be written)' : ''}.\n`);
-      const { database } = latchkey;
-      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
-      const report = await importDjangoAccounts(latchkey.deps, source, target, { dryRun, batchSize, decrypt, onProgress: progressPrinter(io) });
-      printImportReport(io, report);
-      return 0;
-    } catch (error) {
-      if (isLatchkeyError(error)) throw new CommandError(error.message);
-      throw error;
-    } finally {
-      await source.close();
-    }
-  });
-}

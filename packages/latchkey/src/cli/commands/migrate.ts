@@ -1,15 +1,9 @@
 // `manage migrate`, as Django's: applies the database migrations not yet applied.
-import { openDatabase } from '../../storage/database.js';
-import type { CommandContext } from '../command.js';
+import { runFrom, type Command } from '../declaration.js';
 
-export async function migrate({ settings, io }: CommandContext): Promise<number> {
-  const database = await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE });
-  try {
-    const applied = await database.migrate();
-    if (applied.length === 0) io.stdout.write('No migrations to apply.\n');
-    for (const name of applied) io.stdout.write(`Applied ${name}.\n`);
-  } finally {
-    await database.close();
-  }
-  return 0;
-}
+export const migrate: Command = {
+  summary: 'apply pending database migrations',
+  description:
+    'Applies every database migration not yet applied, and says which. Running it again is harmless; for SQLite it creates the database file if there is none. The other commands, and the server outside local mode, need a fully migrated database.',
+  run: runFrom(() => import('./migrate.run.js')),
+};

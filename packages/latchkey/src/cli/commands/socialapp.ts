@@ -1,61 +1,49 @@
 // `manage socialapp list|add|remove`: configures social sign-in apps in the database without the
-// admin (allauth keeps them in SocialApp rows). An app's client secret is read from
-// LATCHKEY_SOCIALAPP_SECRET or typed at a prompt, never taken from the command line, where `ps` and
-// the shell's history would show it; it is stored encrypted under the secret key.
-import { parseArgs } from 'node:util';
-import { isLatchkeyError } from '../../core/errors.js';
-import { appsFromSettings, type ProviderApp } from '../../socialaccount/apps.js';
-import { withShownName } from '../../socialaccount/providers/registry.js';
-import { STORABLE_KIND_IDS } from '../../socialaccount/directory.js';
-import {
-  addSocialApp,
-  checkNewSocialApp,
-  MANAGEMENT_COMMAND,
-  removeSocialApp,
-  type SocialAppFields,
-  type SocialAppSummary,
-} from '../../socialaccount/flows/manage-apps.js';
-import type { SocialApp } from '../../socialaccount/model.js';
-import { MANAGEMENT_CLIENT, withLatchkey, type CommandContext } from '../command.js';
-import { CommandError, Prompter, type CommandIO } from '../io.js';
+// admin (allauth keeps them in SocialApp rows); the work is in socialapp.run.ts. An app's client
+// secret is read from LATCHKEY_SOCIALAPP_SECRET or typed at a prompt, never taken from the command
+// line, where `ps` and the shell's history would show it.
+import { runFrom, type Command, type CommandGroup } from '../declaration.js';
+import { CommandError } from '../io.js';
+import { SOCIALAPP_SECRET_VARIABLE } from './shared-names.js';
 
-/** Where `socialapp add` reads the client secret from when no one is there to type it. */
-export const SOCIALAPP_SECRET_VARIABLE = 'LATCHKEY_SOCIALAPP_SECRET';
-
-const USAGE =
-  'Usage: socialapp list | socialapp add --provider P [--provider-id ID] [--name N] --client-id C [--server-url URL] [--key K] [--settings JSON] [--noinput] [--no-secret] | socialapp remove <id>';
-
-/** The options naming each field of an app entry, for messages that point at what to fix. */
-const OPTION_OF_FIELD: Readonly<Record<string, string>> = {
-  provider_id: '--provider-id',
-  name: '--name',
-  client_id: '--client-id',
-  key: '--key',
-  secret: SOCIALAPP_SECRET_VARIABLE,
-  settings: '--settings',
+const list: Command = {
+  summary: 'list the apps, in the database and in SOCIALACCOUNT_PROVIDERS',
+  description: 'Lists the social apps, one line each: those in the database with their ids, then those of SOCIALACCOUNT_PROVIDERS. A secret is never printed, only whether the app has one.',
+  run: runFrom(() => import('./socialapp.run.js').then((work) => ({ run: work.listAllApps }))),
 };
 
-export async function socialapp(context: CommandContext): Promise<number> {
-  const { settings, io, args } = context;
-  refuseSecretOnCommandLine(args);
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'list':
-      if (rest.length > 0) throw new CommandError('Usage: socialapp list');
-      return withLatchkey(context, async (latchkey) => {
-        // An app of the settings given no name is listed by the name the pages show: its kind's.
-        const fromSettings = appsFromSettings(settings.SOCIALACCOUNT_PROVIDERS).map((app) => withShownName(latchkey.deps.providerDirectory.registry, app));
-        listApps(io, await latchkey.deps.store.socialApps.list(), fromSettings);
-        return 0;
-      });
-    case 'add':
-      return addApp({ ...context, args: rest });
-    case 'remove':
-      return removeApp({ ...context, args: rest });
-    default:
-      throw new CommandError(USAGE);
-  }
-}
+const add: Command = {
+  summary: 'add an app to the database',
+  description: `Adds a social app to the database, checked by the rules of a SOCIALACCOUNT_PROVIDERS entry before its client secret is asked for. The secret is read from ${SOCIALAPP_SECRET_VARIABLE}, or typed at the prompt (not shown), never taken from the command line; it is stored encrypted under the secret key. Prints the new app's id.`,
+  options: {
+    provider: { type: 'string', value: 'P', help: 'the provider type (required): openid_connect, saml, or a named provider such as github or google' },
+    'provider-id': { type: 'string', value: 'ID', help: "the app's name in its accounts' records and, for openid_connect, in its URLs (required); for saml, the IdP's entity id" },
+    name: { type: 'string', value: 'N', help: "the login button's label (default: the provider id)" },
+    'client-id': { type: 'string', value: 'C', help: 'the client id the identity provider gave; for saml, the organisation slug in its URLs (required)' },
+    'server-url': { type: 'string', value: 'URL', help: "the identity provider's issuer, stored as the app's server_url (required for openid_connect)" },
+    key: { type: 'string', value: 'K', help: 'the second key a few providers need; not a secret' },
+    settings: { type: 'string', value: 'JSON', help: `the app's other settings, a JSON object such as '{"scope":["openid","email"]}'` },
+    noinput: { type: 'boolean', help: `never prompt: the secret must then come from ${SOCIALAPP_SECRET_VARIABLE}` },
+    'no-secret': { type: 'boolean', help: 'a public client, which has no secret (a saml app without a key pair of its own)' },
+  },
+  environment: { [SOCIALAPP_SECRET_VARIABLE]: "the client secret (for saml, the service provider's private key, PEM)" },
+  run: runFrom(() => import('./socialapp.run.js').then((work) => ({ run: work.addApp }))),
+};
+
+const remove: Command = {
+  summary: 'remove an app from the database',
+  description: 'Removes a social app from the database. People who signed in with it keep their accounts, but cannot sign in with it until an app with its provider id is configured again. Apps of SOCIALACCOUNT_PROVIDERS are removed from the settings, not here.',
+  arguments: [{ name: 'id', help: 'the id `socialapp list` shows' }],
+  run: runFrom(() => import('./socialapp.run.js').then((work) => ({ run: work.removeApp }))),
+};
+
+export const socialapp: CommandGroup = {
+  summary: 'list, add or remove social sign-in apps in the database',
+  description:
+    'Configures the social sign-in apps kept in the database, beside those of SOCIALACCOUNT_PROVIDERS, without the admin. An app added works at once: no restart is needed. A client secret is never taken from the command line.',
+  actions: { list, add, remove },
+  screen: refuseSecretOnCommandLine,
+};
 
 /**
  * A secret given as an option (`--secret`, `--secret=...`, `--client-secret`, ...) is refused
@@ -73,144 +61,4 @@ function refuseSecretOnCommandLine(args: readonly string[]): void {
       );
     }
   }
-}
-
-function listApps(io: CommandIO, rows: readonly SocialApp[], fromSettings: readonly ProviderApp[]): void {
-  if (rows.length === 0 && fromSettings.length === 0) {
-    io.stdout.write('No social apps: none in the database, none in SOCIALACCOUNT_PROVIDERS.\n');
-    return;
-  }
-  const describe = (app: { provider: string; providerId: string; name: string; clientId: string }, hasSecret: boolean) =>
-    `provider ${app.provider}, provider_id ${app.providerId || '-'}, name ${JSON.stringify(app.name)}, client_id ${JSON.stringify(app.clientId)}, secret: ${hasSecret ? 'set' : 'none'}`;
-  for (const row of rows) io.stdout.write(`id ${row.id}: ${describe(row, row.sealedSecret !== '')}\n`);
-  for (const app of fromSettings) io.stdout.write(`from the settings (SOCIALACCOUNT_PROVIDERS): ${describe(app, app.secret !== '')}\n`);
-}
-
-async function addApp(context: CommandContext): Promise<number> {
-  const { io, args } = context;
-  const { values } = parseArgs({
-    args,
-    options: {
-      provider: { type: 'string' },
-      'provider-id': { type: 'string' },
-      name: { type: 'string' },
-      'client-id': { type: 'string' },
-      key: { type: 'string' },
-      'server-url': { type: 'string' },
-      settings: { type: 'string' },
-      noinput: { type: 'boolean' },
-      'no-secret': { type: 'boolean' },
-    },
-  });
-  const fields: SocialAppFields = {
-    provider: values.provider ?? '',
-    providerId: values['provider-id'] ?? '',
-    name: values.name ?? '',
-    clientId: values['client-id'] ?? '',
-    key: values.key ?? '',
-    settings: appSettingsFrom(values.settings, values['server-url']),
-  };
-  return withLatchkey(context, async (latchkey) => {
-    try {
-      // Everything is checked before the secret is asked for, so that a mistake is not found after typing it.
-      await checkNewSocialApp(latchkey.deps, MANAGEMENT_COMMAND, fields);
-      const secret = await clientSecret(io, { noinput: values.noinput === true, noSecret: values['no-secret'] === true });
-      const created = await addSocialApp(latchkey.deps, MANAGEMENT_COMMAND, { ...fields, secret }, MANAGEMENT_CLIENT);
-      io.stdout.write(`Social app added with id ${created.id}.\n`);
-      return 0;
-    } catch (error) {
-      throw commandErrorOf(error);
-    }
-  });
-}
-
-/** The app's settings: --settings's JSON object, with --server-url as its `server_url`. */
-function appSettingsFrom(json: string | undefined, serverUrl: string | undefined): Record<string, unknown> {
-  let appSettings: Record<string, unknown> = {};
-  if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      parsed = undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new CommandError(`--settings must be a JSON object, such as '{"scope":["openid","email"]}'.`);
-    }
-    appSettings = parsed as Record<string, unknown>;
-  }
-  if (serverUrl !== undefined) {
-    if (appSettings.server_url !== undefined && appSettings.server_url !== serverUrl) throw new CommandError('--server-url and the server_url of --settings differ: give one.');
-    appSettings = { ...appSettings, server_url: serverUrl };
-  }
-  return appSettings;
-}
-
-/**
- * A refusal of the flow (socialaccount/flows/manage-apps.ts) as one error line, naming the option
- * to fix where the flow names a field.
- */
-function commandErrorOf(error: unknown): unknown {
-  if (!isLatchkeyError(error)) return error;
-  const choices = STORABLE_KIND_IDS.join(', ');
-  const lowered = error.message.charAt(0).toLowerCase() + error.message.slice(1);
-  switch (error.reason) {
-    case 'required':
-      if (error.param === 'provider') return new CommandError(`--provider is required (${choices}).`);
-      break;
-    case 'server_url_required':
-      return new CommandError("--server-url is required for openid_connect (the identity provider's issuer URL).");
-    case 'provider_id_required':
-      return new CommandError(lowered);
-    case 'entry': {
-      const option = error.param === undefined ? undefined : (OPTION_OF_FIELD[error.param] ?? error.param);
-      return new CommandError(option === undefined ? lowered : `${option}: ${lowered}`);
-    }
-  }
-  return new CommandError(error.message);
-}
-
-/**
- * The client secret: none with --no-secret (a public client), else LATCHKEY_SOCIALAPP_SECRET, else
- * typed at the prompt without echo. With --noinput and no variable, refused: a confidential client
- * without its secret cannot sign anyone in.
- */
-async function clientSecret(io: CommandIO, options: { noinput: boolean; noSecret: boolean }): Promise<string> {
-  const fromEnvironment = io.env[SOCIALAPP_SECRET_VARIABLE] ?? '';
-  if (options.noSecret) {
-    if (fromEnvironment !== '') throw new CommandError(`--no-secret contradicts ${SOCIALAPP_SECRET_VARIABLE}, which is set: unset one.`);
-    return '';
-  }
-  if (fromEnvironment !== '') return fromEnvironment;
-  if (options.noinput) {
-    throw new CommandError(`A client secret is required: with --noinput, set ${SOCIALAPP_SECRET_VARIABLE} (or give --no-secret for a public client, which has none).`);
-  }
-  const prompter = new Prompter(io);
-  let secret: string;
-  try {
-    secret = await prompter.ask('Client secret: ', { secret: true });
-  } finally {
-    prompter.close();
-  }
-  if (secret === '') throw new CommandError('No client secret was typed: give --no-secret for a public client, which has none.');
-  return secret;
-}
-
-async function removeApp(context: CommandContext): Promise<number> {
-  const { io, args } = context;
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true });
-  const [raw, ...extra] = positionals;
-  if (raw === undefined || extra.length > 0) throw new CommandError('Usage: socialapp remove <id>');
-  const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
-  if (id === undefined) throw new CommandError(`Social app id must be a number, as \`socialapp list\` shows it; got ${JSON.stringify(raw)}.`);
-  return withLatchkey(context, async (latchkey) => {
-    let app: SocialAppSummary;
-    try {
-      app = await removeSocialApp(latchkey.deps, MANAGEMENT_COMMAND, id, MANAGEMENT_CLIENT);
-    } catch (error) {
-      throw commandErrorOf(error);
-    }
-    io.stdout.write(`Social app ${id} (${app.provider}${app.providerId === '' ? '' : ` "${app.providerId}"`}) removed.\n`);
-    return 0;
-  });
 }

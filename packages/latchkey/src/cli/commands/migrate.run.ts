@@ -1,0 +1,15 @@
+// What `manage migrate` does (its command line is declared in migrate.ts).
+import { openDatabase } from '../../storage/database.js';
+import type { CommandContext } from '../command.js';
+
+export async function run({ settings, io }: CommandContext): Promise<number> {
+  const database = await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE });
+  try {
+    const applied = await database.migrate();
+    if (applied.length === 0) io.stdout.write('No migrations to apply.\n');
+    for (const name of applied) io.stdout.write(`Applied ${name}.\n`);
+  } finally {
+    await database.close();
+  }
+  return 0;
+}
