@@ -9,7 +9,7 @@
  * Files whose source is gone are removed, so a deleted module is never published.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +29,39 @@ function filesUnder(directory) {
 /** Run-time files: everything in src/ that is neither TypeScript nor a test. */
 const isAsset = (/** @type {string} */ path) => !path.endsWith('.ts') && !/\.test\./.test(path);
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+/**
+ * The newest change to what the build reads: every file and folder below src/ (a folder changes
+ * when a file in it is added, renamed or deleted) except the tests, which are never built, and the
+ * build's own configuration.
+ */
+function newestInput() {
+  let newest = 0;
+  const consider = (/** @type {string} */ path) => (newest = Math.max(newest, statSync(path).mtimeMs));
+  const visit = (/** @type {string} */ directory) => {
+    consider(directory);
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (!/\.test\./.test(entry.name)) consider(path);
+    }
+  };
+  visit(source);
+  const require = createRequire(import.meta.url);
+  for (const path of [join(root, 'tsconfig.build.json'), join(root, '..', '..', 'tsconfig.json'), fileURLToPath(import.meta.url), require.resolve('typescript/package.json')]) {
+    if (existsSync(path)) consider(path);
+  }
+  return newest;
+}
+
+// tsc's incremental build info is dated when a build succeeds (below): when nothing the build
+// reads is newer, dist/ is what a build would make, and the build stops here. That takes well
+// under a second, where tsc needs ten or more to read and check the program even to change nothing;
+// `npm start`, `npm run manage` and `npm test` all build first. Delete dist/.tsbuildinfo to force
+// a build.
+const buildInfo = join(output, '.tsbuildinfo');
+if (existsSync(buildInfo) && statSync(buildInfo).mtimeMs >= newestInput()) process.exit(0);
+// Dated from before tsc reads anything, so that a source saved during the build is built next time.
+const started = new Date();
 
 for (const path of filesUnder(source).filter(isAsset)) {
   const from = join(source, path);
@@ -49,3 +80,16 @@ function hasSource(/** @type {string} */ path) {
 for (const path of filesUnder(output)) {
   if (path !== '.tsbuildinfo' && !hasSource(path)) rmSync(join(output, path));
 }
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+try {
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+} catch (error) {
+  // tsc wrote its build info even so: dated back, it leaves the next run to build again.
+  if (existsSync(buildInfo)) utimesSync(buildInfo, new Date(0), new Date(0));
+  // tsc has printed its errors; a stack trace of this script would only bury them.
+  process.exit(/** @type {{ status?: number }} */ (error).status ?? 1);
+}
+
+// Last, once everything above succeeded (a failure leaves the date older, and the next run builds).
+if (existsSync(buildInfo)) utimesSync(buildInfo, started, started);
