@@ -1,4 +1,4 @@
-import { createLatchkey, isLatchkeyError, loadSettings, loggerOptions, startupBanner } from '@latchkey/core';
+import { createLatchkey, isLatchkeyError, loadSettings, logDestination, loggerOptions, startupBanner } from '@latchkey/core';
 import pino from 'pino';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
@@ -21,9 +21,10 @@ class PortInUseError extends Error {
 async function main(): Promise<void> {
   loadLocalEnvironment();
   const settings = loadSettings(projectSettings);
-  // One log, JSON lines on stdout with Latchkey's redaction: the requests, and what Latchkey
-  // reports outside them (Redis gone and back, a mail the outbox could not send).
-  const log = pino(loggerOptions(settings));
+  // One log on stdout with Latchkey's redaction: the requests, and what Latchkey reports outside
+  // them (Redis gone and back, a mail the outbox could not send). JSON lines for log services; in
+  // local mode one readable line per request instead, between the mails the console prints.
+  const log = pino(loggerOptions(settings), logDestination(settings));
   const latchkey = await createLatchkey({
     settings,
     adapter: new AccountAdapter(settings),

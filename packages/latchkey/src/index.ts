@@ -74,7 +74,7 @@ export type { MailOutboxPolicy } from './mail/outbox-sender.js';
 // The project's Fastify app: Latchkey's error handler, log options and CSRF names.
 export { CSRF_COOKIE, CSRF_FORM_FIELD } from './http/kit/csrf.js';
 export { handleUnexpectedError } from './http/kit/unexpected-errors.js';
-export { loggerOptions, type LoggerOptions } from './http/kit/logger-options.js';
+export { logDestination, loggerOptions, type LogDestination, type LoggerOptions, type LogOutput } from './http/kit/logger-options.js';
 export { startupBanner } from './config/startup-banner.js';
 export type { LatchkeyPluginOptions } from './http/plugin.js';
 export type { FlashMessage } from './http/kit/html-page.js';

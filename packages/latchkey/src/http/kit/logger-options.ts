@@ -12,6 +12,9 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Settings } from '../../config/settings.js';
 import { createUrlRedactor, keyedPrefixesOf, REDACTED, redactUrlsInText, type UrlRedactor } from './log-redaction.js';
+import { createReadableLogStream, type LogDestination, type LogOutput } from './readable-log.js';
+
+export type { LogDestination, LogOutput } from './readable-log.js';
 
 /** Fastify's logger options in object form (pino's options, which Fastify does not re-export by name). */
 export type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -98,4 +101,15 @@ export function loggerOptions(settings: Pick<Settings, 'HEADLESS_FRONTEND_URLS'>
       },
     },
   };
+}
+
+/**
+ * Where a project's logger writes (`pino(loggerOptions(settings), logDestination(settings))`): in
+ * local mode one readable line per request (readable-log.ts), for a developer at a terminal; in
+ * every other mode pino's JSON lines, unchanged, for log services. Both carry what loggerOptions'
+ * serializers and redaction let through, nothing more.
+ */
+export function logDestination(settings: Pick<Settings, 'ENVIRONMENT'>, output: LogOutput = process.stdout): LogDestination {
+  if (settings.ENVIRONMENT === 'local') return createReadableLogStream(output);
+  return { write: (line: string) => void output.write(line) };
 }
