@@ -31,8 +31,9 @@ const isAsset = (/** @type {string} */ path) => !path.endsWith('.ts') && !/\.tes
 
 /**
  * The newest change to what the build reads: every file and folder below src/ (a folder changes
- * when a file in it is added, renamed or deleted) except the tests, which are never built, and the
- * build's own configuration.
+ * when a file in it is added, renamed or deleted) except the tests, which are never built, the
+ * build's own configuration, and the installed packages (npm rewrites node_modules/.package-lock.json
+ * on every install, and a dependency's types can change what tsc writes).
  */
 function newestInput() {
   let newest = 0;
@@ -47,7 +48,9 @@ function newestInput() {
   };
   visit(source);
   const require = createRequire(import.meta.url);
-  for (const path of [join(root, 'tsconfig.build.json'), join(root, '..', '..', 'tsconfig.json'), fileURLToPath(import.meta.url), require.resolve('typescript/package.json')]) {
+  const repository = join(root, '..', '..');
+  const configuration = [join(root, 'tsconfig.build.json'), join(repository, 'tsconfig.json'), fileURLToPath(import.meta.url)];
+  for (const path of [...configuration, join(repository, 'node_modules', '.package-lock.json'), require.resolve('typescript/package.json')]) {
     if (existsSync(path)) consider(path);
   }
   return newest;
