@@ -8,6 +8,8 @@ import { AUTH_TOKEN_URL, authTokenView } from './auth-token.js';
 import { registerApiBodyParsers, unsupportedMediaType } from './body.js';
 import { NOT_FOUND, sendDetail } from './respond.js';
 import { API_DOCS_URL, API_SCHEMA_URL, registerApiDocsPage, schemaViews } from './schema-views.js';
+import { API_SCHEMAS, viewRouteSchema } from './route-schema.js';
+import { registerApiDocument } from './api-document.js';
 import { registerView, viewDefinitionProblem, type RegisteredView } from './view-runner.js';
 import type { ApiOptions, ApiRoutes } from './views.js';
 
@@ -61,28 +63,31 @@ export async function registerApi(scope: FastifyInstance, ctx: HttpContext, opti
   const { settings } = ctx.deps;
   const views = [authTokenView(ctx), ...(await projectViews(ctx, options))];
   await scope.register(
-    (api, _options, done) => {
-      try {
-        allowCors(api, {
-          origins: settings.CORS_ALLOWED_ORIGINS,
-          allowHeaders: ['authorization', CSRF_HEADER],
-          methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-        });
-        registerApiBodyParsers(api);
-        // Responses carry tokens and personal data: no browser or proxy may keep one.
-        api.addHook('onRequest', (_request, reply, next) => {
-          reply.header('cache-control', 'no-store');
-          next();
-        });
-        api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
-        api.setErrorHandler(handleApiError);
-        for (const registered of [...views, ...schemaViews(ctx, views)]) registerView(api, ctx, registered);
-        registerApiDocsPage(api, ctx);
-        done();
-      } catch (error) {
-        // A route Fastify refuses (say, a path it cannot parse) must fail start-up, not hang it.
-        done(error as Error);
-      }
+    async (api) => {
+      allowCors(api, {
+        origins: settings.CORS_ALLOWED_ORIGINS,
+        allowHeaders: ['authorization', CSRF_HEADER],
+        methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      });
+      registerApiBodyParsers(api);
+      // Responses carry tokens and personal data: no browser or proxy may keep one.
+      api.addHook('onRequest', (_request, reply, next) => {
+        reply.header('cache-control', 'no-store');
+        next();
+      });
+      api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
+      api.setErrorHandler(handleApiError);
+      // The views' schemas describe them (route-schema.ts) and refuse nothing: a view checks its
+      // input and answers in DRF's shapes, and answers go out as they are.
+      api.setValidatorCompiler(() => () => true);
+      api.setSerializerCompiler(() => (data) => JSON.stringify(data));
+      for (const shape of API_SCHEMAS) api.addSchema(shape);
+      await registerApiDocument(api, settings);
+      let document: Record<string, unknown> | undefined;
+      const documentOf = (): Record<string, unknown> => (document ??= api.swagger() as unknown as Record<string, unknown>);
+      const operationIds = new Set<string>();
+      for (const registered of [...views, ...schemaViews(documentOf)]) registerView(api, ctx, registered, (method) => viewRouteSchema(registered, method, operationIds));
+      registerApiDocsPage(api, ctx);
     },
     { prefix: '/api' },
   );

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
 import { registerInteractiveDocsPage } from '../kit/interactive-docs.js';
-import { apiOpenApiDocument } from './openapi.js';
 import type { RegisteredView } from './view-runner.js';
 
 export const API_SCHEMA_URL = '/api/schema/';
@@ -10,16 +9,14 @@ export const API_DOCS_URL = '/api/docs/';
 /**
  * /api/schema/, for staff only as cookiecutter-django serves it: an anonymous caller gets 403 (a
  * tool authenticates by token or session, and the session has no challenge to offer), like a
- * signed-in user who is not staff. It is rendered once, on first use, from the views as
- * registered; it describes the API, not itself.
+ * signed-in user who is not staff. It serves `documentOf()`, the document made from the views'
+ * declarations; it describes the API, not itself.
  */
-export function schemaViews(ctx: HttpContext, views: readonly RegisteredView[]): RegisteredView[] {
-  let document: Record<string, unknown> | undefined;
-  const documentOf = (): Record<string, unknown> => (document ??= apiOpenApiDocument(ctx.deps.settings, views));
+export function schemaViews(documentOf: () => Record<string, unknown>): RegisteredView[] {
   return [
     {
       url: API_SCHEMA_URL,
-      options: { anonymousStatus: 403 },
+      options: { anonymousStatus: 403, documented: false },
       view: {
         permission: 'staff',
         methods: {

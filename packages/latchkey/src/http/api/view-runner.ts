@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { User } from '../../account/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode } from './authentication.js';
@@ -19,6 +19,8 @@ export interface ViewOptions {
    * challenge), or 403 for the schema and docs, as cookiecutter-django answers them.
    */
   anonymousStatus?: 401 | 403;
+  /** false for the views that describe the API (/api/schema/): they are not in the document they serve. */
+  documented?: false;
 }
 
 export interface RegisteredView {
@@ -104,7 +106,7 @@ export function viewDefinitionProblem(url: string, view: ApiView): string | unde
  * its methods, and a 405 for every method it lacks, so that a known path never answers 404.
  * (Fastify answers HEAD with the GET route, so HEAD is 405 too where GET is.)
  */
-export function registerView(api: FastifyInstance, ctx: HttpContext, registered: RegisteredView): void {
+export function registerView(api: FastifyInstance, ctx: HttpContext, registered: RegisteredView, schemaOf: (method: ApiMethod) => FastifySchema): void {
   const { url } = registered;
   const prepared = { ...registered, allow: allowedMethods(registered.view) };
   const path = url.slice('/api'.length);
@@ -112,6 +114,8 @@ export function registerView(api: FastifyInstance, ctx: HttpContext, registered:
     api.route({
       method: method.toUpperCase(),
       url: path,
+      // What the view declares, for the OpenAPI document (route-schema.ts).
+      schema: schemaOf(method),
       // The view runner checks CSRF itself, and only for session-authenticated requests.
       config: { csrf: false },
       handler: (request, reply) => runView(ctx, prepared, method, request, reply),

@@ -14,6 +14,7 @@ import type { HttpContext } from '../kit/context.js';
 import { booleanField, textField } from '../kit/input.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /**
  * account/email: the signed-in user's addresses (GET), add one (POST), send its link again (PUT),
@@ -54,7 +55,14 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
     };
   }
 
-  api.get('/account/email', async (request, reply) => {
+  api.get('/account/email', {
+    schema: headlessOperation('get', {
+      tag: 'Account: email',
+      summary: 'List addresses',
+      description: "The signed-in user's email addresses.",
+      responses: { 200: answers.EmailAddresses, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     return sendAddresses(request, reply, user);
@@ -62,6 +70,16 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
 
   api.post(
     '/account/email',
+    {
+      schema: headlessOperation('post', {
+        tag: 'Account: email',
+        summary: 'Add an address',
+        description: 'Adds the address, unverified, and mails it a confirmation link. The list looks the same whether or not another account holds the address.',
+        body: bodies.Email,
+        limited: true,
+        responses: { 200: answers.EmailAddresses, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+      }),
+    },
     change(async (input, request, reply) => {
       const result = await addEmailAddress(deps, input);
       // The address is added and listed, unverified; its link can be asked for again (PUT).
@@ -73,6 +91,17 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
 
   api.put(
     '/account/email',
+    {
+      schema: headlessOperation('put', {
+        tag: 'Account: email',
+        summary: 'Send the confirmation link again',
+        description: 'For one of the user\'s unverified addresses.',
+        body: bodies.Email,
+        limited: true,
+        busy: true,
+        responses: { 200: answers.StatusOK, 400: answers.Error, 401: answers.Unauthenticated },
+      }),
+    },
     change(async (input, request, reply) => {
       const resent = await resendEmailConfirmation(deps, input);
       if (resent.code !== undefined) await keepVerificationCode(ctx, request, reply, { userId: input.user.id, state: resent.code });
@@ -82,6 +111,16 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
 
   api.patch(
     '/account/email',
+    {
+      schema: headlessOperation('patch', {
+        tag: 'Account: email',
+        summary: 'Make an address primary',
+        description: 'Only a verified address can be primary.',
+        body: bodies.MarkPrimaryEmail,
+        limited: true,
+        responses: { 200: answers.EmailAddresses, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+      }),
+    },
     change(async (input, request, reply) => {
       // allauth's request names the one change this operation makes; anything else is not asked for.
       if (booleanField(request.body, 'primary') !== true) {
@@ -94,6 +133,16 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
 
   api.delete(
     '/account/email',
+    {
+      schema: headlessOperation('delete', {
+        tag: 'Account: email',
+        summary: 'Remove an address',
+        description: 'The primary address cannot be removed while others remain.',
+        body: bodies.Email,
+        limited: true,
+        responses: { 200: answers.EmailAddresses, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+      }),
+    },
     change(async (input, request, reply) => {
       await removeEmailAddress(deps, input);
       return sendAddresses(request, reply, input.user);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../kit/context.js';
 import { offeredProviders, type ProviderData } from './provider-data.js';
 import { sendOk } from './respond.js';
+import { answers, headlessOperation } from './operation-schema.js';
 
 /**
  * GET config: what a front end needs to know to draw its forms. Only what exists is advertised:
@@ -17,7 +18,14 @@ async function configuredProviders(ctx: HttpContext): Promise<ProviderData[]> {
 export function registerConfigRoute(api: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
   const methods = settings.ACCOUNT_LOGIN_METHODS;
-  api.get('/config', async (request, reply) =>
+  api.get('/config', {
+    schema: headlessOperation('get', {
+      tag: 'Configuration',
+      summary: 'Read the configuration',
+      description: 'Which login methods, signup and second factors the server offers. The same for everybody: read it once when the front end starts.',
+      responses: { 200: answers.Configuration },
+    }),
+  }, async (request, reply) =>
     sendOk(ctx, request, reply, {
       data: {
         account: {

@@ -14,6 +14,7 @@ import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
 import { lookUpCode, resendCode, verifyByCode } from './email-verification-code.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 const KEY_HEADER = 'x-email-verification-key';
 const INVALID_KEY = 'This confirmation link is invalid or has expired.';
@@ -32,7 +33,15 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
   const invalidKey = (request: FastifyRequest, reply: FastifyReply) => sendErrors(ctx, request, reply, 400, [{ message: INVALID_KEY, code: 'invalid', param: 'key' }]);
 
   // A GET only reads: link scanners and previews fetch what they find, and must change nothing.
-  api.get('/auth/email/verify', async (request, reply) => {
+  api.get('/auth/email/verify', {
+    schema: headlessOperation('get', {
+      tag: 'Email verification',
+      summary: 'Look up a verification key',
+      description: 'Which address and account a mailed key confirms, without confirming it: link scanners may fetch a link, and must change nothing. `is_authenticating` says whether confirming it will continue this session\'s login. With verification by code (`email_verification_by_code_enabled`) the key is the mailed code, pending in this session only (409 when none is): the look uses one of its tries, and a wrong one is 400 `incorrect_code`.',
+      parameters: ['EmailVerificationKey'],
+      responses: { 200: answers.EmailVerificationInfo, 400: answers.Error, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     if (byCode) return lookUpCode(ctx, request, reply);
     const key = request.headers[KEY_HEADER];
     const address = typeof key === 'string' ? await addressForKey(deps, key) : undefined;
@@ -45,7 +54,15 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     });
   });
 
-  api.post('/auth/email/verify', async (request, reply) => {
+  api.post('/auth/email/verify', {
+    schema: headlessOperation('post', {
+      tag: 'Email verification',
+      summary: 'Confirm an address',
+      description: 'Confirms the address the key names. A login of that account waiting in this session for the confirmation continues (200, or 401 at its next step); otherwise the answer is the session\'s state: 200 if someone is signed in, else 401. With verification by code the key is the mailed code, which works only in the session it was mailed for (the login waiting at `verify_email`, which a right code always continues, or the signed-in user\'s session for an added address), once, for a few minutes and a few tries: 400 `incorrect_code` for a wrong one; a code expired or out of tries ends the waiting login (401) or is dropped (409); 409 when no code is pending.',
+      body: bodies.VerifyEmail,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     if (byCode) return verifyByCode(ctx, request, reply);
     const waiting = await loginWaitingAt(ctx, request, 'verify_email');
     let verification: EmailVerification;
@@ -70,7 +87,16 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     return user ? sendAuthenticated(ctx, request, reply, user) : sendUnauthenticated(ctx, request, reply);
   });
 
-  api.post('/auth/email/verify/resend', async (request, reply) => {
+  api.post('/auth/email/verify/resend', {
+    schema: headlessOperation('post', {
+      tag: 'Email verification',
+      summary: 'Send the verification mail again',
+      description: 'For a login waiting for its address to be confirmed, or with verification by code for the code pending in this session (a new code replaces it); 409 when none is.',
+      limited: true,
+      busy: true,
+      responses: { 200: answers.StatusOK, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     if (byCode) return resendCode(ctx, request, reply);
     const pending = await loginWaitingAt(ctx, request, 'verify_email');
     if (!pending) return resendForSignupWait(ctx, request, reply);

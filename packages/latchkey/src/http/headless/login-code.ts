@@ -11,6 +11,7 @@ import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendEnvelope, sendErrors, sendUnauthenticated } from './respond.js';
 import { answeringWith } from '../kit/after-answer.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /**
  * auth/code/request and auth/code/confirm (ACCOUNT_LOGIN_BY_CODE_ENABLED): the flow of
@@ -30,7 +31,16 @@ export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext):
   if (!enabled && deps.settings.ACCOUNT_LOGIN_BY_CODE_REQUIRED === false) return;
 
   if (enabled) {
-    api.post('/auth/code/request', async (request, reply) => {
+    api.post('/auth/code/request', {
+      schema: headlessOperation('post', {
+        tag: 'Authentication',
+        summary: 'Ask for a sign-in code',
+        description: 'Mails a short code to the account the address names, and keeps the login in this session: 401 with `login_by_code` pending, the same answer whether or not there is an account, without waiting for the mail.',
+        body: bodies.RequestLoginCode,
+        limited: true,
+        responses: { 400: answers.Error, 401: answers.Unauthenticated },
+      }),
+    }, async (request, reply) => {
       try {
         // The mail, which only an existing account gets, is neither awaited nor begun before the
         // answer has gone: the session is still written after this.
@@ -44,7 +54,15 @@ export function registerLoginCodeRoutes(api: FastifyInstance, ctx: HttpContext):
     });
   }
 
-  api.post('/auth/code/confirm', async (request, reply) => {
+  api.post('/auth/code/confirm', {
+    schema: headlessOperation('post', {
+      tag: 'Authentication',
+      summary: 'Sign in with the mailed code',
+      description: 'The code works only in the session that asked for it (or whose login, waiting at `login_by_code`, had it mailed), once, for a few minutes and a few tries. 200 when signed in; 401 when the login waits at a further step (`verify_email`, `mfa_authenticate`), or when the code of a waiting login has expired or been used up (the login is over: sign in again); 400 for a wrong code; 409 when no code is pending.',
+      body: bodies.ConfirmLoginCode,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const toConfirm = await loginCodeToConfirm(ctx, request);
     if (toConfirm.kind === 'stage_code') {
       const { waiting } = toConfirm;

@@ -7,6 +7,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
+import { answers, headlessOperation } from './operation-schema.js';
 import { presentLogin, sendUnauthenticated } from './respond.js';
 
 /** The ids of the project's own login stages, in order (none by default). */
@@ -23,9 +24,18 @@ export function customStageIds(deps: HttpContext['deps']): string[] {
  * of the stage is 400 with its message. Served only where the project has a stage of its own.
  */
 export function registerLoginStageRoutes(api: FastifyInstance, ctx: HttpContext): void {
-  if (customStageIds(ctx.deps).length === 0) return;
+  const stageIds = customStageIds(ctx.deps);
+  if (stageIds.length === 0) return;
 
-  api.post('/auth/stage/:id', async (request, reply) => {
+  const schema = headlessOperation('post', {
+    tag: 'Authentication',
+    summary: "Answer a login step of this site's own",
+    description: `For a login waiting at one of this site's own steps (${stageIds.map((id) => `\`${id}\``).join(', ')}), named in the pending flow: the JSON body is what the step asks for. 200 when signed in, 401 at the next step (or when no login waits at this one); 400 when the step refuses the answer.`,
+    body: { type: 'object', description: 'The fields the step asks for; the site documents them.', additionalProperties: true },
+    responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated },
+  });
+  const params = { type: 'object', properties: { id: { type: 'string', enum: stageIds, description: "The step's id, as its flow names it." } }, required: ['id'] };
+  api.post('/auth/stage/:id', { schema: { ...schema, params } }, async (request, reply) => {
     const id = (request.params as { id?: unknown }).id;
     const stage = typeof id === 'string' ? customStageOf(ctx.deps, id) : undefined;
     const pending = stage && (await loginWaitingAt(ctx, request, stage.id));

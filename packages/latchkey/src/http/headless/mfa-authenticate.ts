@@ -10,6 +10,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendErrors, sendUnauthenticated } from './respond.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /**
  * auth/2fa/authenticate (a login's second step), auth/2fa/reauthenticate (a code instead of the
@@ -23,7 +24,16 @@ import { presentLogin, sendAuthenticated, sendErrors, sendUnauthenticated } from
 export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
 
-  api.post('/auth/2fa/authenticate', async (request, reply) => {
+  api.post('/auth/2fa/authenticate', {
+    schema: headlessOperation('post', {
+      tag: 'Two-factor authentication',
+      summary: "Give the login's code",
+      description: 'A code from the authenticator app or a recovery code, for a login waiting at `mfa_authenticate`. With "trust this browser" on (browser client), the login then waits at `mfa_trust`.',
+      body: bodies.Code,
+      limited: true,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'mfa_authenticate');
     if (!pending) return sendUnauthenticated(ctx, request, reply);
     let result;
@@ -38,7 +48,15 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
 
   // The contract registers the trust question for the browser client only: an app keeps no cookie.
   if (ctx.client === 'browser') {
-    api.post('/auth/2fa/trust', async (request, reply) => {
+    api.post('/auth/2fa/trust', {
+      schema: headlessOperation('post', {
+        tag: 'Two-factor authentication',
+        summary: 'Trust this browser',
+        description: 'Answers the `mfa_trust` step that follows the code when MFA_TRUST_ENABLED is on: `true` sets a cookie that lets later logins of this user in this browser skip the code (never the password). Either answer completes the login.',
+        body: bodies.Trust,
+        responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated },
+      }),
+    }, async (request, reply) => {
       const pending = await loginWaitingAt(ctx, request, 'mfa_trust');
       if (!pending) return sendUnauthenticated(ctx, request, reply);
       const trust = booleanField(request.body, 'trust');
@@ -49,7 +67,16 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
     });
   }
 
-  api.post('/auth/2fa/reauthenticate', async (request, reply) => {
+  api.post('/auth/2fa/reauthenticate', {
+    schema: headlessOperation('post', {
+      tag: 'Two-factor authentication',
+      summary: 'Confirm identity with a code',
+      description: 'Renews the proof of identity with a code instead of the password (the `mfa_reauthenticate` flow).',
+      body: bodies.Code,
+      limited: true,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     // A user without a second factor has no code that can be right: the flow refuses it as any

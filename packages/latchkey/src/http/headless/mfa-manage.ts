@@ -12,6 +12,7 @@ import type { HttpContext } from '../kit/context.js';
 import { textField } from '../kit/input.js';
 import { sendHeadlessRefusal, type RefusalOptions } from './refusals.js';
 import { sendEnvelope, sendOk, sendUnauthenticated } from './respond.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -54,7 +55,14 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     return sendHeadlessRefusal(ctx, request, reply, error, options);
   }
 
-  api.get('/account/authenticators', async (request, reply) => {
+  api.get('/account/authenticators', {
+    schema: headlessOperation('get', {
+      tag: 'Account: two-factor',
+      summary: 'List second factors',
+      description: 'The authenticator app and the recovery codes, when set up, and each security key.',
+      responses: { 200: answers.Authenticators, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const overview = await mfaOverview(deps, auth.user);
@@ -65,7 +73,14 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply, { data });
   });
 
-  api.get('/account/authenticators/totp', async (request, reply) => {
+  api.get('/account/authenticators/totp', {
+    schema: headlessOperation('get', {
+      tag: 'Account: two-factor',
+      summary: 'Authenticator app status',
+      description: 'The app when one is set up; else 404 with a new secret and its `otpauth:` URL in `meta`, the same until it is activated. 409 when the account may not add one (no verified address).',
+      responses: { 200: answers.TotpAuthenticator, 401: answers.Unauthenticated, 404: answers.TotpNotSetUp, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const { totp } = await mfaOverview(deps, auth.user);
@@ -81,7 +96,16 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     }
   });
 
-  api.post('/account/authenticators/totp', async (request, reply) => {
+  api.post('/account/authenticators/totp', {
+    schema: headlessOperation('post', {
+      tag: 'Account: two-factor',
+      summary: 'Activate the authenticator app',
+      description: 'A code from the app proves it holds the secret. Recovery codes are made with the first second factor (`meta.recovery_codes_generated`).',
+      body: bodies.Code,
+      limited: true,
+      responses: { 200: answers.TotpAuthenticator, 400: answers.Error, 401: answers.AuthenticationOrReauthentication, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     let result;
@@ -100,7 +124,14 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply, { data: totpData(totp), meta: { recovery_codes_generated: result.recoveryCodesGenerated } });
   });
 
-  api.delete('/account/authenticators/totp', async (request, reply) => {
+  api.delete('/account/authenticators/totp', {
+    schema: headlessOperation('delete', {
+      tag: 'Account: two-factor',
+      summary: 'Deactivate the authenticator app',
+      description: 'Needs a recent proof of identity.',
+      responses: { 200: answers.StatusOK, 401: answers.AuthenticationOrReauthentication, 404: answers.NotFound },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     try {
@@ -112,7 +143,14 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply);
   });
 
-  api.get('/account/authenticators/recovery-codes', async (request, reply) => {
+  api.get('/account/authenticators/recovery-codes', {
+    schema: headlessOperation('get', {
+      tag: 'Account: two-factor',
+      summary: 'Show recovery codes',
+      description: 'The unused codes. Needs a recent proof of identity.',
+      responses: { 200: answers.RecoveryCodes, 401: answers.AuthenticationOrReauthentication, 404: answers.NotFound },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     let unused: string[];
@@ -126,7 +164,14 @@ export function registerMfaManagementRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply, { data: { ...recoveryCodesData(recoveryCodes), unused_codes: unused } });
   });
 
-  api.post('/account/authenticators/recovery-codes', async (request, reply) => {
+  api.post('/account/authenticators/recovery-codes', {
+    schema: headlessOperation('post', {
+      tag: 'Account: two-factor',
+      summary: 'Make new recovery codes',
+      description: 'Replaces every code with a new set; the old ones stop working.',
+      responses: { 200: answers.RecoveryCodes, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     let codes: string[];

@@ -10,6 +10,7 @@ import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendEnvelope } from './respond.js';
 import { registrationAnswer, sendWebauthnOptions, webauthnSupported } from './webauthn-kit.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /**
  * auth/webauthn/signup (MFA_PASSKEY_SIGNUP_ENABLED), allauth's passkey signup, over the journey in
@@ -28,7 +29,17 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
   if (!webauthnSupported(ctx) || !deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) return;
   const PATH = '/auth/webauthn/signup';
 
-  api.post(PATH, async (request, reply) => {
+  api.post(PATH, {
+    schema: headlessOperation('post', {
+      tag: 'Authentication',
+      summary: 'Sign up with a passkey',
+      description: 'The signup form without a password. 401 with `verify_email` pending, whether or not the address had an account (its owner is told by email); after the mailed code, `mfa_signup_webauthn` is pending. 403 when signup is closed; 409 when someone is signed in.',
+      body: bodies.PasskeySignup,
+      limited: true,
+      busy: true,
+      responses: { 400: answers.Error, 401: answers.Unauthenticated, 403: answers.Forbidden, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     try {
       const result = await beginPasskeySignup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', client: clientOf(request), submitted: submittedFields(request.body) });
@@ -38,7 +49,14 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
     }
   });
 
-  api.get(PATH, async (request, reply) => {
+  api.get(PATH, {
+    schema: headlessOperation('get', {
+      tag: 'Authentication',
+      summary: "Options for the new account's passkey",
+      description: 'Creation options for a passkey; 409 unless `mfa_signup_webauthn` is pending.',
+      responses: { 200: answers.WebAuthnCreationOptions, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'mfa_signup_webauthn');
     if (!pending) return sendEnvelope(ctx, request, reply, 409);
     try {
@@ -48,7 +66,15 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
     }
   });
 
-  api.put(PATH, async (request, reply) => {
+  api.put(PATH, {
+    schema: headlessOperation('put', {
+      tag: 'Authentication',
+      summary: 'Finish the signup with its passkey',
+      description: 'The browser\'s new passkey (and a name) signs the person in (200); 400 for a bad one (the signup still waits); 409 unless `mfa_signup_webauthn` is pending.',
+      body: bodies.AddWebAuthnAuthenticator,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const pending = await loginWaitingAt(ctx, request, 'mfa_signup_webauthn');
     if (!pending) return sendEnvelope(ctx, request, reply, 409);
     let result;

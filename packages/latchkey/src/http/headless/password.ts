@@ -11,6 +11,7 @@ import { sendHeadlessRefusal } from './refusals.js';
 import { sendAuthenticated, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
 import { answeringWith } from '../kit/after-answer.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 const KEY_HEADER = 'x-password-reset-key';
 
@@ -24,7 +25,16 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
   const invalidKey = (request: FastifyRequest, reply: FastifyReply) =>
     sendErrors(ctx, request, reply, 400, [{ message: INVALID_RESET_KEY, code: 'token_invalid', param: 'key' }]);
 
-  api.post('/auth/password/request', async (request, reply) => {
+  api.post('/auth/password/request', {
+    schema: headlessOperation('post', {
+      tag: 'Password reset',
+      summary: 'Ask for a reset link',
+      description: 'Mails a reset link to every active account the address reaches. The answer is the same whether or not there is one, and it does not wait for the mail.',
+      body: bodies.RequestPassword,
+      limited: true,
+      responses: { 200: answers.StatusOK, 400: answers.Error },
+    }),
+  }, async (request, reply) => {
     try {
       // The mail, which only an existing account gets, is neither awaited nor begun before the answer has gone (it would tell whether the address has one).
       const { delivery } = await requestPasswordReset(answeringWith(deps, reply), { email: textField(request.body, 'email') ?? '', client: clientOf(request) });
@@ -35,13 +45,31 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
     return sendOk(ctx, request, reply);
   });
 
-  api.get('/auth/password/reset', async (request, reply) => {
+  api.get('/auth/password/reset', {
+    schema: headlessOperation('get', {
+      tag: 'Password reset',
+      summary: 'Look up a reset key',
+      description: 'Whose password the mailed key resets, without using it.',
+      parameters: ['PasswordResetKey'],
+      responses: { 200: answers.PasswordResetInfo, 400: answers.Error },
+    }),
+  }, async (request, reply) => {
     const user = await userForResetKey(deps, request.headers[KEY_HEADER]);
     if (!user) return invalidKey(request, reply);
     return sendOk(ctx, request, reply, { data: { user: userData(deps.settings, user) } });
   });
 
-  api.post('/auth/password/reset', async (request, reply) => {
+  api.post('/auth/password/reset', {
+    schema: headlessOperation('post', {
+      tag: 'Password reset',
+      summary: 'Set a new password with a reset key',
+      description: 'Sets the password and ends every session of the account. Nobody is signed in (401): the person signs in with the new password, and passes their second factor if they have one.',
+      body: bodies.ResetPassword,
+      limited: true,
+      busy: true,
+      responses: { 400: answers.Error, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const password = textField(request.body, 'password') ?? '';
     let result: PasswordChangeResult;
     try {
@@ -58,7 +86,17 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
     return sendUnauthenticated(ctx, request, reply);
   });
 
-  api.post('/account/password/change', async (request, reply) => {
+  api.post('/account/password/change', {
+    schema: headlessOperation('post', {
+      tag: 'Account: password',
+      summary: 'Change the password',
+      description: 'The current password and the new one; an account without a usable password sets one without. Every other session ends, and this one continues under a new id (an app gets its new token in `meta.session_token`).',
+      body: bodies.ChangePassword,
+      limited: true,
+      busy: true,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     const password = textField(request.body, 'new_password') ?? '';

@@ -8,6 +8,7 @@ import { signOut } from '../kit/sign-out.js';
 import type { HttpContext } from '../kit/context.js';
 import { integerListField } from '../kit/input.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -33,13 +34,28 @@ export function registerSessionRoutes(api: FastifyInstance, ctx: HttpContext): v
     return sendOk(ctx, request, reply, { data: sessions.map((session) => sessionData(session, current?.idHash)) });
   }
 
-  api.get('/auth/sessions', async (request, reply) => {
+  api.get('/auth/sessions', {
+    schema: headlessOperation('get', {
+      tag: 'Sessions',
+      summary: 'List sessions',
+      description: "The signed-in user's live sessions, the current one marked.",
+      responses: { 200: answers.Sessions, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     return sendSessionList(request, reply, user);
   });
 
-  api.delete('/auth/sessions', async (request, reply) => {
+  api.delete('/auth/sessions', {
+    schema: headlessOperation('delete', {
+      tag: 'Sessions',
+      summary: 'End sessions',
+      description: 'Ends the listed sessions of the signed-in user (ids of anyone else\'s match nothing). Ending the current one signs out (401).',
+      body: bodies.EndSessions,
+      responses: { 200: answers.Sessions, 400: answers.Error, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     const ids = integerListField(request.body, 'sessions');

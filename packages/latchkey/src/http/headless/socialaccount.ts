@@ -19,6 +19,7 @@ import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /** The form a browser posts to start a redirect sign-in (allauth's React example posts its CSRF token as a field). */
 export const PROVIDER_REDIRECT_PATH = '/auth/provider/redirect';
@@ -62,7 +63,16 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   }
 
   if (ctx.client === 'browser') {
-    api.post(PROVIDER_REDIRECT_PATH, async (request, reply) => {
+    api.post(PROVIDER_REDIRECT_PATH, {
+      schema: headlessOperation('post', {
+        tag: 'Providers',
+        summary: 'Sign in through the provider',
+        description: 'A real form post (the answer is a redirect, which an XHR cannot follow) that sends the browser to the provider. Its callback sends it back to `callback_url`, with `error` and `error_process` in the query on failure (`cancelled`, `signup_closed`, `permission_denied`, `reauthentication_required`, `connected_other`, `unknown`); the front end then reads `auth/session` to see where the sign-in stands. A `callback_url` that is neither a path here nor at an allowed origin is refused (400, or HEADLESS_FRONTEND_URLS.socialaccount_login_error).',
+        body: bodies.ProviderRedirect,
+        form: true,
+        responses: { 302: answers.ToProvider, 400: answers.Error },
+      }),
+    }, async (request, reply) => {
       const fields = bodyObject(request.body);
       const process = parseSignInProcess(fields.process);
       // An unknown process is refused below; until then its errors say 'login', allauth's default.
@@ -101,7 +111,15 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     });
   }
 
-  api.post('/auth/provider/token', async (request, reply) => {
+  api.post('/auth/provider/token', {
+    schema: headlessOperation('post', {
+      tag: 'Providers',
+      summary: 'Sign in with an ID token',
+      description: 'An ID token the client got from the provider itself (a mobile app\'s own sign-in), checked against the app its `client_id` names: signature, issuer, audience, expiry, and `azp` when present. Then as any sign-in: 200, or 401 with the pending step (`mfa_authenticate`, `verify_email`) or the `provider_signup` form; 403 when signup is closed to a new person. `process: connect` adds the provider account to the signed-in user (after a recent proof of identity).',
+      body: bodies.ProviderToken,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.AuthenticationOrReauthentication, 403: answers.Forbidden },
+    }),
+  }, async (request, reply) => {
     const fields = bodyObject(request.body);
     const input: ProviderTokenInput = { provider: fields.provider, token: fields.token };
     try {
@@ -123,7 +141,14 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
   });
 
   // No signup waiting for its form (or its app gone): 409.
-  api.get('/auth/provider/signup', async (request, reply) => {
+  api.get('/auth/provider/signup', {
+    schema: headlessOperation('get', {
+      tag: 'Providers',
+      summary: "Read the provider's signup form",
+      description: 'What the provider gave, for a signup it could not finish alone (its address has an account here, it gave none, or SOCIALACCOUNT_AUTO_SIGNUP is off); 409 when none waits.',
+      responses: { 200: answers.ProviderSignup, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const waiting = await waitingProviderSignup(ctx, request);
     if (!waiting) return sendEnvelope(ctx, request, reply, 409);
     const { pending, configured } = waiting;
@@ -146,7 +171,16 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply, { data });
   });
 
-  api.post('/auth/provider/signup', async (request, reply) => {
+  api.post('/auth/provider/signup', {
+    schema: headlessOperation('post', {
+      tag: 'Providers',
+      summary: "Complete the provider's signup",
+      description: 'The address (and username) for the new account; then as any signup: 200, or 401 at `verify_email`. An address that has an account here is refused: sign in to it, then connect the provider.',
+      body: bodies.ProviderSignup,
+      limited: true,
+      responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated, 403: answers.Forbidden, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', submitted: submittedFields(request.body) };
     let completed;
     try {
@@ -171,14 +205,29 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
     return sendOk(ctx, request, reply, { data });
   }
 
-  api.get('/account/providers', async (request, reply) => {
+  api.get('/account/providers', {
+    schema: headlessOperation('get', {
+      tag: 'Account: providers',
+      summary: 'List provider accounts',
+      description: "The signed-in user's accounts at providers, oldest first.",
+      responses: { 200: answers.ProviderAccounts, 401: answers.Unauthenticated },
+    }),
+  }, async (request, reply) => {
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     return sendAccounts(request, reply, user);
   });
 
   // Removing a way to sign in is a change of credentials: the flow asks for a recent proof of identity.
-  api.delete('/account/providers', async (request, reply) => {
+  api.delete('/account/providers', {
+    schema: headlessOperation('delete', {
+      tag: 'Account: providers',
+      summary: 'Disconnect a provider account',
+      description: 'By provider and uid; needs a recent proof of identity. Refused when it is the last way to sign in: `no_password`, or under mandatory verification `no_verified_email`; `account_not_found` for an account that is not the user\'s.',
+      body: bodies.ProviderAccount,
+      responses: { 200: answers.ProviderAccounts, 400: answers.Error, 401: answers.AuthenticationOrReauthentication },
+    }),
+  }, async (request, reply) => {
     const requester = await signedInRequester(ctx, request);
     if (!requester) return sendUnauthenticated(ctx, request, reply);
     const { user } = requester;

@@ -9,6 +9,7 @@ import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { sendEnvelope, sendOk, sendUnauthenticated } from './respond.js';
 import { registrationAnswer, sendWebauthnOptions, webauthnSupported } from './webauthn-kit.js';
+import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -52,7 +53,15 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     return sendHeadlessRefusal(ctx, request, reply, error);
   }
 
-  api.get(PATH, async (request, reply) => {
+  api.get(PATH, {
+    schema: headlessOperation('get', {
+      tag: 'Account: two-factor',
+      summary: 'Options for a new security key',
+      description: 'Creation options for `navigator.credentials.create()`; with `?passwordless` (present at all) a passkey: discoverable, verifying the person. Needs a recent proof of identity (401) and a verified address (409).',
+      parameters: ['Passwordless'],
+      responses: { 200: answers.WebAuthnCreationOptions, 401: answers.AuthenticationOrReauthentication, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const passwordless = Object.hasOwn(request.query as object, 'passwordless');
@@ -63,7 +72,15 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     }
   });
 
-  api.post(PATH, async (request, reply) => {
+  api.post(PATH, {
+    schema: headlessOperation('post', {
+      tag: 'Account: two-factor',
+      summary: 'Add a security key',
+      description: 'The browser\'s new credential (and a name). Recovery codes are made with the first second factor (`meta.recovery_codes_generated`); the session gets a new id or token.',
+      body: bodies.AddWebAuthnAuthenticator,
+      responses: { 200: answers.AddedWebAuthnAuthenticator, 400: answers.Error, 401: answers.AuthenticationOrReauthentication, 409: answers.Conflict },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     let result;
@@ -80,7 +97,15 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     return sendOk(ctx, request, reply, { data: webauthnKeyData(key), meta: { recovery_codes_generated: result.recoveryCodesGenerated } });
   });
 
-  api.put(PATH, async (request, reply) => {
+  api.put(PATH, {
+    schema: headlessOperation('put', {
+      tag: 'Account: two-factor',
+      summary: 'Rename a security key',
+      description: 'By its id, as listed; needs a recent proof of identity. A key that is not the user\'s is 404.',
+      body: bodies.UpdateWebAuthn,
+      responses: { 200: answers.WebAuthnAuthenticator, 400: answers.Error, 401: answers.AuthenticationOrReauthentication, 404: answers.NotFound },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const id = bodyObject(request.body).id;
@@ -93,7 +118,15 @@ export function registerWebauthnManagementRoutes(api: FastifyInstance, ctx: Http
     }
   });
 
-  api.delete(PATH, async (request, reply) => {
+  api.delete(PATH, {
+    schema: headlessOperation('delete', {
+      tag: 'Account: two-factor',
+      summary: 'Remove security keys',
+      description: 'By their ids, all or none (404 when one is not the user\'s); the recovery codes go too when no other second factor remains. Needs a recent proof of identity.',
+      body: bodies.DeleteWebAuthn,
+      responses: { 200: answers.StatusOK, 400: answers.Error, 401: answers.AuthenticationOrReauthentication, 404: answers.NotFound },
+    }),
+  }, async (request, reply) => {
     const auth = await signedIn(request, reply);
     if ('response' in auth) return auth.response;
     const ids = integerListField(request.body, 'authenticators');
