@@ -44,10 +44,22 @@ function isBodyless(response: JsonSchema | { description: string }): response is
   return keys.length === 1 && keys[0] === 'description';
 }
 
-/** A view's `#/components/schemas/Error` as the named shape it is in this scope (`Error#`). */
+/**
+ * A view's `#/components/schemas/Error` (or ValidationError), anywhere in a schema, as the named
+ * shape it is in this scope (`Error#`): @fastify/swagger lists it under the same name.
+ */
 function named(schema: JsonSchema): JsonSchema {
-  const match = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(schema.$ref) : null;
-  return match ? { ...schema, $ref: `${match[1]}#` } : schema;
+  const rename = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rename);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => {
+        const match = key === '$ref' && typeof value === 'string' ? /^#\/components\/schemas\/(Error|ValidationError)$/.exec(value) : null;
+        return [key, match ? `${match[1]}#` : rename(value)];
+      }),
+    );
+  };
+  return rename(schema) as JsonSchema;
 }
 
 function responsesOf(operation: ApiOperation, permission: string, authenticated: boolean): Json {
