@@ -50,8 +50,8 @@ const HEADLESS_SETTINGS = {
     docs: {
       allowed: '`true` / `false`',
       does:
-        "Serve the headless API's OpenAPI description at `/_allauth/openapi.json`, `/_allauth/openapi.yaml` and " +
-        '`/_allauth/openapi.html`. Off, the three answer 404.',
+        "Serve the headless API's OpenAPI description at `/_allauth/openapi.json` and `/_allauth/openapi.yaml`, " +
+        'and its interactive docs, for signed-in staff, at `/_allauth/openapi.html`. Off, the three answer 404.',
     },
   }),
   CORS_ALLOWED_ORIGINS: setting({
