@@ -12,12 +12,15 @@
 
 /** Where the readable lines go: the terminal (`process.stdout`) or, in a test, anything that takes text. */
 export interface LogOutput {
+  /** Writes text as given: the lines are already laid out, each ending with a newline. */
   write(text: string): unknown;
+  /** True for a terminal, which alone gets colours (process.stdout has it). */
   isTTY?: boolean;
 }
 
 /** What pino hands a destination: one JSON record per write, ending with a newline. */
 export interface LogDestination {
+  /** Takes one serialised record (or several, newline-separated) and writes it out. */
   write(line: string): void;
 }
 
