@@ -52,6 +52,16 @@ describe('manage help', () => {
     expect(await manage(['frobnicate'])).toEqual({ code: 1, out: '', err: 'Error: Unknown command "frobnicate". Run "help" for the list of commands.\n' });
     expect(await manage(['help', 'frobnicate'])).toEqual({ code: 1, out: '', err: 'Error: No command "frobnicate" to describe. Run "help" for the list of commands.\n' });
   });
+
+  it("takes the names every object has (toString, constructor) for no command, and no action", async () => {
+    for (const name of ['toString', 'constructor', '__proto__']) {
+      expect(await manage([name]), name).toEqual({ code: 1, out: '', err: `Error: Unknown command "${name}". Run "help" for the list of commands.\n` });
+      expect(await manage(['help', name]), name).toMatchObject({ code: 1, out: '' });
+    }
+    const action = await manage(['socialapp', 'toString']);
+    expect(action.code).toBe(1);
+    expect(action.err).toMatch(/^Error: Unknown action "toString" of socialapp \(.*\)\. Run "socialapp --help" for its usage\.\n$/);
+  });
 });
 
 describe.each(RUNNABLE)('manage %s --help', (name, command) => {

@@ -27,7 +27,7 @@ function invocationOf(name: string, command: ManagementCommand, args: readonly s
   if (action !== undefined && isHelpOption(action)) return { help: helpFor(name, command) };
   const choices = Object.keys(command.actions);
   if (action === undefined) throw new CommandError(`${name} needs an action: ${choices.join(', ')}. ${helpHint(name)}`);
-  const chosen = command.actions[action];
+  const chosen = Object.hasOwn(command.actions, action) ? command.actions[action] : undefined;
   if (chosen === undefined) throw new CommandError(`Unknown action "${action}" of ${name} (${choices.join(', ')}). ${helpHint(name)}`);
   return invocationOf(`${name} ${action}`, chosen, rest);
 }
@@ -38,7 +38,7 @@ function helpTopic(words: readonly string[]): string | undefined {
   let topic: ManagementCommand | undefined;
   let commands: Readonly<Record<string, ManagementCommand>> = COMMANDS;
   for (const word of words) {
-    topic = commands[word];
+    topic = Object.hasOwn(commands, word) ? commands[word] : undefined;
     if (topic === undefined) return undefined;
     name = name === '' ? word : `${name} ${word}`;
     commands = isCommandGroup(topic) ? topic.actions : {};
@@ -72,7 +72,8 @@ export async function runManagementCommand(
     io.stdout.write(help);
     return 0;
   }
-  const command = COMMANDS[name];
+  // Own names only: `toString` or `constructor` is no command.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     io.stderr.write(`Error: Unknown command "${name}". Run "help" for the list of commands.\n`);
     return 1;
