@@ -53,6 +53,16 @@ async function siteApp(options: TestLatchkeyOptions = {}): Promise<{ app: Fastif
 }
 
 describe('an unknown URL', () => {
+  it('with HEADLESS_ONLY, shows the 404 page without links to account pages that are not served', async () => {
+    const { app } = await siteApp({
+      settings: { HEADLESS_ONLY: true, HEADLESS_FRONTEND_URLS: { account_confirm_email: 'https://app.example.com/verify/{key}', account_reset_password_from_key: 'https://app.example.com/reset/{key}' } },
+    });
+    const response = await app.inject({ url: '/no/such/page/', headers: BROWSER });
+    expect(response.statusCode).toBe(404);
+    expect(response.body).toContain('<a class="lk-brand" href="/">');
+    expect(response.body).not.toContain('/accounts/');
+  });
+
   it("shows a browser the 404 page in the site's layout, with the site's name and a link home", async () => {
     const { app } = await siteApp();
     const response = await app.inject({ url: '/no/such/page/', headers: BROWSER });

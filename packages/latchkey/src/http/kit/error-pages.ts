@@ -19,7 +19,7 @@ import { unexpectedErrorHandler, wantsJson } from './unexpected-errors.js';
 
 /** What an error page is made from: the site's name and the templates. */
 export interface ErrorPageDeps {
-  settings: Pick<Settings, 'SITE_NAME'>;
+  settings: Pick<Settings, 'SITE_NAME' | 'HEADLESS_ONLY'>;
   templates: TemplateRenderer;
 }
 
@@ -71,6 +71,8 @@ export function errorPageHtml(deps: ErrorPageDeps, status: number, content: Erro
       user: undefined,
       messages: [],
       signup_open: false,
+      // With HEADLESS_ONLY there are no account pages to link to: the front end is the way in.
+      headless_only: deps.settings.HEADLESS_ONLY,
     });
   } catch (error) {
     onRenderFailure(error);
