@@ -62,6 +62,10 @@ function newestInput() {
 // `npm start`, `npm run manage` and `npm test` all build first. Delete dist/.tsbuildinfo to force
 // a build.
 const buildInfo = join(output, '.tsbuildinfo');
+// The repository's docs/ into the package's, as a pack does (copy-docs.js writes only what
+// differs), so that the pointers to node_modules/@latchkey/core/docs/ in Latchkey's messages
+// resolve in this repository too, whether or not the code changed.
+await import('./copy-docs.js');
 if (existsSync(buildInfo) && statSync(buildInfo).mtimeMs >= newestInput()) process.exit(0);
 // Dated from before tsc reads anything, so that a source saved during the build is built next time.
 const started = new Date();

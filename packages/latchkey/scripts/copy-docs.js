@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * Puts the repository's user documentation (docs/*.md) into the package, as docs/, before it is
- * packed: a generated project's README, .env comments and Latchkey's own error messages point to
+ * Puts the repository's user documentation (docs/*.md) into the package, as docs/, at every build
+ * (build.js runs it; a pack builds first): a generated project's README, .env comments and Latchkey's own error messages point to
  * node_modules/@latchkey/core/docs/<page>.md, which must then be the pages of the very version the
  * project installed. The repository's docs/ stays the one copy anyone edits; this one is
  * git-ignored.
