@@ -201,8 +201,8 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
       await setUp();
       const client = await tokenClient(ada);
       const refusals: [unknown, Record<string, string[]>][] = [
-        [{ name: 'x'.repeat(NAME_MAX_LENGTH + 1) }, { name: [`The name may have at most ${NAME_MAX_LENGTH} characters.`] }],
-        [{ name: '\u{1F600}'.repeat(NAME_MAX_LENGTH + 1) }, { name: [`The name may have at most ${NAME_MAX_LENGTH} characters.`] }],
+        [{ name: 'x'.repeat(NAME_MAX_LENGTH + 1) }, { name: [`Ensure this field has no more than ${NAME_MAX_LENGTH} characters.`] }],
+        [{ name: '\u{1F600}'.repeat(NAME_MAX_LENGTH + 1) }, { name: [`Ensure this field has no more than ${NAME_MAX_LENGTH} characters.`] }],
         [{ name: ['Ada'] }, { name: ['Not a valid string.'] }],
         [{ name: { first: 'Ada' } }, { name: ['Not a valid string.'] }],
         [{ name: true }, { name: ['Not a valid string.'] }],

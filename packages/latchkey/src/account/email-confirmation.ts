@@ -8,6 +8,9 @@ import type { Repositories } from '../store.js';
 import { commitChange, deliverMail, type ChangeWriter, type QueuedMail } from './changes.js';
 import { renderAccountEmail } from './emails.js';
 import { checkMailedCode, codeMinutes, emailVerificationCodePolicy, INCORRECT_CODE, issueMailedCode, type MailedCodeCheck, type MailedCodeState } from './mailed-codes.js';
+
+/** The one answer to a confirmation key that is forged, used, expired or missing. */
+export const INVALID_CONFIRMATION_KEY = 'This confirmation link is invalid or has expired.';
 import { makeUnusablePassword } from './passwords/index.js';
 
 const PURPOSE = 'email-confirmation';
@@ -152,7 +155,7 @@ export async function markAddressVerifiedIndirectly(deps: LatchkeyDeps, userId: 
  */
 export async function confirmEmail(deps: LatchkeyDeps, key: unknown, client: ClientInfo): Promise<EmailAddress> {
   const address = await addressForKey(deps, key);
-  if (!address) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
+  if (!address) throw new LatchkeyError('invalid_key', INVALID_CONFIRMATION_KEY);
   return confirmAddress(deps, address, client);
 }
 
@@ -191,7 +194,7 @@ async function confirmAddress(deps: LatchkeyDeps, address: EmailAddress, client:
     const { repositories } = change;
     // Only if still unverified: the same key used twice at once (on two instances) confirms once.
     const verified = await repositories.emailAddresses.markVerified(address.id, { unverifiedOnly: true });
-    if (!verified) throw new LatchkeyError('invalid_key', 'This confirmation link is invalid or has expired.');
+    if (!verified) throw new LatchkeyError('invalid_key', INVALID_CONFIRMATION_KEY);
     await voidOtherClaims(repositories, verified);
     await change.record('email_confirmed', address.userId, client, { email: address.email, ...extra });
     const all = await repositories.emailAddresses.listForUser(address.userId);

@@ -175,6 +175,30 @@ export function registerTestApiViews(api: ApiRoutes): void {
       delete: { summary: 'Delete an item', responses: { 204: { description: 'Deleted.' } }, handler: () => Promise.resolve(undefined) },
     },
   });
+  // A body declared field by field: the declaration refuses what does not fit (kit/declared-input.ts).
+  api.view('/api/notes/', {
+    tag: 'notes',
+    methods: {
+      post: {
+        summary: 'Add a note',
+        requestBody: {
+          type: 'object',
+          required: ['title', 'stars'],
+          properties: {
+            title: { type: 'string', maxLength: 20 },
+            stars: { type: 'integer', minimum: 1, maximum: 5 },
+            colour: { type: 'string', enum: ['red', 'green'] },
+            pinned: { type: 'boolean' },
+          },
+        },
+        responses: { 201: { type: 'object' }, 400: { $ref: '#/components/schemas/ValidationError' } },
+        handler: (request, reply) => {
+          reply.code(201);
+          return Promise.resolve({ received: request.body });
+        },
+      },
+    },
+  });
   api.view('/api/broken/', {
     permission: 'allow_any',
     methods: {

@@ -247,6 +247,34 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect(empty.json()).toEqual({ username: null, received: null });
     });
 
+    it("refuses a body its view's schema does not allow, in DRF's shapes, before the view's handler runs", async () => {
+      const client = await setUp();
+      // The caller is judged first: an anonymous client learns nothing of what the body lacks.
+      expect((await client.request('POST', '/api/notes/', { json: {} })).statusCode).toBe(401);
+      const browser = await signedIn(client, 'ada');
+      const refusals: [unknown, Record<string, string[]>][] = [
+        [{}, { title: ['This field is required.'], stars: ['This field is required.'] }],
+        [{ title: null, stars: '3' }, { title: ['This field may not be null.'], stars: ['A valid integer is required.'] }],
+        [{ title: ['x'], stars: 9, colour: 'blue', pinned: 'yes' }, {
+          title: ['Not a valid string.'],
+          stars: ['Ensure this value is less than or equal to 5.'],
+          colour: ['"blue" is not a valid choice.'],
+          pinned: ['Must be a valid boolean.'],
+        }],
+        [{ title: 'x'.repeat(21), stars: 0 }, { title: ['Ensure this field has no more than 20 characters.'], stars: ['Ensure this value is greater than or equal to 1.'] }],
+        [['title'], { non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] }],
+      ];
+      for (const [json, errors] of refusals) {
+        const response = await browser.request('POST', '/api/notes/', { json, csrf: true });
+        expect(response.statusCode, JSON.stringify(json)).toBe(400);
+        expect(response.json(), JSON.stringify(json)).toEqual(errors);
+      }
+      // A number where text is declared is its text, as DRF's CharField reads it; extra fields pass to the view.
+      const accepted = await browser.request('POST', '/api/notes/', { json: { title: 42, stars: 5, extra: true }, csrf: true });
+      expect(accepted.statusCode).toBe(201);
+      expect(accepted.json()).toEqual({ received: { title: 42, stars: 5, extra: true } });
+    });
+
     it('judges the caller before the body: an anonymous client sending garbage to a protected view gets 401', async () => {
       const client = await setUp();
       expect((await client.request('POST', '/api/whoami/', { body: '{', headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);

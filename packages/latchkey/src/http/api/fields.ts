@@ -64,7 +64,7 @@ export function readCharFields<const N extends string>(
 }
 
 /** Python's name for a JSON value's type, as DRF's "Expected a dictionary" message gives it. */
-function pythonTypeName(value: unknown): string {
+export function pythonTypeName(value: unknown): string {
   if (Array.isArray(value)) return 'list';
   if (value === null) return 'NoneType';
   if (typeof value === 'string') return 'str';

@@ -11,6 +11,7 @@ import { API_DOCS_URL, API_SCHEMA_URL, registerApiDocsPage, schemaViews } from '
 import { API_SCHEMAS, viewRouteSchema } from './route-schema.js';
 import { registerApiDocument } from './api-document.js';
 import { registerView, viewDefinitionProblem, type RegisteredView } from './view-runner.js';
+import { answerInputProblemsInScope, declaredInputCompiler } from '../kit/declared-input.js';
 import type { ApiOptions, ApiRoutes } from './views.js';
 
 const RESERVED_URLS = new Set([AUTH_TOKEN_URL, API_SCHEMA_URL, API_DOCS_URL]);
@@ -77,11 +78,12 @@ export async function registerApi(scope: FastifyInstance, ctx: HttpContext, opti
       });
       api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
       api.setErrorHandler(handleApiError);
-      // The views' schemas describe them (route-schema.ts) and refuse nothing: a view checks its
-      // input and answers in DRF's shapes, and answers go out as they are.
-      api.setValidatorCompiler(() => () => true);
-      api.setSerializerCompiler(() => (data) => JSON.stringify(data));
+      // The views' schemas (route-schema.ts) document them and check the shape of their bodies
+      // (kit/declared-input.ts), refused in DRF's shapes by the view runner; answers go out as they are.
       for (const shape of API_SCHEMAS) api.addSchema(shape);
+      api.setValidatorCompiler(declaredInputCompiler(API_SCHEMAS));
+      answerInputProblemsInScope(api);
+      api.setSerializerCompiler(() => (data) => JSON.stringify(data));
       await registerApiDocument(api, settings);
       let document: Record<string, unknown> | undefined;
       const documentOf = (): Record<string, unknown> => (document ??= api.swagger() as unknown as Record<string, unknown>);

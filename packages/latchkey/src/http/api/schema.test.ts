@@ -66,7 +66,7 @@ describe.each(testDatabaseKinds())('API schema and docs on %s', (kind) => {
       tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token-based authentication with required prefix "Token"' },
       cookieAuth: { type: 'apiKey', in: 'cookie', name: latchkey.settings.SESSION_COOKIE_NAME },
     });
-    expect(Object.keys(schema.paths).sort()).toEqual(['/api/auth-token/', '/api/broken/', '/api/items/{id}/', '/api/open/', '/api/staff-only/', '/api/whoami/']);
+    expect(Object.keys(schema.paths).sort()).toEqual(['/api/auth-token/', '/api/broken/', '/api/items/{id}/', '/api/notes/', '/api/open/', '/api/staff-only/', '/api/whoami/']);
     const both = [{ tokenAuth: [] }, { cookieAuth: [] }];
     expect(schema.paths['/api/whoami/']?.get?.security).toEqual(both);
     expect(schema.paths['/api/whoami/']?.get?.operationId).toBe('whoami_retrieve');

@@ -3,7 +3,9 @@ import type { User } from '../../account/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode } from './authentication.js';
 import { UnparsedBody } from './body.js';
-import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendDetail, sendNotAuthenticated, sendDrfRefusal } from './respond.js';
+import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendBody, sendDetail, sendNotAuthenticated, sendDrfRefusal } from './respond.js';
+import { inputProblemsOf } from '../kit/declared-input.js';
+import { drfInputErrors } from './input-problems.js';
 import type { ApiMethod, ApiOperation, ApiPermission, ApiView } from './views.js';
 
 export const API_METHODS: readonly ApiMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -60,7 +62,7 @@ function userOf(authentication: Exclude<ApiAuthentication, { kind: 'refused' }>)
  * One request to a view, in the order of DRF's APIView.dispatch: authentication (a bad token is
  * 401 even on a view anyone may call), the permission, then the method (405 for one the view
  * lacks), then the body (400 or 415 only now, so that an anonymous client learns nothing from
- * what it sent), then the view's handler.
+ * what it sent: first what the view's schema declares, kit/declared-input.ts), then the view's handler.
  */
 async function runView(
   ctx: HttpContext,
@@ -82,6 +84,9 @@ async function runView(
   if (refusal === 'forbidden') return sendDetail(reply, 403, PERMISSION_DENIED);
   if (!operation) return sendDetail(reply, 405, `Method "${request.method}" not allowed.`);
   if (request.body instanceof UnparsedBody) return sendDetail(reply, request.body.status, request.body.detail);
+  const problems = inputProblemsOf(request);
+  const inputErrors = problems && drfInputErrors(request.body, problems);
+  if (inputErrors) return sendBody(reply, 400, inputErrors);
   let result: unknown;
   try {
     result = await operation.handler(request, reply, user);

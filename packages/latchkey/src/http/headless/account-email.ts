@@ -14,7 +14,7 @@ import type { HttpContext } from '../kit/context.js';
 import { booleanField, textField } from '../kit/input.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
-import { answers, bodies, headlessOperation } from './operation-schema.js';
+import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 /**
  * account/email: the signed-in user's addresses (GET), add one (POST), send its link again (PUT),
@@ -124,7 +124,7 @@ export function registerAccountEmailRoutes(api: FastifyInstance, ctx: HttpContex
     change(async (input, request, reply) => {
       // allauth's request names the one change this operation makes; anything else is not asked for.
       if (booleanField(request.body, 'primary') !== true) {
-        return sendErrors(ctx, request, reply, 400, [{ message: 'Only "primary": true is accepted.', code: 'invalid', param: 'primary' }]);
+        return sendErrors(ctx, request, reply, 400, [{ ...REFUSALS.onlyPrimary, param: 'primary' }]);
       }
       await makePrimaryEmailAddress(deps, input);
       return sendAddresses(request, reply, input.user);

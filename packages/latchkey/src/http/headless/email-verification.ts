@@ -14,10 +14,9 @@ import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
 import { lookUpCode, resendCode, verifyByCode } from './email-verification-code.js';
-import { answers, bodies, headlessOperation } from './operation-schema.js';
+import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 const KEY_HEADER = 'x-email-verification-key';
-const INVALID_KEY = 'This confirmation link is invalid or has expired.';
 const CONFIRMED_ELSEWHERE = 'This email address has already been confirmed by another account.';
 
 /**
@@ -30,7 +29,7 @@ const CONFIRMED_ELSEWHERE = 'This email address has already been confirmed by an
 export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
   const byCode = deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED;
-  const invalidKey = (request: FastifyRequest, reply: FastifyReply) => sendErrors(ctx, request, reply, 400, [{ message: INVALID_KEY, code: 'invalid', param: 'key' }]);
+  const invalidKey = (request: FastifyRequest, reply: FastifyReply) => sendErrors(ctx, request, reply, 400, [{ ...REFUSALS.confirmationKey, param: 'key' }]);
 
   // A GET only reads: link scanners and previews fetch what they find, and must change nothing.
   api.get('/auth/email/verify', {

@@ -18,6 +18,8 @@ import { parseJson } from '../kit/input.js';
 import { registerProviderCallbacks } from '../social/provider-callback.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
+import { answerInputProblemsInScope, declaredInputCompiler, inputProblemsOf } from '../kit/declared-input.js';
+import { headlessInputErrors } from './input-problems.js';
 import { appSessionTransport, sentSessionToken, SESSION_TOKEN_HEADER } from './app-transport.js';
 import { sendErrors, sendUnauthenticated } from './respond.js';
 
@@ -52,7 +54,11 @@ function isJson(request: FastifyRequest): boolean {
  * applies (the token in the form's csrfmiddlewaretoken field).
  */
 function isFormOperation(ctx: HttpContext, request: FastifyRequest): boolean {
-  return request.routeOptions.url === ctx.deps.urls.mounted(`/_allauth/browser/v1${PROVIDER_REDIRECT_PATH}`) && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+  return isProviderRedirect(ctx, request) && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+}
+
+function isProviderRedirect(ctx: HttpContext, request: FastifyRequest): boolean {
+  return request.routeOptions.url === ctx.deps.urls.mounted(`/_allauth/browser/v1${PROVIDER_REDIRECT_PATH}`);
 }
 
 /**
@@ -100,6 +106,14 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
       return undefined;
     });
   }
+  // What the route's declaration refused, answered once the request is known to be allowed at all
+  // (the CSRF check, a live app session): kit/declared-input.ts. The provider redirect answers
+  // its own: the browser left the front end with that form post, so bad input is sent back to a
+  // safe callback_url, as allauth does, rather than shown as JSON.
+  api.addHook('preHandler', async (request, reply) => {
+    const problems = isProviderRedirect(ctx, request) ? undefined : inputProblemsOf(request);
+    return problems ? sendErrors(ctx, request, reply, 400, headlessInputErrors(problems)) : undefined;
+  });
   // Fastify's own refusals of the request (malformed JSON, a body too large) describe the request.
   api.setErrorHandler(
     unexpectedErrorHandler(({ status, message }, request, reply) => {
@@ -126,11 +140,13 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
         allowHeaders: [SESSION_TOKEN_HEADER, 'x-email-verification-key', 'x-password-reset-key', CSRF_HEADER],
         methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       });
-      // The routes' schemas describe them (operation-schema.ts) and refuse nothing: each flow checks
-      // its input and refuses it in the envelope allauth's clients read, and answers go out as they are.
-      headless.setValidatorCompiler(() => () => true);
+      // Each route's schema (operation-schema.ts) documents it and checks the shape of its input
+      // (kit/declared-input.ts); each flow checks what the input means, refusing in the same envelope.
+      const shapes = headlessSchemas(customStageIds(site.deps));
+      for (const shape of shapes) headless.addSchema(shape);
+      headless.setValidatorCompiler(declaredInputCompiler(shapes));
+      answerInputProblemsInScope(headless);
       headless.setSerializerCompiler(() => (data) => JSON.stringify(data));
-      for (const shape of headlessSchemas(customStageIds(site.deps))) headless.addSchema(shape);
       if (settings.HEADLESS_SERVE_SPECIFICATION) await registerSpecificationRoutes(headless, site);
       headless.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ status: 404 }));
       for (const client of ['browser', 'app'] as const satisfies HttpClient[]) {

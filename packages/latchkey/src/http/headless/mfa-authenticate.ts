@@ -10,7 +10,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { loginOptionsOf } from './login-options.js';
 import { sendHeadlessRefusal } from './refusals.js';
 import { presentLogin, sendAuthenticated, sendErrors, sendUnauthenticated } from './respond.js';
-import { answers, bodies, headlessOperation } from './operation-schema.js';
+import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 /**
  * auth/2fa/authenticate (a login's second step), auth/2fa/reauthenticate (a code instead of the
@@ -60,7 +60,7 @@ export function registerMfaAuthenticationRoutes(api: FastifyInstance, ctx: HttpC
       const pending = await loginWaitingAt(ctx, request, 'mfa_trust');
       if (!pending) return sendUnauthenticated(ctx, request, reply);
       const trust = booleanField(request.body, 'trust');
-      if (trust === undefined) return sendErrors(ctx, request, reply, 400, [{ message: 'Answer true or false.', code: 'invalid', param: 'trust' }]);
+      if (trust === undefined) return sendErrors(ctx, request, reply, 400, [{ ...REFUSALS.trust, param: 'trust' }]);
       // The account may have changed while the question was open: the pipeline reads it again.
       const result = await continueLogin(deps, pending.login, { trust }, loginContextOf(ctx, request));
       return presentLogin(ctx, request, reply, await settleLogin(ctx, request, reply, result, loginOptionsOf(ctx, pending)));

@@ -1,4 +1,8 @@
 import type { FastifySchema } from 'fastify';
+import { INVALID_CONFIRMATION_KEY } from '../../account/email-confirmation.js';
+import { INVALID_RESET_KEY } from '../../account/flows/password-reset.js';
+import { PROVIDER_TOKEN_MESSAGES } from '../../socialaccount/flows/provider-token.js';
+import { REFUSAL_KEYWORD, type DeclaredRefusal } from '../kit/declared-input.js';
 import { arrayOf, json, object, requestBody, schema, status } from './json-schema.js';
 import { WEBAUTHN_PARAMETERS, WEBAUTHN_REQUEST_BODIES, WEBAUTHN_RESPONSES } from './webauthn-schemas.js';
 
@@ -9,9 +13,10 @@ import { WEBAUTHN_PARAMETERS, WEBAUTHN_REQUEST_BODIES, WEBAUTHN_RESPONSES } from
  * route is described where it is registered. The bodies and answers here are shared by the
  * routes; their shapes are the named ones of schemas.ts.
  *
- * The declarations describe; they do not refuse. Each flow checks its input and refuses it in the
- * envelope allauth's clients read (`{status: 400, errors: [{message, code, param}]}`), so the
- * headless scope validates nothing against them and serialises answers as they are (index.ts).
+ * The bodies are also checked against their declarations (kit/declared-input.ts): a missing field
+ * or one of the wrong type is refused in allauth's envelope (`{status: 400, errors: [{message,
+ * code, param}]}`) before the flow runs, with the refusal the field declares where allauth answers
+ * it in words of its own (REFUSALS). What a field's value means is the flow's to check.
  */
 
 type Json = Record<string, unknown>;
@@ -47,37 +52,57 @@ const PARAMETERS = {
 export const SESSION_TOKEN_PARAMETER = { type: 'string', description: 'App client: the session token from `meta.session_token`. Browsers send none.' };
 export const CLIENT_PARAMETER = { type: 'string', enum: ['browser', 'app'], description: '`browser` (session cookie and CSRF header) or `app` (session token header).' };
 
+/**
+ * What allauth answers, for some fields, when they are missing or not of their type: the handlers
+ * give the same refusal when the value is there but will not do.
+ */
+export const REFUSALS = {
+  confirmationKey: { message: INVALID_CONFIRMATION_KEY, code: 'invalid' },
+  resetKey: { message: INVALID_RESET_KEY, code: 'token_invalid' },
+  // A list or a number is no address to send a link to: allauth reads it as none given.
+  addressToMail: { message: 'This field is required.', code: 'required' },
+  addressToAdd: { message: 'Enter a valid email address.', code: 'invalid' },
+  onlyPrimary: { message: 'Only "primary": true is accepted.', code: 'invalid' },
+  trust: { message: 'Answer true or false.', code: 'invalid' },
+  sessionIds: { message: 'Give the ids of the sessions to end, as a list of integers.', code: 'invalid' },
+  providerToken: { message: PROVIDER_TOKEN_MESSAGES.invalid_token, code: 'invalid_token' },
+  clientId: { message: PROVIDER_TOKEN_MESSAGES.client_id_required, code: 'client_id_required' },
+} as const satisfies Record<string, DeclaredRefusal>;
+
+/** A field's schema with the refusal it declares. */
+const refusedAs = (refusal: DeclaredRefusal, field: Json): Json => ({ ...field, [REFUSAL_KEYWORD]: refusal });
+
 const REQUEST_BODIES = {
   Login: requestBody('Credentials.', schema('Login')),
   Signup: requestBody('The new account.', schema('Signup')),
   Reauthenticate: requestBody('The password.', object({ password: schema('Password') })),
-  VerifyEmail: requestBody('The key from the confirmation link.', object({ key: { type: 'string' } })),
-  RequestPassword: requestBody('The address to send the link to.', object({ email: schema('Email') })),
+  VerifyEmail: requestBody('The key from the confirmation link.', object({ key: refusedAs(REFUSALS.confirmationKey, { type: 'string' }) })),
+  RequestPassword: requestBody('The address to send the link to.', object({ email: refusedAs(REFUSALS.addressToMail, schema('Email')) })),
   RequestLoginCode: requestBody('The address to mail a sign-in code to.', object({ email: schema('Email') })),
   ConfirmLoginCode: requestBody('The mailed sign-in code.', object({ code: { type: 'string' } })),
-  ResetPassword: requestBody('The key from the reset link and the new password.', object({ key: { type: 'string' }, password: schema('Password') })),
+  ResetPassword: requestBody('The key from the reset link and the new password.', object({ key: refusedAs(REFUSALS.resetKey, { type: 'string' }), password: schema('Password') })),
   Code: requestBody('A code.', object({ code: schema('AuthenticatorCode') })),
-  Trust: requestBody('Whether to trust this browser.', object({ trust: { type: 'boolean' } })),
-  EndSessions: requestBody('The sessions to end.', object({ sessions: arrayOf({ type: 'integer' }, 'Session ids, as listed.') })),
+  Trust: requestBody('Whether to trust this browser.', object({ trust: refusedAs(REFUSALS.trust, { type: 'boolean' }) })),
+  EndSessions: requestBody('The sessions to end.', object({ sessions: refusedAs(REFUSALS.sessionIds, arrayOf({ type: 'integer' }, 'Session ids, as listed.')) })),
   ChangePassword: requestBody(
     'The current password (unless the account has none) and the new one.',
     object({ current_password: schema('Password'), new_password: schema('Password') }, ['new_password']),
   ),
-  Email: requestBody('An address of the user.', object({ email: schema('Email') })),
+  Email: requestBody('An address of the user.', object({ email: refusedAs(REFUSALS.addressToAdd, schema('Email')) })),
   ProviderToken: requestBody(
     'The provider and the token the client got from it.',
     object(
       {
         provider: schema('ProviderID'),
         process: { type: 'string', enum: ['login', 'connect'], description: '`login` (the default) signs in or up; `connect` adds the provider account to the signed-in user.' },
-        token: object(
+        token: refusedAs(REFUSALS.providerToken, object(
           {
-            client_id: { type: 'string', description: 'The client id the token was issued to: it names the app.' },
+            client_id: refusedAs(REFUSALS.clientId, { type: 'string', description: 'The client id the token was issued to: it names the app.' }),
             id_token: { type: 'string', description: 'The ID token (required: it is what is verified).' },
             access_token: { type: 'string', description: 'The access token, kept with SOCIALACCOUNT_STORE_TOKENS.' },
           },
           ['client_id'],
-        ),
+        )),
       },
       ['provider', 'token'],
     ),
@@ -96,7 +121,7 @@ const REQUEST_BODIES = {
       ['provider', 'callback_url', 'csrfmiddlewaretoken'],
     ),
   ),
-  MarkPrimaryEmail: requestBody('The address to make primary.', object({ email: schema('Email'), primary: { type: 'boolean', enum: [true] } })),
+  MarkPrimaryEmail: requestBody('The address to make primary.', object({ email: refusedAs(REFUSALS.addressToAdd, schema('Email')), primary: refusedAs(REFUSALS.onlyPrimary, { type: 'boolean', enum: [true] }) })),
 };
 
 

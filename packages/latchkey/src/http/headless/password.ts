@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changePassword, setPassword, type PasswordChangeResult } from '../../account/flows/password-change.js';
-import { INVALID_RESET_KEY, requestPasswordReset, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
+import { requestPasswordReset, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
@@ -11,7 +11,7 @@ import { sendHeadlessRefusal } from './refusals.js';
 import { sendAuthenticated, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { userData } from './user.js';
 import { answeringWith } from '../kit/after-answer.js';
-import { answers, bodies, headlessOperation } from './operation-schema.js';
+import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 const KEY_HEADER = 'x-password-reset-key';
 
@@ -23,7 +23,7 @@ const KEY_HEADER = 'x-password-reset-key';
 export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): void {
   const { deps } = ctx;
   const invalidKey = (request: FastifyRequest, reply: FastifyReply) =>
-    sendErrors(ctx, request, reply, 400, [{ message: INVALID_RESET_KEY, code: 'token_invalid', param: 'key' }]);
+    sendErrors(ctx, request, reply, 400, [{ ...REFUSALS.resetKey, param: 'key' }]);
 
   api.post('/auth/password/request', {
     schema: headlessOperation('post', {

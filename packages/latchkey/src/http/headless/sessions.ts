@@ -8,7 +8,7 @@ import { signOut } from '../kit/sign-out.js';
 import type { HttpContext } from '../kit/context.js';
 import { integerListField } from '../kit/input.js';
 import { sendErrors, sendOk, sendUnauthenticated } from './respond.js';
-import { answers, bodies, headlessOperation } from './operation-schema.js';
+import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 const seconds = (at: Date): number => at.getTime() / 1000;
 
@@ -59,7 +59,7 @@ export function registerSessionRoutes(api: FastifyInstance, ctx: HttpContext): v
     const user = await ctx.sessions.currentUser(request);
     if (!user) return sendUnauthenticated(ctx, request, reply);
     const ids = integerListField(request.body, 'sessions');
-    if (ids === undefined) return sendErrors(ctx, request, reply, 400, [{ message: 'Give the ids of the sessions to end, as a list of integers.', code: 'invalid', param: 'sessions' }]);
+    if (ids === undefined) return sendErrors(ctx, request, reply, 400, [{ ...REFUSALS.sessionIds, param: 'sessions' }]);
     const current = await ctx.sessions.session(request);
     const { ended, endsCurrent } = await endSessions(deps, { user, ids, current });
     request.log.info({ userId: user.id, ended, current: endsCurrent, ip: clientOf(request).ip }, 'sessions ended');

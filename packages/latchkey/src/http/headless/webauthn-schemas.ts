@@ -30,7 +30,7 @@ export const WEBAUTHN_SCHEMAS: Json = {
 };
 
 export const WEBAUTHN_PARAMETERS = {
-  Passwordless: { name: 'passwordless', in: 'query', required: false, allowEmptyValue: true, description: 'Present (whatever its value): the options are for a passkey.', schema: { type: 'boolean' } },
+  Passwordless: { name: 'passwordless', in: 'query', required: false, allowEmptyValue: true, description: 'Present (whatever its value): the options are for a passkey.', schema: { type: 'string' } },
 };
 
 export const WEBAUTHN_REQUEST_BODIES = {
