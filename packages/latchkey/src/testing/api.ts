@@ -122,8 +122,9 @@ export function registerTestApiViews(api: ApiRoutes): void {
     methods: {
       get: {
         summary: 'The requesting user',
-        responses: { 200: { type: 'object', properties: { username: { type: 'string' }, url: { type: 'string' } } } },
-        handler: (_request, _reply, user) => Promise.resolve({ username: user?.username, email: user?.email, url: api.absoluteUrl(`/api/users/${user?.id}/`) }),
+        responses: { 200: { type: 'object', properties: { username: { type: 'string' }, email: { type: 'string' }, url: { type: 'string' } } } },
+        // The whole user as well, password hash and all: only the declared fields may go out.
+        handler: (_request, _reply, user) => Promise.resolve({ ...user, url: api.absoluteUrl(`/api/users/${user?.id}/`) }),
       },
       post: {
         summary: 'Echo the body',

@@ -78,6 +78,18 @@ describe.each(testDatabaseKinds())('API layer (session, permissions, errors) on 
       expect(response.json()).toMatchObject({ username: 'ada' });
     });
 
+    it("sends the fields a view's answer declares and no others, whatever the view returns", async () => {
+      const browser = await signedIn(await setUp(), 'ada');
+      const response = await browser.request('GET', '/api/whoami/');
+      expect(response.statusCode).toBe(200);
+      // The view returns the whole user, password hash included; its declaration names three fields.
+      expect(Object.keys(response.json<Record<string, unknown>>()).sort()).toEqual(['email', 'url', 'username']);
+      expect(ada.password.length).toBeGreaterThan(20);
+      expect(response.body).not.toContain(ada.password);
+      // An answer declared without properties is sent whole, not as {}.
+      expect((await browser.request('GET', '/api/items/1/')).json()).toEqual({ id: 1 });
+    });
+
     it('requires the CSRF token of a session-authenticated unsafe request, as DRF does', async () => {
       const browser = await signedIn(await setUp(), 'ada');
       const refused = await browser.request('POST', '/api/whoami/', { json: { a: 1 } });

@@ -78,12 +78,12 @@ export async function registerApi(scope: FastifyInstance, ctx: HttpContext, opti
       });
       api.setNotFoundHandler((_request, reply) => sendDetail(reply.header('cache-control', 'no-store'), 404, NOT_FOUND));
       api.setErrorHandler(handleApiError);
-      // The views' schemas (route-schema.ts) document them and check the shape of their bodies
-      // (kit/declared-input.ts), refused in DRF's shapes by the view runner; answers go out as they are.
+      // The views' schemas (route-schema.ts) document them, check the shape of their bodies
+      // (kit/declared-input.ts), refused in DRF's shapes by the view runner, and write their answers
+      // (Fastify's serialiser sends what an answer declares and nothing else).
       for (const shape of API_SCHEMAS) api.addSchema(shape);
       api.setValidatorCompiler(declaredInputCompiler(API_SCHEMAS));
       answerInputProblemsInScope(api);
-      api.setSerializerCompiler(() => (data) => JSON.stringify(data));
       await registerApiDocument(api, settings);
       let document: Record<string, unknown> | undefined;
       const documentOf = (): Record<string, unknown> => (document ??= api.swagger() as unknown as Record<string, unknown>);

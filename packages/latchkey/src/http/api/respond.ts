@@ -8,8 +8,14 @@ export const NOT_AUTHENTICATED = 'Authentication credentials were not provided.'
 export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
 export const NOT_FOUND = 'Not found.';
 
+/**
+ * A refusal's body is one of DRF's fixed shapes, built here and by the view runner: it goes out as
+ * built, whatever a view declared for the status (a route's 400 may be DRF's `{"detail": ...}` for
+ * a body that is not JSON as well as its field errors). A view's answers are written from its
+ * declaration (route-schema.ts).
+ */
 export function sendBody(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 
 export function sendDetail(reply: FastifyReply, status: number, detail: string): FastifyReply {

@@ -7,8 +7,10 @@ import type { ApiMethod, ApiOperation, JsonSchema } from './views.js';
  * What a view's method declares about itself (views.ts: its summary, description, body and
  * answers; the view's tag and permission), as the Fastify `schema` of its route. The API's
  * OpenAPI document (/api/schema/) is made from these by @fastify/swagger (index.ts), so a
- * project's view is documented by declaring it. The schemas describe and refuse nothing: a view
- * checks its input and refuses it in DRF's shapes.
+ * project's view is documented by declaring it. The same schemas check the shape of a body
+ * (kit/declared-input.ts, refused in DRF's shapes by the view runner) and write a view's answers:
+ * Fastify's serialiser sends the fields an answer declares and no others (an object declared
+ * without properties is sent whole). Refusals are DRF's fixed shapes, sent as built (respond.ts).
  */
 
 type Json = Record<string, unknown>;
@@ -62,6 +64,21 @@ function named(schema: JsonSchema): JsonSchema {
   return rename(schema) as JsonSchema;
 }
 
+/**
+ * A schema as the serialiser should read it: an object declared without `properties` (or
+ * `additionalProperties`) says nothing of its fields, so it is sent whole rather than as `{}`.
+ */
+function serialisable(schema: JsonSchema): JsonSchema {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== 'object') return node;
+    const copy: Json = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    const isObject = copy.type === 'object' || (Array.isArray(copy.type) && copy.type.includes('object'));
+    return isObject && copy.properties === undefined && copy.additionalProperties === undefined ? { ...copy, additionalProperties: true } : copy;
+  };
+  return walk(schema) as JsonSchema;
+}
+
 function responsesOf(operation: ApiOperation, permission: string, authenticated: boolean): Json {
   const responses: Json = {};
   const given: [string, JsonSchema | { description: string }][] = Object.entries(operation.responses);
@@ -71,7 +88,7 @@ function responsesOf(operation: ApiOperation, permission: string, authenticated:
   for (const [status, response] of given) {
     if (status in responses) continue;
     const description = STATUS_CODES[Number(status)] ?? `Status ${status}`;
-    responses[status] = isBodyless(response) ? { type: 'null', description: response.description } : { description, content: { 'application/json': { schema: named(response) } } };
+    responses[status] = isBodyless(response) ? { type: 'null', description: response.description } : { description, content: { 'application/json': { schema: serialisable(named(response)) } } };
   }
   return responses;
 }

@@ -140,13 +140,14 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
         allowHeaders: [SESSION_TOKEN_HEADER, 'x-email-verification-key', 'x-password-reset-key', CSRF_HEADER],
         methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       });
-      // Each route's schema (operation-schema.ts) documents it and checks the shape of its input
-      // (kit/declared-input.ts); each flow checks what the input means, refusing in the same envelope.
+      // Each route's schema (operation-schema.ts) documents it, checks the shape of its input
+      // (kit/declared-input.ts; each flow checks what the input means, refusing in the same
+      // envelope) and writes its answers: Fastify's serialiser sends what an answer declares and
+      // nothing else, so no field reaches a client that the contract does not name.
       const shapes = headlessSchemas(customStageIds(site.deps));
       for (const shape of shapes) headless.addSchema(shape);
       headless.setValidatorCompiler(declaredInputCompiler(shapes));
       answerInputProblemsInScope(headless);
-      headless.setSerializerCompiler(() => (data) => JSON.stringify(data));
       if (settings.HEADLESS_SERVE_SPECIFICATION) await registerSpecificationRoutes(headless, site);
       headless.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ status: 404 }));
       for (const client of ['browser', 'app'] as const satisfies HttpClient[]) {

@@ -1,4 +1,4 @@
-import { arrayOf, object, schema, status } from './json-schema.js';
+import { arrayOf, carryingSessionToken, object, schema, status } from './json-schema.js';
 import { WEBAUTHN_SCHEMAS } from './webauthn-schemas.js';
 
 /**
@@ -49,6 +49,7 @@ const SCHEMAS: Json = {
         ['method', 'at', 'provider', 'uid', 'reauthenticated'],
         { title: 'A sign-in with a provider' },
       ),
+      object({ method: { type: 'string', enum: ['code'] }, at: schema('Timestamp'), email: schema('Email') }, ['method', 'at', 'email'], { title: 'A code mailed to sign in' }),
     ],
   },
   Flow: object(
@@ -176,5 +177,5 @@ const SCHEMAS: Json = {
 export function headlessSchemas(customStageIds: readonly string[]): Json[] {
   const flow = SCHEMAS.Flow as { properties: { id: Json & { enum: string[] } } };
   const withStages: Json = { ...flow, properties: { ...flow.properties, id: { ...flow.properties.id, enum: [...flow.properties.id.enum, ...customStageIds] } } };
-  return Object.entries({ ...SCHEMAS, ...WEBAUTHN_SCHEMAS, Flow: withStages }).map(([id, shape]) => ({ $id: id, ...(shape) }));
+  return Object.entries({ ...SCHEMAS, ...WEBAUTHN_SCHEMAS, Flow: withStages }).map(([id, shape]) => ({ $id: id, ...carryingSessionToken(shape) }));
 }

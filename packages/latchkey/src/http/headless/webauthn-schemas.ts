@@ -42,7 +42,7 @@ export const WEBAUTHN_REQUEST_BODIES = {
 };
 
 const optionsBody = (name: string, description: string): Json =>
-  object({ status: status(200), data: object({ [name]: object({ publicKey: { type: 'object', description } }) }) }, ['status', 'data']);
+  object({ status: status(200), data: object({ [name]: object({ publicKey: { type: 'object', additionalProperties: true, description } }) }) }, ['status', 'data']);
 
 export const WEBAUTHN_RESPONSES = {
   WebAuthnRequestOptions: json('Request options, for `navigator.credentials.get()`.', optionsBody('request_options', 'PublicKeyCredentialRequestOptions as JSON (challenge, rpId, allowCredentials, userVerification, timeout).')),
