@@ -1,10 +1,13 @@
 import { runManagementCli } from '@latchkey/core/cli';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
+import { projectMigrations } from './migrations/index.js';
 
-// `npm run manage -- <command>`: migrate, createsuperuser, changepassword, check, clearsessions,
-// create-token, delete-token, socialapp, import-django (`npm run manage -- help` lists them). A
-// Django project whose MFA adapter encrypted its secrets passes its decrypt here for import-django:
-// runManagementCli(projectSettings, { djangoDecrypt }), see node_modules/@latchkey/core/docs/migrating-from-django.md.
+// `npm run manage -- <command>`: migrate, makemigration, createsuperuser, changepassword, check,
+// clearsessions, create-token, delete-token, socialapp, import-django (`npm run manage -- help`
+// lists them). The project's own migrations (src/migrations/) go with Latchkey's. A Django project
+// whose MFA adapter encrypted its secrets passes its decrypt here for import-django:
+// runManagementCli(projectSettings, { projectMigrations, djangoDecrypt }), see
+// node_modules/@latchkey/core/docs/migrating-from-django.md.
 loadLocalEnvironment();
-await runManagementCli(projectSettings);
+await runManagementCli(projectSettings, { projectMigrations });

@@ -6,6 +6,7 @@
 
 // Starting Latchkey, and what it gives the project.
 export { createLatchkey, type CreateLatchkeyOptions, type Latchkey, type LatchkeyLog } from './latchkey.js';
+export type { ProjectMigration, ProjectMigrationContext, ProjectMigrations } from './storage/migrations/project.js';
 export type { OutageLog } from './cache/redis-connection.js';
 export type {
   AuthenticatorSummary,

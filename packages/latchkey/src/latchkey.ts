@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
 import type { Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
@@ -35,6 +35,7 @@ import { SessionService } from './sessions/session-service.js';
 import { operationsOf, type LatchkeyOperations } from './facade/index.js';
 import { apiGuards, pageGuards, type RouteGuards } from './http/guards.js';
 import { openDatabase, type Database } from './storage/database.js';
+import type { ProjectMigrations } from './storage/migrations/project.js';
 import type { User } from './account/model.js';
 
 /** What createLatchkey starts from: the loaded settings, and the project's own parts (mailer, adapters, providers, templates). */
@@ -65,6 +66,12 @@ export interface CreateLatchkeyOptions {
    * while any is pending, so production changes its schema only through `manage migrate`.
    */
   migrations?: 'auto' | 'require';
+  /**
+   * The project's own migrations (its src/migrations/index.ts, written by `manage makemigration`):
+   * applied after Latchkey's, by `manage migrate` or in local mode at start-up, and held to the
+   * same rule (docs/project-data.md).
+   */
+  projectMigrations?: ProjectMigrations;
   /**
    * Where Latchkey writes what happens outside a request: the services it depends on (Redis gone
    * away, Redis back: one line each), a mail the outbox could not send, an event subscriber that
@@ -145,6 +152,12 @@ export interface Latchkey extends LatchkeyOperations {
   renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
   /** Queues a message for the next page the person sees ("Information successfully updated."), as Django's messages. */
   flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
+  /**
+   * The database, for the project's own tables (docs/project-data.md): Kysely on Latchkey's
+   * connections, typed by the project's description of its tables. Inside a change Latchkey makes
+   * (a signup, a deletion), the adapter's hooks are handed the transaction's instead.
+   */
+  db<Tables extends object>(): Kysely<Tables>;
   /** Waits for mail being sent and work under way, then closes the database, the mailer and the hashing workers. */
   close(): Promise<void>;
 }
@@ -213,9 +226,9 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
   try {
     if ((options.migrations ?? 'require') === 'auto') {
-      await database.migrate();
+      await database.migrate(options.projectMigrations);
     } else {
-      const pending = await database.pendingMigrations();
+      const pending = await database.pendingMigrations(options.projectMigrations);
       if (pending.length > 0) {
         throw new LatchkeyError(
           'configuration_invalid',
@@ -324,6 +337,9 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     },
     flash(request, reply, message) {
       return flash(ctx, request, reply, message);
+    },
+    db<Tables extends object>() {
+      return database.store.projectDatabase as unknown as Kysely<Tables>;
     },
     async close() {
       // No new sweep starts; the mails being sent (a request's, a sweep's) finish first.

@@ -3,6 +3,7 @@
  * sessions/ports.ts, mfa/ports.ts, tokens/ports.ts, socialaccount/ports.ts, admin/ports.ts; the mail outbox's is mail/ports.ts) behind one object, and the transaction that
  * binds them all to one database transaction. storage/kysely/ implements it.
  */
+import type { Kysely } from 'kysely';
 import type { AdminPermissionRepository } from './admin/ports.js';
 import type { AuditLogRepository, EmailAddressRepository, UserRepository } from './account/ports.js';
 import type { MailOutboxRepository } from './mail/ports.js';
@@ -25,6 +26,11 @@ export interface Repositories {
   adminPermissions: AdminPermissionRepository;
   /** Mail written with the change it tells of, sent after the commit (mail/ports.ts). */
   mailOutbox: MailOutboxRepository;
+  /**
+   * The same database for the project's own tables (docs/project-data.md): inside a transaction,
+   * that transaction, so that the adapter's hooks write with the change they are called in.
+   */
+  projectDatabase: Kysely<object>;
 }
 
 export interface Store extends Repositories {

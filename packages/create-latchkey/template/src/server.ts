@@ -3,6 +3,7 @@ import pino from 'pino';
 import { buildApp, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
+import { projectMigrations } from './migrations/index.js';
 import { AccountAdapter, SocialAccountAdapter } from './users/adapters.js';
 
 /**
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
     socialAdapter: new SocialAccountAdapter(settings),
     templateDirs: TEMPLATE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
+    // The project's own tables (src/migrations/), applied after Latchkey's.
+    projectMigrations,
     log,
   });
   const app = await buildApp(latchkey, { loggerInstance: log });

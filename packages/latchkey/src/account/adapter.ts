@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Settings } from '../config/settings.js';
 import { latchkeyUrls } from '../config/url-names.js';
 import { isSafeRedirect } from '../core/safe-url.js';
@@ -245,5 +246,34 @@ export class AccountAdapter {
    */
   getLoginStages(): readonly LoginStageEntry[] {
     return BUILT_IN_LOGIN_STAGES;
+  }
+
+  /**
+   * Inside the transaction that creates an account, whichever way (the signup page, the headless
+   * signup, a provider's signup, the admin, createsuperuser, `latchkey.users.create`): write the
+   * project's rows for the new user (a first team, a profile) through `db`, the transaction's
+   * (typed by `db.withTables<ProjectTables>()`), so that they commit with the account or not at all. A throw refuses the whole account. Not called
+   * by `manage import-django`, which copies rows, not signups (docs/project-data.md).
+   */
+  onUserCreated(_user: User, _db: Kysely<object>): void | Promise<void> {
+    return undefined;
+  }
+
+  /**
+   * Inside the transaction that deactivates an account (the admin, `latchkey.users.deactivate`),
+   * after its sessions and API token are gone: what the project's rows should do (close the
+   * person's open orders, hand a team to someone else). A throw leaves the account active.
+   */
+  onUserDeactivated(_user: User, _db: Kysely<object>): void | Promise<void> {
+    return undefined;
+  }
+
+  /**
+   * Inside the transaction that deletes an account, before its row goes: delete or hand over the
+   * project's rows that refer to it (a foreign key `on delete cascade` does it without code). A
+   * throw keeps the account.
+   */
+  onUserDeleting(_user: User, _db: Kysely<object>): void | Promise<void> {
+    return undefined;
   }
 }

@@ -128,7 +128,7 @@ describe.each(testDatabaseKinds())('creating users on %s', (kind) => {
       transaction: (work) =>
         store.transaction((repositories) => work({ ...repositories, apiTokens: { ...repositories.apiTokens, deleteForUser: () => Promise.reject(new Error('connection lost')) } })),
     };
-    await expect(deactivateUser({ store: failing }, ada)).rejects.toThrow('connection lost');
+    await expect(deactivateUser({ store: failing, adapter: latchkey.deps.adapter }, ada)).rejects.toThrow('connection lost');
     expect((await store.users.findById(ada.id))?.isActive).toBe(true);
     expect(await latchkey.deps.sessions.load(session.id)).toBeDefined();
     expect(await userForApiToken(latchkey.deps, key)).toMatchObject({ id: ada.id });

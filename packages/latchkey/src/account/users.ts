@@ -64,7 +64,7 @@ export interface CreateUserInput {
  * parallel creations of the same identifier cannot both succeed.
  */
 export async function createUser(
-  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events' | 'mailOutbox'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events' | 'mailOutbox' | 'adapter'>,
   input: CreateUserInput,
   /**
    * What belongs with the new user, written in the same transaction: rows (a social account), its
@@ -105,6 +105,7 @@ export async function createUser(
       await repositories.emailAddresses.add({ userId: user.id, email, verified: input.emailVerified, primary: true });
     }
     await withUser?.(change, user);
+    await deps.adapter.onUserCreated(user, repositories.projectDatabase);
     return user;
   });
 }
@@ -130,15 +131,17 @@ export async function setUserPassword(deps: Pick<LatchkeyDeps, 'settings' | 'sto
  * reactivating the account later brings back neither an old session nor the old key: a new token
  * has to be made, as after any deletion.
  */
-export async function deactivateUserIn(repositories: Repositories, userId: number): Promise<void> {
-  await repositories.users.update(userId, { isActive: false });
+export async function deactivateUserIn(deps: Pick<LatchkeyDeps, 'adapter'>, repositories: Repositories, userId: number): Promise<void> {
+  const user = await repositories.users.update(userId, { isActive: false });
   await repositories.sessions.deleteForUser(userId);
   await repositories.apiTokens.deleteForUser(userId);
+  // The project's rows follow, in the same transaction (AccountAdapter.onUserDeactivated).
+  if (user) await deps.adapter.onUserDeactivated(user, repositories.projectDatabase);
 }
 
 /** Deactivates an account in one transaction of its own (deactivateUserIn): all of it, or nothing. */
-export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store'>, user: Pick<User, 'id'>): Promise<void> {
-  await deps.store.transaction((repositories) => deactivateUserIn(repositories, user.id));
+export async function deactivateUser(deps: Pick<LatchkeyDeps, 'store' | 'adapter'>, user: Pick<User, 'id'>): Promise<void> {
+  await deps.store.transaction((repositories) => deactivateUserIn(deps, repositories, user.id));
 }
 
 /** Whether any account has this address: as its primary (user) address or in its address list, verified or not. */

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { openLatchkey } from '../latchkey.js';
 import { openDatabase } from '../storage/database.js';
 import { userForApiToken } from '../tokens/api-tokens.js';
 import { runAsPerson } from '../testing/terminal.js';
+import type { ManagementOptions } from './command.js';
+import type { ProjectMigrations } from '../storage/migrations/project.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
 let databaseUrl: string;
@@ -18,7 +20,7 @@ beforeEach(() => {
 });
 
 /** Runs a command as a person would, typing `answers` at its prompts (on a terminal when `tty`). */
-function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; usernameType?: 'username' | 'email' } = {}) {
+function manage(argv: string[], options: { env?: Record<string, string>; answers?: string[]; tty?: boolean; usernameType?: 'username' | 'email'; options?: ManagementOptions } = {}) {
   return runAsPerson(argv, { ...project, USERNAME_TYPE: options.usernameType ?? 'username' }, {
     ...options,
     cwd,
@@ -51,6 +53,55 @@ describe('manage migrate', () => {
     expect(result.err).toMatch(/^Error: .*127\.0\.0\.1:1/);
     expect(result.err).not.toContain('secret');
     expect(result.err.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('manage makemigration', () => {
+  const folder = () => join(cwd, 'src', 'migrations');
+
+  it("writes a dated, empty migration and lists it; migrate applies it after Latchkey's, once", async () => {
+    const written = await manage(['makemigration', 'create_notes']);
+    expect(written).toMatchObject({ code: 0, err: '' });
+    const [file] = readdirSync(folder()).filter((entry) => entry !== 'index.ts');
+    expect(file).toMatch(/^\d{8}_\d{6}_create_notes\.ts$/);
+    expect(written.out).toBe(`Wrote src/migrations/${file}; listed in src/migrations/index.ts.\n`);
+    const name = file!.replace(/\.ts$/, '');
+    expect(readFileSync(join(folder(), 'index.ts'), 'utf8')).toContain(`'${name}': m${name},`);
+
+    // The project fills it in, as docs/project-data.md shows.
+    writeFileSync(
+      join(folder(), file!),
+      `import type { ProjectMigration } from '@latchkey/core';
+export const migration: ProjectMigration = {
+  async up(db) {
+    await db.schema.createTable('notes').addColumn('id', 'integer', (column) => column.primaryKey()).addColumn('body', 'text').execute();
+  },
+};
+`,
+    );
+    const { projectMigrations } = (await import(join(folder(), 'index.ts'))) as { projectMigrations: ProjectMigrations };
+    const applied = await manage(['migrate'], { options: { projectMigrations } });
+    expect(applied.code).toBe(0);
+    expect(applied.out.trim().split('\n').at(-1)).toBe(`Applied ${name}.`);
+    expect(applied.out).toMatch(/^Applied 0001_initial\./);
+    expect((await manage(['migrate'], { options: { projectMigrations } })).out).toBe('No migrations to apply.\n');
+    // Commands that need a migrated database accept it, the project's migrations included.
+    expect((await manage(['clearsessions'], { options: { projectMigrations } })).code).toBe(0);
+  });
+
+  it("refuses a name that is not lower-case words, and writes nothing", async () => {
+    const refused = await manage(['makemigration', 'Add Notes']);
+    expect(refused).toMatchObject({ code: 1, out: '' });
+    expect(refused.err).toBe('Error: "Add Notes" is not a migration name: use lower-case words joined by underscores, as add_notes.\n');
+    expect(() => readdirSync(folder())).toThrow();
+  });
+
+  it("is refused by the commands while one of the project's migrations is pending", async () => {
+    await manage(['migrate']);
+    const projectMigrations: ProjectMigrations = { '20261203_090000_create_notes': { up: (db) => db.schema.createTable('notes').addColumn('id', 'integer').execute() } };
+    const refused = await manage(['clearsessions'], { options: { projectMigrations } });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe('Error: The database is not up to date (1 migration(s) pending: 20261203_090000_create_notes). Run: npm run manage -- migrate\n');
   });
 });
 

@@ -29,7 +29,8 @@ import type { DatabaseDialect } from './kysely/dialect.js';
 import type { DatabaseSchema } from './kysely/schema.js';
 import { executorCredentialReads, postgresCredentialReads, sqliteCredentialReads, type CredentialReads } from './kysely/credential-reads.js';
 import { createKyselyStore } from './kysely/store.js';
-import { assertUsernameTypeMatches, createMigrator } from './migrations/index.js';
+import { assertUsernameTypeMatches, createMigrator, migrationSchemaOf } from './migrations/index.js';
+import { checkProjectMigrations, createProjectMigrator, type ProjectMigrations } from './migrations/project.js';
 import type { Store } from '../store.js';
 import type { UsernameType } from '../config/settings.js';
 
@@ -47,14 +48,23 @@ export interface Database {
   readonly usernameType: UsernameType;
   readonly kysely: Kysely<DatabaseSchema>;
   readonly store: Store;
-  /** Applies every pending migration; returns the names applied (none when up to date). */
-  migrate(): Promise<string[]>;
-  pendingMigrations(): Promise<string[]>;
+  /**
+   * Applies every pending migration, Latchkey's and then the project's (storage/migrations/project.ts);
+   * returns the names applied (none when up to date).
+   */
+  migrate(project?: ProjectMigrations): Promise<string[]>;
+  /** The migrations not applied yet, Latchkey's and then the project's. */
+  pendingMigrations(project?: ProjectMigrations): Promise<string[]>;
   /** Closes the connections; calling it again does nothing. */
   close(): Promise<void>;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+
+function refuseMalformedProjectMigrations(project: ProjectMigrations): void {
+  const problem = checkProjectMigrations(project);
+  if (problem !== undefined) throw new LatchkeyError('configuration_invalid', problem);
+}
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
@@ -241,27 +251,44 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw new LatchkeyError('database_unavailable', `Cannot use the database at ${where}: ${(error as Error).message}.`, { cause: error });
   }
 
+  /** Latchkey's migrator, then the project's when it has migrations. */
+  const migratorsOf = async (project: ProjectMigrations) => {
+    const latchkey = await createMigrator(kysely, dialect, usernameType);
+    if (Object.keys(project).length === 0) return [latchkey];
+    // The project's migrations see the database as the project types it, not as Latchkey's schema.
+    return [latchkey, createProjectMigrator(kysely as unknown as Kysely<object>, dialect, project, await migrationSchemaOf(kysely, dialect))];
+  };
+
   return {
     dialect,
     usernameType,
     kysely,
     store: createKyselyStore(kysely, dialect, usernameType, credentialReads),
-    async migrate(): Promise<string[]> {
+    async migrate(project: ProjectMigrations = {}): Promise<string[]> {
       await assertUsernameTypeMatches(kysely, usernameType, where);
-      const migrator = await createMigrator(kysely, dialect, usernameType);
-      const { error, results = [] } = await migrator.migrateToLatest();
-      if (error !== undefined) {
-        // Kysely has rolled the failed migration back; report it as one line, not a stack trace.
-        const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'a migration';
-        const reason = error instanceof Error ? error.message : 'unknown error';
-        throw new LatchkeyError('database_unavailable', `Migration ${failed} failed on ${where}: ${reason}`, { cause: error });
+      refuseMalformedProjectMigrations(project);
+      // Latchkey's first: the project's tables may refer to users_user and the others.
+      const applied: string[] = [];
+      for (const migrator of await migratorsOf(project)) {
+        const { error, results = [] } = await migrator.migrateToLatest();
+        applied.push(...results.filter((result) => result.status === 'Success').map((result) => result.migrationName));
+        if (error !== undefined) {
+          // Kysely has rolled the failed migration back; report it as one line, not a stack trace.
+          const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'a migration';
+          const reason = error instanceof Error ? error.message : 'unknown error';
+          throw new LatchkeyError('database_unavailable', `Migration ${failed} failed on ${where}: ${reason}`, { cause: error });
+        }
       }
-      return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+      return applied;
     },
-    async pendingMigrations(): Promise<string[]> {
-      const migrator = await createMigrator(kysely, dialect, usernameType);
-      const migrations = await migrator.getMigrations();
-      return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+    async pendingMigrations(project: ProjectMigrations = {}): Promise<string[]> {
+      refuseMalformedProjectMigrations(project);
+      const pending: string[] = [];
+      for (const migrator of await migratorsOf(project)) {
+        const migrations = await migrator.getMigrations();
+        pending.push(...migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name));
+      }
+      return pending;
     },
     close,
   };

@@ -2,6 +2,7 @@
 // which a project installs only if it tests its mail that way.
 export { createTestDatabase, testDatabaseKinds } from './database.js';
 export { testSettings, type ProjectTestLatchkey as TestLatchkey, type TestLatchkeyOptions } from './latchkey.js';
+export type { ProjectMigration, ProjectMigrationContext, ProjectMigrations } from '../storage/migrations/project.js';
 import { createTestLatchkey as createInternalTestLatchkey, type ProjectTestLatchkey, type TestLatchkeyOptions } from './latchkey.js';
 
 /**

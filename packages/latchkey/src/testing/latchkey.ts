@@ -1,3 +1,4 @@
+import type { ProjectMigrations } from '../storage/migrations/project.js';
 import type { AccountAdapter } from '../account/adapter.js';
 import type { SocialAccountAdapter } from '../socialaccount/adapter.js';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
@@ -37,6 +38,8 @@ export interface TestLatchkeyOptions {
   socialProviderKinds?: readonly ProviderKind[];
   /** Where Latchkey reports a service going away and coming back (createLatchkey's log). */
   log?: LatchkeyLog;
+  /** The project's own migrations (createLatchkey's projectMigrations), applied to the test's database. */
+  projectMigrations?: ProjectMigrations;
 }
 
 /**
@@ -81,7 +84,9 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     clock,
     mailer,
     database,
-    migrations: 'require',
+    // Latchkey's are applied already; the project's, when it has some, are applied now.
+    migrations: options.projectMigrations ? 'auto' : 'require',
+    ...(options.projectMigrations ? { projectMigrations: options.projectMigrations } : {}),
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
     ...(options.socialAdapter ? { socialAdapter: options.socialAdapter(settings) } : {}),

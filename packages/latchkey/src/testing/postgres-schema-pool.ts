@@ -10,6 +10,7 @@
 import pg from 'pg';
 import type { UsernameType } from '../config/settings.js';
 import { latchkeyMigrations, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../storage/migrations/index.js';
+import { PROJECT_MIGRATION_TABLE } from '../storage/migrations/project.js';
 
 const POOL_TABLE = 'latchkey_test_schema_pool';
 /** Tables that hold what migrating wrote, not what a test did: kept when a schema is emptied. */
@@ -79,8 +80,10 @@ export async function returnSchemaToPool(url: string, schema: string, usernameTy
      end $$`,
   );
   const [type, newest] = poolKey(usernameType).split(':');
+  // A schema a project's migrations have added tables to is not Latchkey's alone any more: dropped.
   const stillMigrated = `exists (select 1 from ${schema}.latchkey_meta where name = 'username_type' and value = $3)
-    and (select max(name) from ${schema}.${MIGRATION_TABLE}) = $4`;
+    and (select max(name) from ${schema}.${MIGRATION_TABLE}) = $4
+    and not exists (select 1 from pg_tables where schemaname = '${schema}' and tablename = '${PROJECT_MIGRATION_TABLE}')`;
   const listing = `insert into ${POOL_TABLE} (schema_name, pool_key) select $1, $2 where ${stillMigrated}`;
   const values = [schema, poolKey(usernameType), type, newest];
   await ensurePoolTable(url);

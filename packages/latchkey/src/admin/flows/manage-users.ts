@@ -181,7 +181,7 @@ export async function changeUserByAdmin(
         throw error;
       }
     }
-    if (deactivating) await deactivateUserIn(repositories, target.id);
+    if (deactivating) await deactivateUserIn(deps, repositories, target.id);
     if (permissions !== undefined && (await replaceAdminPermissionsIn(repositories, target.id, permissions))) {
       await recordPermissionsChanged(change, actor, target, permissions, client);
     }
@@ -239,6 +239,7 @@ export async function deleteUserByAdmin(deps: LatchkeyDeps, actor: User, target:
   refuseOwnLockout(actor, target, { deleted: true });
   requireRecentAuthentication(deps, lastAuthenticatedAt);
   await commitChange(deps, async (change) => {
+    await deps.adapter.onUserDeleting(target, change.repositories.projectDatabase);
     await change.repositories.users.delete(target.id);
     await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'deleted', username: target.username, email: target.email });
   });
@@ -249,7 +250,7 @@ export async function deactivateUserByAdmin(deps: LatchkeyDeps, actor: User, tar
   await requireMayActOn(deps, await requireGrant(deps, actor, 'change'), target);
   refuseOwnLockout(actor, target, { isActive: false });
   await commitChange(deps, async (change) => {
-    await deactivateUserIn(change.repositories, target.id);
+    await deactivateUserIn(deps, change.repositories, target.id);
     await change.record('admin_user_changed', actor.id, client, { target: target.id, change: 'changed', fields: ['is_active'] });
   });
 }

@@ -8,11 +8,13 @@ import { createsuperuser } from './createsuperuser.js';
 import { createToken } from './create-token.js';
 import { deleteToken } from './delete-token.js';
 import { importDjango } from './import-django.js';
+import { makemigration } from './makemigration.js';
 import { migrate } from './migrate.js';
 import { socialapp } from './socialapp.js';
 
 export const COMMANDS: Readonly<Record<string, ManagementCommand>> = {
   migrate,
+  makemigration,
   createsuperuser,
   changepassword,
   check,

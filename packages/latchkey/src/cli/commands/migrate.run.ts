@@ -2,10 +2,11 @@
 import { openDatabase } from '../../storage/database.js';
 import type { CommandContext } from '../command.js';
 
-export async function run({ settings, io }: CommandContext): Promise<number> {
+export async function run({ settings, options, io }: CommandContext): Promise<number> {
   const database = await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE });
   try {
-    const applied = await database.migrate();
+    // Latchkey's, then the project's own (src/migrations/, passed to runManagementCli).
+    const applied = await database.migrate(options.projectMigrations);
     if (applied.length === 0) io.stdout.write('No migrations to apply.\n');
     for (const name of applied) io.stdout.write(`Applied ${name}.\n`);
   } finally {

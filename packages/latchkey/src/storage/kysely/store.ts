@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Kysely } from 'kysely';
 import type { Repositories, Store } from '../../store.js';
 import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
@@ -29,6 +30,8 @@ function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType
     socialTokens: createSocialTokenRepository(context),
     adminPermissions: createAdminPermissionRepository(context),
     mailOutbox: createMailOutboxRepository(context),
+    // Typed by the project (`withTables<Tables>()`): it knows its tables, Latchkey does not.
+    projectDatabase: db as unknown as Kysely<object>,
   };
 }
 
@@ -89,6 +92,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
     socialTokens: guarded('socialTokens', outer.socialTokens, check),
     adminPermissions: guarded('adminPermissions', outer.adminPermissions, check),
     mailOutbox: guarded('mailOutbox', outer.mailOutbox, check),
+    projectDatabase: outer.projectDatabase,
     async transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
       check('transaction');
       // Kysely commits when the callback resolves and rolls back when it throws. A task the work

@@ -40,12 +40,18 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
   };
 }
 
+/**
+ * Where the bookkeeping tables are: Kysely decides whether one exists by listing the tables of
+ * every schema. Naming the current schema keeps a `latchkey_migrations` table of another schema in
+ * the same PostgreSQL database (another project, a parallel test run) from being taken for ours.
+ */
+export async function migrationSchemaOf(db: Kysely<DatabaseSchema>, dialect: DatabaseDialect): Promise<string | undefined> {
+  return dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+}
+
 export async function createMigrator(db: Kysely<DatabaseSchema>, dialect: DatabaseDialect, usernameType: UsernameType): Promise<Migrator> {
   const migrations = latchkeyMigrations(dialect, usernameType);
-  // Kysely decides whether its bookkeeping table exists by listing the tables of every schema.
-  // Naming the current schema keeps a `latchkey_migrations` table of another schema in the same
-  // PostgreSQL database (another project, a parallel test run) from being taken for ours.
-  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const schema = await migrationSchemaOf(db, dialect);
   return new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },
