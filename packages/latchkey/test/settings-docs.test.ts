@@ -54,7 +54,7 @@ describe('the declarations', () => {
   });
 
   it('leave out of BASE_DEFAULTS exactly the settings its type leaves out', () => {
-    const without = ['SECRET_KEY', 'ALLOWED_HOSTS', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL', 'SITE_URL', 'SITE_NAME', 'ACCOUNT_LOGIN_METHODS'];
+    const without = ['SECRET_KEY', 'ALLOWED_HOSTS', 'DATABASE_URL', 'EMAIL_URL', 'ADMIN_URL', 'SITE_URL', 'SITE_NAME', 'ACCOUNT_LOGIN_METHODS', 'ACCOUNT_SIGNUP_FIELDS'];
     expect(Object.keys(BASE_DEFAULTS).sort()).toEqual(Object.keys(SETTING_FIELDS).filter((name) => !without.includes(name)).sort());
   });
 });
@@ -97,6 +97,7 @@ describe('the Default column', () => {
     ALLOWED_HOSTS: (value) => expect(value).toEqual([project.DOMAIN_NAME]),
     REDIS_URL: (value) => expect(value).toBeNull(),
     ACCOUNT_LOGIN_METHODS: (value) => expect(value).toEqual([project.USERNAME_TYPE]),
+    ACCOUNT_SIGNUP_FIELDS: (value) => expect(value).toEqual(project.USERNAME_TYPE === 'username' ? ['email*', 'username*', 'password1*', 'password2*'] : ['email*', 'password1*', 'password2*']),
     ACCOUNT_EMAIL_SUBJECT_PREFIX: (value) => expect(value).toBeNull(),
     ACCOUNT_RATE_LIMITS: (value) => expect(value).toEqual(JSON.parse(rateLimitsOnThePage ?? 'null')),
     PASSWORD_HASHING_CONCURRENCY: (value) => expect(value).toBe(Math.min(availableParallelism(), 3)),

@@ -39,12 +39,12 @@ export function defaultValues(environment: Environment, project: ProjectFacts): 
 /**
  * The defaults shared by every environment that do not depend on the project. SECRET_KEY,
  * DATABASE_URL, EMAIL_URL, ADMIN_URL, ALLOWED_HOSTS and SITE_URL have none: each environment has
- * its own, and production must be told the first four (docs/settings.md). SITE_NAME and
- * ACCOUNT_LOGIN_METHODS are computed from the project's file (defaultValues).
+ * its own, and production must be told the first four (docs/settings.md). SITE_NAME,
+ * ACCOUNT_LOGIN_METHODS and ACCOUNT_SIGNUP_FIELDS are computed from the project's file (defaultValues).
  */
 export const BASE_DEFAULTS = Object.fromEntries(
   DECLARATIONS.flatMap(([name, { default: defaults }]) => (defaults.base === undefined || typeof defaults.base === 'function' ? [] : [[name, defaults.base]])),
-) as Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' | 'DATABASE_URL' | 'EMAIL_URL' | 'ADMIN_URL' | 'SITE_URL' | 'SITE_NAME' | 'ACCOUNT_LOGIN_METHODS'>;
+) as Omit<SettingValues, 'SECRET_KEY' | 'ALLOWED_HOSTS' | 'DATABASE_URL' | 'EMAIL_URL' | 'ADMIN_URL' | 'SITE_URL' | 'SITE_NAME' | 'ACCOUNT_LOGIN_METHODS' | 'ACCOUNT_SIGNUP_FIELDS'>;
 
 /** Host values that mean "this machine" (or every interface of it): a browser here reaches them as localhost. */
 const THIS_MACHINE = new Set(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost']);

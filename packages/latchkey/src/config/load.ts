@@ -7,6 +7,7 @@ import { maskUrlCredentials } from '../core/redact.js';
 import { docsPage } from '../core/docs-page.js';
 import { parseEmailUrl } from './email-url.js';
 import { parseDatabaseUrl } from './database-url.js';
+import { signupFieldsProblem } from './signup-fields.js';
 import { KEYED_FRONTEND_URLS } from './settings.js';
 import { envNameOf, SETTING_FIELDS, type Environment, type SettingName, type Settings, type SettingValues, type UsernameType } from './settings.js';
 
@@ -88,6 +89,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
 
   const settings = { ...values, ENVIRONMENT: environment, USERNAME_TYPE: checkUsernameType(project.USERNAME_TYPE) } as Settings;
   checkLoginMethods(settings);
+  checkSignupFields(settings);
   checkServiceUrls(settings);
   checkArgon2Memory(settings);
   checkFrontendUrls(settings);
@@ -145,6 +147,11 @@ function checkLoginMethods(settings: Settings): void {
   if (settings.USERNAME_TYPE === 'email' && settings.ACCOUNT_LOGIN_METHODS.includes('username')) {
     throw settingsError('ACCOUNT_LOGIN_METHODS cannot include username: this project logs in by email and its users have no username.');
   }
+}
+
+function checkSignupFields(settings: Settings): void {
+  const problem = signupFieldsProblem(settings.ACCOUNT_SIGNUP_FIELDS, settings.USERNAME_TYPE);
+  if (problem !== undefined) throw settingsError(`ACCOUNT_SIGNUP_FIELDS (${envNameOf('ACCOUNT_SIGNUP_FIELDS')}) ${problem}.`);
 }
 
 /**

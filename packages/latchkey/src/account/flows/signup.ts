@@ -12,6 +12,8 @@ import { queueEmailConfirmation, unmailedVerificationCode } from '../email-confi
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
+import { asksSignupField } from '../../config/signup-fields.js';
+import { cleanName } from '../names.js';
 import { randomAlphanumeric } from '../../core/random.js';
 import { accountUrl, signInUrl } from '../urls.js';
 import { validatePasswordStrength, createUser, emailInUse, passwordTheAdapterAccepts } from '../users.js';
@@ -20,6 +22,7 @@ export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.
 export const EMAIL_TAKEN = 'A user is already registered with this email address.';
 export const USERNAME_TAKEN = 'A user with that username already exists.';
 export const PASSWORDS_DIFFER = 'You must type the same password each time.';
+export const EMAILS_DIFFER = 'You must type the same email each time.';
 const REQUIRED = 'This field is required.';
 
 /** What every signup gives, whatever will prove the person later: the address and the username. */
@@ -27,6 +30,10 @@ export interface SignupIdentityInput {
   email: string;
   /** Read only when the project signs in by username (USERNAME_TYPE=username). */
   username: string;
+  /** The address again, read only when ACCOUNT_SIGNUP_FIELDS lists email2. */
+  email2?: string;
+  /** The display name, read only when ACCOUNT_SIGNUP_FIELDS lists name. */
+  name?: string;
   client: ClientInfo;
   /** Everything the person sent (the form's fields, the JSON body; no password), for the adapter's saveUser. */
   submitted?: Readonly<Record<string, unknown>>;
@@ -59,12 +66,12 @@ export type SignupResult =
 interface SignupIdentity {
   username: string | undefined;
   email: string;
-}
-
-/** The new account's identity and the name saveUser gave it: what its password is compared with. */
-interface PasswordContext extends SignupIdentity {
+  /** The display name the person gave ('' when the signup does not ask it), before saveUser. */
   name: string;
 }
+
+/** The new account's identity with the name saveUser gave it: what its password is compared with. */
+type PasswordContext = SignupIdentity;
 
 interface CleanSignup extends SignupIdentity {
   /** Null for a signup without a password: the account gets an unusable one. */
@@ -104,7 +111,7 @@ async function registerAccount(
   const identity = await cleanIdentity(deps, input);
   // Asked before the address is looked up, so that its refusal reads the same whether or not the
   // address has an account; and before the password's check, which compares it with the name.
-  const newUser = { ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: '' };
+  const newUser = { ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: identity.name };
   const saved = await savedUserOf(deps, newUser, { method: firstFactor.kind === 'passkey_signup' ? 'passkey' : 'password', fields: input.submitted ?? {} });
   const clean: CleanSignup = { ...identity, password: await passwordOf({ ...identity, name: saved.name }), saved };
   return createAccount(deps, clean, input.client, firstFactor);
@@ -119,7 +126,15 @@ async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Pr
   // The adapter sees the normalized address, and what it returns is normalized again, so that no
   // hook can store a spelling the uniqueness checks would not recognise.
   const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
-  return { username, email };
+  const asked = deps.settings.ACCOUNT_SIGNUP_FIELDS;
+  if (asksSignupField(asked, 'email2')) {
+    const again = input.email2?.trim() ?? '';
+    if (again === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email2', reason: 'required' });
+    if (again.toLowerCase() !== input.email.trim().toLowerCase()) throw new LatchkeyError('invalid_email', EMAILS_DIFFER, { param: 'email2', reason: 'email_mismatch' });
+  }
+  const name = asksSignupField(asked, 'name') ? cleanName(input.name ?? '') : '';
+  if (name === '' && asked.includes('name*')) throw new LatchkeyError('invalid_input', REQUIRED, { param: 'name', reason: 'required' });
+  return { username, email, name };
 }
 
 async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email, name }: PasswordContext): Promise<string> {
@@ -127,7 +142,8 @@ async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username,
   // The length validator runs first and returns at once, so an oversized password costs no more
   // than this comparison and is never hashed.
   validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email, name }, 'password1');
-  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
+  // Compared only where the signup asks it twice (ACCOUNT_SIGNUP_FIELDS' password2).
+  if (asksSignupField(deps.settings.ACCOUNT_SIGNUP_FIELDS, 'password2') && input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
   return passwordTheAdapterAccepts(deps, input.password1, { username: username ?? null, email }, 'password1');
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { parseRateLimitRules, RATE_LIMIT_ACTIONS, RATE_LIMIT_SCOPES } from '../../core/rate-limit/rules.js';
 import { LOGIN_BY_CODE_REQUIRED_METHODS } from '../choices.js';
+import { SIGNUP_FIELD_CHOICES } from '../signup-fields.js';
 import { booleanField, enumField, integerField, jsonObjectField, listField, optionalStringField, stringField, stringListField } from '../fields.js';
 import { urlFor } from '../url-names.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
@@ -43,6 +44,19 @@ const ACCOUNT_SETTINGS = {
         'several users may share an email address; an email login then reaches the account that verified the address, ' +
         'or, when nobody has, the only account with it (an address shared by several unverified accounts logs in ' +
         'nobody).',
+    },
+  }),
+  ACCOUNT_SIGNUP_FIELDS: setting({
+    field: listField(SIGNUP_FIELD_CHOICES, 1),
+    default: { base: (project) => (project.USERNAME_TYPE === 'username' ? ['email*', 'username*', 'password1*', 'password2*'] : ['email*', 'password1*', 'password2*']) },
+    docs: {
+      allowed: 'list of `email`, `email2`, `username`, `name`, `password1`, `password2`, each with a trailing `*` for required',
+      default: '`email*,username*,password1*,password2*` (`email*,password1*,password2*` for `email` projects)',
+      does:
+        "What the signup asks, in the form's order, as allauth 65's setting: `email2` asks the address twice, `password2` the password twice, " +
+        '`name` the display name. `email*` and `password1*` are always required, `username*` exactly in a `username` project, and ' +
+        'a confirmation (`email2*`, `password2*`) is required when listed; start-up refuses any other list in one line. The headless ' +
+        "signup reads the same list (its `password` and `email` count as confirmed, as allauth's).",
     },
   }),
   ACCOUNT_ALLOW_REGISTRATION: setting({

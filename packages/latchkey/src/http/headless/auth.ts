@@ -86,8 +86,10 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     const password = textField(request.body, 'password') ?? '';
     try {
-      // One password field here: the API has no "type it again" (password2 is the same value).
-      const result = await signup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', password1: password, password2: password, client: clientOf(request), submitted: submittedFields(request.body) });
+      // One password and one address here: the API has no "type it again" (password2 and email2 are the same values).
+      const email = textField(request.body, 'email') ?? '';
+      const name = textField(request.body, 'name') ?? '';
+      const result = await signup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name, password1: password, password2: password, client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });

@@ -42,7 +42,8 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
   }, async (request, reply) => {
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     try {
-      const result = await beginPasskeySignup(deps, { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', client: clientOf(request), submitted: submittedFields(request.body) });
+      const email = textField(request.body, 'email') ?? '';
+      const result = await beginPasskeySignup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name: textField(request.body, 'name') ?? '', client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);

@@ -12,6 +12,9 @@ type Json = Record<string, unknown>;
 
 const FLOW_IDS = ['login', 'login_by_code', 'signup', 'verify_email', 'mfa_authenticate', 'mfa_trust', 'mfa_login_webauthn', 'mfa_signup_webauthn', 'reauthenticate', 'mfa_reauthenticate', 'provider_redirect', 'provider_token', 'provider_signup'];
 
+/** The display name a signup may ask (ACCOUNT_SIGNUP_FIELDS' `name`, `name*` when required). */
+const SIGNUP_NAME = { type: 'string', description: 'The display name, read where ACCOUNT_SIGNUP_FIELDS lists name.' };
+
 const SCHEMAS: Json = {
   Timestamp: { type: 'number', description: 'A moment, in seconds since the Unix epoch (with a fraction).', example: 1767225600.25 },
   Email: { type: 'string', description: 'An email address.', example: 'ada@example.com' },
@@ -165,8 +168,8 @@ const SCHEMAS: Json = {
     anyOf: [{ required: ['username'] }, { required: ['email'] }],
   },
   Signup: {
-    ...object({ email: schema('Email'), username: schema('Username'), password: schema('Password') }, ['email', 'password']),
-    description: 'The username is asked for in projects that sign in by username, and ignored in the others.',
+    ...object({ email: schema('Email'), username: schema('Username'), name: SIGNUP_NAME, password: schema('Password') }, ['email', 'password']),
+    description: 'The username is asked for in projects that sign in by username, and ignored in the others; the name where ACCOUNT_SIGNUP_FIELDS lists it.',
   },
 };
 

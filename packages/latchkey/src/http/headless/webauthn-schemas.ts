@@ -38,7 +38,10 @@ export const WEBAUTHN_REQUEST_BODIES = {
   AddWebAuthnAuthenticator: requestBody('The new credential, and a name for it (default: "Security key", or "Passkey" at signup).', object({ name: { type: 'string' }, credential: schema('WebAuthnCredential') }, ['credential'])),
   UpdateWebAuthn: requestBody('The key and its new name.', object({ id: { type: 'integer' }, name: { type: 'string' } })),
   DeleteWebAuthn: requestBody('The keys to remove.', object({ authenticators: { type: 'array', items: { type: 'integer' }, description: 'Their ids, as listed.' } })),
-  PasskeySignup: requestBody('The new account: the address, and the username in projects that sign in by username.', object({ email: schema('Email'), username: schema('Username') }, ['email'])),
+  PasskeySignup: requestBody(
+    'The new account: the address, the username in projects that sign in by username, and the name where ACCOUNT_SIGNUP_FIELDS lists it.',
+    object({ email: schema('Email'), username: schema('Username'), name: { type: 'string', description: 'The display name, read where ACCOUNT_SIGNUP_FIELDS lists name.' } }, ['email']),
+  ),
 };
 
 const optionsBody = (name: string, description: string): Json =>

@@ -1,3 +1,5 @@
+import { SIGNUP_FIELD_NAMES, signupFieldsOf, type SignupFieldName } from '../../config/signup-fields.js';
+import type { Settings } from '../../config/settings.js';
 import { CSRF_FORM_FIELD } from './csrf.js';
 import { bodyObject, hasNul } from './input.js';
 
@@ -19,4 +21,35 @@ export function submittedFields(body: unknown): Readonly<Record<string, unknown>
  */
 export function typedAgain(body: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(submittedFields(body)).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !hasNul(entry[1])));
+}
+
+/** One field of a signup form, as account/_form.html's `field` macro draws it. */
+export interface SignupFormField {
+  name: SignupFieldName;
+  label: string;
+  type: 'email' | 'text' | 'password';
+  autocomplete: string;
+  required: boolean;
+}
+
+const FORM_FIELDS: Record<SignupFieldName, Omit<SignupFormField, 'name' | 'required'>> = {
+  email: { label: 'Email', type: 'email', autocomplete: 'email' },
+  email2: { label: 'Email (again)', type: 'email', autocomplete: 'email' },
+  username: { label: 'Username', type: 'text', autocomplete: 'username' },
+  name: { label: 'Name', type: 'text', autocomplete: 'name' },
+  password1: { label: 'Password', type: 'password', autocomplete: 'new-password' },
+  password2: { label: 'Password (again)', type: 'password', autocomplete: 'new-password' },
+};
+
+/** The names a signup page reads from its body: every field a signup can ask, and `next`. */
+export const SIGNUP_FORM_NAMES = [...SIGNUP_FIELD_NAMES, 'next'] as const;
+
+/**
+ * The signup form's fields in ACCOUNT_SIGNUP_FIELDS' order, for signup.html; without the
+ * passwords for the passkey signup, which asks none.
+ */
+export function signupFormFields(settings: Pick<Settings, 'ACCOUNT_SIGNUP_FIELDS'>, options: { passwords: boolean }): SignupFormField[] {
+  return signupFieldsOf(settings.ACCOUNT_SIGNUP_FIELDS)
+    .filter((field) => options.passwords || !field.name.startsWith('password'))
+    .map((field) => ({ name: field.name, ...FORM_FIELDS[field.name], required: field.required }));
 }

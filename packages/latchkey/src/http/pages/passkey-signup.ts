@@ -6,7 +6,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
-import { submittedFields, typedAgain } from '../kit/signup-fields.js';
+import { SIGNUP_FORM_NAMES, signupFormFields, submittedFields, typedAgain } from '../kit/signup-fields.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
@@ -29,7 +29,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
   const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const closed = { title: 'Sign up closed' };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', with_username: ctx.deps.settings.USERNAME_TYPE === 'username', next, form }, status);
+    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', signup_fields: signupFormFields(ctx.deps.settings, { passwords: false }), next, form }, status);
 
   scope.get(urls.route('account_signup_by_passkey'), async (request, reply) => {
     const next = nextOfQuery(request);
@@ -40,12 +40,12 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
   });
 
   scope.post(urls.route('account_signup_by_passkey'), async (request, reply) => {
-    const fields = formFields(request.body, ['email', 'username', 'next']);
+    const fields = formFields(request.body, SIGNUP_FORM_NAMES);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     try {
-      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, username: fields.username, client: clientOf(request), submitted: submittedFields(request.body) });
+      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, email2: fields.email2, username: fields.username, name: fields.name, client: clientOf(request), submitted: submittedFields(request.body) });
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
@@ -56,7 +56,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
-      return showForm(request, reply, next, formWithError({ ...typedAgain(request.body), email: fields.email, username: fields.username }, error), refusalStatus(reply, error));
+      return showForm(request, reply, next, formWithError({ ...typedAgain(request.body), email: fields.email, email2: fields.email2, username: fields.username, name: fields.name }, error), refusalStatus(reply, error));
     }
   });
 

@@ -4,7 +4,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
-import { submittedFields, typedAgain } from '../kit/signup-fields.js';
+import { SIGNUP_FORM_NAMES, signupFormFields, submittedFields, typedAgain } from '../kit/signup-fields.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
@@ -18,7 +18,7 @@ export function mailFailedMessage(email: string): string {
 export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const context = async (next: string) => ({
     title: 'Sign up',
-    with_username: ctx.deps.settings.USERNAME_TYPE === 'username',
+    signup_fields: signupFormFields(ctx.deps.settings, { passwords: true }),
     passkey_signup: ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
     next,
     providers: await providerLinks(ctx),
@@ -36,7 +36,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
 
   scope.post(page, async (request, reply) => {
     // Only the named fields are read: anything else a client adds (is_staff, email_verified) is ignored.
-    const fields = formFields(request.body, ['email', 'username', 'password1', 'password2', 'next']);
+    const fields = formFields(request.body, SIGNUP_FORM_NAMES);
     const next = redirectTargetOr(ctx.deps.adapter, fields.next, '');
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
@@ -57,7 +57,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       if (error.code === 'signup_closed') return renderPage(ctx, request, reply, 'account/signup_closed.html', closed, 403);
-      const form = formWithError({ ...typedAgain(request.body), email: fields.email, username: fields.username }, error);
+      const form = formWithError({ ...typedAgain(request.body), email: fields.email, email2: fields.email2, username: fields.username, name: fields.name }, error);
       return renderPage(ctx, request, reply, 'account/signup.html', { ...(await context(next)), form }, refusalStatus(reply, error));
     }
   });
