@@ -53,6 +53,60 @@ export class LatchkeyError extends Error {
   }
 }
 
+/**
+ * Every field's refusal of one input at once (a signup with four bad fields gets four messages in
+ * one answer, as a Django form's errors). Read as a single LatchkeyError it is its first refusal,
+ * so a door that knows only one still answers sensibly; the doors show them all (refusalsOf).
+ */
+export class LatchkeyFieldErrors extends LatchkeyError {
+  readonly refusals: readonly LatchkeyError[];
+
+  constructor(refusals: readonly [LatchkeyError, ...LatchkeyError[]]) {
+    const [first] = refusals;
+    super(first.code, first.message, { ...(first.param === undefined ? {} : { param: first.param }), ...(first.reason === undefined ? {} : { reason: first.reason }) });
+    this.refusals = refusals;
+  }
+}
+
+/** Each refusal a LatchkeyError carries: all of a LatchkeyFieldErrors', or the one. */
+export function refusalsOf(error: LatchkeyError): readonly LatchkeyError[] {
+  return error instanceof LatchkeyFieldErrors ? error.refusals : [error];
+}
+
+/**
+ * Runs field checks one after another and keeps every refusal of a field (a LatchkeyError with a
+ * `param`) instead of stopping at the first; anything else (a closed signup, a rate limit, a
+ * failure) stops at once. `check` gives a check's value, or undefined when it was refused;
+ * `finish()` throws the refusals together, if any.
+ */
+export class FieldChecks {
+  private readonly refused: LatchkeyError[] = [];
+
+  async check<T>(run: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isLatchkeyError(error) || error.param === undefined) throw error;
+      this.refused.push(...refusalsOf(error));
+      return undefined;
+    }
+  }
+
+  /** Whether a field named `param` has been refused already. */
+  refusedField(param: string): boolean {
+    return this.refused.some((error) => error.param === param);
+  }
+
+  get clean(): boolean {
+    return this.refused.length === 0;
+  }
+
+  finish(): void {
+    const [first, ...rest] = this.refused;
+    if (first !== undefined) throw rest.length === 0 ? first : new LatchkeyFieldErrors([first, ...rest]);
+  }
+}
+
 /** Whether `value` is a LatchkeyError, and with `code` given, one of that code. */
 export function isLatchkeyError(value: unknown, code?: LatchkeyErrorCode): value is LatchkeyError {
   return value instanceof LatchkeyError && (code === undefined || value.code === code);

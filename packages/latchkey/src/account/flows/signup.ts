@@ -1,4 +1,4 @@
-import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin, type LoginResult } from '../../login/pipeline.js';
 import { PASSWORD, type FirstFactor } from '../../login/proofs.js';
@@ -108,42 +108,67 @@ async function registerAccount(
 ): Promise<SignupResult> {
   if (!(await deps.adapter.isOpenForSignup())) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
   await deps.rateLimits.enforce('signup', { ip: input.client.ip });
-  const identity = await cleanIdentity(deps, input);
+  // Every field is judged, and every refusal given at once, as a Django form's errors.
+  const checks = new FieldChecks();
+  const identity = await cleanIdentity(deps, input, checks);
   // Asked before the address is looked up, so that its refusal reads the same whether or not the
   // address has an account; and before the password's check, which compares it with the name.
+  // saveUser reads a clean identity only: what it is handed is what would be stored.
   const newUser = { ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: identity.name };
-  const saved = await savedUserOf(deps, newUser, { method: firstFactor.kind === 'passkey_signup' ? 'passkey' : 'password', fields: input.submitted ?? {} });
-  const clean: CleanSignup = { ...identity, password: await passwordOf({ ...identity, name: saved.name }), saved };
-  return createAccount(deps, clean, input.client, firstFactor);
+  const saved = checks.clean ? await checks.check(() => savedUserOf(deps, newUser, { method: firstFactor.kind === 'passkey_signup' ? 'passkey' : 'password', fields: input.submitted ?? {} })) : undefined;
+  // The password is judged even beside other refusals, against what is known of the account.
+  const password = await checks.check(() => passwordOf({ ...identity, name: saved?.name ?? identity.name }));
+  checks.finish();
+  if (saved === undefined || password === undefined) throw new Error('A signup passed its checks without a saved user or a password.');
+  return createAccount(deps, { ...identity, password, saved }, input.client, firstFactor);
 }
 
-async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput): Promise<SignupIdentity> {
-  let username: string | undefined;
-  if (deps.settings.USERNAME_TYPE === 'username') {
-    username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
-  }
-  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email', reason: 'required' });
-  // The adapter sees the normalized address, and what it returns is normalized again, so that no
-  // hook can store a spelling the uniqueness checks would not recognise.
-  const email = validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+/** The identity fields, each judged on its own; a refused one is left empty (checks holds why). */
+async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput, checks: FieldChecks): Promise<SignupIdentity> {
   const asked = deps.settings.ACCOUNT_SIGNUP_FIELDS;
+  const email =
+    (await checks.check(async () => {
+      if (input.email.trim() === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email', reason: 'required' });
+      // The adapter sees the normalized address, and what it returns is normalized again, so that no
+      // hook can store a spelling the uniqueness checks would not recognise.
+      return validateEmail(await deps.adapter.cleanEmail(validateEmail(input.email)));
+    })) ?? '';
   if (asksSignupField(asked, 'email2')) {
-    const again = input.email2?.trim() ?? '';
-    if (again === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email2', reason: 'required' });
-    if (again.toLowerCase() !== input.email.trim().toLowerCase()) throw new LatchkeyError('invalid_email', EMAILS_DIFFER, { param: 'email2', reason: 'email_mismatch' });
+    await checks.check(() => {
+      const again = input.email2?.trim() ?? '';
+      if (again === '') throw new LatchkeyError('invalid_email', REQUIRED, { param: 'email2', reason: 'required' });
+      if (again.toLowerCase() !== input.email.trim().toLowerCase()) throw new LatchkeyError('invalid_email', EMAILS_DIFFER, { param: 'email2', reason: 'email_mismatch' });
+    });
   }
-  const name = asksSignupField(asked, 'name') ? cleanName(input.name ?? '') : '';
-  if (name === '' && asked.includes('name*')) throw new LatchkeyError('invalid_input', REQUIRED, { param: 'name', reason: 'required' });
+  const username =
+    deps.settings.USERNAME_TYPE === 'username' ? await checks.check(async () => validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)))) : undefined;
+  const name = asksSignupField(asked, 'name')
+    ? ((await checks.check(() => {
+        const given = cleanName(input.name ?? '');
+        if (given === '' && asked.includes('name*')) throw new LatchkeyError('invalid_input', REQUIRED, { param: 'name', reason: 'required' });
+        return given;
+      })) ?? '')
+    : '';
   return { username, email, name };
 }
 
 async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email, name }: PasswordContext): Promise<string> {
-  if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
-  // The length validator runs first and returns at once, so an oversized password costs no more
-  // than this comparison and is never hashed.
-  validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email, name }, 'password1');
-  // Compared only where the signup asks it twice (ACCOUNT_SIGNUP_FIELDS' password2).
-  if (asksSignupField(deps.settings.ACCOUNT_SIGNUP_FIELDS, 'password2') && input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
+  // Both fields judged, as Django's form does: a weak password and a different confirmation are two refusals.
+  const checks = new FieldChecks();
+  await checks.check(() => {
+    if (input.password1 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password1', reason: 'required' });
+    // The length validator runs first and returns at once, so an oversized password costs no more
+    // than this comparison and is never hashed.
+    validatePasswordStrength(deps.settings, input.password1, { username: username ?? null, email, name }, 'password1');
+  });
+  // Asked only where the signup asks it twice (ACCOUNT_SIGNUP_FIELDS' password2).
+  if (asksSignupField(deps.settings.ACCOUNT_SIGNUP_FIELDS, 'password2')) {
+    await checks.check(() => {
+      if (input.password2 === '') throw new LatchkeyError('password_invalid', REQUIRED, { param: 'password2', reason: 'required' });
+      if (input.password1 !== '' && input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2', reason: 'password_mismatch' });
+    });
+  }
+  checks.finish();
   return passwordTheAdapterAccepts(deps, input.password1, { username: username ?? null, email }, 'password1');
 }
 

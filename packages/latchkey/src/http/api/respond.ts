@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { errorKind, isLatchkeyError } from '../../core/errors.js';
+import { errorKind, isLatchkeyError, refusalsOf } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import { ApiError } from './views.js';
 
@@ -51,6 +51,11 @@ export function sendDrfRefusal(reply: FastifyReply, error: unknown, params: Reco
   if (kind === 'too_many') return sendThrottled(reply, error instanceof RateLimitedError ? error.retryAfterSeconds : undefined);
   if (kind === 'not_found') return sendDetail(reply, 404, NOT_FOUND);
   if (kind === 'unavailable') return sendDetail(reply, 503, error.message);
-  const field = error.param === undefined ? 'non_field_errors' : (params[error.param] ?? error.param);
-  return sendBody(reply, 400, { [field]: [error.message] });
+  // Every field's refusal at once (LatchkeyFieldErrors), each under its field as DRF gives them.
+  const body: Record<string, string[]> = {};
+  for (const refusal of refusalsOf(error)) {
+    const field = refusal.param === undefined ? 'non_field_errors' : (params[refusal.param] ?? refusal.param);
+    (body[field] ??= []).push(refusal.message);
+  }
+  return sendBody(reply, 400, body);
 }

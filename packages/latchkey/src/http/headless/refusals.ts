@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorKind, isLatchkeyError, type ErrorKind, type LatchkeyErrorCode } from '../../core/errors.js';
+import { errorKind, isLatchkeyError, refusalsOf, type ErrorKind, type LatchkeyErrorCode } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import type { HttpContext } from '../kit/context.js';
 import { sendErrors, sendReauthenticationRequired, sendUnauthenticated } from './respond.js';
@@ -42,7 +42,11 @@ export async function sendHeadlessRefusal(ctx: HttpContext, request: FastifyRequ
   }
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
   const status = options.statuses?.[error.code] ?? STATUS[errorKind(error)] ?? 400;
-  const code = options.codes?.[error.code] ?? error.reason ?? CODE[error.code] ?? error.code;
-  const param = error.param === undefined ? undefined : (options.params?.[error.param] ?? error.param);
-  return sendErrors(ctx, request, reply, status, [{ message: error.message, code, ...(param === undefined ? {} : { param }) }]);
+  // Every field's refusal at once, each in allauth's `errors` entry.
+  const errors = refusalsOf(error).map((refusal) => {
+    const code = options.codes?.[refusal.code] ?? refusal.reason ?? CODE[refusal.code] ?? refusal.code;
+    const param = refusal.param === undefined ? undefined : (options.params?.[refusal.param] ?? refusal.param);
+    return { message: refusal.message, code, ...(param === undefined ? {} : { param }) };
+  });
+  return sendErrors(ctx, request, reply, status, errors);
 }

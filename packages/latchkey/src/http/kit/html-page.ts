@@ -4,7 +4,7 @@
  * rendered never cached, never framed, under one Content-Security-Policy.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorKind, isLatchkeyError, type ErrorKind } from '../../core/errors.js';
+import { errorKind, isLatchkeyError, refusalsOf, type ErrorKind } from '../../core/errors.js';
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import { csrfOptionsFrom, csrfToken } from './csrf.js';
 import type { HttpContext } from './context.js';
@@ -33,7 +33,10 @@ export function formFields<const N extends string>(body: unknown, names: readonl
 /** The form state for a flow's refusal: the message under its field, or under '__all__'. */
 export function formWithError(values: Record<string, string>, error: unknown): FormState {
   if (!isLatchkeyError(error)) throw error;
-  return { values, errors: { [error.param ?? '__all__']: [error.message] } };
+  // Every field's refusal at once (LatchkeyFieldErrors), each under its field.
+  const errors: Record<string, string[]> = {};
+  for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.message);
+  return { values, errors };
 }
 
 /** A page's status for each kind of refusal (core/errors.ts): 400, everything the person can fix, unless listed. */

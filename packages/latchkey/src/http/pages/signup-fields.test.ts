@@ -123,3 +123,43 @@ describe('ACCOUNT_SIGNUP_FIELDS at start-up', () => {
     );
   });
 });
+
+describe.each(testDatabaseKinds())("a signup's refusals, all at once, on %s", (kind) => {
+  let latchkey: TestLatchkey;
+  afterEach(() => latchkey.destroy());
+
+  const BAD = { email: 'not-an-address', username: 'no spaces allowed', name: 'x'.repeat(300), password1: 'short', password2: 'different' };
+  const FIELDS = ['email*', 'username*', 'name', 'password1*', 'password2*'];
+
+  it('the page shows every bad field\'s error in one answer, and keeps what was typed but the passwords', async () => {
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_SIGNUP_FIELDS: FIELDS } });
+    const page = await PageClient.create(latchkey);
+    try {
+      const refused = await page.post('/accounts/signup/', BAD);
+      expect(refused.statusCode).toBe(400);
+      const invalid = [...refused.body.matchAll(/id="([a-z0-9]+)-errors"/g)].map((match) => match[1]);
+      expect(invalid).toEqual(['email', 'username', 'name', 'password1', 'password2']);
+      expect(refused.body).toContain('Enter a valid email address.');
+      expect(refused.body).toContain('This password is too short.');
+      expect(refused.body).toContain('You must type the same password each time.');
+      expect(refused.body).toContain('value="not-an-address"');
+      expect(refused.body).toContain('value="no spaces allowed"');
+      expect(refused.body).not.toContain('value="short"');
+      expect(refused.body).not.toContain('value="different"');
+      expect(await latchkey.users.count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each(['browser', 'app'] as const)('the headless signup (%s client) lists every bad field in allauth\'s errors, each with its param', async (client) => {
+    latchkey = await createTestLatchkey({ kind, settings: { ACCOUNT_SIGNUP_FIELDS: FIELDS } });
+    const api = new HeadlessTestClient(await HeadlessTestClient.createApp(latchkey), client, latchkey);
+    const refused = await api.post('/auth/signup', { email: BAD.email, username: BAD.username, name: BAD.name, password: BAD.password1 });
+    expect(refused.status).toBe(400);
+    const errors = refused.body.errors as { param: string; code: string }[];
+    expect(errors.map((error) => error.param)).toEqual(['email', 'username', 'name', 'password']);
+    expect(errors.find((error) => error.param === 'password')?.code).toBe('password_too_short');
+    expect(await latchkey.users.count()).toBe(0);
+  });
+});
