@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { refusalsOf, type LatchkeyError } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import type { User } from '../model.js';
@@ -53,6 +54,21 @@ describe.each(testDatabaseKinds())('password change and set flows on %s', (kind)
     await expect(change({ password2: 'something else' })).rejects.toMatchObject({ message: PASSWORD_MISMATCH, param: 'password2' });
     await expect(change({ password1: 'x'.repeat(5000), password2: 'x'.repeat(5000) })).rejects.toMatchObject({ param: 'password1' });
     expect(latchkey.deps.passwords.stats().completed).toBe(before);
+  });
+
+  it('refuses every bad field at once: a missing current password, a weak new one and a different confirmation', async () => {
+    await setUp();
+    const before = latchkey.deps.passwords.stats().completed;
+    const refused = await change({ oldPassword: '', password1: 'Zq3!x', password2: 'different' }).catch((error: unknown) => error);
+    expect(refusalsOf(refused as LatchkeyError).map((error) => [error.param, error.message])).toEqual([
+      ['oldpassword', 'This field is required.'],
+      ['password1', 'This password is too short. It must contain at least 8 characters.'],
+      ['password2', PASSWORD_MISMATCH],
+    ]);
+    expect(latchkey.deps.passwords.stats().completed).toBe(before);
+    // Setting a first password judges its two fields together too.
+    const set = await setPassword(latchkey.deps, { user: { ...ada, password: '!unusable' }, password1: '', password2: '', client }).catch((error: unknown) => error);
+    expect(refusalsOf(set as LatchkeyError).map((error) => error.param)).toEqual(['password1', 'password2']);
   });
 
   it('loses a race cleanly: a change based on a stale hash is refused', async () => {

@@ -1,4 +1,4 @@
-import { LatchkeyError } from '../../core/errors.js';
+import { FieldChecks, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { StoredSession } from '../../sessions/model.js';
 import type { User } from '../model.js';
@@ -35,9 +35,17 @@ export function requiredField(param: string): LatchkeyError {
  * password before looking at it, so a megabyte of input costs no hashing.
  */
 export async function checkNewPassword(deps: Pick<LatchkeyDeps, 'settings' | 'adapter'>, user: User, input: NewPasswordInput): Promise<void> {
-  if (input.password1 === '') throw requiredField('password1');
-  validatePasswordStrength(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
-  if (input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2', reason: 'password_mismatch' });
+  // Both fields judged, as Django's form does: a weak password and a different confirmation are two refusals.
+  const checks = new FieldChecks();
+  await checks.check(() => {
+    if (input.password1 === '') throw requiredField('password1');
+    validatePasswordStrength(deps.settings, input.password1, { username: user.username, email: user.email, name: user.name }, 'password1');
+  });
+  await checks.check(() => {
+    if (input.password2 === '') throw requiredField('password2');
+    if (input.password1 !== '' && input.password2 !== input.password1) throw new LatchkeyError('password_invalid', PASSWORD_MISMATCH, { param: 'password2', reason: 'password_mismatch' });
+  });
+  checks.finish();
   await passwordTheAdapterAccepts(deps, input.password1, user, 'password1');
 }
 
@@ -81,9 +89,14 @@ export async function changePassword(deps: LatchkeyDeps, input: ChangePasswordIn
   const { user } = input;
   await deps.rateLimits.enforce('change_password', { ip: input.client.ip, userId: user.id });
   if (!isUsablePassword(user.password)) throw new LatchkeyError('invalid_input', 'This account has no password yet: set one instead.');
-  if (input.oldPassword === '') throw requiredField('oldpassword');
-  // The new password first: its checks cost nothing, the old one's costs a hash.
-  await checkNewPassword(deps, user, input);
+  // Every field's refusal at once; the current password is checked only once the new one is
+  // acceptable: its checks cost nothing, the old one's costs a hash.
+  const checks = new FieldChecks();
+  await checks.check(() => {
+    if (input.oldPassword === '') throw requiredField('oldpassword');
+  });
+  await checks.check(() => checkNewPassword(deps, user, input));
+  checks.finish();
   const { valid } = await deps.passwords.verify(input.oldPassword, user.password);
   if (!valid) throw new LatchkeyError('invalid_credentials', WRONG_CURRENT_PASSWORD, { param: 'oldpassword' });
   const encoded = await deps.passwords.hash(input.password1);

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountAdapter } from '../../account/adapter.js';
-import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { isLatchkeyError, LatchkeyError, refusalsOf } from '../../core/errors.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { dummyProviders } from '../../testing/dummy-sign-in.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
@@ -136,6 +136,12 @@ describe.each(testDatabaseKinds())("a provider's signup under the project's clea
     if (refused.status !== 'signup_form') return;
     const typed = await refusalOf(completeProviderSignup(latchkey.deps, dummy, refused.signup, { email: 'mallory@example.com', username: 'admin' }, context));
     expect([typed.code, typed.param]).toEqual(['invalid_username', 'username']);
+    // A bad username and a bad address are refused together, each on its field.
+    const both = await refusalOf(completeProviderSignup(latchkey.deps, dummy, refused.signup, { email: 'no address', username: 'admin' }, context));
+    expect(refusalsOf(both).map((error) => [error.code, error.param])).toEqual([
+      ['invalid_username', 'username'],
+      ['invalid_email', 'email'],
+    ]);
     expect((await completeProviderSignup(latchkey.deps, dummy, refused.signup, { email: 'mallory@example.com', username: 'mallory' }, context)).status).toBe('login');
 
     expect((await signUp('Grace', 'grace')).status).toBe('login');

@@ -13,7 +13,7 @@ import { queueEmailConfirmation } from '../../account/email-confirmation.js';
 import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
 import { savedUserOf, signedUpData, type SavedUser } from '../../account/save-user.js';
 import { createUser, emailInUse } from '../../account/users.js';
-import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin } from '../../login/pipeline.js';
@@ -163,18 +163,27 @@ export async function completeProviderSignup(
   const { profile } = pending;
   if (!(await deps.socialAdapter.isOpenForSignup(socialLoginOf(pending.provider, profile)))) throw new LatchkeyError('signup_closed', SIGNUP_CLOSED);
   await deps.rateLimits.enforce('signup', { ip: context.client.ip });
-  let username: string | undefined;
-  if (deps.settings.USERNAME_TYPE === 'username') {
-    // A username the project's cleanUsername refuses: the form, where the person types another.
-    username = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
-    if (await deps.store.users.findByUsername(username)) throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
-  }
-  if (input.email.trim() === '') throw new LatchkeyError('invalid_email', 'This field is required.', { param: 'email', reason: 'required' });
-  const cleaned = await cleanAddress(deps, input.email);
-  if ('refusal' in cleaned) throw cleaned.refusal;
-  const { email } = cleaned;
+  // Both fields judged, and both refusals given at once (the form shows each under its field).
+  const checks = new FieldChecks();
+  const username =
+    deps.settings.USERNAME_TYPE === 'username'
+      ? await checks.check(async () => {
+          // A username the project's cleanUsername refuses: the form, where the person types another.
+          const cleanUsername = validateUsername(await deps.adapter.cleanUsername(validateUsername(input.username)));
+          if (await deps.store.users.findByUsername(cleanUsername)) throw new LatchkeyError('username_taken', USERNAME_TAKEN, { param: 'username' });
+          return cleanUsername;
+        })
+      : undefined;
   const taken = new LatchkeyError('email_taken', emailTakenMessage(configured.provider.name), { param: 'email' });
-  if (await emailInUse(deps, email)) throw taken;
+  const email = await checks.check(async () => {
+    if (input.email.trim() === '') throw new LatchkeyError('invalid_email', 'This field is required.', { param: 'email', reason: 'required' });
+    const cleaned = await cleanAddress(deps, input.email);
+    if ('refusal' in cleaned) throw cleaned.refusal;
+    if (await emailInUse(deps, cleaned.email)) throw taken;
+    return cleaned.email;
+  });
+  checks.finish();
+  if (email === undefined) throw new Error('A provider signup passed its checks without an address.');
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
   const newUser = { ...(username === undefined ? {} : { username }), email, name: fields.name };
   const saved = await savedUserOf(deps, newUser, { method: 'provider', provider: pending.provider, fields: input.submitted ?? {} });
