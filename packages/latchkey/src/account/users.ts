@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { isLatchkeyError, LatchkeyError } from '../core/errors.js';
+import { FieldChecks, isLatchkeyError, LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { PasswordOwner } from './adapter.js';
 import type { User } from './model.js';
@@ -59,6 +59,37 @@ export interface CreateUserInput {
 }
 
 /**
+ * A new user's fields as createUser stores them, every field judged and every refusal given at
+ * once (LatchkeyFieldErrors); nothing is looked up or hashed. `passwordParam` names the form's
+ * password field (the admin's is password1).
+ */
+export async function checkNewUser(
+  deps: Pick<LatchkeyDeps, 'settings'>,
+  input: CreateUserInput,
+  passwordParam = 'password',
+): Promise<{ username: string | undefined; email: string; name: string }> {
+  const byEmail = deps.settings.USERNAME_TYPE === 'email';
+  const checks = new FieldChecks();
+  const username = await checks.check(() => {
+    if (byEmail && input.username !== undefined) {
+      throw new LatchkeyError('invalid_input', 'This project has no usernames: users log in by email.', { param: 'username' });
+    }
+    return byEmail ? undefined : validateUsername(input.username);
+  });
+  const email =
+    (await checks.check(() => {
+      const rawEmail = input.email?.trim() ?? '';
+      if (byEmail && rawEmail === '') throw new LatchkeyError('invalid_email', 'An email address is required.', { param: 'email' });
+      return rawEmail === '' ? '' : validateEmail(rawEmail);
+    })) ?? '';
+  const name = (await checks.check(() => cleanName(input.name ?? ''))) ?? '';
+  const { password } = input;
+  if (password !== null) await checks.check(() => validatePasswordStrength(deps.settings, password, { username: username ?? null, email, name }, passwordParam));
+  checks.finish();
+  return { username, email, name };
+}
+
+/**
  * Creates a user and, when an email is given, its primary email address, in one transaction:
  * the account is either complete or absent. Uniqueness is the database's to decide, so two
  * parallel creations of the same identifier cannot both succeed.
@@ -72,23 +103,8 @@ export async function createUser(
    */
   withUser?: (change: ChangeWriter, user: User) => Promise<void>,
 ): Promise<User> {
-  const byEmail = deps.settings.USERNAME_TYPE === 'email';
-  if (byEmail && input.username !== undefined) {
-    throw new LatchkeyError('invalid_input', 'This project has no usernames: users log in by email.', { param: 'username' });
-  }
-  const username = byEmail ? undefined : validateUsername(input.username);
-  const rawEmail = input.email?.trim() ?? '';
-  if (byEmail && rawEmail === '') throw new LatchkeyError('invalid_email', 'An email address is required.', { param: 'email' });
-  const email = rawEmail === '' ? '' : validateEmail(rawEmail);
-  const name = cleanName(input.name ?? '');
-
-  let encoded: string;
-  if (input.password === null) {
-    encoded = makeUnusablePassword();
-  } else {
-    validatePasswordStrength(deps.settings, input.password, { username: username ?? null, email, name });
-    encoded = await deps.passwords.hash(input.password);
-  }
+  const { username, email, name } = await checkNewUser(deps, input);
+  const encoded = input.password === null ? makeUnusablePassword() : await deps.passwords.hash(input.password);
 
   return commitChange(deps, async (change) => {
     const { repositories } = change;

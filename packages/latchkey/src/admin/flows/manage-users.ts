@@ -19,10 +19,10 @@
 import { cleanName } from '../../account/names.js';
 import { commitChange } from '../../account/changes.js';
 import type { User } from '../../account/model.js';
-import { createUser, deactivateUserIn, validatePasswordStrength } from '../../account/users.js';
+import { checkNewUser, createUser, deactivateUserIn, validatePasswordStrength } from '../../account/users.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
-import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail } from '../../core/identifiers.js';
 import type { Repositories } from '../../store.js';
 import { voidOtherClaims } from '../../account/email-confirmation.js';
@@ -84,8 +84,14 @@ export interface NewUserByAdmin {
 /** Django's "Add user": the login and a password typed twice; the rest is set on the change page. */
 export async function addUserByAdmin(deps: LatchkeyDeps, actor: User, input: NewUserByAdmin, client: ClientInfo): Promise<User> {
   await requireGrant(deps, actor, 'add');
-  if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
   const fields = { ...(input.username === undefined ? {} : { username: input.username }), email: input.email, password: input.password1, emailVerified: false };
+  // Every field's refusal at once, each under the form's own field (the password's on password1).
+  const checks = new FieldChecks();
+  await checks.check(() => checkNewUser(deps, fields, 'password1'));
+  await checks.check(() => {
+    if (input.password1 !== input.password2) throw new LatchkeyError('password_invalid', PASSWORDS_DIFFER, { param: 'password2' });
+  });
+  checks.finish();
   // The account and the record of who added it: one transaction.
   return createUser(deps, fields, (change, user) => change.record('admin_user_changed', actor.id, client, { target: user.id, change: 'added' }));
 }

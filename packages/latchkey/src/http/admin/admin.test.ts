@@ -54,6 +54,21 @@ describe.each(testDatabaseKinds())('the admin area on %s', (kind) => {
     expect(records.find((record) => record.event === 'user_logged_in')?.data).toEqual({ method: 'admin_password' });
   });
 
+  it("adds a user, and shows every bad field's error at once under its own field, the password's under password1", async () => {
+    await setUp();
+    await person('root', { isStaff: true, isSuperuser: true });
+    await adminLogin('root');
+    const refused = await browser.post('/admin/users/user/add/', { username: 'no spaces', email: 'not-an-address', password1: 'Zq3!x', password2: 'different' });
+    expect(refused.statusCode).toBe(400);
+    expect([...refused.body.matchAll(/id="([a-z0-9]+)-errors"/g)].map((match) => match[1])).toEqual(['username', 'email', 'password1', 'password2']);
+    expect(refused.body).toContain('This password is too short.');
+    expect(refused.body).toContain('value="no spaces"');
+    expect(await latchkey.users.findByUsername('no spaces')).toBeUndefined();
+    const added = await browser.post('/admin/users/user/add/', { username: 'grace', email: 'grace@example.com', password1: 'a long enough passphrase', password2: 'a long enough passphrase' });
+    expect(added.statusCode).toBe(302);
+    expect(await latchkey.users.findByUsername('grace')).toMatchObject({ email: 'grace@example.com' });
+  });
+
   it('refuses someone who is not active staff at the admin login, with the message a wrong password gets, and signs nobody in', async () => {
     await setUp();
     await person('ada');
