@@ -252,8 +252,11 @@ export class AccountAdapter {
    * Inside the transaction that creates an account, whichever way (the signup page, the headless
    * signup, a provider's signup, the admin, createsuperuser, `latchkey.users.create`): write the
    * project's rows for the new user (a first team, a profile) through `db`, the transaction's
-   * (typed by `db.withTables<ProjectTables>()`), so that they commit with the account or not at all. A throw refuses the whole account. Not called
-   * by `manage import-django`, which copies rows, not signups (docs/project-data.md).
+   * (typed by `db.withTables<ProjectTables>()`), so that they commit with the account or not at
+   * all. A throw refuses the whole account. Write only through `db`: a signup for an address that
+   * has an account rehearses the work on a stand-in account and rolls it back (so that its answer
+   * takes as long), calling this too. Not called by `manage import-django`, which copies rows, not
+   * signups (docs/project-data.md).
    */
   onUserCreated(_user: User, _db: Kysely<object>): void | Promise<void> {
     return undefined;

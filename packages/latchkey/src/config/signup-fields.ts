@@ -21,16 +21,16 @@ export function signupFieldsOf(setting: readonly string[]): SignupField[] {
   return setting.map((entry) => ({ name: entry.replace(/\*$/, '') as SignupFieldName, required: entry.endsWith('*') }));
 }
 
-/** Whether the signup asks `name` at all. */
+/** Whether the signup asks the field, required or not. */
 export function asksSignupField(setting: readonly string[], name: SignupFieldName): boolean {
   return setting.includes(name) || setting.includes(`${name}*`);
 }
 
 /**
  * Why this list cannot be the signup's, or undefined when it can. allauth's own refusals (a field
- * twice, a confirmation without what it confirms, a password confirmation that is optional), and
- * what Latchkey's accounts need: every account has an address and a password at signup (a signup
- * without a password is the passkey signup), and a username exactly where the project has them.
+ * twice, an optional confirmation), and what Latchkey's accounts need: every account has an
+ * address and a password at signup (a signup without a password is the passkey signup), so a
+ * confirmation always has what it confirms, and a username exactly where the project has them.
  */
 export function signupFieldsProblem(setting: readonly string[], usernameType: 'username' | 'email'): string | undefined {
   const fields = signupFieldsOf(setting);

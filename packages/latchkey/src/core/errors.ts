@@ -92,11 +92,6 @@ export class FieldChecks {
     }
   }
 
-  /** Whether a field named `param` has been refused already. */
-  refusedField(param: string): boolean {
-    return this.refused.some((error) => error.param === param);
-  }
-
   get clean(): boolean {
     return this.refused.length === 0;
   }

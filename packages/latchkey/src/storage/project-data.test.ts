@@ -4,8 +4,9 @@
  * hooks, which write the project's rows in the transaction of the change they are called in.
  */
 import { sql, type Generated, type Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AccountAdapter } from '../account/adapter.js';
+import { signup } from '../account/flows/signup.js';
 import type { User } from '../account/model.js';
 import { deleteUserByAdmin } from '../admin/flows/manage-users.js';
 import { isLatchkeyError } from '../core/errors.js';
@@ -135,6 +136,20 @@ describe.each(testDatabaseKinds())("the project's own tables on %s", (kind) => {
     await deleteUserByAdmin(latchkey.deps, root, ada, { ip: '127.0.0.1', userAgent: 'test' }, latchkey.clock.now());
     expect(await notesOf(ada)).toEqual([]);
     expect(await db.selectFrom('notes').select('body').execute()).toEqual([{ body: 'Welcome, root' }]);
+  });
+
+  it("runs onUserCreated in a signup's rehearsal for a registered address too, and keeps nothing of it", async () => {
+    const adapter = new NotesAdapter(testSettings());
+    latchkey = await createTestLatchkey({ kind, projectMigrations: MIGRATIONS, adapter: () => adapter, settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' } });
+    const created = vi.spyOn(adapter, 'onUserCreated');
+    const client = { ip: '192.0.2.1', userAgent: 'test' };
+    const form = (username: string) => ({ email: 'ada@example.com', username, password1: 'a long enough passphrase', password2: 'a long enough passphrase', client });
+    expect((await signup(latchkey.deps, form('ada'))).status).toBe('verification_sent');
+    // The same address again: the same answer, the same work (the hook included), rolled back.
+    expect((await signup(latchkey.deps, form('ada2'))).status).toBe('verification_sent');
+    expect(created).toHaveBeenCalledTimes(2);
+    expect(await latchkey.db<ProjectTables>().selectFrom('notes').select('body').execute()).toEqual([{ body: 'Welcome, ada' }]);
+    expect(await latchkey.users.count()).toBe(1);
   });
 
   it('calls onUserDeleting before the account goes, and keeps the account when it throws', async () => {

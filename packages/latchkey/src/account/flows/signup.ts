@@ -281,6 +281,8 @@ async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client
         dateJoined: deps.clock.now(),
       });
       await repositories.emailAddresses.add({ userId: user.id, email, verified: false, primary: true });
+      // The project's rows too (createUser's hook): a slow hook must not tell a new address from a registered one.
+      await deps.adapter.onUserCreated(user, repositories.projectDatabase);
       await refuseIfSignedUpMeanwhile(repositories, email, user.id);
       await change.record('user_signed_up', user.id, client, signedUpData({ email }, clean.saved));
       const address = await repositories.emailAddresses.findForUser(user.id, email);

@@ -12,6 +12,7 @@ export const PROJECT_MIGRATION_LOCK_TABLE = 'project_migrations_lock';
 
 /** Which database a migration runs on, for the statements that differ between them. */
 export interface ProjectMigrationContext {
+  /** The database the migration runs on (DATABASE_URL's kind). */
   dialect: 'sqlite' | 'postgres';
 }
 
