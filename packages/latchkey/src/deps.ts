@@ -13,6 +13,7 @@ import type { Clock } from './core/clock.js';
 import type { MailOutbox, Mailer } from './mail/ports.js';
 import type { SessionService } from './sessions/session-service.js';
 import type { Store } from './store.js';
+import type { UserField } from './core/user-fields.js';
 
 /**
  * What flows and domain services are given: the settings, the clock and the ports. Each function
@@ -21,6 +22,8 @@ import type { Store } from './store.js';
  */
 export interface LatchkeyDeps {
   settings: Settings;
+  /** The project's own user fields (docs/user-fields.md), in declaration order; none by default. */
+  userFields: readonly UserField[];
   /** This Latchkey's paths: what its routes are registered at and what its links say (config/url-names.ts). */
   urls: LatchkeyUrls;
   clock: Clock;

@@ -7,6 +7,21 @@
 // Starting Latchkey, and what it gives the project.
 export { createLatchkey, type CreateLatchkeyOptions, type Latchkey, type LatchkeyLog } from './latchkey.js';
 export type { ProjectMigration, ProjectMigrationContext, ProjectMigrations } from './storage/migrations/project.js';
+export { addUserFieldColumn, dropUserFieldColumn } from './storage/migrations/project.js';
+// The project's own user fields (docs/user-fields.md).
+export {
+  defineUserFields,
+  USER_FIELD_TYPES,
+  type ProjectUserFields,
+  type UserField,
+  type UserFieldAdmin,
+  type UserFieldDeclaration,
+  type UserFieldSet,
+  type UserFieldType,
+  type UserFieldValue,
+  type UserFieldValueOf,
+  type UserFieldValues,
+} from './core/user-fields.js';
 export type { OutageLog } from './cache/redis-connection.js';
 export type {
   AuthenticatorSummary,
@@ -19,6 +34,7 @@ export type {
   LatchkeyOperations,
   LatchkeySessions,
   LatchkeySocialAccounts,
+  LatchkeyUserFields,
   LatchkeyUsers,
   NewConnection,
   ProjectMail,
@@ -27,6 +43,7 @@ export type {
   StartedSession,
   UserUpdate,
 } from './facade/index.js';
+export type { UserFieldInput } from './http/kit/user-field-form.js';
 export type { RouteGuard, RouteGuards } from './http/guards.js';
 // Declares `request.user` on Fastify's requests for the project's code as for Latchkey's.
 import './http/kit/request-user.js';

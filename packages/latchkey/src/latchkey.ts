@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { createPasswordHashing, type PasswordHashing } from './account/passwords/index.js';
-import type { Settings } from './config/settings.js';
+import { envNameOf, type Settings } from './config/settings.js';
 import { AccountAdapter } from './account/adapter.js';
 import { checkLoginStages } from './login/project-stages.js';
 import { SocialAccountAdapter } from './socialaccount/adapter.js';
@@ -19,6 +19,8 @@ import { createTemplateRenderer } from './templates/renderer.js';
 import { latchkeyUrls, type RouteName, type UrlParams, type UrlQuery } from './config/url-names.js';
 import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
+import { NO_USER_FIELDS, type UserFieldSet } from './core/user-fields.js';
+import { projectSignupFieldsProblem } from './config/signup-fields.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/kit/allowed-hosts.js';
 import { errorPageHandlers, sendErrorAnswer } from './http/kit/error-pages.js';
@@ -72,6 +74,12 @@ export interface CreateLatchkeyOptions {
    * same rule (docs/project-data.md).
    */
   projectMigrations?: ProjectMigrations;
+  /**
+   * The project's own user fields (its src/users/fields.ts, `defineUserFields`): stored in columns
+   * its migrations add to latchkey_users, and asked, shown and edited wherever the declaration
+   * says (docs/user-fields.md).
+   */
+  userFields?: UserFieldSet;
   /**
    * Where Latchkey writes what happens outside a request: the services it depends on (Redis gone
    * away, Redis back: one line each), a mail the outbox could not send, an event subscriber that
@@ -223,8 +231,15 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   // Likewise a list of login stages that would let a login skip one.
   const adapter = options.adapter ?? new AccountAdapter(settings);
   checkLoginStages(adapter.getLoginStages());
-  const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE }));
+  const userFields = options.userFields ?? NO_USER_FIELDS;
+  // A signup field that is none of Latchkey's nor the project's stops start-up in one line.
+  const signupProblem = projectSignupFieldsProblem(settings.ACCOUNT_SIGNUP_FIELDS, userFields.fields);
+  if (signupProblem !== undefined) throw new LatchkeyError('configuration_invalid', `ACCOUNT_SIGNUP_FIELDS (${envNameOf('ACCOUNT_SIGNUP_FIELDS')}) ${signupProblem}.`);
+  const database = options.database ?? (await openDatabase({ url: settings.DATABASE_URL, usernameType: settings.USERNAME_TYPE, userFields }));
   try {
+    if (database.userFields.fields !== userFields.fields) {
+      throw new LatchkeyError('configuration_invalid', 'The database given to createLatchkey was opened with other user fields: open it with the same userFields.');
+    }
     if ((options.migrations ?? 'require') === 'auto') {
       await database.migrate(options.projectMigrations);
     } else {
@@ -235,6 +250,13 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
           `The database is not up to date (${pending.length} migration(s) pending: ${pending.join(', ')}). Run: npm run manage -- migrate`,
         );
       }
+    }
+    const missing = await database.missingUserFieldColumns();
+    if (missing.length > 0) {
+      throw new LatchkeyError(
+        'configuration_invalid',
+        `The user field(s) ${missing.join(', ')} have no column in latchkey_users yet. Run: npm run manage -- makemigration add_user_fields, then npm run manage -- migrate (docs/user-fields.md)`,
+      );
     }
   } catch (error) {
     await database.close();
@@ -274,6 +296,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   const urls = latchkeyUrls(settings);
   const deps: LatchkeyDeps = {
     settings,
+    userFields: userFields.fields,
     urls,
     clock,
     store: database.store,

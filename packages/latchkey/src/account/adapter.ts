@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Settings } from '../config/settings.js';
 import { latchkeyUrls } from '../config/url-names.js';
 import { isSafeRedirect } from '../core/safe-url.js';
+import type { ProjectUserFields } from '../core/user-fields.js';
 import type { EmailMessage } from '../mail/ports.js';
 import { BUILT_IN_LOGIN_STAGES, type LoginStageEntry } from './login-stages.js';
 import type { User } from './model.js';
@@ -27,7 +28,7 @@ export interface PasswordOwner {
 export type RenderTemplate = (name: string, context: Record<string, unknown>) => string;
 
 /** A new account's fields as the signup hooks see them (populateUsername, saveUser), before it is stored. */
-export interface NewUserFields {
+export interface NewUserFields extends Partial<ProjectUserFields> {
   /**
    * In a project with usernames: the one given (typed, or as the provider suggested it through
    * populateUser), or undefined when the signup gave none. Always undefined in a project whose

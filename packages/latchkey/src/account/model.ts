@@ -2,8 +2,10 @@
  * The account model: users, their email addresses, and the audit trail of what happened to them.
  * Entities only; the repositories that store them are in ports.ts.
  */
+import type { ProjectUserFields } from '../core/user-fields.js';
 
-export interface User {
+/** A user: Latchkey's fields, and the project's own (ProjectUserFields, docs/user-fields.md) beside them. */
+export interface User extends ProjectUserFields {
   id: number;
   /** The username as the person typed it (after NFKC); null when the project logs in by email. */
   username: string | null;
@@ -19,7 +21,8 @@ export interface User {
   lastLogin: Date | null;
 }
 
-export interface NewUser {
+/** A user to create; the project's fields it does not give start empty. */
+export interface NewUser extends Partial<ProjectUserFields> {
   /** Required when the project logs in by username; must be absent otherwise. */
   username?: string;
   email: string;
@@ -31,7 +34,8 @@ export interface NewUser {
   dateJoined: Date;
 }
 
-export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>>;
+/** What an update changes: Latchkey's fields named here, and any of the project's own. */
+export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>> & Partial<ProjectUserFields>;
 
 /** One of a user's email addresses (allauth's EmailAddress): verified or not, and at most one primary. */
 export interface EmailAddress {

@@ -8,6 +8,8 @@ import { commitChange, type ChangeWriter } from './changes.js';
 import { validateEmail, validateUsername } from '../core/identifiers.js';
 import { cleanName } from './names.js';
 import { makeUnusablePassword, validatePassword, type PasswordPolicy } from './passwords/index.js';
+import { cleanUserFieldValues } from './user-field-values.js';
+import type { ProjectUserFields, UserFieldValue } from '../core/user-fields.js';
 
 export function passwordPolicyFrom(settings: Settings): PasswordPolicy {
   return {
@@ -44,8 +46,11 @@ export async function passwordTheAdapterAccepts(deps: Pick<LatchkeyDeps, 'adapte
   }
 }
 
-/** A new user's fields, for `latchkey.users.create`: a password given is checked against the project's password policy. */
-export interface CreateUserInput {
+/**
+ * A new user's fields, for `latchkey.users.create`: a password given is checked against the
+ * project's password policy, and the project's own fields given by their rules (docs/user-fields.md).
+ */
+export interface CreateUserInput extends Partial<ProjectUserFields> {
   /** Required when the project logs in by username; refused when it logs in by email. */
   username?: string;
   /** Required when the project logs in by email; optional otherwise. */
@@ -64,10 +69,10 @@ export interface CreateUserInput {
  * password field (the admin's is password1).
  */
 export async function checkNewUser(
-  deps: Pick<LatchkeyDeps, 'settings'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'userFields'>,
   input: CreateUserInput,
   passwordParam = 'password',
-): Promise<{ username: string | undefined; email: string; name: string }> {
+): Promise<{ username: string | undefined; email: string; name: string; own: Record<string, UserFieldValue> }> {
   const byEmail = deps.settings.USERNAME_TYPE === 'email';
   const checks = new FieldChecks();
   const username = await checks.check(() => {
@@ -83,10 +88,11 @@ export async function checkNewUser(
       return rawEmail === '' ? '' : validateEmail(rawEmail);
     })) ?? '';
   const name = (await checks.check(() => cleanName(input.name ?? ''))) ?? '';
+  const own = await cleanUserFieldValues(deps.userFields, input, checks);
   const { password } = input;
   if (password !== null) await checks.check(() => validatePasswordStrength(deps.settings, password, { username: username ?? null, email, name }, passwordParam));
   checks.finish();
-  return { username, email, name };
+  return { username, email, name, own };
 }
 
 /**
@@ -95,7 +101,7 @@ export async function checkNewUser(
  * parallel creations of the same identifier cannot both succeed.
  */
 export async function createUser(
-  deps: Pick<LatchkeyDeps, 'settings' | 'store' | 'passwords' | 'clock' | 'events' | 'mailOutbox' | 'adapter'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'userFields' | 'store' | 'passwords' | 'clock' | 'events' | 'mailOutbox' | 'adapter'>,
   input: CreateUserInput,
   /**
    * What belongs with the new user, written in the same transaction: rows (a social account), its
@@ -103,12 +109,13 @@ export async function createUser(
    */
   withUser?: (change: ChangeWriter, user: User) => Promise<void>,
 ): Promise<User> {
-  const { username, email, name } = await checkNewUser(deps, input);
+  const { username, email, name, own } = await checkNewUser(deps, input);
   const encoded = input.password === null ? makeUnusablePassword() : await deps.passwords.hash(input.password);
 
   return commitChange(deps, async (change) => {
     const { repositories } = change;
     const user = await repositories.users.create({
+      ...own,
       ...(username === undefined ? {} : { username }),
       email,
       name,

@@ -15,7 +15,7 @@ import { CommandError, type Prompter, type CommandIO } from './io.js';
  * its app (its own provider kinds), so that a command starts Latchkey as the site does and knows
  * every app the settings name.
  */
-export type ManagementOptions = Pick<CreateLatchkeyOptions, 'socialProviderKinds' | 'projectMigrations'> & {
+export type ManagementOptions = Pick<CreateLatchkeyOptions, 'socialProviderKinds' | 'projectMigrations' | 'userFields'> & {
   /**
    * For `import-django`, when the Django project overrode allauth.mfa's adapter `encrypt()` (its
    * TOTP secrets and recovery seeds are stored encrypted): the matching decrypt, from the stored

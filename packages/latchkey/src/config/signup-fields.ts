@@ -3,27 +3,51 @@
  * order, a trailing `*` marking one required. Read here once, for the settings' checks, the signup
  * flow and the pages.
  */
+import type { UserField } from '../core/user-fields.js';
 
 /** The fields a signup can ask: the address (and its confirmation), the username, the display name, the password (and its confirmation). */
 export const SIGNUP_FIELD_NAMES = ['email', 'email2', 'username', 'name', 'password1', 'password2'] as const;
 export type SignupFieldName = (typeof SIGNUP_FIELD_NAMES)[number];
 
-/** The setting's values: each field, plain or required. */
-export const SIGNUP_FIELD_CHOICES = SIGNUP_FIELD_NAMES.flatMap((name) => [name, `${name}*`] as const) as unknown as readonly [string, ...string[]];
+/** An entry of the setting: one of Latchkey's fields or a user field of the project's own (docs/user-fields.md), with a `*` when required. */
+export const SIGNUP_FIELD_ENTRY = /^[a-z][a-z0-9_]{0,62}\*?$/;
 
 export interface SignupField {
-  name: SignupFieldName;
+  /** One of SIGNUP_FIELD_NAMES, or the name of one of the project's user fields. */
+  name: string;
   required: boolean;
+}
+
+export function isLatchkeySignupField(name: string): name is SignupFieldName {
+  return (SIGNUP_FIELD_NAMES as readonly string[]).includes(name);
 }
 
 /** The fields of the setting, in its order. */
 export function signupFieldsOf(setting: readonly string[]): SignupField[] {
-  return setting.map((entry) => ({ name: entry.replace(/\*$/, '') as SignupFieldName, required: entry.endsWith('*') }));
+  return setting.map((entry) => ({ name: entry.replace(/\*$/, ''), required: entry.endsWith('*') }));
 }
 
 /** Whether the signup asks the field, required or not. */
-export function asksSignupField(setting: readonly string[], name: SignupFieldName): boolean {
+export function asksSignupField(setting: readonly string[], name: string): boolean {
   return setting.includes(name) || setting.includes(`${name}*`);
+}
+
+/**
+ * Why the setting cannot name the project's fields as it does, or undefined: a name that is no
+ * field, or a field the project declared required listed as optional (the signup would make
+ * accounts without it).
+ */
+export function projectSignupFieldsProblem(setting: readonly string[], declared: readonly { name: string; required: boolean }[]): string | undefined {
+  for (const field of signupFieldsOf(setting)) {
+    if (isLatchkeySignupField(field.name)) continue;
+    const own = declared.find((candidate) => candidate.name === field.name);
+    if (own === undefined) {
+      const known = [...SIGNUP_FIELD_NAMES, ...declared.map((candidate) => candidate.name)].join(', ');
+      return `lists ${field.name}, which is no signup field: the fields are ${known} (the project's own are declared in src/users/fields.ts)`;
+    }
+    if (own.required && !field.required) return `lists ${field.name} as optional, but the project declares it required: list it as ${field.name}*`;
+  }
+  return undefined;
 }
 
 /**
@@ -49,4 +73,12 @@ export function signupFieldsProblem(setting: readonly string[], usernameType: 'u
     if (confirmed !== undefined && !confirmed.required) return `must mark ${confirmation} required (${confirmation}*) when it lists it: a confirmation left empty would confirm nothing`;
   }
   return undefined;
+}
+
+/** The project's fields the signup asks (ACCOUNT_SIGNUP_FIELDS), each with whether the signup requires it. */
+export function signupUserFields(setting: readonly string[], userFields: readonly UserField[]): UserField[] {
+  return signupFieldsOf(setting).flatMap((field) => {
+    const declared = userFields.find((candidate) => candidate.name === field.name);
+    return declared === undefined ? [] : [{ ...declared, required: declared.required || field.required }];
+  });
 }

@@ -7,6 +7,7 @@ import { mailOf, type LatchkeyMail } from './mail.js';
 import { sessionsOf, type LatchkeySessions } from './sessions.js';
 import { socialAccountsOf, type LatchkeySocialAccounts } from './social-accounts.js';
 import { usersOf, type LatchkeyUsers } from './users.js';
+import { userFieldsOf, type LatchkeyUserFields } from './user-fields.js';
 
 /**
  * The operations a project's code may call (docs/extending.md): each a small object over the
@@ -23,6 +24,8 @@ export interface LatchkeyOperations {
   readonly events: LatchkeyEvents;
   readonly audit: LatchkeyAudit;
   readonly mail: LatchkeyMail;
+  /** The project's own user fields, for its pages and API views (docs/user-fields.md). */
+  readonly userFields: LatchkeyUserFields;
 }
 
 export function operationsOf(deps: LatchkeyDeps): LatchkeyOperations {
@@ -36,6 +39,7 @@ export function operationsOf(deps: LatchkeyDeps): LatchkeyOperations {
     events: eventsOf(deps),
     audit: auditOf(deps),
     mail: mailOf(deps),
+    userFields: userFieldsOf(deps),
   };
 }
 
@@ -47,3 +51,4 @@ export type { LatchkeyMail, ProjectMail } from './mail.js';
 export type { LatchkeySessions, SessionSummary, StartedSession } from './sessions.js';
 export type { LatchkeySocialAccounts, NewConnection, ProviderTokens } from './social-accounts.js';
 export type { LatchkeyUsers, UserUpdate } from './users.js';
+export type { LatchkeyUserFields } from './user-fields.js';

@@ -2,11 +2,16 @@ import { findUserByLogin, verifyCredentials } from '../account/credentials.js';
 import type { User } from '../account/model.js';
 import { cleanName } from '../account/names.js';
 import { createUser, deactivateUser, setUserPassword, validatePasswordStrength, type CreateUserInput } from '../account/users.js';
-import { LatchkeyError } from '../core/errors.js';
+import { cleanUserFieldValues } from '../account/user-field-values.js';
+import { FieldChecks, LatchkeyError } from '../core/errors.js';
+import type { ProjectUserFields } from '../core/user-fields.js';
 import type { LatchkeyDeps } from '../deps.js';
 
-/** What `latchkey.users.update` may change: the fields with no flow of their own. */
-export interface UserUpdate {
+/**
+ * What `latchkey.users.update` may change: the fields with no flow of their own, and the
+ * project's own fields, each held to its declared rules (a form's text is read as its type).
+ */
+export interface UserUpdate extends Partial<ProjectUserFields> {
   /** The display name; cleaned as every form cleans it (its length, no control characters). */
   name?: string;
   isStaff?: boolean;
@@ -33,7 +38,11 @@ export interface LatchkeyUsers {
    * 'username_taken', 'email_taken', 'password_invalid', 'invalid_username' or 'invalid_email'.
    */
   create(input: CreateUserInput): Promise<User>;
-  /** Changes the fields given and returns the stored user; 'not_found' when the account is gone. */
+  /**
+   * Changes the fields given and returns the stored user; 'not_found' when the account is gone. A
+   * name or project field its rules refuse throws 'invalid_input' naming it (`param`), every one
+   * at once (refusalsOf).
+   */
   update(user: Pick<User, 'id'>, changes: UserUpdate): Promise<User>;
   /** Deactivates the account, ends every session and deletes its API token, in one transaction. */
   deactivate(user: Pick<User, 'id'>): Promise<void>;
@@ -59,8 +68,13 @@ export function usersOf(deps: LatchkeyDeps): LatchkeyUsers {
     count: () => store.users.count(),
     create: (input) => createUser(deps, input),
     async update(user, changes) {
+      const checks = new FieldChecks();
+      const name = changes.name === undefined ? undefined : await checks.check(() => cleanName(changes.name ?? ''));
+      const own = await cleanUserFieldValues(deps.userFields, changes, checks);
+      checks.finish();
       const updated = await store.users.update(user.id, {
-        ...(changes.name === undefined ? {} : { name: cleanName(changes.name) }),
+        ...own,
+        ...(name === undefined ? {} : { name }),
         ...(changes.isStaff === undefined ? {} : { isStaff: changes.isStaff }),
         ...(changes.isSuperuser === undefined ? {} : { isSuperuser: changes.isSuperuser }),
       });

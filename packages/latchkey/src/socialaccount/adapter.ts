@@ -1,6 +1,7 @@
 import type { User } from '../account/model.js';
 import type { Settings } from '../config/settings.js';
 import { latchkeyUrls } from '../config/url-names.js';
+import type { ProjectUserFields } from '../core/user-fields.js';
 import { cleanName, NAME_MAX_LENGTH } from '../account/names.js';
 import type { SocialAccount } from './model.js';
 
@@ -63,7 +64,8 @@ export interface SocialLoginUsers {
 }
 
 /** The fields of a user about to be created from a provider's data. */
-export interface NewSocialUser {
+/** What populateUser gives a new person: their address, username and name, and any of the project's own fields the provider knows (docs/user-fields.md). */
+export interface NewSocialUser extends Partial<ProjectUserFields> {
   /** Trimmed; empty when the provider gave none. */
   email: string;
   /** Only in projects whose users have usernames, and only when the provider gave one. */

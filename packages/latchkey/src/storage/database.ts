@@ -33,10 +33,14 @@ import { assertUsernameTypeMatches, createMigrator, migrationSchemaOf } from './
 import { checkProjectMigrations, createProjectMigrator, type ProjectMigrations } from './migrations/project.js';
 import type { Store } from '../store.js';
 import type { UsernameType } from '../config/settings.js';
+import { NO_USER_FIELDS, type UserFieldSet } from '../core/user-fields.js';
+import type { UserShape } from './kysely/user-field-columns.js';
 
 export interface OpenDatabaseOptions {
   url: string;
   usernameType: UsernameType;
+  /** The project's own user fields (docs/user-fields.md): read and written with every user. */
+  userFields?: UserFieldSet;
   /** How long to wait for PostgreSQL to accept a connection and answer; default 5000 ms. */
   connectTimeoutMs?: number;
   /** PostgreSQL only: the schema to work in (set as search_path on every connection). */
@@ -46,6 +50,7 @@ export interface OpenDatabaseOptions {
 export interface Database {
   readonly dialect: DatabaseDialect;
   readonly usernameType: UsernameType;
+  readonly userFields: UserFieldSet;
   readonly kysely: Kysely<DatabaseSchema>;
   readonly store: Store;
   /**
@@ -55,6 +60,8 @@ export interface Database {
   migrate(project?: ProjectMigrations): Promise<string[]>;
   /** The migrations not applied yet, Latchkey's and then the project's. */
   pendingMigrations(project?: ProjectMigrations): Promise<string[]>;
+  /** The project's declared user fields that latchkey_users has no column for yet (a migration to write or apply). */
+  missingUserFieldColumns(): Promise<string[]>;
   /** Closes the connections; calling it again does nothing. */
   close(): Promise<void>;
 }
@@ -159,7 +166,7 @@ interface OpenedDatabase {
   credentialReads: CredentialReads;
 }
 
-function openSqlite(filename: string, usernameType: UsernameType): OpenedDatabase {
+function openSqlite(filename: string, shape: UserShape): OpenedDatabase {
   let database: BetterSqlite3.Database;
   try {
     database = new BetterSqlite3(filename);
@@ -174,7 +181,7 @@ function openSqlite(filename: string, usernameType: UsernameType): OpenedDatabas
     throw new LatchkeyError('database_unavailable', `Cannot open the SQLite database at ${filename}: ${(error as Error).message}.`, { cause: error });
   }
   const kysely = new Kysely<DatabaseSchema>({ dialect: new LatchkeySqliteDialect({ database: withPreparedReads(database) }) });
-  return { kysely, credentialReads: sqliteCredentialReads(database, usernameType, executorCredentialReads(kysely, usernameType, '?')) };
+  return { kysely, credentialReads: sqliteCredentialReads(database, shape, executorCredentialReads(kysely, shape, '?')) };
 }
 
 function describeConnectionFailure(error: unknown, connectTimeoutMs: number): string {
@@ -190,7 +197,7 @@ function describeConnectionFailure(error: unknown, connectTimeoutMs: number): st
   return message === '' ? 'unknown error' : message;
 }
 
-async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }, options: OpenDatabaseOptions): Promise<OpenedDatabase> {
+async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }, options: OpenDatabaseOptions, shape: UserShape): Promise<OpenedDatabase> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const schema = options.postgresSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
@@ -225,14 +232,16 @@ async function openPostgres(location: DatabaseLocation & { dialect: 'postgres' }
       { cause: error },
     );
   }
-  return { kysely: new Kysely<DatabaseSchema>({ dialect: new LatchkeyPostgresDialect({ pool }) }), credentialReads: postgresCredentialReads(pool, options.usernameType) };
+  return { kysely: new Kysely<DatabaseSchema>({ dialect: new LatchkeyPostgresDialect({ pool }) }), credentialReads: postgresCredentialReads(pool, shape) };
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const location = parseDatabaseUrl(options.url);
-  const { kysely, credentialReads } = location.dialect === 'sqlite' ? openSqlite(location.filename, options.usernameType) : await openPostgres(location, options);
-  const dialect = location.dialect;
   const { usernameType } = options;
+  const userFields = options.userFields ?? NO_USER_FIELDS;
+  const shape: UserShape = { usernameType, userFields: userFields.fields };
+  const { kysely, credentialReads } = location.dialect === 'sqlite' ? openSqlite(location.filename, shape) : await openPostgres(location, options, shape);
+  const dialect = location.dialect;
   const where = location.dialect === 'sqlite' ? location.filename : location.address;
 
   let closed = false;
@@ -262,8 +271,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return {
     dialect,
     usernameType,
+    userFields,
     kysely,
-    store: createKyselyStore(kysely, dialect, usernameType, credentialReads),
+    store: createKyselyStore(kysely, dialect, shape, credentialReads),
     async migrate(project: ProjectMigrations = {}): Promise<string[]> {
       await assertUsernameTypeMatches(kysely, usernameType, where);
       refuseMalformedProjectMigrations(project);
@@ -289,6 +299,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         pending.push(...migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name));
       }
       return pending;
+    },
+    async missingUserFieldColumns(): Promise<string[]> {
+      if (userFields.fields.length === 0) return [];
+      // This schema's table only: PostgreSQL's introspection would list every schema's.
+      const query =
+        dialect === 'postgres'
+          ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'latchkey_users'`
+          : sql<{ name: string }>`select name from pragma_table_info('latchkey_users')`;
+      const columns = new Set((await query.execute(kysely)).rows.map((row) => row.name));
+      return userFields.fields.map((field) => field.name).filter((name) => !columns.has(name));
     },
     close,
   };

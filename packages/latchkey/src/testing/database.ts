@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database, type OpenDatabaseOptions } from '../storage/database.js';
 import type { UsernameType } from '../config/settings.js';
+import type { UserFieldSet } from '../core/user-fields.js';
 import { claimPooledSchema, returnSchemaToPool } from './postgres-schema-pool.js';
 
 export type TestDatabaseKind = 'sqlite' | 'postgres';
@@ -31,6 +32,8 @@ export interface TestDatabaseOptions {
   sqliteFile?: boolean;
   /** false: leave the database empty, for tests of migrating itself. Default true. */
   migrate?: boolean;
+  /** The project's user fields (createLatchkey's userFields): their columns come from the project's migrations. */
+  userFields?: UserFieldSet;
 }
 
 /** The PostgreSQL server tests use, or undefined when the PostgreSQL part is left out. */
@@ -62,11 +65,11 @@ export async function runAdminStatement(url: string, statement: string): Promise
 export async function createTestDatabase(kind: TestDatabaseKind, usernameType: UsernameType, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     if (options.sqliteFile !== true) {
-      return openMigrated({ url: 'sqlite::memory:', usernameType }, options, () => Promise.resolve());
+      return openMigrated({ url: 'sqlite::memory:', usernameType, ...fieldsOf(options) }, options, () => Promise.resolve());
     }
     const directory = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
     // The directory also holds the -wal and -shm files, so removing it leaves nothing behind.
-    return openMigrated({ url: `sqlite:${join(directory, 'db.sqlite3')}`, usernameType }, options, () => rm(directory, { recursive: true, force: true }));
+    return openMigrated({ url: `sqlite:${join(directory, 'db.sqlite3')}`, usernameType, ...fieldsOf(options) }, options, () => rm(directory, { recursive: true, force: true }));
   }
 
   const url = testPostgresUrl();
@@ -77,8 +80,8 @@ export async function createTestDatabase(kind: TestDatabaseKind, usernameType: U
   if (options.migrate !== false) {
     const pooled = await claimPooledSchema(url, usernameType);
     if (pooled !== undefined) {
-      const database = await openDatabase({ url, usernameType, postgresSchema: pooled });
-      return asTestDatabase(database, { url, usernameType, postgresSchema: pooled }, async () => {
+      const database = await openDatabase({ url, usernameType, postgresSchema: pooled, ...fieldsOf(options) });
+      return asTestDatabase(database, { url, usernameType, postgresSchema: pooled, ...fieldsOf(options) }, async () => {
         // A schema a test left in a state it cannot be emptied from is dropped instead.
         if (!(await returnSchemaToPool(url, pooled, usernameType))) await dropSchema(pooled)();
       });
@@ -92,7 +95,11 @@ export async function createTestDatabase(kind: TestDatabaseKind, usernameType: U
   const release = options.migrate === false ? dropSchema(schema) : async () => {
     if (!(await returnSchemaToPool(url, schema, usernameType))) await dropSchema(schema)();
   };
-  return openMigrated({ url, usernameType, postgresSchema: schema }, options, release, dropSchema(schema));
+  return openMigrated({ url, usernameType, postgresSchema: schema, ...fieldsOf(options) }, options, release, dropSchema(schema));
+}
+
+function fieldsOf(options: TestDatabaseOptions): { userFields?: UserFieldSet } {
+  return options.userFields === undefined ? {} : { userFields: options.userFields };
 }
 
 async function openMigrated(

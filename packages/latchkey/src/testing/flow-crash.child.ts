@@ -25,7 +25,7 @@ async function runUntilStopped({ name, point, database: options }: CrashRun): Pr
   const gate = new PauseGate(point);
   // Only the store goes through the gate: the rate-limit counters and one-time claims, which
   // the flows also write, are not the change under test.
-  const store = gate.wrap(createKyselyStore(database.kysely.withPlugin(gate.plugin), database.dialect, database.usernameType));
+  const store = gate.wrap(createKyselyStore(database.kysely.withPlugin(gate.plugin), database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields }));
   const settings = crashSettings();
   const latchkey = await openLatchkey({
     settings,

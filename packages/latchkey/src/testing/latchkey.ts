@@ -1,4 +1,5 @@
 import type { ProjectMigrations } from '../storage/migrations/project.js';
+import type { UserFieldSet } from '../core/user-fields.js';
 import type { AccountAdapter } from '../account/adapter.js';
 import type { SocialAccountAdapter } from '../socialaccount/adapter.js';
 import { loadSettings, type ProjectSettings } from '../config/load.js';
@@ -40,6 +41,8 @@ export interface TestLatchkeyOptions {
   log?: LatchkeyLog;
   /** The project's own migrations (createLatchkey's projectMigrations), applied to the test's database. */
   projectMigrations?: ProjectMigrations;
+  /** The project's user fields (createLatchkey's userFields); projectMigrations must add their columns, as the project's do. */
+  userFields?: UserFieldSet;
 }
 
 /**
@@ -76,7 +79,7 @@ export function testSettings(options: TestLatchkeyOptions = {}): Settings {
  */
 export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Promise<TestLatchkey> {
   const settings = testSettings(options);
-  const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE);
+  const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE, options.userFields ? { userFields: options.userFields } : {});
   const clock = new ManualClock();
   const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
   const latchkey = await openLatchkey({
@@ -87,6 +90,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     // Latchkey's are applied already; the project's, when it has some, are applied now.
     migrations: options.projectMigrations ? 'auto' : 'require',
     ...(options.projectMigrations ? { projectMigrations: options.projectMigrations } : {}),
+    ...(options.userFields ? { userFields: options.userFields } : {}),
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
     ...(options.socialAdapter ? { socialAdapter: options.socialAdapter(settings) } : {}),

@@ -12,7 +12,9 @@ import { queueEmailConfirmation, unmailedVerificationCode } from '../email-confi
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
-import { asksSignupField } from '../../config/signup-fields.js';
+import { asksSignupField, signupUserFields } from '../../config/signup-fields.js';
+import { cleanAskedUserFields } from '../user-field-values.js';
+import type { UserFieldValue } from '../../core/user-fields.js';
 import { cleanName } from '../names.js';
 import { randomAlphanumeric } from '../../core/random.js';
 import { accountUrl, signInUrl } from '../urls.js';
@@ -34,6 +36,8 @@ export interface SignupIdentityInput {
   email2?: string;
   /** The display name, read only when ACCOUNT_SIGNUP_FIELDS lists name. */
   name?: string;
+  /** The project's own fields as sent (a form's text, a JSON body's values), read where ACCOUNT_SIGNUP_FIELDS lists them. */
+  userFields?: Readonly<Record<string, unknown>>;
   client: ClientInfo;
   /** Everything the person sent (the form's fields, the JSON body; no password), for the adapter's saveUser. */
   submitted?: Readonly<Record<string, unknown>>;
@@ -68,6 +72,8 @@ interface SignupIdentity {
   email: string;
   /** The display name the person gave ('' when the signup does not ask it), before saveUser. */
   name: string;
+  /** The project's fields the signup asks, clean (docs/user-fields.md). */
+  own: Record<string, UserFieldValue>;
 }
 
 /** The new account's identity with the name saveUser gave it: what its password is compared with. */
@@ -114,7 +120,7 @@ async function registerAccount(
   // Asked before the address is looked up, so that its refusal reads the same whether or not the
   // address has an account; and before the password's check, which compares it with the name.
   // saveUser reads a clean identity only: what it is handed is what would be stored.
-  const newUser = { ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: identity.name };
+  const newUser = { ...identity.own, ...(identity.username === undefined ? {} : { username: identity.username }), email: identity.email, name: identity.name };
   const saved = checks.clean ? await checks.check(() => savedUserOf(deps, newUser, { method: firstFactor.kind === 'passkey_signup' ? 'passkey' : 'password', fields: input.submitted ?? {} })) : undefined;
   // The password is judged even beside other refusals, against what is known of the account.
   const password = await checks.check(() => passwordOf({ ...identity, name: saved?.name ?? identity.name }));
@@ -149,7 +155,8 @@ async function cleanIdentity(deps: LatchkeyDeps, input: SignupIdentityInput, che
         return given;
       })) ?? '')
     : '';
-  return { username, email, name };
+  const own = await cleanAskedUserFields(signupUserFields(asked, deps.userFields), input.userFields ?? {}, checks);
+  return { username, email, name, own };
 }
 
 async function cleanPassword(deps: LatchkeyDeps, input: SignupInput, { username, email, name }: PasswordContext): Promise<string> {
@@ -191,7 +198,7 @@ async function createAccount(deps: LatchkeyDeps, clean: CleanSignup, client: Cli
     // transaction: a crash leaves all of them or none, and the outbox sends the mail after it.
     user = await createUser(
       deps,
-      { ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, name: clean.saved.name, password: clean.password, emailVerified: false },
+      { ...clean.own, ...(clean.username === undefined ? {} : { username: clean.username }), email: clean.email, name: clean.saved.name, password: clean.password, emailVerified: false },
       async (change, created) => {
         await refuseIfSignedUpMeanwhile(change.repositories, clean.email, created.id);
         await change.record('user_signed_up', created.id, client, signedUpData({ email: clean.email }, clean.saved));
@@ -272,6 +279,7 @@ async function rehearseNewAccount(deps: LatchkeyDeps, clean: CleanSignup, client
       // As createUser does; the password passed these checks already, so this cannot refuse it.
       if (clean.password !== null) validatePasswordStrength(deps.settings, clean.password, { username: clean.username ?? null, email: clean.email, name: clean.saved.name });
       const user = await repositories.users.create({
+        ...clean.own,
         ...(clean.username === undefined ? {} : { username: `r${standIn}` }),
         email,
         name: '',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { parseRateLimitRules, RATE_LIMIT_ACTIONS, RATE_LIMIT_SCOPES } from '../../core/rate-limit/rules.js';
 import { LOGIN_BY_CODE_REQUIRED_METHODS } from '../choices.js';
-import { SIGNUP_FIELD_CHOICES } from '../signup-fields.js';
+import { SIGNUP_FIELD_ENTRY } from '../signup-fields.js';
 import { booleanField, enumField, integerField, jsonObjectField, listField, optionalStringField, stringField, stringListField } from '../fields.js';
 import { urlFor } from '../url-names.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
@@ -47,14 +47,14 @@ const ACCOUNT_SETTINGS = {
     },
   }),
   ACCOUNT_SIGNUP_FIELDS: setting({
-    field: listField(SIGNUP_FIELD_CHOICES, 1),
+    field: stringListField('a comma-separated list of fields, each with a trailing `*` for required', z.string().regex(SIGNUP_FIELD_ENTRY)),
     default: { base: (project) => (project.USERNAME_TYPE === 'username' ? ['email*', 'username*', 'password1*', 'password2*'] : ['email*', 'password1*', 'password2*']) },
     docs: {
-      allowed: 'list of `email`, `email2`, `username`, `name`, `password1`, `password2`, each with a trailing `*` for required',
+      allowed: 'list of `email`, `email2`, `username`, `name`, `password1`, `password2` and the project\'s own user fields, each with a trailing `*` for required',
       default: '`email*,username*,password1*,password2*` (`email*,password1*,password2*` for `email` projects)',
       does:
         "What the signup asks, in the form's order, as allauth 65's setting: `email2` asks the address twice, `password2` the password twice, " +
-        '`name` the display name. `email*` and `password1*` are always required, `username*` exactly in a `username` project, and ' +
+        '`name` the display name, and a user field of the project\'s own (docs/user-fields.md) its value. `email*` and `password1*` are always required, `username*` exactly in a `username` project, and ' +
         'a confirmation (`email2*`, `password2*`) is required when listed; start-up refuses any other list in one line. The headless ' +
         "signup reads the same list (its `password` and `email` count as confirmed, as allauth's).",
     },

@@ -5,7 +5,7 @@ import { isLatchkeyError } from '../../core/errors.js';
 import { loginWithPassword } from '../../login/password.js';
 import { passwordRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
-import { textField } from '../kit/input.js';
+import { bodyObject, textField } from '../kit/input.js';
 import { clientOf } from '../kit/request-info.js';
 import { submittedFields } from '../kit/signup-fields.js';
 import { settleLogin, settleSignup } from '../kit/session-state.js';
@@ -89,7 +89,7 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
       // One password and one address here: the API has no "type it again" (password2 and email2 are the same values).
       const email = textField(request.body, 'email') ?? '';
       const name = textField(request.body, 'name') ?? '';
-      const result = await signup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name, password1: password, password2: password, client: clientOf(request), submitted: submittedFields(request.body) });
+      const result = await signup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name, password1: password, password2: password, userFields: bodyObject(request.body), client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error, { params: { password1: 'password', password2: 'password' } });

@@ -15,6 +15,7 @@ import { headlessSchemas } from './schemas.js';
 import { registerSpecificationRoutes } from './specification.js';
 import type { HttpClient, HttpContext } from '../kit/context.js';
 import { parseJson } from '../kit/input.js';
+import { signupUserFields } from '../../config/signup-fields.js';
 import { registerProviderCallbacks } from '../social/provider-callback.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { unexpectedErrorHandler } from '../kit/unexpected-errors.js';
@@ -144,7 +145,7 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
       // (kit/declared-input.ts; each flow checks what the input means, refusing in the same
       // envelope) and writes its answers: Fastify's serialiser sends what an answer declares and
       // nothing else, so no field reaches a client that the contract does not name.
-      const shapes = headlessSchemas(customStageIds(site.deps));
+      const shapes = headlessSchemas(customStageIds(site.deps), signupUserFields(site.deps.settings.ACCOUNT_SIGNUP_FIELDS, site.deps.userFields));
       for (const shape of shapes) headless.addSchema(shape);
       headless.setValidatorCompiler(declaredInputCompiler(shapes));
       answerInputProblemsInScope(headless);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { beginPasskeySignup, completePasskeySignup, passkeySignupOptions } from '../../account/flows/passkey-signup.js';
 import type { HttpContext } from '../kit/context.js';
-import { textField } from '../kit/input.js';
+import { bodyObject, textField } from '../kit/input.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
 import { submittedFields } from '../kit/signup-fields.js';
@@ -43,7 +43,7 @@ export function registerPasskeySignupRoutes(api: FastifyInstance, ctx: HttpConte
     if (await ctx.sessions.currentUser(request)) return sendEnvelope(ctx, request, reply, 409);
     try {
       const email = textField(request.body, 'email') ?? '';
-      const result = await beginPasskeySignup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name: textField(request.body, 'name') ?? '', client: clientOf(request), submitted: submittedFields(request.body) });
+      const result = await beginPasskeySignup(deps, { email, email2: email, username: textField(request.body, 'username') ?? '', name: textField(request.body, 'name') ?? '', userFields: bodyObject(request.body), client: clientOf(request), submitted: submittedFields(request.body) });
       return await presentLogin(ctx, request, reply, await settleSignup(ctx, request, reply, result, loginOptionsOf(ctx)));
     } catch (error) {
       return sendHeadlessRefusal(ctx, request, reply, error);

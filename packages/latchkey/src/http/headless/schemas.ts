@@ -1,4 +1,5 @@
 import { arrayOf, carryingSessionToken, object, schema, status } from './json-schema.js';
+import { userFieldJsonSchema, type UserField } from '../../core/user-fields.js';
 import { WEBAUTHN_SCHEMAS } from './webauthn-schemas.js';
 
 /**
@@ -177,8 +178,13 @@ const SCHEMAS: Json = {
  * Every named shape, as `addSchema` takes them; the flows' ids include the project's own login
  * stages (login-stage.ts), which a pending flow may name.
  */
-export function headlessSchemas(customStageIds: readonly string[]): Json[] {
+export function headlessSchemas(customStageIds: readonly string[], signupUserFields: readonly UserField[] = []): Json[] {
   const flow = SCHEMAS.Flow as { properties: { id: Json & { enum: string[] } } };
   const withStages: Json = { ...flow, properties: { ...flow.properties, id: { ...flow.properties.id, enum: [...flow.properties.id.enum, ...customStageIds] } } };
-  return Object.entries({ ...SCHEMAS, ...WEBAUTHN_SCHEMAS, Flow: withStages }).map(([id, shape]) => ({ $id: id, ...carryingSessionToken(shape) }));
+  // The project's fields the signup asks (ACCOUNT_SIGNUP_FIELDS) are members of its body. None is
+  // declared required here: the flow refuses a missing one beside every other field's refusal.
+  const signup = SCHEMAS.Signup as { properties: Json };
+  const own = Object.fromEntries(signupUserFields.map((field) => [field.name, userFieldJsonSchema(field)]));
+  const named = { ...SCHEMAS, ...WEBAUTHN_SCHEMAS, Flow: withStages, Signup: { ...signup, properties: { ...signup.properties, ...own } } };
+  return Object.entries(named).map(([id, shape]) => ({ $id: id, ...carryingSessionToken(shape) }));
 }

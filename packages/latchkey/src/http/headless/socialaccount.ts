@@ -181,7 +181,7 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
       responses: { 200: answers.Authenticated, 400: answers.Error, 401: answers.Unauthenticated, 403: answers.Forbidden, 409: answers.Conflict },
     }),
   }, async (request, reply) => {
-    const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', submitted: submittedFields(request.body) };
+    const fields = { email: textField(request.body, 'email') ?? '', username: textField(request.body, 'username') ?? '', userFields: bodyObject(request.body), submitted: submittedFields(request.body) };
     let completed;
     try {
       completed = await completeWaitingProviderSignup(ctx, request, reply, fields, loginOptionsOf(ctx));

@@ -1,4 +1,6 @@
-import { SIGNUP_FIELD_NAMES, signupFieldsOf, type SignupFieldName } from '../../config/signup-fields.js';
+import { isLatchkeySignupField, SIGNUP_FIELD_NAMES, signupFieldsOf, type SignupFieldName } from '../../config/signup-fields.js';
+import type { UserField } from '../../core/user-fields.js';
+import { userFieldInput, type UserFieldInput } from './user-field-form.js';
 import type { Settings } from '../../config/settings.js';
 import { CSRF_FORM_FIELD } from './csrf.js';
 import { bodyObject, hasNul } from './input.js';
@@ -23,16 +25,20 @@ export function typedAgain(body: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(submittedFields(body)).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !hasNul(entry[1])));
 }
 
-/** One field of a signup form, as account/_form.html's `field` macro draws it. */
-export interface SignupFormField {
+/** One of Latchkey's fields of a signup form, as account/_form.html's `field` macro draws it. */
+export interface LatchkeySignupFormField {
   name: SignupFieldName;
   label: string;
   type: 'email' | 'text' | 'password';
   autocomplete: string;
   required: boolean;
+  own: false;
 }
 
-const FORM_FIELDS: Record<SignupFieldName, Omit<SignupFormField, 'name' | 'required'>> = {
+/** A field of a signup form: Latchkey's, or one of the project's (`own`, drawn by the `user_field` macro). */
+export type SignupFormField = LatchkeySignupFormField | (UserFieldInput & { own: true });
+
+const FORM_FIELDS: Record<SignupFieldName, Omit<LatchkeySignupFormField, 'name' | 'required' | 'own'>> = {
   email: { label: 'Email', type: 'email', autocomplete: 'email' },
   email2: { label: 'Email (again)', type: 'email', autocomplete: 'email' },
   username: { label: 'Username', type: 'text', autocomplete: 'username' },
@@ -45,11 +51,16 @@ const FORM_FIELDS: Record<SignupFieldName, Omit<SignupFormField, 'name' | 'requi
 export const SIGNUP_FORM_NAMES = [...SIGNUP_FIELD_NAMES, 'next'] as const;
 
 /**
- * The signup form's fields in ACCOUNT_SIGNUP_FIELDS' order, for signup.html; without the
- * passwords for the passkey signup, which asks none.
+ * The signup form's fields in ACCOUNT_SIGNUP_FIELDS' order, for signup.html: Latchkey's and the
+ * project's own; without the passwords for the passkey signup, which asks none.
  */
-export function signupFormFields(settings: Pick<Settings, 'ACCOUNT_SIGNUP_FIELDS'>, options: { passwords: boolean }): SignupFormField[] {
+export function signupFormFields(settings: Pick<Settings, 'ACCOUNT_SIGNUP_FIELDS'>, userFields: readonly UserField[], options: { passwords: boolean }): SignupFormField[] {
   return signupFieldsOf(settings.ACCOUNT_SIGNUP_FIELDS)
     .filter((field) => options.passwords || !field.name.startsWith('password'))
-    .map((field) => ({ name: field.name, ...FORM_FIELDS[field.name], required: field.required }));
+    .flatMap((field): SignupFormField[] => {
+      if (isLatchkeySignupField(field.name)) return [{ name: field.name, ...FORM_FIELDS[field.name], required: field.required, own: false }];
+      const declared = userFields.find((candidate) => candidate.name === field.name);
+      // Start-up refuses a name that is no field, so none is missing here.
+      return declared === undefined ? [] : [{ ...userFieldInput(declared, field.required), own: true }];
+    });
 }

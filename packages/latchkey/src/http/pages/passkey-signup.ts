@@ -7,6 +7,7 @@ import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { clientOf } from '../kit/request-info.js';
 import { SIGNUP_FORM_NAMES, signupFormFields, submittedFields, typedAgain } from '../kit/signup-fields.js';
+import { userFieldsFromForm } from '../kit/user-field-form.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { loginWaitingAt, settleLogin, settleSignup, type PendingLogin } from '../kit/session-state.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
@@ -29,7 +30,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
   const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const closed = { title: 'Sign up closed' };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', signup_fields: signupFormFields(ctx.deps.settings, { passwords: false }), next, form }, status);
+    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', signup_fields: signupFormFields(ctx.deps.settings, ctx.deps.userFields, { passwords: false }), next, form }, status);
 
   scope.get(urls.route('account_signup_by_passkey'), async (request, reply) => {
     const next = nextOfQuery(request);
@@ -45,7 +46,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
     const landing = await signedInLanding(ctx, request, next);
     if (landing !== undefined) return redirect(reply, landing);
     try {
-      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, email2: fields.email2, username: fields.username, name: fields.name, client: clientOf(request), submitted: submittedFields(request.body) });
+      const result = await beginPasskeySignup(ctx.deps, { email: fields.email, email2: fields.email2, username: fields.username, name: fields.name, userFields: userFieldsFromForm(ctx.deps.userFields, request.body), client: clientOf(request), submitted: submittedFields(request.body) });
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.

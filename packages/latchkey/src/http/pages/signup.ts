@@ -5,6 +5,7 @@ import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 import { SIGNUP_FORM_NAMES, signupFormFields, submittedFields, typedAgain } from '../kit/signup-fields.js';
+import { userFieldsFromForm } from '../kit/user-field-form.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleSignup } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
@@ -18,7 +19,7 @@ export function mailFailedMessage(email: string): string {
 export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const context = async (next: string) => ({
     title: 'Sign up',
-    signup_fields: signupFormFields(ctx.deps.settings, { passwords: true }),
+    signup_fields: signupFormFields(ctx.deps.settings, ctx.deps.userFields, { passwords: true }),
     passkey_signup: ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
     next,
     providers: await providerLinks(ctx),
@@ -42,7 +43,7 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
     if (landing !== undefined) return redirect(reply, landing);
     const client = clientOf(request);
     try {
-      const result = await signup(ctx.deps, { ...fields, client, submitted: submittedFields(request.body) });
+      const result = await signup(ctx.deps, { ...fields, userFields: userFieldsFromForm(ctx.deps.userFields, request.body), client, submitted: submittedFields(request.body) });
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.

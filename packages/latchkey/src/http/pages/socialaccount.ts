@@ -12,6 +12,8 @@ import { providerAtUrl, providerCallbackUri, providerLoginUrl, registerProviderC
 import { completeWaitingProviderSignup, keepSignIn, waitingProviderSignup, type SettledProviderLogin } from '../social/provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { submittedFields, typedAgain } from '../kit/signup-fields.js';
+import { formValueOfField, userFieldInput, userFieldsFromForm } from '../kit/user-field-form.js';
+import { signupUserFields } from '../../config/signup-fields.js';
 import { registerSamlEndpoints } from '../social/saml-endpoints.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { presentLogin } from './login-outcome.js';
@@ -204,6 +206,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
  */
 function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): void {
   const { urls } = ctx.deps;
+  const asked = signupUserFields(ctx.deps.settings.ACCOUNT_SIGNUP_FIELDS, ctx.deps.userFields);
   async function form(request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status = 200): Promise<FastifyReply> {
     const waiting = await waitingProviderSignup(ctx, request);
     if (!waiting) return redirect(reply, urls.urlFor('account_login'));
@@ -211,10 +214,18 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
     let shown = state;
     if (!shown) {
       // The provider's address, with the project's refusal of it (cleanEmail) under its field: the person types another.
-      const { emailRefusal, ...values } = await providerSignupInitial(ctx.deps, pending);
-      shown = { values, errors: emailRefusal === undefined ? {} : { email: [emailRefusal] } };
+      const { emailRefusal, userFields, ...values } = await providerSignupInitial(ctx.deps, pending);
+      const own = Object.fromEntries(asked.map((field) => [field.name, formValueOfField(field, userFields[field.name])]));
+      shown = { values: { ...own, ...values }, errors: emailRefusal === undefined ? {} : { email: [emailRefusal] } };
     }
-    const context = { title: 'Sign up', provider_name: configured.provider.name, with_username: ctx.deps.settings.USERNAME_TYPE === 'username', form: shown };
+    const context = {
+      title: 'Sign up',
+      provider_name: configured.provider.name,
+      with_username: ctx.deps.settings.USERNAME_TYPE === 'username',
+      // The project's fields the signup asks (ACCOUNT_SIGNUP_FIELDS), as populateUser filled them.
+      user_fields: asked.map((field) => userFieldInput(field)),
+      form: shown,
+    };
     return renderPage(ctx, request, reply, 'socialaccount/signup.html', context, status);
   }
 
@@ -224,7 +235,7 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
     const fields = formFields(request.body, ['email', 'username']);
     let completed;
     try {
-      completed = await completeWaitingProviderSignup(ctx, request, reply, { ...fields, submitted: submittedFields(request.body) }, { remember: remembersLogin(ctx.deps.settings) });
+      completed = await completeWaitingProviderSignup(ctx, request, reply, { ...fields, userFields: userFieldsFromForm(asked, request.body), submitted: submittedFields(request.body) }, { remember: remembersLogin(ctx.deps.settings) });
     } catch (error) {
       return form(request, reply, formWithError({ ...typedAgain(request.body), ...fields }, error), refusalStatus(reply, error));
     }

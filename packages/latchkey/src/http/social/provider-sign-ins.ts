@@ -117,7 +117,7 @@ export async function completeWaitingProviderSignup(
   ctx: HttpContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  fields: { email: string; username: string; submitted?: Readonly<Record<string, unknown>> },
+  fields: { email: string; username: string; userFields?: Readonly<Record<string, unknown>>; submitted?: Readonly<Record<string, unknown>> },
   options: { remember: boolean },
 ): Promise<{ settled: SettledProviderLogin; next: string } | undefined> {
   const waiting = await waitingProviderSignup(ctx, request);

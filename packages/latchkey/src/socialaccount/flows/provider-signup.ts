@@ -14,6 +14,9 @@ import { SIGNUP_CLOSED, USERNAME_TAKEN } from '../../account/flows/signup.js';
 import { savedUserOf, signedUpData, type SavedUser } from '../../account/save-user.js';
 import { createUser, emailInUse } from '../../account/users.js';
 import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { cleanAskedUserFields } from '../../account/user-field-values.js';
+import { signupUserFields } from '../../config/signup-fields.js';
+import type { UserFieldValue } from '../../core/user-fields.js';
 import { validateEmail, validateUsername } from '../../core/identifiers.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { beginLogin } from '../../login/pipeline.js';
@@ -103,9 +106,14 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
     username = await automaticUsername(deps, { ...(fields.username === undefined ? {} : { username: fields.username }), email, name: fields.name });
     if (username === undefined) return form;
   }
+  // The project's fields the signup asks, from what populateUser gave: one missing or refused
+  // (a required birth date no provider knows) is asked on the form.
+  const ownChecks = new FieldChecks();
+  const own = await cleanAskedUserFields(signupUserFields(deps.settings.ACCOUNT_SIGNUP_FIELDS, deps.userFields), fields, ownChecks);
+  if (!ownChecks.clean) return form;
   let saved: SavedUser;
   try {
-    const newUser = { ...(username === undefined ? {} : { username }), email, name: fields.name };
+    const newUser = { ...own, ...(username === undefined ? {} : { username }), email, name: fields.name };
     saved = await savedUserOf(deps, newUser, { method: 'provider', provider: providerId, fields: {} });
   } catch (error) {
     // The project's saveUser refuses (a field of its own is missing, say): the form asks the person.
@@ -113,7 +121,7 @@ export async function signUpFromProvider(deps: LatchkeyDeps, configured: Configu
     throw error;
   }
   try {
-    return await createAndSignIn(deps, configured, profile, tokens, { email, username, saved }, context);
+    return await createAndSignIn(deps, configured, profile, tokens, { email, username, own, saved }, context);
   } catch (error) {
     // Another sign-up took the address or the username meanwhile (the database's unique index
     // decided): the form.
@@ -130,6 +138,8 @@ export interface ProviderSignupInitial {
   username: string;
   /** Why that address cannot be signed up with (the project's cleanEmail, or Latchkey's validation, refused it), to show on its field. */
   emailRefusal?: string;
+  /** The project's fields the signup asks, as populateUser filled them (absent where it did not). */
+  userFields: Record<string, unknown>;
 }
 
 /**
@@ -140,7 +150,10 @@ export interface ProviderSignupInitial {
 export async function providerSignupInitial(deps: LatchkeyDeps, pending: PendingProviderSignup): Promise<ProviderSignupInitial> {
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, pending.profile));
   const email = providerEmailOf(pending.profile, fields);
-  const initial = { email, username: fields.username ?? '' };
+  const asked = signupUserFields(deps.settings.ACCOUNT_SIGNUP_FIELDS, deps.userFields);
+  const given = fields as object as Record<string, unknown>;
+  const userFields = Object.fromEntries(asked.filter((field) => given[field.name] !== undefined).map((field) => [field.name, given[field.name]]));
+  const initial = { email, username: fields.username ?? '', userFields };
   if (email === '') return initial;
   const cleaned = await cleanAddress(deps, email);
   return 'refusal' in cleaned ? { ...initial, emailRefusal: cleaned.refusal.message } : initial;
@@ -157,7 +170,7 @@ export async function completeProviderSignup(
   configured: ConfiguredProvider,
   pending: PendingProviderSignup,
   /** `submitted`: everything the form or JSON body held (no password), for the adapter's saveUser. */
-  input: { email: string; username: string; submitted?: Readonly<Record<string, unknown>> },
+  input: { email: string; username: string; userFields?: Readonly<Record<string, unknown>>; submitted?: Readonly<Record<string, unknown>> },
   context: LoginContext,
 ): Promise<ProviderLoginResult> {
   const { profile } = pending;
@@ -182,13 +195,14 @@ export async function completeProviderSignup(
     if (await emailInUse(deps, cleaned.email)) throw taken;
     return cleaned.email;
   });
+  const own = await cleanAskedUserFields(signupUserFields(deps.settings.ACCOUNT_SIGNUP_FIELDS, deps.userFields), input.userFields ?? {}, checks);
   checks.finish();
   if (email === undefined) throw new Error('A provider signup passed its checks without an address.');
   const fields = await deps.socialAdapter.populateUser(socialLoginOf(pending.provider, profile));
-  const newUser = { ...(username === undefined ? {} : { username }), email, name: fields.name };
+  const newUser = { ...own, ...(username === undefined ? {} : { username }), email, name: fields.name };
   const saved = await savedUserOf(deps, newUser, { method: 'provider', provider: pending.provider, fields: input.submitted ?? {} });
   try {
-    return await createAndSignIn(deps, configured, profile, undefined, { email, username, saved }, context);
+    return await createAndSignIn(deps, configured, profile, undefined, { email, username, own, saved }, context);
   } catch (error) {
     if (isLatchkeyError(error, 'email_taken')) throw taken;
     throw error;
@@ -200,7 +214,7 @@ async function createAndSignIn(
   configured: ConfiguredProvider,
   profile: ProviderProfile,
   tokens: ProviderTokens | undefined,
-  fields: { email: string; username: string | undefined; saved: SavedUser },
+  fields: { email: string; username: string | undefined; own: Record<string, UserFieldValue>; saved: SavedUser },
   context: LoginContext,
 ): Promise<ProviderLoginResult> {
   const providerId = configured.provider.id;
@@ -217,7 +231,7 @@ async function createAndSignIn(
   let confirmation: QueuedMail | undefined;
   const user = await createUser(
     deps,
-    { ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.saved.name, password: null, emailVerified: verified },
+    { ...fields.own, ...(fields.username === undefined ? {} : { username: fields.username }), email: fields.email, name: fields.saved.name, password: null, emailVerified: verified },
     // The account, its social account and tokens, their audit records and the confirmation mail:
     // one transaction.
     async (change, created) => {

@@ -29,7 +29,7 @@ function isDuplicateKeyHash(error: unknown): boolean {
   return (code === '23505' && constraint === POSTGRES_KEY_HASH_UNIQUE) || (code === 'SQLITE_CONSTRAINT_UNIQUE' && message === SQLITE_KEY_HASH_UNIQUE);
 }
 
-export function createApiTokenRepository({ db, dialect, usernameType, credentialReads }: RepositoryContext): ApiTokenRepository {
+export function createApiTokenRepository({ db, dialect, usernameType, userFields, credentialReads }: RepositoryContext): ApiTokenRepository {
   async function findForUser(userId: number): Promise<ApiToken | undefined> {
     const row = await db.selectFrom('latchkey_api_tokens').selectAll().where('user_id', '=', userId).executeTakeFirst();
     return row === undefined ? undefined : toApiToken(row);
@@ -95,7 +95,7 @@ export function createApiTokenRepository({ db, dialect, usernameType, credential
 
     async findUserByKeyHash(keyHash: string): Promise<User | undefined> {
       const row = await credentialReads.userByApiTokenKeyHash(keyHash);
-      return row === undefined ? undefined : toUser(row);
+      return row === undefined ? undefined : toUser(row, userFields);
     },
 
     findForUser,

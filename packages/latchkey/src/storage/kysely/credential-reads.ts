@@ -11,8 +11,9 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { UsernameType } from '../../config/settings.js';
+import { createHash } from 'node:crypto';
 import type { DatabaseSchema, SessionsTable, UserRow } from './schema.js';
+import type { UserShape } from './user-field-columns.js';
 
 /** A session's columns, then its user's (absent when the session has no user: a visitor's). */
 export type SessionWithUserRow = Selectable<SessionsTable> & { [Column in keyof UserRow]: UserRow[Column] | null };
@@ -25,15 +26,17 @@ export interface CredentialReads {
 /** Both tables' columns are named apart (no session column shares a user column's name), so one row holds both. */
 const SESSION_COLUMNS = ['id_hash', 'user_id', 'data', 'created_at', 'last_seen_at', 'expires_at', 'ip_address', 'user_agent'];
 
-function userColumns(usernameType: UsernameType): string[] {
-  // The username column exists only in projects that sign in by username.
+function userColumns({ usernameType, userFields }: UserShape): string[] {
+  // The username column exists only in projects that sign in by username; the project's own
+  // fields are read with the rest, so request.user has them without a second query.
   const username = usernameType === 'username' ? ['username'] : [];
-  return ['id', ...username, 'email', 'name', 'password', 'is_active', 'is_staff', 'is_superuser', 'date_joined', 'last_login'];
+  const own = userFields.map((field) => field.name);
+  return ['id', ...username, 'email', 'name', 'password', 'is_active', 'is_staff', 'is_superuser', 'date_joined', 'last_login', ...own];
 }
 
 /** The SQL of both reads; `parameter` is the dialect's placeholder for the one value. */
-function credentialSql(usernameType: UsernameType, parameter: string): { userByApiToken: string; sessionWithUser: string } {
-  const users = userColumns(usernameType).map((column) => `u.${column}`);
+function credentialSql(shape: UserShape, parameter: string): { userByApiToken: string; sessionWithUser: string } {
+  const users = userColumns(shape).map((column) => `u.${column}`);
   const sessions = SESSION_COLUMNS.map((column) => `s.${column}`);
   return {
     userByApiToken: `select ${users.join(', ')} from latchkey_api_tokens t join latchkey_users u on u.id = t.user_id where t.key_hash = ${parameter}`,
@@ -45,8 +48,8 @@ function credentialSql(usernameType: UsernameType, parameter: string): { userByA
  * The same SQL run through Kysely's executor: inside a transaction, where the reads must see the
  * transaction's own writes, and wherever no driver handle is at hand.
  */
-export function executorCredentialReads(db: Kysely<DatabaseSchema>, usernameType: UsernameType, parameter: '?' | '$1'): CredentialReads {
-  const text = credentialSql(usernameType, parameter);
+export function executorCredentialReads(db: Kysely<DatabaseSchema>, shape: UserShape, parameter: '?' | '$1'): CredentialReads {
+  const text = credentialSql(shape, parameter);
   const first = async <Row>(statement: string, value: string): Promise<Row | undefined> => {
     const result = await db.executeQuery<Row>(CompiledQuery.raw(statement, [value]));
     return result.rows[0];
@@ -65,8 +68,8 @@ export function executorCredentialReads(db: Kysely<DatabaseSchema>, usernameType
  * before. Otherwise the connection is idle between statements (better-sqlite3 runs each to its end
  * at once), and the read is its own implicit transaction, seeing every commit of every process.
  */
-export function sqliteCredentialReads(database: BetterSqlite3.Database, usernameType: UsernameType, throughKysely: CredentialReads): CredentialReads {
-  const text = credentialSql(usernameType, '?');
+export function sqliteCredentialReads(database: BetterSqlite3.Database, shape: UserShape, throughKysely: CredentialReads): CredentialReads {
+  const text = credentialSql(shape, '?');
   // Prepared on first use: before the migrations have run there are no tables to prepare against.
   let userByApiToken: BetterSqlite3.Statement<[string], UserRow> | undefined;
   let sessionWithUser: BetterSqlite3.Statement<[string], SessionWithUserRow> | undefined;
@@ -86,13 +89,15 @@ export function sqliteCredentialReads(database: BetterSqlite3.Database, username
 
 /**
  * On the pool itself, as named statements: PostgreSQL parses and plans each once per connection,
- * and later runs only bind the value. The names carry the username type because each one's text
- * differs with it (the pool serves one project, but a name must never meet two texts).
+ * and later runs only bind the value. The names carry a digest of the text, which differs with the
+ * username type and the project's fields (the pool serves one project, but a name must never meet
+ * two texts).
  */
-export function postgresCredentialReads(pool: pg.Pool, usernameType: UsernameType): CredentialReads {
-  const text = credentialSql(usernameType, '$1');
+export function postgresCredentialReads(pool: pg.Pool, shape: UserShape): CredentialReads {
+  const text = credentialSql(shape, '$1');
   const first = async <Row extends pg.QueryResultRow>(name: string, statement: string, value: string): Promise<Row | undefined> => {
-    const result = await pool.query<Row>({ name: `${name}_${usernameType}`, text: statement, values: [value] });
+    const digest = createHash('sha256').update(statement).digest('hex').slice(0, 12);
+    const result = await pool.query<Row>({ name: `${name}_${digest}`, text: statement, values: [value] });
     return result.rows[0];
   };
   return {

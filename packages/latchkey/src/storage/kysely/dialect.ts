@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { LatchkeyError } from '../../core/errors.js';
 import type { UsernameType } from '../../config/settings.js';
+import type { UserField } from '../../core/user-fields.js';
 import type { CredentialReads } from './credential-reads.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -19,6 +20,8 @@ export interface QueryContext {
   db: Executor;
   dialect: DatabaseDialect;
   usernameType: UsernameType;
+  /** The project's own user fields, columns of latchkey_users (user-field-columns.ts). */
+  userFields: readonly UserField[];
 }
 
 export interface RepositoryContext extends QueryContext {

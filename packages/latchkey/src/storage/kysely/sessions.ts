@@ -29,7 +29,7 @@ function toSessionUpdate(changes: SessionChanges): Updateable<SessionsTable> {
   return update;
 }
 
-export function createSessionRepository({ db, dialect, usernameType, credentialReads }: RepositoryContext): SessionRepository {
+export function createSessionRepository({ db, dialect, usernameType, userFields, credentialReads }: RepositoryContext): SessionRepository {
   return {
     async create(session: StoredSession): Promise<void> {
       // A foreign-key failure (the user was deleted while logging in) becomes 'not_found'.
@@ -59,7 +59,7 @@ export function createSessionRepository({ db, dialect, usernameType, credentialR
       const row = await credentialReads.sessionWithUser(idHash);
       if (row === undefined) return undefined;
       // The join is a left one: every user column is null together, when the session has no user.
-      const user = row.id === null ? undefined : toUser(row as UserRow);
+      const user = row.id === null ? undefined : toUser(row as UserRow, userFields);
       return { session: toStoredSession(row), user };
     },
 

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { Repositories, Store } from '../../store.js';
-import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect, Executor } from './dialect.js';
 import { createAdminPermissionRepository } from './admin-permissions.js';
 import { createApiTokenRepository } from './api-tokens.js';
@@ -15,9 +14,10 @@ import { createSocialAppRepository } from './social-apps.js';
 import { createSocialTokenRepository } from './social-tokens.js';
 import { createUserRepository } from './users.js';
 import { executorCredentialReads, type CredentialReads } from './credential-reads.js';
+import type { UserShape } from './user-field-columns.js';
 
-function createRepositories(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType, credentialReads: CredentialReads): Repositories {
-  const context = { db, dialect, usernameType, credentialReads };
+function createRepositories(db: Executor, dialect: DatabaseDialect, shape: UserShape, credentialReads: CredentialReads): Repositories {
+  const context = { db, dialect, usernameType: shape.usernameType, userFields: shape.userFields, credentialReads };
   return {
     users: createUserRepository(context),
     emailAddresses: createEmailAddressRepository(context),
@@ -70,7 +70,7 @@ function parameterOf(dialect: DatabaseDialect): '?' | '$1' {
  * runs the reads of every authenticated request on the driver itself (storage/database.ts makes
  * them); without it they go through Kysely.
  */
-export function createKyselyStore(db: Executor, dialect: DatabaseDialect, usernameType: UsernameType, credentialReads?: CredentialReads): Store {
+export function createKyselyStore(db: Executor, dialect: DatabaseDialect, shape: UserShape, credentialReads?: CredentialReads): Store {
   // The work must use the repositories it is handed. A call through this store instead would run
   // outside the transaction: on PostgreSQL on another connection (not atomic with the work, and
   // blocked by its row locks), on SQLite behind the one connection the transaction holds, forever.
@@ -79,7 +79,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
   const check = (call: string): void => {
     if (openWork.getStore()?.open === true) throw misuse(call);
   };
-  const outer = createRepositories(db, dialect, usernameType, credentialReads ?? executorCredentialReads(db, usernameType, parameterOf(dialect)));
+  const outer = createRepositories(db, dialect, shape, credentialReads ?? executorCredentialReads(db, shape, parameterOf(dialect)));
   return {
     users: guarded('users', outer.users, check),
     emailAddresses: guarded('emailAddresses', outer.emailAddresses, check),
@@ -100,7 +100,7 @@ export function createKyselyStore(db: Executor, dialect: DatabaseDialect, userna
       return db.transaction().execute(async (trx) => {
         const state: OpenWork = { open: true };
         try {
-          return await openWork.run(state, () => work(createRepositories(trx, dialect, usernameType, executorCredentialReads(trx, usernameType, parameterOf(dialect)))));
+          return await openWork.run(state, () => work(createRepositories(trx, dialect, shape, executorCredentialReads(trx, shape, parameterOf(dialect)))));
         } finally {
           state.open = false;
         }

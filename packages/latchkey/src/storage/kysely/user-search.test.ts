@@ -47,7 +47,7 @@ function flatten(node: PostgresNode): PostgresNode[] {
  * scan is cheapest, but what matters is whether an index can serve at all.
  */
 async function planOf(database: TestDatabase, dialect: DatabaseDialect, search: UserSearch, options: { sorted: boolean }): Promise<Plan> {
-  const compiled = userSearchQuery({ db: database.kysely, dialect, usernameType: 'username' }, search).compile();
+  const compiled = userSearchQuery({ db: database.kysely, dialect, usernameType: 'username', userFields: [] }, search).compile();
   if (dialect === 'sqlite') {
     const result = await database.kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
     const steps = result.rows.map((row) => row.detail);

@@ -7,10 +7,13 @@ import type { UsernameType } from '../../config/settings.js';
 import { translateConstraintViolations, type RepositoryContext } from './dialect.js';
 import { fromInstantColumn, toBooleanColumn, toInstantColumn, type UserRow, type UsersTable } from './schema.js';
 import { searchUsers } from './user-search.js';
+import { userFieldColumnsOf, userFieldValuesOf } from './user-field-columns.js';
+import type { UserField } from '../../core/user-fields.js';
 
-/** A user's row, from a query that selects all its columns or only those a User is made of. */
-export function toUser(row: UserRow): User {
+/** A user's row, from a query that selects all its columns or only those a User is made of, the project's fields among them. */
+export function toUser(row: UserRow, userFields: readonly UserField[]): User {
   return {
+    ...userFieldValuesOf(userFields, row),
     id: row.id,
     // The column does not exist in projects that sign in by email.
     username: row.username ?? null,
@@ -50,8 +53,8 @@ function usernameColumns(input: NewUser, usernameType: UsernameType): { username
   return { username: input.username, username_key: normalizeUsernameKey(input.username) };
 }
 
-function toUserUpdate(changes: UserChanges, usernameType: UsernameType): Updateable<UsersTable> {
-  const update: Updateable<UsersTable> = {};
+function toUserUpdate(changes: UserChanges, usernameType: UsernameType, userFields: readonly UserField[]): Updateable<UsersTable> {
+  const update: Updateable<UsersTable> = userFieldColumnsOf(userFields, changes);
   if (changes.name !== undefined) update.name = changes.name;
   if (changes.email !== undefined) update.email = userEmailColumn(changes.email, usernameType);
   if (changes.password !== undefined) update.password = changes.password;
@@ -62,15 +65,17 @@ function toUserUpdate(changes: UserChanges, usernameType: UsernameType): Updatea
   return update;
 }
 
-export function createUserRepository({ db, dialect, usernameType }: RepositoryContext): UserRepository {
+export function createUserRepository({ db, dialect, usernameType, userFields }: RepositoryContext): UserRepository {
+  const userOf = (row: UserRow): User => toUser(row, userFields);
   async function findById(id: number): Promise<User | undefined> {
     const row = await db.selectFrom('latchkey_users').selectAll().where('id', '=', id).executeTakeFirst();
-    return row === undefined ? undefined : toUser(row);
+    return row === undefined ? undefined : userOf(row);
   }
 
   return {
     async create(input: NewUser): Promise<User> {
       const values = {
+        ...userFieldColumnsOf(userFields, input),
         ...usernameColumns(input, usernameType),
         email: userEmailColumn(input.email, usernameType),
         name: input.name ?? '',
@@ -84,7 +89,7 @@ export function createUserRepository({ db, dialect, usernameType }: RepositoryCo
       const row = await translateConstraintViolations(db, dialect, () =>
         db.insertInto('latchkey_users').values(values).returningAll().executeTakeFirstOrThrow(),
       );
-      return toUser(row);
+      return userOf(row);
     },
 
     findById,
@@ -98,7 +103,7 @@ export function createUserRepository({ db, dialect, usernameType }: RepositoryCo
         .selectAll()
         .where('username_key', '=', normalizeUsernameKey(username))
         .executeTakeFirst();
-      return row === undefined ? undefined : toUser(row);
+      return row === undefined ? undefined : userOf(row);
     },
 
     async findByEmail(email: string): Promise<User | undefined> {
@@ -115,18 +120,18 @@ export function createUserRepository({ db, dialect, usernameType }: RepositoryCo
         .orderBy('id')
         .limit(1)
         .executeTakeFirst();
-      return row === undefined ? undefined : toUser(row);
+      return row === undefined ? undefined : userOf(row);
     },
 
     async update(id: number, changes: UserChanges): Promise<User | undefined> {
-      const update = toUserUpdate(changes, usernameType);
+      const update = toUserUpdate(changes, usernameType, userFields);
       if (Object.keys(update).length === 0) {
         return findById(id);
       }
       const row = await translateConstraintViolations(db, dialect, () =>
         db.updateTable('latchkey_users').set(update).where('id', '=', id).returningAll().executeTakeFirst(),
       );
-      return row === undefined ? undefined : toUser(row);
+      return row === undefined ? undefined : userOf(row);
     },
 
     async replacePassword(id: number, expected: string, replacement: string): Promise<boolean> {
@@ -147,7 +152,7 @@ export function createUserRepository({ db, dialect, usernameType }: RepositoryCo
     },
 
     async search(query: UserSearch): Promise<User[]> {
-      return (await searchUsers({ db, dialect, usernameType }, query)).map(toUser);
+      return (await searchUsers({ db, dialect, usernameType, userFields }, query)).map(userOf);
     },
 
     async count(): Promise<number> {

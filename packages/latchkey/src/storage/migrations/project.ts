@@ -4,8 +4,10 @@
  * names them by date), and recorded in a bookkeeping table of their own, so that a project's
  * migration and one of Latchkey's can never be taken for each other.
  */
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import type { UserFieldType } from '../../core/user-fields.js';
 import type { DatabaseDialect } from '../kysely/dialect.js';
+import { userFieldColumnType } from '../kysely/user-field-columns.js';
 
 export const PROJECT_MIGRATION_TABLE = 'project_migrations';
 export const PROJECT_MIGRATION_LOCK_TABLE = 'project_migrations_lock';
@@ -66,4 +68,20 @@ export function createProjectMigrator(db: Kysely<object>, dialect: DatabaseDiale
     migrationLockTableName: PROJECT_MIGRATION_LOCK_TABLE,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
+}
+
+/**
+ * A column of latchkey_users for one of the project's user fields (docs/user-fields.md), in the
+ * type Latchkey stores that kind in on this database: what `manage makemigration` writes into a
+ * migration for each declared field without one. The name and kind are the migration's own, so
+ * that it stays what it was when the declaration changes later.
+ */
+export async function addUserFieldColumn(db: Kysely<object>, context: ProjectMigrationContext, name: string, type: UserFieldType): Promise<void> {
+  const column = userFieldColumnType(type, context.dialect);
+  await sql`alter table latchkey_users add column ${sql.id(name)} ${sql.raw(column.sql)}${sql.raw(column.notNull ? ` not null default ${column.default}` : '')}`.execute(db);
+}
+
+/** Removes a user field's column (the `down` of addUserFieldColumn). */
+export async function dropUserFieldColumn(db: Kysely<object>, name: string): Promise<void> {
+  await sql`alter table latchkey_users drop column ${sql.id(name)}`.execute(db);
 }
