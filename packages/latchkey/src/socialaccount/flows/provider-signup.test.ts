@@ -63,7 +63,7 @@ describe.each(testDatabaseKinds())("a provider's signup under the project's clea
     expect(await latchkey.deps.store.socialAccounts.find('dummy', 'ada-1815')).toBeUndefined();
 
     // The form starts with the provider's address and the project's refusal of it.
-    expect(await providerSignupInitial(latchkey.deps, result.signup)).toEqual({ email: 'ada@elsewhere.net', username: 'ada', emailRefusal: REFUSAL });
+    expect(await providerSignupInitial(latchkey.deps, result.signup)).toEqual({ email: 'ada@elsewhere.net', username: 'ada', emailRefusal: REFUSAL, userFields: {} });
 
     // Sent again as it is, it is refused again, and nothing is written.
     const refused = await refusalOf(completeProviderSignup(latchkey.deps, dummy, result.signup, { email: 'ada@elsewhere.net', username: 'ada' }, context));
