@@ -4,7 +4,7 @@
  * every page that asks them: the signup pages, the social signup form, the admin and the
  * project's own profile page (through latchkey.userFields).
  */
-import { formValueOf, userFieldValueOf, type UserField, type UserFieldValue } from '../../core/user-fields.js';
+import { formValueOf, userFieldValueOf, type UserField } from '../../core/user-fields.js';
 
 /** One project field as account/_form.html's `user_field` macro draws it. */
 export interface UserFieldInput {
@@ -59,5 +59,7 @@ export function userFieldFormValues(fields: readonly UserField[], user: object):
 /** A value as a field's input shows it again, whether it came from the user or from what was typed. */
 export function formValueOfField(field: Pick<UserField, 'type'>, value: unknown): string {
   if (field.type === 'boolean') return value === true || value === 'on' || value === 'true' ? 'on' : '';
-  return typeof value === 'string' ? value : formValueOf(value as UserFieldValue);
+  if (typeof value === 'string') return value;
+  // Nothing given (a provider that knows nothing of the field), or a value of the wrong kind: an empty input.
+  return typeof value === 'number' ? formValueOf(value) : '';
 }

@@ -11,6 +11,7 @@ import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js
 import { PageClient } from '../../testing/pages.js';
 import { TEST_USER_FIELD_MIGRATIONS, TEST_USER_FIELDS } from '../../testing/user-fields.js';
 import { defineUserFields } from '../../core/user-fields.js';
+import { dummyProviders, throughDummy } from '../../testing/dummy-sign-in.js';
 
 const PASSWORD = 'a long enough passphrase';
 const SIGNUP_FIELDS = ['email*', 'password1*', 'company', 'birth_date*', 'plan', 'newsletter'];
@@ -94,6 +95,27 @@ describe.each(testDatabaseKinds())('user fields at signup on %s', (kind) => {
     expect(accepted.statusCode).toBe(302);
     // A field the signup does not ask is not read, even when sent.
     expect(await latchkey.users.findByEmail('ada@example.com')).toMatchObject({ name: 'Ada', birth_date: null });
+  });
+
+  it('the social signup form asks the listed fields, shows every refusal at once, and stores them', async () => {
+    const page = await setUp({ SOCIALACCOUNT_PROVIDERS: dummyProviders() });
+    // The dummy provider vouches for the address but knows no birth date: the form asks it.
+    const landed = await throughDummy(page, { id: 'ada-1', email: 'ada@example.com', email_verified: 'true', name: 'Ada' });
+    expect(landed.headers.location).toBe('/accounts/3rdparty/signup/');
+    const form = (await page.get('/accounts/3rdparty/signup/')).body;
+    expect(form).toContain('<input id="id_company" name="company" type="text" value="" maxlength="100">');
+    expect(form).toContain('<input id="id_birth_date" name="birth_date" type="date" value="" required>');
+
+    const refused = await page.post('/accounts/3rdparty/signup/', { email: 'ada@example.com', company: 'x'.repeat(101), birth_date: '2999-01-01', plan: 'gold' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/id="company-errors"><li>Ensure this value has at most 100 characters/);
+    expect(refused.body).toMatch(/id="birth_date-errors"><li>Enter a date in the past\.<\/li>/);
+    expect(refused.body).toMatch(/id="plan-errors"><li>Select a valid choice\./);
+    expect(await latchkey.users.count()).toBe(0);
+
+    const accepted = await page.post('/accounts/3rdparty/signup/', { email: 'ada@example.com', company: 'Engines', birth_date: '1990-04-01', newsletter: 'on' });
+    expect(accepted.statusCode).toBe(302);
+    expect(await latchkey.users.findByEmail('ada@example.com')).toMatchObject({ company: 'Engines', birth_date: '1990-04-01', newsletter: true });
   });
 
   describe.each(['browser', 'app'] as const)('the headless signup (%s client)', (client) => {

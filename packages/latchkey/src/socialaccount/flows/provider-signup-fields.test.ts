@@ -22,8 +22,9 @@ const context = { client: { ip: '192.0.2.1', userAgent: 'test' } };
 class CompanyFromProvider extends SocialAccountAdapter {
   override async populateUser(login: SocialLogin): Promise<NewSocialUser> {
     const user = await super.populateUser(login);
-    const born = login.data.birthdate;
-    return { ...user, company: 'Analytical Engines', ...(typeof born === 'string' ? { birth_date: born } : {}) };
+    const born = (login.data as Record<string, unknown>).birthdate;
+    // The library's own tests declare no ProjectUserFields, so the fields are added untyped here.
+    return Object.assign(user, { company: 'Analytical Engines' }, typeof born === 'string' ? { birth_date: born } : {});
   }
 }
 
