@@ -9,6 +9,7 @@ import { userForApiToken } from '../tokens/api-tokens.js';
 import { runAsPerson } from '../testing/terminal.js';
 import type { ManagementOptions } from './command.js';
 import type { ProjectMigrations } from '../storage/migrations/project.js';
+import { defineUserFields } from '../core/user-fields.js';
 
 const project: ProjectSettings = { USERNAME_TYPE: 'username', SITE_NAME: 'CLI Test', DOMAIN_NAME: 'cli.example' };
 let databaseUrl: string;
@@ -94,6 +95,36 @@ export const migration: ProjectMigration = {
     expect(refused).toMatchObject({ code: 1, out: '' });
     expect(refused.err).toBe('Error: "Add Notes" is not a migration name: use lower-case words joined by underscores, as add_notes.\n');
     expect(() => readdirSync(folder())).toThrow();
+  });
+
+  it('writes the columns of the declared user fields the database lacks, which migrate then adds', async () => {
+    await manage(['migrate']);
+    const userFields = defineUserFields({ company: { type: 'text', label: 'Company' }, birth_date: { type: 'date', label: 'Date of birth' } });
+    const written = await manage(['makemigration', 'add_user_fields'], { options: { userFields } });
+    expect(written.code).toBe(0);
+    const [file] = readdirSync(folder()).filter((entry) => entry !== 'index.ts');
+    expect(written.out).toBe(`Wrote src/migrations/${file}; listed in src/migrations/index.ts. It adds the column(s) of company, birth_date.\n`);
+    const source = readFileSync(join(folder(), file!), 'utf8');
+    expect(source).toContain("await addUserFieldColumn(db, context, 'company', 'text');");
+    expect(source).toContain("await addUserFieldColumn(db, context, 'birth_date', 'date');");
+
+    // Run here, outside a project, it takes the helpers from the library's source.
+    writeFileSync(join(folder(), file!), source.replace("from '@latchkey/core'", `from '${join(import.meta.dirname, '../storage/migrations/project.js')}'`));
+    const { projectMigrations } = (await import(join(folder(), 'index.ts'))) as { projectMigrations: ProjectMigrations };
+    // Pending, it holds makemigration back: the columns it adds must not be written twice.
+    const early = await manage(['makemigration', 'again'], { options: { userFields, projectMigrations } });
+    expect(early.code).toBe(1);
+    expect(early.err).toMatch(/^Error: 1 migration\(s\) are not applied yet \(\d{8}_\d{6}_add_user_fields\): run migrate first/);
+
+    expect((await manage(['migrate'], { options: { projectMigrations, userFields } })).out).toMatch(/Applied \d{8}_\d{6}_add_user_fields\.\n$/);
+    const database = await openDatabase({ url: databaseUrl, usernameType: 'username', userFields });
+    try {
+      expect(await database.missingUserFieldColumns()).toEqual([]);
+      const ada = await database.store.users.create({ username: 'ada', email: 'ada@example.com', password: '!', dateJoined: new Date(0), ...{ company: 'Engines', birth_date: '1990-04-01' } });
+      expect(ada).toMatchObject({ company: 'Engines', birth_date: '1990-04-01' });
+    } finally {
+      await database.close();
+    }
   });
 
   it("is refused by the commands while one of the project's migrations is pending", async () => {

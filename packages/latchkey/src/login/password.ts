@@ -1,4 +1,5 @@
 import { credentialsRefusal, findUserByLogin, loginFailureKey, TOO_MANY_ATTEMPTS, verifyCredentials } from '../account/credentials.js';
+import { FieldChecks, LatchkeyError } from '../core/errors.js';
 import { normalizeUsernameKey } from '../core/identifiers.js';
 import { RateLimitedError } from '../core/rate-limit/index.js';
 import type { LatchkeyDeps } from '../deps.js';
@@ -32,9 +33,16 @@ async function loginKey(deps: LatchkeyDeps, login: string): Promise<string> {
  */
 export async function loginWithPassword(deps: LatchkeyDeps, input: PasswordLoginInput, firstFactor: FirstFactor = { kind: 'password' }): Promise<LoginResult> {
   const { login, password, ...context } = input;
-  if (login.trim() === '' || password === '') {
-    throw credentialsRefusal(deps.settings, login);
-  }
+  // As Django's login form: an empty field is refused on the field, both at once, before anything
+  // is looked up or counted (an empty field reveals nothing and proves nothing).
+  const checks = new FieldChecks();
+  await checks.check(() => {
+    if (login.trim() === '') throw new LatchkeyError('invalid_input', 'This field is required.', { param: 'login', reason: 'required' });
+  });
+  await checks.check(() => {
+    if (password === '') throw new LatchkeyError('invalid_input', 'This field is required.', { param: 'password', reason: 'required' });
+  });
+  checks.finish();
   const subject = { ip: context.client.ip, key: await loginKey(deps, login) };
   // The attempt is counted under both limits at once, or, when either is full, under neither: a
   // refused attempt must not use up the account's allowance. A refusal names the longest wait of

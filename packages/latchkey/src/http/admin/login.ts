@@ -4,7 +4,7 @@ import { loginToAdmin } from '../../admin/flows/admin-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
-import { emptyForm, formFields, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
+import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { redirectTargetOr, safeRedirectOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
@@ -74,7 +74,10 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      return form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [error.message] } }, refusalStatus(reply, error));
+      // A field left empty is refused on its field (the flow calls the identifier `login`).
+      const shown = formWithError({ username: fields.username }, error);
+      const errors = Object.fromEntries(Object.entries(shown.errors).map(([name, messages]) => [name === 'login' ? 'username' : name, messages]));
+      return form(request, reply, next, { values: shown.values, errors }, refusalStatus(reply, error));
     }
   });
 

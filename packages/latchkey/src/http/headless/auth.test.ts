@@ -47,6 +47,17 @@ describe.each(testDatabaseKinds())('headless login, session and logout on %s', (
       expect(response.status).toBe(400);
       expect(response.body.errors).toEqual([{ message: 'The username and/or password you specified are not correct.', code: 'username_password_mismatch', param: 'password' }]);
     });
+
+    it('refuses an empty username and an empty password on their fields, both at once', async () => {
+      const api = await setUp(client);
+      const response = await api.post('/auth/login', { username: ' ', password: '' });
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([
+        { message: 'This field is required.', code: 'required', param: 'username' },
+        { message: 'This field is required.', code: 'required', param: 'password' },
+      ]);
+      expect((await api.post('/auth/login', { email: '', password: 'x' })).body.errors).toEqual([{ message: 'This field is required.', code: 'required', param: 'email' }]);
+    });
   });
 });
 

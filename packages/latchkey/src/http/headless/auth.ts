@@ -68,7 +68,9 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
       if (isLatchkeyError(error, 'invalid_credentials')) {
         return sendErrors(ctx, request, reply, 400, [{ message: error.message, code: error.reason ?? 'invalid', param: 'password' }]);
       }
-      return sendHeadlessRefusal(ctx, request, reply, error);
+      // An empty identifier is refused on the field the client sent (allauth's `username` or `email`).
+      const identifier = byEmail || textField(request.body, 'username') === undefined ? 'email' : 'username';
+      return sendHeadlessRefusal(ctx, request, reply, error, { params: { login: identifier } });
     }
   });
 

@@ -47,6 +47,19 @@ describe.each(testDatabaseKinds())('login and logout pages on %s', (kind) => {
     }
   });
 
+  it('refuses an empty login and an empty password under their fields, both at once, keeping what was typed', async () => {
+    await setUp();
+    const response = await browser.post('/accounts/login/', { login: '  ', password: '' });
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatch(/id="login-errors"><li>This field is required\.<\/li>/);
+    expect(response.body).toMatch(/id="password-errors"><li>This field is required\.<\/li>/);
+    expect(response.body).not.toContain('are not correct');
+    const passwordOnly = await browser.post('/accounts/login/', { login: 'ada', password: '' });
+    expect(passwordOnly.body).toContain('value="ada"');
+    expect(passwordOnly.body).not.toContain('id="login-errors"');
+    expect(passwordOnly.body).toMatch(/id="password-errors"><li>This field is required\.<\/li>/);
+  });
+
   it('ignores a next that leaves the site', async () => {
     await setUp();
     const response = await browser.post('/accounts/login/', { login: 'ada', password: PASSWORD, next: '//evil.com' });

@@ -8,7 +8,7 @@ import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { settleLogin } from '../kit/session-state.js';
 import { signOut } from '../kit/sign-out.js';
 import { presentLogin } from './login-outcome.js';
-import { emptyForm, flash, formFields, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
+import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { providerLinks } from './socialaccount.js';
 
 /** The "remember me" box as a browser (or a test) submits it: absent when unticked. */
@@ -64,7 +64,8 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
       return await presentLogin(ctx, request, reply, outcome, next);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      const form = { values: { login: fields.login }, errors: { __all__: [error.message] } };
+      // A field left empty is refused on its field; wrong credentials on the form as a whole.
+      const form = error.param === undefined ? { values: { login: fields.login }, errors: { __all__: [error.message] } } : formWithError({ login: fields.login }, error);
       return renderLoginPage(ctx, request, reply, next, form, refusalStatus(reply, error));
     }
   });

@@ -80,6 +80,9 @@ export async function obtainApiToken(deps: LatchkeyDeps, input: ObtainTokenInput
   // A token client keeps no cookie: it is never asked to trust a browser, nor trusted as one; and
   // nothing between requests: no stage mails it a code it could not bring back.
   const context = { client: input.client, takesMailedCodes: false };
+  // DRF's serializer answers an empty field with its one generic refusal, not a field's (the
+  // /api/ door refuses a blank field before this, in DRF's words).
+  if (input.login.trim() === '' || input.password === '') throw invalidCredentials();
   let result = await withTokenWording(loginWithPassword(deps, { login: input.login, password: input.password, ...context }));
   if (result.status === 'stopped' && result.stage === 'mfa_authenticate') {
     if (input.code.trim() === '') {
