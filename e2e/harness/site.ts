@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,12 @@ export interface StartSiteOptions {
   usernameType?: UsernameType;
   /** Options for the SMTP server, e.g. `{ failWith: 451 }` to see what a person meets when mail fails. */
   smtp?: TestSmtpServerOptions;
+  /**
+   * Files of the project's own, by path, written over a fresh copy of the site (its
+   * src/users/fields.ts and the migration adding their columns, say): what a project that
+   * followed a page of the docs holds.
+   */
+  files?: Readonly<Record<string, string>>;
   /**
    * The name the site is visited by (and its SITE_URL's host): `127.0.0.1` by default, or
    * `localhost`, which WebAuthn needs (browsers refuse an IP address as a relying party id, and
@@ -113,7 +119,7 @@ export async function startSite(options: StartSiteOptions = {}): Promise<Running
   try {
     if (database === 'postgres') postgres = await createSitePostgresDatabase();
     const databaseUrl = postgres?.url ?? `sqlite:${join(directory, 'db.sqlite3')}`;
-    const cwd = projectDirectory(options.usernameType ?? projectSettings.USERNAME_TYPE, directory);
+    const cwd = projectDirectory(options.usernameType ?? projectSettings.USERNAME_TYPE, directory, options.files ?? {});
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       const url = `http://${options.hostname ?? '127.0.0.1'}:${port}`;
@@ -249,11 +255,12 @@ function runManage(cwd: string, env: Record<string, string>, args: string[]): Pr
  * the generator makes with the other one (and the example's other options), linked to the
  * repository's node_modules so that it runs the library from this working tree.
  */
-function projectDirectory(usernameType: UsernameType, directory: string): string {
-  if (usernameType === projectSettings.USERNAME_TYPE) return exampleSite;
+function projectDirectory(usernameType: UsernameType, directory: string, files: Readonly<Record<string, string>>): string {
+  if (usernameType === projectSettings.USERNAME_TYPE && Object.keys(files).length === 0) return exampleSite;
   const site = join(directory, 'site');
   const options = optionsFrom(withDefaults({ use_drf: 'y', username_type: usernameType }));
   writeProject(site, renderProject(options, freshRandomValues(), '^0.1.0'));
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(site, path), content);
   symlinkSync(join(repositoryRoot, 'node_modules'), join(site, 'node_modules'), 'dir');
   return site;
 }
