@@ -89,7 +89,7 @@ async function runImportJob(job: ImportJob): Promise<ImportResult> {
   try {
     const meter = new Meter();
     const { database } = latchkey;
-    const target = createKyselyImportTarget(database.kysely.withPlugin(new StatementTimer(meter)), database.dialect, database.usernameType);
+    const target = createKyselyImportTarget(database.kysely.withPlugin(new StatementTimer(meter)), database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const source = await openSource(job.source);

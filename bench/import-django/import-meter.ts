@@ -53,6 +53,7 @@ export function timedSource(inner: DjangoSource, meter: Meter): DjangoSource {
   return {
     description: inner.description,
     loginField: () => inner.loginField(),
+    userColumns: () => inner.userColumns(),
     has: (kind) => inner.has(kind),
     async count(kind) {
       meter.enter(kind);

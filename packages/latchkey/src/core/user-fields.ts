@@ -176,7 +176,7 @@ function refuse(field: UserField, message: string, reason = 'invalid'): Latchkey
 }
 
 /** A calendar day 'YYYY-MM-DD' that exists (not 2023-02-30). */
-function isIsoDay(text: string): boolean {
+export function isIsoDay(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const day = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === text;
@@ -222,7 +222,8 @@ function typedValue(field: UserField, raw: unknown): UserFieldValue {
   }
 }
 
-function ruleProblem(field: UserField, value: UserFieldValue): string | undefined {
+/** What a value of the field's type breaks among the declaration's rules (length, choices, bounds, address forms), or undefined; never the project's `check`. */
+export function ruleProblem(field: UserField, value: UserFieldValue): string | undefined {
   if (typeof value === 'string' && field.type !== 'date') {
     const length = [...value].length;
     if (field.maxLength !== undefined && length > field.maxLength) return `Ensure this value has at most ${field.maxLength} characters (it has ${length}).`;

@@ -7,6 +7,7 @@ import type { EmailAddress, User } from '../account/model.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel } from '../admin/model.js';
 import { HASHER_NAMES } from '../config/choices.js';
 import type { Settings, UsernameType } from '../config/settings.js';
+import type { UserField } from '../core/user-fields.js';
 import { tryNormalizeEmail } from '../core/identifiers.js';
 import { docsPage } from '../core/docs-page.js';
 import { algorithmOf } from '../account/passwords/hasher.js';
@@ -19,6 +20,7 @@ import { isApiTokenKeyFormat, storedApiToken } from '../tokens/api-tokens.js';
 import type { ApiToken } from '../tokens/model.js';
 import type { DjangoAuthenticator, DjangoEmailAddress, DjangoPermission, DjangoSocialAccount, DjangoSocialToken, DjangoToken, DjangoUser } from './model.js';
 import type { ImportedAuthenticator, ImportedPermission } from './ports.js';
+import { convertUserFields, type UnfitValue } from './user-fields.js';
 
 export type Converted<T> = { row: T } | { skipped: string };
 
@@ -41,9 +43,10 @@ const skipped = (reason: string): { skipped: string } => ({ skipped: reason });
 
 /**
  * A user, with the password hash as Django wrote it: Latchkey reads Django's formats and replaces
- * a hash made with other parameters at the user's next login, as Django would.
+ * a hash made with other parameters at the user's next login, as Django would. With the value of
+ * each of the project's fields (user-fields.ts), or the values that do not fit them.
  */
-export function convertUser(user: DjangoUser, usernameType: UsernameType): Converted<User> {
+export function convertUser(user: DjangoUser, usernameType: UsernameType, fields: readonly UserField[]): Converted<User> | { unfit: UnfitValue[] } {
   const email = user.email === '' ? '' : tryNormalizeEmail(user.email);
   if (email === undefined) return skipped('its email address is not one Latchkey can store');
   if (email === '' && usernameType === 'email') return skipped('it has no email address, which users of this project log in with');
@@ -52,8 +55,10 @@ export function convertUser(user: DjangoUser, usernameType: UsernameType): Conve
     username = (user.username ?? '').normalize('NFKC');
     if (username === '') return skipped('it has no username, which users of this project log in with');
   }
+  const projectValues = convertUserFields(fields, user);
+  if ('unfit' in projectValues) return projectValues;
   const { id, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin } = user;
-  return { row: { id, username, email, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin } };
+  return { row: { ...projectValues.values, id, username, email, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin } };
 }
 
 /** Whether Latchkey can check a password against the hash (an unusable one, `!...`, checks nothing and needs nothing). */

@@ -5,16 +5,22 @@
  * username types. Afterwards every user signs in with their old password (and the hash is
  * upgraded), every token authenticates, TOTP codes from the old secrets work, unused recovery
  * codes work and used ones do not, and a returning OpenID Connect user lands in their account.
+ * The project's own user fields come from the users.User columns of the same name, or of the one
+ * djangoColumn names, typed; a column the project does not declare is named, and a value that
+ * does not fit its field stops the import.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { User } from '../account/model.js';
 import { algorithmOf } from '../account/passwords/hasher.js';
 import type { UsernameType } from '../config/settings.js';
+import { defineUserFields, type UserFieldSet } from '../core/user-fields.js';
 import { createKyselyImportTarget } from '../storage/kysely/django-import-target.js';
 import { openDjangoDatabase } from '../storage/django/database-source.js';
 import { openDjangoDumpdata } from '../storage/django/dumpdata-source.js';
 import { ApiTestClient, createApiTestApp, registerTestApiViews } from '../testing/api.js';
 import { testDatabaseKinds, type TestDatabaseKind } from '../testing/database.js';
 import { djangoFixtureUnavailable, createDjangoFixture, type DjangoFixture } from '../testing/django-fixture.js';
+import { DJANGO_PROFILE_FIELDS, DJANGO_PROFILE_FIELDS_MAPPED, userFieldMigrations } from '../testing/django-user-fields.js';
 import { HeadlessTestClient } from '../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { totpCodeAt } from '../testing/mfa.js';
@@ -22,6 +28,7 @@ import { startTestOidcProvider, type TestOidcProvider } from '../testing/oidc-pr
 import type { DjangoSource } from './ports.js';
 import { importDjangoAccounts } from './flows/import-accounts.js';
 import { verifyDjangoImport } from './flows/verify-import.js';
+import { djangoColumnsOf } from './user-fields.js';
 
 const CORP_CLIENT = { client_id: 'corp-client-id', client_secret: 'corp-client-secret' };
 const SOURCES = ['database URL', 'dumpdata file'] as const;
@@ -48,17 +55,34 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(cases)('import-django 
     await fixture?.cleanup();
   });
 
-  function openSource(source: Source): Promise<DjangoSource> {
-    return source === 'database URL' ? openDjangoDatabase(fixture.databaseUrl) : openDjangoDumpdata(fixture.dumpdataPath);
+  /** The source, reading the columns `userFields` come from, as `manage import-django` opens it. */
+  function openSource(source: Source, userFields: UserFieldSet = DJANGO_PROFILE_FIELDS): Promise<DjangoSource> {
+    const options = { projectColumns: djangoColumnsOf(userFields.fields) };
+    return source === 'database URL' ? openDjangoDatabase(fixture.databaseUrl, options) : openDjangoDumpdata(fixture.dumpdataPath, options);
   }
 
-  /** A site whose settings name the company's OpenID Connect server as allauth's did (provider_id "corp"). */
-  function site(): Promise<TestLatchkey> {
+  /**
+   * A site whose settings name the company's OpenID Connect server as allauth's did (provider_id
+   * "corp"), and whose project declares `userFields` (company and birth_date unless told).
+   */
+  function site(userFields: UserFieldSet = DJANGO_PROFILE_FIELDS): Promise<TestLatchkey> {
     return createTestLatchkey({
       kind,
       usernameType,
+      userFields,
+      projectMigrations: userFieldMigrations(userFields),
       settings: { SOCIALACCOUNT_PROVIDERS: { openid_connect: { APPS: [{ provider_id: 'corp', name: 'Corp SSO', ...CORP_CLIENT, secret: CORP_CLIENT.client_secret, settings: { server_url: oidc.issuer } }] } } },
     });
+  }
+
+  function importTarget(latchkey: TestLatchkey) {
+    const { database } = latchkey;
+    return createKyselyImportTarget(database.kysely, database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
+  }
+
+  /** A user as Latchkey holds them, the project's fields among their properties. */
+  async function storedUser(latchkey: TestLatchkey, id: number): Promise<User & Record<string, unknown>> {
+    return (await latchkey.deps.store.users.findById(id)) as User & Record<string, unknown>;
   }
 
   // Each database imports from both sources across the two username types: once, with the whole
@@ -70,10 +94,19 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(cases)('import-django 
     const source = await openSource(from);
     try {
       latchkey.clock.set(oidc.now());
-      const target = createKyselyImportTarget(latchkey.database.kysely, latchkey.database.dialect, latchkey.database.usernameType);
+      const target = importTarget(latchkey);
       const report = await importDjangoAccounts(latchkey.deps, source, target, { dryRun: false });
       const { manifest } = fixture;
       expect(report.counts.users).toEqual({ read: manifest.users.length, inserted: manifest.users.length, present: 0, skipped: 0 });
+      // The two columns the project does not declare are named, not dropped unsaid.
+      expect(report).toMatchObject({ undeclaredColumns: ['newsletter', 'phone_extension'], fieldsWithoutColumn: [] });
+      for (const user of manifest.users) {
+        const stored = await storedUser(latchkey, user.id);
+        expect({ company: stored.company, birth_date: stored.birth_date }, user.login).toEqual({ company: user.profileColumns.company, birth_date: user.profileColumns.birth_date });
+      }
+      const alice = await storedUser(latchkey, manifest.users[0]!.id);
+      expect(alice).toMatchObject({ company: 'Wonderland Ltd', birth_date: '1990-04-01' });
+      expect((await storedUser(latchkey, manifest.users[1]!.id)).company).toBe('Bob & Söhne — Baustoffe 山田');
       expect(report.counts.tokens.inserted).toBe(manifest.tokens.length);
       expect(report.counts.authenticators.inserted).toBe(manifest.authenticators.length);
       expect(report.counts.socialAccounts.inserted).toBe(manifest.socialAccounts.length);
@@ -87,8 +120,8 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(cases)('import-django 
       expect(checked).toMatchObject({ usersInSource: manifest.users.length, usersChecked: manifest.users.length, differences: [] });
       expect(checked.rowsChecked).toBeGreaterThan(manifest.users.length);
       const heidi = manifest.users.find((user) => user.isSuperuser)!;
-      await latchkey.deps.store.users.update(heidi.id, { name: 'Someone Else' });
-      expect((await verifyDjangoImport(latchkey.deps, source)).differences).toEqual([{ kind: 'users', id: String(heidi.id), problem: 'differs in name' }]);
+      await latchkey.deps.store.users.update(heidi.id, { name: 'Someone Else', ...{ birth_date: '1970-01-01' } });
+      expect((await verifyDjangoImport(latchkey.deps, source)).differences).toEqual([{ kind: 'users', id: String(heidi.id), problem: 'differs in name, birth_date' }]);
 
       const headless = new HeadlessTestClient(await HeadlessTestClient.createApp(latchkey), 'app', latchkey);
       const loginField = usernameType === 'username' ? 'username' : 'email';
@@ -154,4 +187,58 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(cases)('import-django 
       await latchkey.destroy();
     }
   }, 120_000);
+
+  it(`from its ${thenFrom}: a field reads the column djangoColumn names; integers, booleans and a field Django never had keep their types`, async () => {
+    const latchkey = await site(DJANGO_PROFILE_FIELDS_MAPPED);
+    const source = await openSource(thenFrom, DJANGO_PROFILE_FIELDS_MAPPED);
+    try {
+      const report = await importDjangoAccounts(latchkey.deps, source, importTarget(latchkey), { dryRun: false });
+      const { manifest } = fixture;
+      expect(report.counts.users.inserted).toBe(manifest.users.length);
+      expect(report).toMatchObject({ undeclaredColumns: [], fieldsWithoutColumn: [{ field: 'plan', column: 'plan' }] });
+      for (const user of manifest.users) {
+        const stored = await storedUser(latchkey, user.id);
+        const { company, birth_date, phone_extension, newsletter } = user.profileColumns;
+        expect({ company: stored.company, birth_date: stored.birth_date, extension: stored.extension, newsletter: stored.newsletter, plan: stored.plan }, user.login).toEqual({
+          company,
+          birth_date,
+          extension: phone_extension,
+          newsletter,
+          plan: '',
+        });
+      }
+      expect(await storedUser(latchkey, manifest.users[0]!.id)).toMatchObject({ extension: 4021, newsletter: true, birth_date: '1990-04-01' });
+      expect(await storedUser(latchkey, manifest.users[1]!.id)).toMatchObject({ extension: null, newsletter: false, birth_date: null });
+      expect((await verifyDjangoImport(latchkey.deps, source)).differences).toEqual([]);
+    } finally {
+      await source.close();
+      await latchkey.destroy();
+    }
+  }, 60_000);
+
+  it(`from its ${from}: values that do not fit their fields stop the import, each one named, and nothing is written`, async () => {
+    // Declared shorter than Django's max_length, and a number declared as text.
+    const userFields = defineUserFields({
+      company: { type: 'text', label: 'Company', maxLength: 10 },
+      extension_code: { type: 'text', label: 'Extension', djangoColumn: 'phone_extension' },
+    });
+    const latchkey = await site(userFields);
+    const source = await openSource(from, userFields);
+    try {
+      const [alice, bob, carol] = fixture.manifest.users;
+      const refusal = importDjangoAccounts(latchkey.deps, source, importTarget(latchkey), { dryRun: false });
+      await expect(refusal).rejects.toThrow(/^4 value\(s\) of users_user do not fit the user fields this project declares, so nothing was imported\./);
+      const message = await refusal.then(() => '', (error: Error) => error.message);
+      expect(message.split('\n').slice(1)).toEqual([
+        `  users_user ${alice!.id}.company: Ensure this value has at most 10 characters (it has 14).`,
+        `  users_user ${alice!.id}.phone_extension (field extension_code): 4021 is not text.`,
+        `  users_user ${bob!.id}.company: Ensure this value has at most 10 characters (it has 26).`,
+        `  users_user ${carol!.id}.phone_extension (field extension_code): 7 is not text.`,
+      ]);
+      expect(await latchkey.deps.store.users.count()).toBe(0);
+    } finally {
+      await source.close();
+      await latchkey.destroy();
+    }
+  }, 60_000);
 });

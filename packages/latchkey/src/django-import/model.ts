@@ -23,6 +23,28 @@ export interface DjangoUser {
   isSuperuser: boolean;
   dateJoined: Date;
   lastLogin: Date | null;
+  /**
+   * The columns the project's own user fields come from (each field's `djangoColumn`,
+   * docs/user-fields.md), by column name, as Django's dumpdata writes them whichever the source:
+   * text as a string, a day as 'YYYY-MM-DD', an integer as a number, a boolean as a boolean, NULL
+   * as null. A column users_user lacks is absent. What each value becomes is the import's to
+   * judge (convert.ts), against the field's declaration.
+   */
+  projectColumns: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * users_user's columns beside those Latchkey's import reads: the ones the project's fields were
+ * to come from, found or not, and those nothing reads, which the import names so that no column
+ * is dropped unsaid (docs/migrating-from-django.md).
+ */
+export interface DjangoUserColumns {
+  /** The columns asked for (the declared fields' djangoColumn) that users_user has. */
+  project: readonly string[];
+  /** The columns asked for that users_user lacks. */
+  absent: readonly string[];
+  /** The columns users_user has that neither Latchkey's import nor a declared field reads. */
+  unread: readonly string[];
 }
 
 /** account_emailaddress. */

@@ -3,7 +3,7 @@ import type { AdminPermission } from '../admin/model.js';
 import type { Authenticator, AuthenticatorType } from '../mfa/model.js';
 import type { SocialAccount, SocialApp, SocialToken } from '../socialaccount/model.js';
 import type { ApiToken } from '../tokens/model.js';
-import type { DjangoKind, DjangoLoginField, DjangoRows } from './model.js';
+import type { DjangoKind, DjangoLoginField, DjangoRows, DjangoUserColumns } from './model.js';
 
 /**
  * Where a Django project's account data is read from: its database (PostgreSQL or SQLite, opened
@@ -14,6 +14,12 @@ export interface DjangoSource {
   readonly description: string;
   /** The user model's login field: 'email' when users_user has no username column (or the dump's users have no `username`). */
   loginField(): Promise<DjangoLoginField>;
+  /**
+   * users_user's columns beyond Latchkey's own: those the source was opened to read into
+   * DjangoUser.projectColumns, found or absent, and those nothing reads (a dump's: the fields of
+   * its users.user entries). All empty for a dump without users.
+   */
+  userColumns(): Promise<DjangoUserColumns>;
   /** Whether the source has this kind at all (a project without allauth.mfa has no mfa_authenticator). */
   has(kind: DjangoKind): Promise<boolean>;
   /** How many rows of the kind there are (0 when the source lacks it): for progress. */

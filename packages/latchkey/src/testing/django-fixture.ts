@@ -31,6 +31,19 @@ const DEBIAN_PACKAGES = 'python3-django python3-django-allauth python3-djangores
 /** ISO 8601 in UTC to the millisecond, as Date.toISOString() writes it. */
 type Instant = string;
 
+/**
+ * The columns the fixture's users.User adds to cookiecutter's (ProfileColumns in
+ * django-project/users/models.py): a CharField, a DateField, a PositiveIntegerField and a
+ * BooleanField. alice has all four, bob a company with text beyond Latin-1, carol a day and a
+ * number but a blank company; the others Django's defaults.
+ */
+export interface DjangoProfileColumns {
+  company: string;
+  birth_date: string | null;
+  phone_extension: number | null;
+  newsletter: boolean;
+}
+
 /** What a test must find after reading or importing the fixture (django-project/fixture/manifest.py writes it). */
 export interface DjangoFixtureManifest {
   usernameType: UsernameType;
@@ -56,6 +69,8 @@ export interface DjangoFixtureManifest {
     isSuperuser: boolean;
     dateJoined: Instant;
     lastLogin: Instant | null;
+    /** users.User's profile columns, as dumpdata writes them (a day as 'YYYY-MM-DD', NULL as null): what the project's user fields come from. */
+    profileColumns: DjangoProfileColumns;
   }[];
   emailAddresses: { id: number; userId: number; email: string; verified: boolean; primary: boolean }[];
   /** By key. */
@@ -170,11 +185,14 @@ const dateOrNull = (instant: Instant | null) => (instant === null ? null : new D
 /**
  * The rows a DjangoSource must yield for this fixture, kind by kind, in its order (permissions in
  * the manifest's: by user, direct grants first). Social apps read as allauth 0.51 kept them:
- * without provider_id and settings.
+ * without provider_id and settings. Users hold the profile columns the source was opened to read
+ * (`projectColumns`) that the fixture has.
  */
-export function expectedDjangoRows(manifest: DjangoFixtureManifest): { [K in DjangoKind]: DjangoRows[K][] } {
+export function expectedDjangoRows(manifest: DjangoFixtureManifest, projectColumns: readonly string[] = []): { [K in DjangoKind]: DjangoRows[K][] } {
+  const profileOf = (columns: DjangoProfileColumns): Record<string, unknown> =>
+    Object.fromEntries(projectColumns.filter((column) => column in columns).map((column) => [column, columns[column as keyof DjangoProfileColumns]]));
   return {
-    users: manifest.users.map(({ id, username, email, name, encodedPassword, isActive, isStaff, isSuperuser, dateJoined, lastLogin }) => ({
+    users: manifest.users.map(({ id, username, email, name, encodedPassword, isActive, isStaff, isSuperuser, dateJoined, lastLogin, profileColumns }) => ({
       id,
       username,
       email,
@@ -185,6 +203,7 @@ export function expectedDjangoRows(manifest: DjangoFixtureManifest): { [K in Dja
       isSuperuser,
       dateJoined: new Date(dateJoined),
       lastLogin: dateOrNull(lastLogin),
+      projectColumns: profileOf(profileColumns),
     })),
     emailAddresses: manifest.emailAddresses,
     tokens: manifest.tokens.map((token) => ({ ...token, created: new Date(token.created) })),

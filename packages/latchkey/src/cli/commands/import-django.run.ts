@@ -5,6 +5,8 @@ import { importDjangoAccounts, type ImportReport } from '../../django-import/flo
 import { verifyDjangoImport, type VerifyReport } from '../../django-import/flows/verify-import.js';
 import { DJANGO_KINDS, DJANGO_TABLES, type DjangoKind } from '../../django-import/model.js';
 import type { DjangoSource } from '../../django-import/ports.js';
+import { djangoColumnsOf } from '../../django-import/user-fields.js';
+import { docsPage } from '../../core/docs-page.js';
 import { isLatchkeyError } from '../../core/errors.js';
 import { openDjangoDatabase } from '../../storage/django/database-source.js';
 import { openDjangoDumpdata } from '../../storage/django/dumpdata-source.js';
@@ -13,9 +15,12 @@ import type { ParsedArguments } from '../arguments.js';
 import { withLatchkey, type CommandContext } from '../command.js';
 import { CommandError, type CommandIO } from '../io.js';
 
-/** A source named by a database URL is read from that database; anything else is a dumpdata file. */
-function openSource(location: string): Promise<DjangoSource> {
-  return /^(postgres|postgresql|sqlite):/.test(location) ? openDjangoDatabase(location) : openDjangoDumpdata(location);
+/**
+ * A source named by a database URL is read from that database; anything else is a dumpdata file.
+ * Either reads, beside Latchkey's columns, those the project's user fields come from.
+ */
+function openSource(location: string, projectColumns: readonly string[]): Promise<DjangoSource> {
+  return /^(postgres|postgresql|sqlite):/.test(location) ? openDjangoDatabase(location, { projectColumns }) : openDjangoDumpdata(location, { projectColumns });
 }
 
 function positiveInteger(value: string | undefined, option: string, fallback: number): number {
@@ -64,6 +69,16 @@ function printImportReport(io: CommandIO, report: ImportReport): void {
     out('');
     out(`${report.unreadablePasswords.length} user(s) have a password hash Latchkey cannot check (ids ${report.unreadablePasswords.join(', ')}): they sign in after a password reset.`);
   }
+  // Said, not refused: the accounts move all the same, and a column left behind is named.
+  if (report.undeclaredColumns.length > 0) {
+    out('');
+    out(`users_user has columns this project does not declare: ${report.undeclaredColumns.join(', ')} — declare them in src/users/fields.ts to import them (${docsPage('user-fields.md')}).`);
+  }
+  if (report.fieldsWithoutColumn.length > 0) {
+    const fields = report.fieldsWithoutColumn.map(({ field, column }) => (field === column ? field : `${field} (column ${column})`));
+    out('');
+    out(`users_user has no column for the user field(s) ${fields.join(', ')}: their users get the empty value. If Django names the column otherwise, give the field its djangoColumn (${docsPage('user-fields.md')}).`);
+  }
   out('');
   const inserted = DJANGO_KINDS.reduce((sum, kind) => sum + report.counts[kind].inserted, 0);
   if (report.dryRun) out(`Dry run: nothing was written (${inserted} row(s) would be).`);
@@ -85,7 +100,7 @@ export async function run(context: CommandContext, parsed: ParsedArguments): Pro
   const sample = positiveInteger(parsed.string('sample'), 'sample', 200);
   const decrypt = context.options.djangoDecrypt;
   return withLatchkey(context, async (latchkey) => {
-    const source = await openSource(location).catch((error: unknown) => {
+    const source = await openSource(location, djangoColumnsOf(latchkey.deps.userFields)).catch((error: unknown) => {
       throw new CommandError(error instanceof Error ? error.message : String(error));
     });
     try {
@@ -97,7 +112,7 @@ export async function run(context: CommandContext, parsed: ParsedArguments): Pro
       const dryRun = parsed.flag('dry-run');
       io.stderr.write(`Importing from ${source.description}${dryRun ? ' (dry run: nothing will be written)' : ''}.\n`);
       const { database } = latchkey;
-      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
+      const target = createKyselyImportTarget(database.kysely, database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
       const report = await importDjangoAccounts(latchkey.deps, source, target, { dryRun, batchSize, decrypt, onProgress: progressPrinter(io) });
       printImportReport(io, report);
       return 0;

@@ -26,6 +26,7 @@ function memorySource(loginField: DjangoLoginField, rows: Rows): DjangoSource {
   return {
     description: 'rows in memory',
     loginField: () => Promise.resolve(loginField),
+    userColumns: () => Promise.resolve({ project: [], absent: [], unread: [] }),
     has: (kind) => Promise.resolve(rows[kind] !== undefined),
     count: (kind) => Promise.resolve(rows[kind]?.length ?? 0),
     async *rows<K extends DjangoKind>(kind: K, batchSize: number) {
@@ -40,7 +41,7 @@ const JOINED = new Date('2021-03-04T05:06:07.123Z');
 const HASH = 'pbkdf2_sha256$260000$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGg=';
 
 function djangoUser(id: number, fields: Partial<DjangoUser> = {}): DjangoUser {
-  return { id, username: `user${id}`, email: `user${id}@example.com`, name: '', password: HASH, isActive: true, isStaff: false, isSuperuser: false, dateJoined: JOINED, lastLogin: null, ...fields };
+  return { id, username: `user${id}`, email: `user${id}@example.com`, name: '', password: HASH, isActive: true, isStaff: false, isSuperuser: false, dateJoined: JOINED, lastLogin: null, projectColumns: {}, ...fields };
 }
 
 const skippedOf = (report: ImportReport, kind: DjangoKind) => report.skipped.filter((row) => row.kind === kind).map(({ id, reason }) => ({ id, reason }));
@@ -60,7 +61,7 @@ for (const kind of testDatabaseKinds()) {
 
     function run(instance: TestLatchkey, source: DjangoSource, options: { dryRun?: boolean; batchSize?: number } = {}): Promise<ImportReport> {
       const { database } = instance;
-      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
+      const target = createKyselyImportTarget(database.kysely, database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
       return importDjangoAccounts(instance.deps, source, target, { dryRun: options.dryRun ?? false, batchSize: options.batchSize ?? 2 });
     }
 
@@ -199,7 +200,7 @@ for (const kind of testDatabaseKinds()) {
         ],
       });
       const { database } = instance;
-      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
+      const target = createKyselyImportTarget(database.kysely, database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
       const unopened = await importDjangoAccounts(instance.deps, source, target, { dryRun: true });
       expect(skippedOf(unopened, 'authenticators').map((row) => row.reason)).toEqual([expect.stringContaining('TOTP secret cannot be read'), expect.stringContaining('recovery codes cannot be read')]);
 
@@ -217,7 +218,7 @@ for (const kind of testDatabaseKinds()) {
       const users = Array.from({ length: 2500 }, (_, index) => djangoUser(index + 1));
       const emailAddresses = users.map((user) => ({ id: user.id, userId: user.id, email: user.email, verified: true, primary: true }));
       const { database } = instance;
-      const target = createKyselyImportTarget(database.kysely, database.dialect, database.usernameType);
+      const target = createKyselyImportTarget(database.kysely, database.dialect, { usernameType: database.usernameType, userFields: database.userFields.fields });
       const progress: string[] = [];
       const report = await importDjangoAccounts(instance.deps, memorySource('email', { users, emailAddresses }), target, {
         dryRun: false,

@@ -5,9 +5,11 @@
  * target in ONE transaction, so an import that fails half way leaves Latchkey as it was. Rows
  * keep their Django ids, so a second run finds every row already there and writes nothing. A row
  * that refers to one not imported (an address of a skipped user) is skipped too, with that
- * reason: nothing is attached to the wrong account.
+ * reason: nothing is attached to the wrong account. The project's own user fields come with the
+ * users (../user-fields.ts); users_user's columns that nothing reads are named in the report.
  */
 import type { LatchkeyDeps } from '../../deps.js';
+import { docsPage } from '../../core/docs-page.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { EmailAddress, User } from '../../account/model.js';
 import type { SocialAccount, SocialApp, SocialToken } from '../../socialaccount/model.js';
@@ -31,8 +33,9 @@ import {
 import { conflictCheckedWriter, type AccountImportWriter } from '../conflict-checked-writer.js';
 import { DJANGO_KINDS, type DjangoKind, type DjangoRows, type DjangoSocialApp } from '../model.js';
 import type { AccountImportTarget, DjangoSource, ImportedAuthenticator, ImportedPermission, RowOutcome } from '../ports.js';
+import { describeUnfitValue, userFieldColumnsProblem, type UnfitValue } from '../user-fields.js';
 
-export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'providerDirectory'>;
+export type ImportDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'providerDirectory' | 'userFields'>;
 
 export interface ImportOptions {
   /** Report what would be imported, and write nothing. */
@@ -65,6 +68,34 @@ export interface ImportReport {
   skipped: SkippedRow[];
   /** Users imported whose password hash Latchkey cannot check (an algorithm it does not have): they must reset their password. */
   unreadablePasswords: number[];
+  /** users_user's columns that neither Latchkey nor a declared user field reads: not imported (alphabetical). */
+  undeclaredColumns: string[];
+  /** Declared user fields whose column users_user lacks: their users get the field's empty value. */
+  fieldsWithoutColumn: { field: string; column: string }[];
+}
+
+/** How many unfit values the error that stops the import names; it counts the others. */
+const UNFIT_VALUES_SHOWN = 20;
+
+/** Values of users_user that do not fit the project's fields, met while reading the users. */
+interface UnfitValues {
+  count: number;
+  first: UnfitValue[];
+}
+
+/**
+ * The import stops when a value does not fit its field, rather than change it or leave out its
+ * user (and everything of theirs): the fix is nearly always the declaration (a longer maxLength,
+ * a choice more, the right type), after which a run imports everyone.
+ */
+function unfitValuesError(unfit: UnfitValues): LatchkeyError {
+  const lines = unfit.first.map((value) => `  ${describeUnfitValue(value)}`);
+  if (unfit.count > unfit.first.length) lines.push(`  and ${unfit.count - unfit.first.length} more.`);
+  return new LatchkeyError(
+    'invalid_input',
+    `${unfit.count} value(s) of users_user do not fit the user fields this project declares, so nothing was imported. ` +
+      `Change the declaration (a longer maxLength, another choice, the right type) or the values in Django, and run the import again (${docsPage('migrating-from-django.md')}):\n${lines.join('\n')}`,
+  );
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -105,12 +136,19 @@ interface LatchkeyRows {
 
 type KindImports = { [K in DjangoKind]: KindImport<K, LatchkeyRows[K]> };
 
-function kindImports(deps: ImportDeps, context: ConvertContext, report: ImportReport): KindImports {
+function kindImports(deps: ImportDeps, context: ConvertContext, report: ImportReport, unfit: UnfitValues): KindImports {
   const usernameType = deps.settings.USERNAME_TYPE;
   return {
     users: {
       idOf: (user) => String(user.id),
-      convert: (user) => convertUser(user, usernameType),
+      convert: (user) => {
+        const converted = convertUser(user, usernameType, deps.userFields);
+        if (!('unfit' in converted)) return converted;
+        unfit.count += converted.unfit.length;
+        unfit.first.push(...converted.unfit.slice(0, UNFIT_VALUES_SHOWN - unfit.first.length));
+        // Not written, and the import stops once every user has been read (importDjangoAccounts).
+        return { skipped: 'a value does not fit its user field' };
+      },
       write: (writer, rows) => writer.users(rows),
       accepted: (user, imported) => {
         imported.users.add(user.id);
@@ -228,7 +266,9 @@ async function importKind<K extends DjangoKind>(
 
 /**
  * Imports everything the source has. Refuses, before reading a row, a source whose users log in
- * by the other field than this project's users (USERNAME_TYPE): their logins would not carry over.
+ * by the other field than this project's users (USERNAME_TYPE): their logins would not carry over;
+ * and a user field read from the password column. Stops, writing nothing, when a value of
+ * users_user does not fit its user field, naming every such value.
  */
 export async function importDjangoAccounts(deps: ImportDeps, source: DjangoSource, target: AccountImportTarget, options: ImportOptions): Promise<ImportReport> {
   const loginField = await source.loginField();
@@ -238,14 +278,30 @@ export async function importDjangoAccounts(deps: ImportDeps, source: DjangoSourc
       `The Django project's users log in by ${loginField} (its users_user ${loginField === 'email' ? 'has no username column' : 'has a username column'}), but this project's username_type is "${deps.settings.USERNAME_TYPE}". Import into a project generated with --username-type ${loginField}.`,
     );
   }
+  const columns = await source.userColumns();
+  const columnsProblem = userFieldColumnsProblem(deps.userFields, columns);
+  if (columnsProblem !== undefined) throw new LatchkeyError('configuration_invalid', columnsProblem);
+  const absent = new Set(columns.absent);
   const counts = Object.fromEntries(DJANGO_KINDS.map((kind) => [kind, { read: 0, inserted: 0, present: 0, skipped: 0 }])) as Record<DjangoKind, KindCount>;
-  const report: ImportReport = { dryRun: options.dryRun, counts, skipped: [], unreadablePasswords: [] };
+  const report: ImportReport = {
+    dryRun: options.dryRun,
+    counts,
+    skipped: [],
+    unreadablePasswords: [],
+    undeclaredColumns: [...columns.unread].sort(),
+    fieldsWithoutColumn: deps.userFields.filter((field) => absent.has(field.djangoColumn)).map((field) => ({ field: field.name, column: field.djangoColumn })),
+  };
   const context: ConvertContext = { settings: deps.settings, decrypt: options.decrypt ?? CLEAR_TEXT, now: deps.clock.now() };
-  const imports = kindImports(deps, context, report);
+  const unfit: UnfitValues = { count: 0, first: [] };
+  const imports = kindImports(deps, context, report, unfit);
   const state = { report, imported: { users: new Set<number>(), socialApps: new Set<number>(), socialAccounts: new Set<number>() }, batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE, onProgress: options.onProgress };
   return target.transaction(options.dryRun, async (tables) => {
     const writer = conflictCheckedWriter(tables, deps.settings.USERNAME_TYPE);
-    for (const kind of DJANGO_KINDS) await importKind(source, writer, kind, imports[kind], state);
+    for (const kind of DJANGO_KINDS) {
+      await importKind(source, writer, kind, imports[kind], state);
+      // Thrown inside the transaction: the users written so far are rolled back with it.
+      if (kind === 'users' && unfit.count > 0) throw unfitValuesError(unfit);
+    }
     return report;
   });
 }

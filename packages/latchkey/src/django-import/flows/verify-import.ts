@@ -2,10 +2,12 @@
  * `manage import-django --verify`: the reverse check. A random sample of the source's users is
  * made into Latchkey's rows again, exactly as the import makes them, and compared with what
  * Latchkey holds: every column, and for what Latchkey keeps sealed (a token's key, a TOTP secret,
- * recovery codes, a provider's tokens, an app's secret) what it opens to. Nothing is written and
- * nothing secret is reported: a difference names the row and the field.
+ * recovery codes, a provider's tokens, an app's secret) what it opens to; a user's columns include
+ * the project's own fields. Nothing is written and nothing secret is reported: a difference names
+ * the row and the field.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { User } from '../../account/model.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { authenticatorSecret, unusedRecoveryCodes } from '../../mfa/authenticators.js';
 import type { Authenticator } from '../../mfa/model.js';
@@ -27,7 +29,7 @@ import {
 import type { DjangoKind, DjangoRows, DjangoUser } from '../model.js';
 import type { DjangoSource } from '../ports.js';
 
-export type VerifyDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'store'>;
+export type VerifyDeps = Pick<LatchkeyDeps, 'settings' | 'clock' | 'store' | 'userFields'>;
 
 export interface VerifyOptions {
   /** How many users to check (default 200); every user when the source has fewer. */
@@ -51,6 +53,8 @@ export interface VerifyReport {
 }
 
 const BATCH = 1000;
+
+const LATCHKEY_USER_FIELDS = ['username', 'email', 'name', 'password', 'isActive', 'isStaff', 'isSuperuser', 'dateJoined', 'lastLogin'] as const;
 
 /** A uniform sample of `size` users, read in one pass (reservoir sampling), so a million users never sit in memory. */
 async function sampleUsers(source: DjangoSource, size: number, random: () => number): Promise<{ sample: DjangoUser[]; seen: number }> {
@@ -100,12 +104,15 @@ export async function verifyDjangoImport(deps: VerifyDeps, source: DjangoSource,
     if (fields.length > 0) differ(kind, id, `differs in ${fields.join(', ')}`);
   };
 
+  // Latchkey's fields, then the project's own (docs/user-fields.md), by name.
+  const userFields = [...LATCHKEY_USER_FIELDS, ...deps.userFields.map((field) => field.name)] as (keyof User)[];
   for (const user of sample) {
-    const expected = convertUser(user, settings.USERNAME_TYPE);
+    const expected = convertUser(user, settings.USERNAME_TYPE, deps.userFields);
     const stored = await store.users.findById(user.id);
     if ('skipped' in expected) continue;
-    if (!stored) differ('users', user.id, 'is not in Latchkey');
-    else compare('users', user.id, differingFields(expected.row, stored, ['username', 'email', 'name', 'password', 'isActive', 'isStaff', 'isSuperuser', 'dateJoined', 'lastLogin']));
+    if ('unfit' in expected) differ('users', user.id, `does not fit the user field(s) ${[...new Set(expected.unfit.map((unfit) => unfit.field))].join(', ')}`);
+    else if (!stored) differ('users', user.id, 'is not in Latchkey');
+    else compare('users', user.id, differingFields(expected.row, stored, userFields));
   }
 
   for (const address of await rowsOf(source, 'emailAddresses', (row) => userIds.has(row.userId))) {

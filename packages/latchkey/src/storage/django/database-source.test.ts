@@ -80,6 +80,22 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(cases)('openDjangoData
     expect(users.map((user) => user.username)).toEqual(fixture.manifest.users.map((user) => (usernameType === 'username' ? user.login : null)));
   });
 
+  it("reads the columns the project's user fields come from as dumpdata writes them, and names users_user's other columns", async () => {
+    expect(await source.userColumns()).toEqual({ project: [], absent: [], unread: ['birth_date', 'company', 'newsletter', 'phone_extension'] });
+    const projectColumns = ['company', 'birth_date', 'phone_extension', 'newsletter', 'nickname', 'name'];
+    const withColumns = await openDjangoDatabase(fixture.databaseUrl, { projectColumns });
+    try {
+      expect(await withColumns.userColumns()).toEqual({ project: ['company', 'birth_date', 'phone_extension', 'newsletter', 'name'], absent: ['nickname'], unread: [] });
+      const { rows } = await readAll(withColumns, 'users', 4);
+      expect(rows).toEqual(expectedDjangoRows(fixture.manifest, projectColumns).users.map((user) => ({ ...user, projectColumns: { ...user.projectColumns, name: user.name } })));
+      // A day as its ISO text (not pg's local midnight), SQLite's 0 and 1 as booleans, an integer as a number.
+      expect(rows[0]!.projectColumns).toEqual({ company: 'Wonderland Ltd', birth_date: '1990-04-01', phone_extension: 4021, newsletter: true, name: 'Alice Liddell' });
+      expect(rows[1]!.projectColumns).toMatchObject({ birth_date: null, phone_extension: null, newsletter: false });
+    } finally {
+      await withColumns.close();
+    }
+  });
+
   it('parses the JSON columns: mfa data (JSON on PostgreSQL, text on SQLite) and allauth 0.51 extra_data (text)', async () => {
     const { rows: authenticators } = await readAll(source, 'authenticators', 10);
     const recoveryCodes = authenticators.find((row) => row.type === 'recovery_codes' && !('migrated_codes' in row.data))!;

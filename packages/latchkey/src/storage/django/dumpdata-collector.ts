@@ -8,10 +8,10 @@
  * key before that user's entry (Django's dumpdata writes users first, a hand-made dump need not),
  * and users' permissions, which may name groups and permissions dumped later.
  */
-import { DJANGO_KINDS, type DjangoKind, type DjangoLoginField, type DjangoRows } from '../../django-import/model.js';
+import { DJANGO_KINDS, type DjangoKind, type DjangoLoginField, type DjangoRows, type DjangoUserColumns } from '../../django-import/model.js';
 import { PermissionReferences, UnresolvedReferenceError, UserReferences, type DumpEntry } from './dumpdata-references.js';
 import { RowTable, type RowLayout } from './dumpdata-row-table.js';
-import { DJANGO_RECORD_MAPPERS } from './records.js';
+import { DJANGO_RECORD_MAPPERS, djangoUserColumns, mapDjangoUser } from './records.js';
 import type { DjangoRecord } from './values.js';
 
 type ImportedKind = Exclude<DjangoKind, 'permissions'>;
@@ -30,6 +30,7 @@ export const ROW_LAYOUTS: { [K in DjangoKind]: RowLayout<DjangoRows[K]> } = {
     isSuperuser: 'boolean',
     dateJoined: 'instant',
     lastLogin: 'instant',
+    projectColumns: 'jsonText',
   },
   emailAddresses: { id: 'number', userId: 'number', email: 'text', verified: 'boolean', primary: 'boolean' },
   tokens: { key: 'text', userId: 'number', created: 'instant' },
@@ -66,9 +67,20 @@ export class DumpCollector {
   /** Users with permissions or groups: their pk and those two fields. */
   private readonly grants: DumpEntry[] = [];
   private readonly referenced: Record<(typeof REFERENCED)[keyof typeof REFERENCED], DumpEntry[]> = { groups: [], permissions: [], contentTypes: [] };
+  /** Every field the users.user entries have, as users_user's columns (`pk` as `id`). */
+  private readonly userFieldNames = new Set<string>();
+
+  /** `projectColumns`: the users.user fields the project's user fields come from (their djangoColumn). */
+  constructor(private readonly projectColumns: readonly string[] = []) {}
 
   get loginField(): DjangoLoginField {
     return this.users.loginField ?? 'email';
+  }
+
+  /** Nothing to say of a dump without users: it shows no columns. */
+  get userColumns(): DjangoUserColumns {
+    if (this.userFieldNames.size === 0) return { project: [], absent: [], unread: [] };
+    return djangoUserColumns(new Set(['id', ...this.userFieldNames]), this.projectColumns);
   }
 
   add(entry: DumpEntry): void {
@@ -94,7 +106,8 @@ export class DumpCollector {
   }
 
   private addUser(entry: DumpEntry): void {
-    const user = DJANGO_RECORD_MAPPERS.users(IMPORTED.users.record(entry, undefined));
+    for (const field of Object.keys(entry.fields)) this.userFieldNames.add(field);
+    const user = mapDjangoUser(IMPORTED.users.record(entry, undefined), this.projectColumns);
     this.rows.users.push(user);
     this.users.add(entry, user.id);
     const { user_permissions: permissions, groups } = entry.fields;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DJANGO_KINDS, type DjangoKind } from '../../django-import/model.js';
 import { ROW_LAYOUTS } from './dumpdata-collector.js';
 import { RowTable } from './dumpdata-row-table.js';
-import { DJANGO_RECORD_MAPPERS } from './records.js';
+import { DJANGO_RECORD_MAPPERS, mapDjangoUser } from './records.js';
 import type { DjangoRecord } from './values.js';
 
 interface Sample {
@@ -58,6 +58,18 @@ describe('RowTable', () => {
     expect(table.slice(20_001, 20_002)[0]).toEqual(sample(20_001, 'row 20001'));
   });
 
+  it('keeps JSON values as their text (a jsonText column): objects of any value, and text a lone surrogate included', () => {
+    const values = [
+      { company: 'Zoë — 山田 🙂', birth_date: '1990-04-01', seats: 12, newsletter: true, none: null },
+      {},
+      { bio: 'a lone surrogate \ud800', prefs: { theme: ['dark', 1.5] } },
+    ];
+    const table = new RowTable<{ id: number; columns: Record<string, unknown> }>({ id: 'number', columns: 'jsonText' });
+    values.forEach((columns, id) => table.push({ id, columns }));
+    expect(table.slice(0, 3).map((row) => row.columns)).toEqual(values);
+    expect((table.slice(2, 3)[0]!.columns as { bio: string }).bio).toBe('a lone surrogate \ud800');
+  });
+
   it('sorts by a number or text field, rows of equal keys staying in the order they came', () => {
     const table = new RowTable<Sample>(SAMPLE_LAYOUT);
     for (const [id, label] of [[3, 'c'], [1, 'b'], [2, 'B'], [1, 'a'], [10, 'é']] as const) table.push(sample(id, label));
@@ -89,5 +101,13 @@ describe('the layouts of a dump', () => {
     const table = new RowTable<object>(ROW_LAYOUTS[kind]);
     table.push(row);
     expect(JSON.stringify(table.slice(0, 1))).toBe(JSON.stringify([row]));
+  });
+
+  it("keeps the columns a user's project fields come from", () => {
+    const user = mapDjangoUser({ ...RECORDS.users, company: 'Acme', birth_date: '1990-04-01', newsletter: false }, ['company', 'birth_date', 'newsletter', 'seats']);
+    expect(user.projectColumns).toEqual({ company: 'Acme', birth_date: '1990-04-01', newsletter: false });
+    const table = new RowTable<object>(ROW_LAYOUTS.users);
+    table.push(user);
+    expect(table.slice(0, 1)).toEqual([user]);
   });
 });

@@ -10,7 +10,7 @@
  * fields in the same order (new Date objects of the same instants).
  */
 
-type ColumnKind = 'number' | 'instant' | 'boolean' | 'text' | 'json';
+type ColumnKind = 'number' | 'instant' | 'boolean' | 'text' | 'json' | 'jsonText';
 
 /** How a field is kept: chosen by its type, so that a layout cannot keep a field as what it is not. */
 type ColumnKindOf<T> = [T] extends [boolean]
@@ -21,7 +21,7 @@ type ColumnKindOf<T> = [T] extends [boolean]
       ? 'instant'
       : [T] extends [string | null]
         ? 'text'
-        : 'json';
+        : 'json' | 'jsonText';
 
 /** Each field of a row and how it is kept, in the order the fields of a row made again are in. */
 export type RowLayout<Row> = { readonly [F in keyof Row]-?: ColumnKindOf<Row[F]> };
@@ -147,12 +147,28 @@ class JsonColumn implements Column {
   }
 }
 
+/**
+ * JSON values every row has (a user's project columns, docs/user-fields.md): kept as their JSON
+ * text, outside the heap like any text, and parsed again as each row is made.
+ */
+class JsonTextColumn implements Column {
+  private readonly texts = new TextColumn();
+  push(value: unknown): void {
+    this.texts.push(value === undefined ? null : JSON.stringify(value));
+  }
+  get(index: number): unknown {
+    const text = this.texts.get(index);
+    return text === null ? undefined : JSON.parse(text);
+  }
+}
+
 const COLUMNS: Record<ColumnKind, () => Column> = {
   number: () => new NumberColumn(),
   instant: () => new InstantColumn(),
   boolean: () => new BooleanColumn(),
   text: () => new TextColumn(),
   json: () => new JsonColumn(),
+  jsonText: () => new JsonTextColumn(),
 };
 
 /** Ids as numbers, token keys as text (by code unit, as SQLite and a C collation order them). */

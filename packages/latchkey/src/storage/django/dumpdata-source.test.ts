@@ -81,6 +81,18 @@ describe.skipIf(djangoFixtureUnavailable() !== null).each(['username', 'email'] 
     expect(accounts.find((account) => account.provider === 'github')!.extraData).toMatchObject({ id: 12345, login: 'alice' });
   });
 
+  it("reads the fields the project's user fields come from, as the dump has them, and names the users' other fields", async () => {
+    const projectColumns = ['company', 'birth_date', 'phone_extension', 'newsletter', 'nickname'];
+    for (const path of [fixture.dumpdataPath, fixture.dumpdataWithIdsPath]) {
+      expect(await (await openDjangoDumpdata(path)).userColumns()).toEqual({ project: [], absent: [], unread: ['company', 'birth_date', 'phone_extension', 'newsletter'] });
+      const source = await openDjangoDumpdata(path, { projectColumns });
+      expect(await source.userColumns()).toEqual({ project: ['company', 'birth_date', 'phone_extension', 'newsletter'], absent: ['nickname'], unread: [] });
+      const users = await readAll(source, 'users', 4);
+      expect(users).toEqual(expectedDjangoRows(fixture.manifest, projectColumns).users);
+      expect(users[0]!.projectColumns).toEqual({ company: 'Wonderland Ltd', birth_date: '1990-04-01', phone_extension: 4021, newsletter: true });
+    }
+  });
+
   it('reads the same objects when the file arrives in small pieces', async () => {
     const whole = JSON.parse(await readFile(fixture.dumpdataPath, 'utf8')) as unknown[];
     const pieces: unknown[] = [];
@@ -125,6 +137,22 @@ describe('openDjangoDumpdata of hand-written dumps', () => {
       { userId: 7, appLabel: 'authtoken', codename: 'delete_token', group: 'Support' },
     ]);
     expect([await source.has('tokens'), await source.count('tokens'), await readAll(source, 'tokens')]).toEqual([false, 0, []]);
+  });
+
+  it("keeps the project's fields of each user as the dump has them, whatever they hold, and says nothing of a dump without users", async () => {
+    const dump = [
+      { model: 'users.user', pk: 2, fields: { ...USER_FIELDS, username: 'two', email: '', last_login: null, date_joined: '2024-05-06T07:08:09Z', bio: 'a lone surrogate \ud800, 山田', prefs: { theme: 'dark' } } },
+      // A hand-edited entry may lack a field: the value is absent, not null.
+      { model: 'users.user', pk: 1, fields: { ...USER_FIELDS, username: 'one', email: '', last_login: null, date_joined: '2024-05-06T07:08:09Z', bio: null, shoe_size: 44 } },
+    ];
+    const source = await openDjangoDumpdata(await dumpFile('project-fields.json', dump), { projectColumns: ['bio', 'prefs', 'seats'] });
+    expect(await source.userColumns()).toEqual({ project: ['bio', 'prefs'], absent: ['seats'], unread: ['shoe_size'] });
+    expect((await readAll(source, 'users')).map((user) => [user.id, user.projectColumns])).toEqual([
+      [1, { bio: null }],
+      [2, { bio: 'a lone surrogate \ud800, 山田', prefs: { theme: 'dark' } }],
+    ]);
+    const noUsers = await openDjangoDumpdata(await dumpFile('no-users.json', [ALLAUTH_65_DUMP[3]]), { projectColumns: ['bio'] });
+    expect(await noUsers.userColumns()).toEqual({ project: [], absent: [], unread: [] });
   });
 
   it('resolves a natural key to a user dumped after the entry, and puts every kind in key order', async () => {

@@ -6,7 +6,7 @@
  * handed out in primary-key order, which a hand-edited dump need not keep.
  */
 import { LatchkeyError } from '../../core/errors.js';
-import type { DjangoKind, DjangoLoginField, DjangoRows } from '../../django-import/model.js';
+import type { DjangoKind, DjangoLoginField, DjangoRows, DjangoUserColumns } from '../../django-import/model.js';
 import type { DjangoSource } from '../../django-import/ports.js';
 import { DumpCollector, type DumpRows } from './dumpdata-collector.js';
 import { UnresolvedReferenceError, type DumpEntry } from './dumpdata-references.js';
@@ -18,8 +18,13 @@ function isDumpEntry(value: unknown): value is DumpEntry {
   return typeof entry === 'object' && entry !== null && typeof entry.model === 'string' && typeof entry.fields === 'object' && entry.fields !== null;
 }
 
-async function collect(path: string): Promise<DumpCollector> {
-  const collector = new DumpCollector();
+export interface DjangoDumpdataOptions {
+  /** The users.user fields the project's user fields come from (their djangoColumn), read into DjangoUser.projectColumns. */
+  projectColumns?: readonly string[];
+}
+
+async function collect(path: string, projectColumns: readonly string[]): Promise<DumpCollector> {
+  const collector = new DumpCollector(projectColumns);
   let index = 0;
   for await (const value of readJsonArrayObjects(path)) {
     index++;
@@ -38,12 +43,17 @@ class DumpdataSource implements DjangoSource {
     private readonly dumped: DumpRows,
     private readonly login: DjangoLoginField,
     private readonly kindsPresent: ReadonlySet<DjangoKind>,
+    private readonly columns: DjangoUserColumns,
   ) {
     this.description = `dumpdata file ${path}`;
   }
 
   loginField(): Promise<DjangoLoginField> {
     return Promise.resolve(this.login);
+  }
+
+  userColumns(): Promise<DjangoUserColumns> {
+    return Promise.resolve(this.columns);
   }
 
   has(kind: DjangoKind): Promise<boolean> {
@@ -74,16 +84,16 @@ class DumpdataSource implements DjangoSource {
  * what to change, a file that is not a dump, a dump whose references cannot be resolved, and a
  * value that is not what its column holds.
  */
-export async function openDjangoDumpdata(path: string): Promise<DjangoSource> {
+export async function openDjangoDumpdata(path: string, options: DjangoDumpdataOptions = {}): Promise<DjangoSource> {
   const refuse = (reason: string, cause: unknown) => new LatchkeyError('invalid_input', `${path} is not a dumpdata file import-django can read: ${reason}.`, { cause });
   let collector: DumpCollector;
   try {
-    collector = await collect(path);
+    collector = await collect(path, options.projectColumns ?? []);
   } catch (error) {
     if (error instanceof NotAJsonArrayError || error instanceof UnresolvedReferenceError) throw refuse(error.message, error);
     if (error instanceof LatchkeyError) throw new LatchkeyError('invalid_input', `${path}: ${error.message}`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code;
     throw refuse(code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message, error);
   }
-  return new DumpdataSource(path, collector.rows, collector.loginField, collector.present);
+  return new DumpdataSource(path, collector.rows, collector.loginField, collector.present, collector.userColumns);
 }

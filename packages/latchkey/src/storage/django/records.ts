@@ -3,7 +3,7 @@
  * column holds what, shared by the database source (which reads these columns) and the dumpdata
  * source (which renames a dump's fields to them: `user` to `user_id`, `pk` to `id`).
  */
-import { DJANGO_TABLES, type DjangoKind, type DjangoRows } from '../../django-import/model.js';
+import { DJANGO_TABLES, type DjangoKind, type DjangoRows, type DjangoUser, type DjangoUserColumns } from '../../django-import/model.js';
 import { RecordReader, type DjangoRecord } from './values.js';
 
 /**
@@ -17,23 +17,31 @@ function userName(row: RecordReader): string {
     .join(' ');
 }
 
-/** The mapping of each kind, from a record with the columns of its table (see DJANGO_COLUMNS). */
+/**
+ * A users_user record as the model's user, with the values of `projectColumns` (the declared user
+ * fields' columns) as the record holds them: each source has made them plain already, and
+ * whether they fit their fields is the import's to judge.
+ */
+export function mapDjangoUser(record: DjangoRecord, projectColumns: readonly string[]): DjangoUser {
+  const row = new RecordReader(DJANGO_TABLES.users, record);
+  return {
+    id: row.id('id'),
+    username: row.optionalText('username'),
+    email: row.optionalText('email') ?? '',
+    name: userName(row),
+    password: row.text('password'),
+    isActive: row.boolean('is_active'),
+    isStaff: row.boolean('is_staff'),
+    isSuperuser: row.boolean('is_superuser'),
+    dateJoined: row.instant('date_joined'),
+    lastLogin: row.optionalInstant('last_login'),
+    projectColumns: Object.fromEntries(projectColumns.filter((column) => record[column] !== undefined).map((column) => [column, record[column]])),
+  };
+}
+
+/** The mapping of each kind, from a record with the columns of its table (see DJANGO_COLUMNS); users without the project's columns. */
 export const DJANGO_RECORD_MAPPERS: { [K in DjangoKind]: (record: DjangoRecord) => DjangoRows[K] } = {
-  users(record) {
-    const row = new RecordReader(DJANGO_TABLES.users, record);
-    return {
-      id: row.id('id'),
-      username: row.optionalText('username'),
-      email: row.optionalText('email') ?? '',
-      name: userName(row),
-      password: row.text('password'),
-      isActive: row.boolean('is_active'),
-      isStaff: row.boolean('is_staff'),
-      isSuperuser: row.boolean('is_superuser'),
-      dateJoined: row.instant('date_joined'),
-      lastLogin: row.optionalInstant('last_login'),
-    };
-  },
+  users: (record) => mapDjangoUser(record, []),
   emailAddresses(record) {
     const row = new RecordReader(DJANGO_TABLES.emailAddresses, record);
     return { id: row.id('id'), userId: row.id('user_id'), email: row.text('email'), verified: row.boolean('verified'), primary: row.boolean('primary') };
@@ -115,3 +123,19 @@ export const DJANGO_COLUMNS: Record<Exclude<DjangoKind, 'permissions'>, { requir
   socialAccounts: { required: ['id', 'user_id', 'provider', 'uid', 'extra_data', 'date_joined', 'last_login'], optional: [] },
   socialTokens: { required: ['id', 'account_id', 'token'], optional: ['app_id', 'token_secret', 'expires_at'] },
 };
+
+/**
+ * The users_user columns Latchkey's import reads for its own fields; with a dump's two
+ * many-to-many fields, which it reads for the permissions.
+ */
+const LATCHKEY_USER_COLUMNS: ReadonlySet<string> = new Set([...DJANGO_COLUMNS.users.required, ...DJANGO_COLUMNS.users.optional, 'groups', 'user_permissions']);
+
+/** users_user's columns beside Latchkey's: `present` is every column the table has, `asked` the declared fields' columns. */
+export function djangoUserColumns(present: ReadonlySet<string>, asked: readonly string[]): DjangoUserColumns {
+  const wanted = new Set(asked);
+  return {
+    project: asked.filter((column) => present.has(column)),
+    absent: asked.filter((column) => !present.has(column)),
+    unread: [...present].filter((column) => !LATCHKEY_USER_COLUMNS.has(column) && !wanted.has(column)),
+  };
+}

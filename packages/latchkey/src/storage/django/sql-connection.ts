@@ -15,8 +15,8 @@ import type { DjangoRecord } from './values.js';
 export interface DjangoSqlConnection {
   /** What was opened, for messages: never the password. */
   readonly description: string;
-  /** The table's column names, or undefined when the database has no such table. */
-  columns(table: string): Promise<ReadonlySet<string> | undefined>;
+  /** The table's columns, each with its declared type in lower case (`bool`, `varchar(100)`), or undefined when the database has no such table. */
+  columns(table: string): Promise<ReadonlyMap<string, string> | undefined>;
   /** Runs a statement whose parameters are written $1, $2, ... */
   query(statement: string, values?: readonly unknown[]): Promise<DjangoRecord[]>;
   close(): Promise<void>;
@@ -59,8 +59,8 @@ function openSqlite(filename: string): DjangoSqlConnection {
   return {
     description,
     columns(table) {
-      const rows = database.prepare('select name from pragma_table_info(?)').all(table) as { name: string }[];
-      return Promise.resolve(rows.length === 0 ? undefined : new Set(rows.map((row) => row.name)));
+      const rows = database.prepare('select name, type from pragma_table_info(?)').all(table) as { name: string; type: string }[];
+      return Promise.resolve(rows.length === 0 ? undefined : new Map(rows.map((row) => [row.name, row.type.toLowerCase()])));
     },
     query(statement, values = []) {
       return Promise.resolve(run(statement, values));
@@ -76,11 +76,20 @@ function openSqlite(filename: string): DjangoSqlConnection {
 /**
  * pg turns timestamps into Dates in the Node process's time zone, which is wrong for a column
  * without time zone (a project with USE_TZ=False); read both as text and parse them as every
- * source does (values.ts).
+ * source does (values.ts). A day (a DateField, which a project's user field may come from) stays
+ * its ISO text too, as SQLite and dumpdata give it: pg would make it local midnight. A bigint
+ * (BigAutoField ids, a BigIntegerField) is a number when it is a safe integer, as an integer is.
  */
-const TIMESTAMP_TYPES = new Set<number>([pg.types.builtins.TIMESTAMP, pg.types.builtins.TIMESTAMPTZ]);
+const TEXT_TYPES = new Set<number>([pg.types.builtins.TIMESTAMP, pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.DATE]);
+const BIGINT: number = pg.types.builtins.INT8;
 function getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (TIMESTAMP_TYPES.has(oid)) return (value: string) => value;
+  if (TEXT_TYPES.has(oid)) return (value: string) => value;
+  if (oid === BIGINT) {
+    return (value: string) => {
+      const number = Number(value);
+      return Number.isSafeInteger(number) ? number : value;
+    };
+  }
   return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
 }
 
@@ -111,8 +120,11 @@ async function openPostgres(connectionString: string, address: string): Promise<
     description,
     async columns(table) {
       // to_regclass follows the search path, as Django's own queries do; null when there is no such table.
-      const rows = await run('select attname as name from pg_attribute where attrelid = to_regclass($1::text) and attnum > 0 and not attisdropped', [table]);
-      return rows.length === 0 ? undefined : new Set(rows.map((row) => row.name as string));
+      const rows = await run(
+        'select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = to_regclass($1::text) and attnum > 0 and not attisdropped order by attnum',
+        [table],
+      );
+      return rows.length === 0 ? undefined : new Map(rows.map((row) => [row.name as string, row.type as string]));
     },
     query: run,
     async close() {

@@ -1,14 +1,18 @@
 import type { EmailAddress } from '../../account/model.js';
-import type { UsernameType } from '../../config/settings.js';
 import { normalizeUsernameKey } from '../../core/identifiers.js';
 import type { AdminPermissionImportTable, ApiTokenImportTable, EmailAddressImportTable, StoredLogin, UserImportTable } from '../../django-import/ports.js';
-import { inChunks, type Db } from './django-import-chunks.js';
+import { inChunks, rowsPerInsert, type Db } from './django-import-chunks.js';
 import { toBooleanColumn, toInstantColumn } from './schema.js';
+import { userFieldColumnsOf, type UserShape } from './user-field-columns.js';
 
 // The import's reads and writes of users and what is theirs alone. Each read is one query for a
 // whole batch; what counts as a conflict is decided in django-import/account-conflicts.ts.
 
-export function userImportTable(db: Db, usernameType: UsernameType): UserImportTable {
+/** Latchkey's own columns of latchkey_users an imported user fills, at most. */
+const LATCHKEY_USER_COLUMNS = 12;
+
+/** Users with the project's own fields (docs/user-fields.md), each in its column of latchkey_users. */
+export function userImportTable(db: Db, { usernameType, userFields }: UserShape): UserImportTable {
   const byUsername = usernameType === 'username';
   // The username columns exist only where users log in by username.
   const select = () => db.selectFrom('latchkey_users').select(['id', 'email', ...(byUsername ? (['username_key'] as const) : [])]);
@@ -23,6 +27,7 @@ export function userImportTable(db: Db, usernameType: UsernameType): UserImportT
           .insertInto('latchkey_users')
           .values(
             chunk.map((user) => ({
+              ...userFieldColumnsOf(userFields, user),
               id: user.id,
               ...(byUsername ? { username: user.username ?? '', username_key: normalizeUsernameKey(user.username ?? '') } : {}),
               email: user.email,
@@ -36,6 +41,7 @@ export function userImportTable(db: Db, usernameType: UsernameType): UserImportT
             })),
           )
           .execute(),
+        rowsPerInsert(LATCHKEY_USER_COLUMNS + userFields.length),
       ),
   };
 }

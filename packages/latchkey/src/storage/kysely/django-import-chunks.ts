@@ -6,9 +6,17 @@ import type { DatabaseSchema } from './schema.js';
 
 export type Db = Transaction<DatabaseSchema>;
 
-/** Rows per INSERT: well inside SQLite's 32,766 bound variables and PostgreSQL's 65,535 for the widest table. */
+/** Rows per INSERT: well inside SQLite's 32,766 bound variables and PostgreSQL's 65,535 for the widest of Latchkey's tables. */
 const INSERT_CHUNK = 500;
 
-export async function inChunks<R>(rows: readonly R[], write: (chunk: R[]) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK) await write(rows.slice(start, start + INSERT_CHUNK));
+/** The bound variables an INSERT may take, below SQLite's bound (the lower of the two). */
+const INSERT_VARIABLES = 30_000;
+
+/** Rows per INSERT of a table with `columns` columns: fewer than INSERT_CHUNK when a project's user fields widen latchkey_users. */
+export function rowsPerInsert(columns: number): number {
+  return Math.max(1, Math.min(INSERT_CHUNK, Math.floor(INSERT_VARIABLES / columns)));
+}
+
+export async function inChunks<R>(rows: readonly R[], write: (chunk: R[]) => Promise<unknown>, chunk = INSERT_CHUNK): Promise<void> {
+  for (let start = 0; start < rows.length; start += chunk) await write(rows.slice(start, start + chunk));
 }

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { AccountImportTables, AccountImportTarget, ImportInserts } from '../../django-import/ports.js';
-import type { UsernameType } from '../../config/settings.js';
 import type { DatabaseDialect } from './dialect.js';
 import { adminPermissionImportTable, apiTokenImportTable, emailAddressImportTable, userImportTable } from './django-import-account-tables.js';
 import type { Db } from './django-import-chunks.js';
 import { authenticatorImportTable, socialAccountImportTable, socialAppImportTable, socialTokenImportTable } from './django-import-mfa-social-tables.js';
 import type { DatabaseSchema } from './schema.js';
+import type { UserShape } from './user-field-columns.js';
 
 /** The tables whose ids come from a sequence on PostgreSQL (an identity column). */
 const TABLES_WITH_IDS = ['latchkey_users', 'latchkey_email_addresses', 'latchkey_authenticators', 'latchkey_social_apps', 'latchkey_social_accounts', 'latchkey_social_tokens'] as const;
@@ -54,9 +54,9 @@ const TABLE_OF: Record<keyof AccountImportTables, keyof DatabaseSchema> = {
   adminPermissions: 'latchkey_admin_permissions',
 };
 
-function importTables(db: Db, usernameType: UsernameType): AccountImportTables {
+function importTables(db: Db, shape: UserShape): AccountImportTables {
   return {
-    users: userImportTable(db, usernameType),
+    users: userImportTable(db, shape),
     emailAddresses: emailAddressImportTable(db),
     apiTokens: apiTokenImportTable(db),
     authenticators: authenticatorImportTable(db),
@@ -84,13 +84,17 @@ function analyzedAsTheyGrow(db: Db, tables: AccountImportTables): AccountImportT
 /** Thrown inside a dry run's transaction to roll it back once the work is done. */
 class DryRunRollback extends Error {}
 
-export function createKyselyImportTarget(kysely: Kysely<DatabaseSchema>, dialect: DatabaseDialect, usernameType: UsernameType): AccountImportTarget {
+/**
+ * Latchkey's database as the import writes to it. `shape` is the database's: how its users sign
+ * in, and the project's user fields, whose columns the imported users' values go to.
+ */
+export function createKyselyImportTarget(kysely: Kysely<DatabaseSchema>, dialect: DatabaseDialect, shape: UserShape): AccountImportTarget {
   return {
     async transaction<T>(dryRun: boolean, work: (tables: AccountImportTables) => Promise<T>): Promise<T> {
       let result: { value: T } | undefined;
       try {
         await kysely.transaction().execute(async (db) => {
-          const tables = importTables(db, usernameType);
+          const tables = importTables(db, shape);
           result = { value: await work(dialect === 'postgres' ? analyzedAsTheyGrow(db, tables) : tables) };
           if (dryRun) throw new DryRunRollback();
           if (dialect === 'postgres') await moveSequencesPastIds(db);
