@@ -6,7 +6,7 @@ import { runFrom, type Command } from '../declaration.js';
 export const importDjango: Command = {
   summary: "import a cookiecutter-django project's accounts",
   description:
-    "Imports a cookiecutter-django project's users, email addresses, API tokens, MFA authenticators, social apps, accounts and tokens, and admin permissions, in one transaction; a second run writes nothing new. The report lists every skipped row with its reason, never a secret. docs/migrating-from-django.md walks through a whole move.",
+    "Imports a cookiecutter-django project's users (with the user fields src/users/fields.ts declares), email addresses, API tokens, MFA authenticators, social apps, accounts and tokens, and admin permissions, in one transaction; a second run writes nothing new. The report lists every skipped row with its reason, never a secret. docs/migrating-from-django.md walks through a whole move.",
   arguments: [{ name: 'source', help: "the Django project's database (postgres://... or sqlite:PATH, opened read-only), or a `manage.py dumpdata` file" }],
   options: {
     'dry-run': { type: 'boolean', help: 'report what would be imported, writing nothing' },
