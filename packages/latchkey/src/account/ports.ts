@@ -56,12 +56,15 @@ export type UserOrder = UserSortField | `-${UserSortField}`;
 export interface UserSearch {
   /**
    * The start, in any case, of a username (folded as usernames are compared), of an email
-   * address, of the name, or of the name after its first space ("love" finds "Ada Lovelace").
+   * address, of the name, or of the name after its first space ("love" finds "Ada Lovelace"),
+   * and of each of the project's fields the admin searches (`admin.search`, docs/user-fields.md).
    */
   text?: string;
   isStaff?: boolean;
   isSuperuser?: boolean;
   isActive?: boolean;
+  /** The project's fields the admin filters by (`admin.filter`), each equal to a value: a boolean's, or a choice's stored value. */
+  userFields?: Readonly<Record<string, string | boolean>>;
   order: UserOrder;
   /**
    * The previous page's last user: the page starts after it in `order`. If that user has since

@@ -20,10 +20,12 @@ import { cleanName } from '../../account/names.js';
 import { commitChange } from '../../account/changes.js';
 import type { User } from '../../account/model.js';
 import { checkNewUser, createUser, deactivateUserIn, validatePasswordStrength } from '../../account/users.js';
+import { cleanUserFieldValues } from '../../account/user-field-values.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import { validateEmail } from '../../core/identifiers.js';
+import { userFieldValueOf, type UserField, type UserFieldValue } from '../../core/user-fields.js';
 import type { Repositories } from '../../store.js';
 import { voidOtherClaims } from '../../account/email-confirmation.js';
 import { requireRecentAuthentication } from '../../account/flows/reauthenticate.js';
@@ -105,6 +107,27 @@ export interface UserChangesByAdmin {
   isSuperuser: boolean;
   /** Only a superuser's form sends them; undefined leaves them as they are. */
   permissions?: readonly AdminPermission[];
+  /**
+   * The project's fields (docs/user-fields.md), as sent: a form's text, or whether a checkbox was
+   * ticked. Only those staff may change (adminEditableUserFields) are read; the others, and any
+   * left out, stay as they are.
+   */
+  userFields?: Readonly<Record<string, unknown>>;
+}
+
+/** The project's fields the admin shows: every one not declared `admin: false`, in declaration order. */
+export function adminUserFields(fields: readonly UserField[]): UserField[] {
+  return fields.filter((field) => field.admin !== false);
+}
+
+/** The project's fields staff may change on a user's page: shown, and not declared `admin: { edit: false }` (those are read-only there). */
+export function adminEditableUserFields(fields: readonly UserField[]): UserField[] {
+  return fields.filter((field) => field.admin !== false && field.admin.edit);
+}
+
+/** The names of the project's fields whose value `clean` changes: what the audit record lists, never the values. */
+function changedUserFields(target: User, clean: Record<string, UserFieldValue>, fields: readonly UserField[]): string[] {
+  return fields.filter((field) => field.name in clean && clean[field.name] !== userFieldValueOf(target, field)).map((field) => field.name);
 }
 
 /**
@@ -150,10 +173,13 @@ async function setPrimaryEmail(repositories: Repositories, userId: number, email
 }
 
 /**
- * The change page's save, all of it in one transaction: the fields, the address, the
- * permissions, and deactivation (account/users.ts's deactivateUserIn: sessions ended, API token
- * deleted), so a deactivated account is locked out everywhere at once. A sensitive change
- * (sensitiveChanges) needs a recent sign-in; a name alone does not.
+ * The change page's save, all of it in one transaction: the fields (the project's own among
+ * them), the address, the permissions, and deactivation (account/users.ts's deactivateUserIn:
+ * sessions ended, API token deleted), so a deactivated account is locked out everywhere at once.
+ * The name, the address and the project's fields are judged together, and every refusal comes
+ * back at once (LatchkeyFieldErrors), as Django's ModelForm shows every field's errors; then
+ * nothing is written. A sensitive change (sensitiveChanges) needs a recent sign-in; a name or a
+ * project field alone does not.
  */
 export async function changeUserByAdmin(
   deps: LatchkeyDeps,
@@ -167,18 +193,27 @@ export async function changeUserByAdmin(
   await requireMayActOn(deps, granted, target);
   if (changes.isStaff !== target.isStaff || changes.isSuperuser !== target.isSuperuser || changes.permissions !== undefined) requireMayGrant(granted);
   refuseOwnLockout(actor, target, changes);
-  const name = cleanName(changes.name);
-  const email = newEmail(target, changes);
+  const checks = new FieldChecks();
+  const name = await checks.check(() => cleanName(changes.name));
+  const email = await checks.check(() => newEmail(target, changes));
+  const editable = adminEditableUserFields(deps.userFields);
+  const own = await cleanUserFieldValues(editable, changes.userFields ?? {}, checks);
+  checks.finish();
+  // Past finish(), every check passed: the name is clean, and an undefined email keeps the current one.
+  const cleanedName = name!;
   const permissions = changes.permissions === undefined ? undefined : normalizeAdminPermissions(changes.permissions);
   if ((await sensitiveChanges(deps, target, changes)).length > 0) requireRecentAuthentication(deps, lastAuthenticatedAt);
   const deactivating = target.isActive && !changes.isActive;
-  const changed = Object.entries({ name: name !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
-    .filter(([, differs]) => differs)
-    .map(([field]) => field);
+  const changed = [
+    ...Object.entries({ name: cleanedName !== target.name, email: email !== undefined, is_active: changes.isActive !== target.isActive, is_staff: changes.isStaff !== target.isStaff, is_superuser: changes.isSuperuser !== target.isSuperuser })
+      .filter(([, differs]) => differs)
+      .map(([field]) => field),
+    ...changedUserFields(target, own, editable),
+  ];
   // The change and its audit records commit together: a crash leaves both or neither.
   await commitChange(deps, async (change) => {
     const { repositories } = change;
-    await repositories.users.update(target.id, { name, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
+    await repositories.users.update(target.id, { ...own, name: cleanedName, isActive: changes.isActive, isStaff: changes.isStaff, isSuperuser: changes.isSuperuser });
     if (email !== undefined) {
       try {
         await setPrimaryEmail(repositories, target.id, email);

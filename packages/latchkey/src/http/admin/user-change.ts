@@ -3,6 +3,8 @@ import type { User } from '../../account/model.js';
 import { parseAdminPermissions, refusalToActOn } from '../../admin/access.js';
 import {
   addUserByAdmin,
+  adminEditableUserFields,
+  adminUserFields,
   changeUserByAdmin,
   deleteUserByAdmin,
   deletionSummary,
@@ -16,10 +18,12 @@ import { bodyObject } from '../kit/input.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
+import { formValueOfField, userFieldFormValues, userFieldInput, userFieldsFromForm } from '../kit/user-field-form.js';
 import { forbidden, requireStaff, type StaffMember } from './guard.js';
 import { idParam } from './list-query.js';
 import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
+import { adminFactOf } from './user-fields.js';
 
 /** Every permission a superuser can grant, as the change form's checkboxes name them ("users.user:view"). */
 const PERMISSION_CHOICES = ADMIN_MODELS.flatMap((model) => ADMIN_ACTIONS.map((action) => `${model}:${action}`));
@@ -36,6 +40,11 @@ function valuesOf(body: unknown, name: string): string[] {
  * everywhere" and delete with a confirmation listing what goes with the user. The rules (who may
  * change whom, what needs a superuser, what needs a recent sign-in) are the flows'
  * (admin/flows/manage-users.ts); the pages present their refusals.
+ *
+ * The project's own fields (docs/user-fields.md) are on the change page unless declared
+ * `admin: false`: an input for each one staff may change, judged with the name and the address
+ * (every refusal at once, what was typed kept), and a read-only fact for each `admin.edit: false`
+ * one, or for all of them when the page has no form (view only).
  */
 export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext): void {
   const { settings } = ctx.deps;
@@ -44,6 +53,8 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
   const pages = modelPages(urls, 'users.user');
   const listPath = pages.list;
   const withUsername = settings.USERNAME_TYPE === 'username';
+  const shownFields = adminUserFields(ctx.deps.userFields);
+  const editableFields = adminEditableUserFields(ctx.deps.userFields);
 
   /** The user the URL names, or undefined (a 404) for an id that is not a user's. */
   async function targetOf(request: FastifyRequest): Promise<User | undefined> {
@@ -60,9 +71,19 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
 
   async function changeForm(request: FastifyRequest, reply: FastifyReply, staff: StaffMember, target: User, state?: FormState, status = 200): Promise<FastifyReply> {
     const granted = new Set((await ctx.deps.store.adminPermissions.listForUser(target.id)).map((permission) => `${permission.model}:${permission.action}`));
-    const form = state ?? emptyForm({ name: target.name, email: target.email, is_active: target.isActive ? 'on' : '', is_staff: target.isStaff ? 'on' : '', is_superuser: target.isSuperuser ? 'on' : '' });
+    const form =
+      state ??
+      emptyForm({
+        name: target.name,
+        email: target.email,
+        is_active: target.isActive ? 'on' : '',
+        is_staff: target.isStaff ? 'on' : '',
+        is_superuser: target.isSuperuser ? 'on' : '',
+        ...userFieldFormValues(editableFields, target),
+      });
     // The flows decide who may change whom; the page only leaves out what they would refuse, and says why.
     const outOfReach = await refusalToActOn(ctx.deps, staff.grants, target);
+    const mayChange = staff.grants.may('users.user', 'change') && outOfReach === undefined;
     const context = {
       title: 'Change user',
       admin_root: root,
@@ -70,7 +91,10 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       target,
       form,
       with_username: withUsername,
-      may_change: staff.grants.may('users.user', 'change') && outOfReach === undefined,
+      may_change: mayChange,
+      // The project's fields: inputs in the form, the others as facts (all of them when there is no form).
+      user_fields: mayChange ? editableFields.map((field) => userFieldInput(field)) : [],
+      field_facts: shownFields.filter((field) => !mayChange || !editableFields.includes(field)).map((field) => adminFactOf(field, target)),
       may_delete: staff.grants.may('users.user', 'delete') && outOfReach === undefined,
       may_end_sessions: staff.grants.may('sessions.session', 'delete') && outOfReach === undefined,
       out_of_reach: staff.grants.may('users.user', 'change') ? outOfReach : undefined,
@@ -117,13 +141,23 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
     const fields = formFields(request.body, ['name', 'email', 'is_active', 'is_staff', 'is_superuser', 'permissions_sent']);
-    const changes: UserChangesByAdmin = { name: fields.name, email: fields.email, isActive: fields.is_active === 'on', isStaff: fields.is_staff === 'on', isSuperuser: fields.is_superuser === 'on' };
+    // The project's fields as sent (an unticked box sends nothing: false); the flow judges them.
+    const sentFields = userFieldsFromForm(editableFields, request.body);
+    const changes: UserChangesByAdmin = {
+      name: fields.name,
+      email: fields.email,
+      isActive: fields.is_active === 'on',
+      isStaff: fields.is_staff === 'on',
+      isSuperuser: fields.is_superuser === 'on',
+      userFields: sentFields,
+    };
     try {
       // Only a superuser's form carries the permissions; another's leaves them as they are.
       if (fields.permissions_sent === '1') changes.permissions = parseAdminPermissions(valuesOf(request.body, 'permissions'));
       await changeUserByAdmin(ctx.deps, staff.user, target, changes, clientOf(request), staff.lastAuthenticatedAt);
     } catch (error) {
-      return refused(request, reply, error) ?? changeForm(request, reply, staff, target, formWithError(fields, error), refusalStatus(reply, error));
+      const typed = Object.fromEntries(editableFields.map((field) => [field.name, formValueOfField(field, sentFields[field.name])]));
+      return refused(request, reply, error) ?? changeForm(request, reply, staff, target, formWithError({ ...fields, ...typed }, error), refusalStatus(reply, error));
     }
     await flash(ctx, request, reply, { level: 'success', text: `The user “${target.username ?? target.email}” was changed.` });
     return redirect(reply, listPath);

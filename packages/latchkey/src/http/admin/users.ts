@@ -3,6 +3,7 @@ import type { User } from '../../account/model.js';
 import type { UserOrder, UserSearch, UserSortField } from '../../account/ports.js';
 import { deactivateUserByAdmin, deleteUserByAdmin } from '../../admin/flows/manage-users.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { userFieldValueOf, type UserField } from '../../core/user-fields.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect, renderPage, type FlashMessage } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
@@ -11,6 +12,7 @@ import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, instant, PER_PAGE, queryText, sortHeaders, withQuery, yesNoFilter } from './list-query.js';
 import { modelPages } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
+import { adminTextOf, listedUserFields, readUserFieldFilters, searchedUserFields, userFieldFilter, filteredUserFields } from './user-fields.js';
 
 /** The list's actions, by the value the action select sends, with the permission each needs. */
 const ACTIONS = {
@@ -35,8 +37,12 @@ function orderParam(text: string, loginByEmail: boolean): UserOrder | undefined 
   return descending ? `-${field}` : field;
 }
 
-/** The list's search, filters and order as its query string carries them (its links, and the action form that posts back to it). */
-function listQuery(request: FastifyRequest, loginByEmail: boolean): Record<string, string> {
+/**
+ * The list's search, filters and order as its query string carries them (its links, and the
+ * action form that posts back to it): the project's own fields' filters among them, after the
+ * flags'.
+ */
+function listQuery(request: FastifyRequest, loginByEmail: boolean, userFields: readonly UserField[]): Record<string, string> {
   const text = queryText(request.query);
   const shown = (name: string) => (flag(text(name)) === undefined ? '' : text(name));
   const order = orderParam(text('o'), loginByEmail);
@@ -45,6 +51,7 @@ function listQuery(request: FastifyRequest, loginByEmail: boolean): Record<strin
     is_staff: shown('is_staff'),
     is_superuser: shown('is_superuser'),
     is_active: shown('is_active'),
+    ...readUserFieldFilters(userFields, text).query,
     o: order === undefined || order === DEFAULT_ORDER ? '' : order,
   };
 }
@@ -59,6 +66,11 @@ const userCount = (count: number) => `${count} user${count === 1 ? '' : 's'}`;
  * and the id, so a page deep in a million users costs what the first one does, and no count of
  * the whole table is ever made (bench/admin-users.ts measures it).
  *
+ * The project's own fields (docs/user-fields.md) take part as their declaration says: a column
+ * for each `admin.list` one (a boolean as Yes/No, a choice by its label, a date as its day), the
+ * search in each `admin.search` one (by its start, as the others), and a filter for each
+ * `admin.filter` one (Yes/No, or one link per choice), beside the flags' and in their style.
+ *
  * Staff who may change or delete users get the bulk actions "Deactivate selected users" and
  * "Delete selected users" (bulk-actions.ts: a confirmation page listing the users first). Each user
  * goes through the flow the change and delete pages use, so its rules hold per user: a superuser
@@ -72,11 +84,15 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
   const listPath = pages.list;
   const loginByEmail = ctx.deps.settings.USERNAME_TYPE === 'email';
   const label = (user: User) => (loginByEmail ? user.email : (user.username ?? user.email));
+  const { userFields } = ctx.deps;
+  const listed = listedUserFields(userFields);
+  const searchedLabels = searchedUserFields(userFields).map((field) => field.label);
 
   scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
     if ('response' in staff) return staff.response;
-    const query = listQuery(request, loginByEmail);
+    const query = listQuery(request, loginByEmail, userFields);
+    const fieldFilters = readUserFieldFilters(userFields, (name) => query[name] ?? '').search;
     const [isStaff, isSuperuser, isActive] = [flag(query.is_staff!), flag(query.is_superuser!), flag(query.is_active!)];
     const after = idParam(queryText(request.query)('after'));
     const order = orderParam(query.o!, loginByEmail) ?? DEFAULT_ORDER;
@@ -87,6 +103,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       ...(isStaff === undefined ? {} : { isStaff }),
       ...(isSuperuser === undefined ? {} : { isSuperuser }),
       ...(isActive === undefined ? {} : { isActive }),
+      ...(Object.keys(fieldFilters).length === 0 ? {} : { userFields: fieldFilters }),
       ...(after === undefined ? {} : { afterId: after }),
     };
     const found = await ctx.deps.store.users.search(search);
@@ -96,7 +113,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       await flash(ctx, request, reply, { level: 'info', text: 'The user that page came after no longer exists: here is the first page.' });
       return redirect(reply, `${listPath}${withQuery(query, {})}`);
     }
-    const users = found.slice(0, PER_PAGE).map((user) => ({ ...user, joined: instant(user.dateJoined) }));
+    const users = found.slice(0, PER_PAGE).map((user) => ({ ...user, joined: instant(user.dateJoined), listed_fields: listed.map((field) => adminTextOf(field, userFieldValueOf(user, field))) }));
     const actions = actionChoices(ACTIONS, (action) => staff.grants.may('users.user', ACTIONS[action].permission));
     const context = {
       title: 'Select user to change',
@@ -110,7 +127,16 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       may_add: staff.grants.may('users.user', 'add'),
       actions,
       may_act: actions.length > 0,
-      filters: [yesNoFilter(listPath, query, 'is_staff', 'Staff status'), yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'), yesNoFilter(listPath, query, 'is_active', 'Active')],
+      filters: [
+        yesNoFilter(listPath, query, 'is_staff', 'Staff status'),
+        yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'),
+        yesNoFilter(listPath, query, 'is_active', 'Active'),
+        ...filteredUserFields(userFields).map((field) => userFieldFilter(listPath, query, field)),
+      ],
+      // A new search keeps the filters and the order (hidden inputs of the search form).
+      kept: Object.entries(query).filter(([name, value]) => name !== 'q' && value !== '').map(([name, value]) => ({ name, value })),
+      searched_labels: searchedLabels,
+      field_columns: listed.map((field) => field.label),
       columns: sortHeaders(listPath, query, sortLabels(loginByEmail), order, DEFAULT_ORDER),
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(users.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
@@ -123,7 +149,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     if ('response' in staff) return staff.response;
     // Staff who may take no action at all (view only) are refused whatever they sent.
     if (!Object.values(ACTIONS).some((action) => staff.grants.may('users.user', action.permission))) return forbidden(ctx, request, reply);
-    const query = listQuery(request, loginByEmail);
+    const query = listQuery(request, loginByEmail, userFields);
     const after = idParam(queryText(request.query)('after'));
     const back = `${listPath}${withQuery(query, { after: after === undefined ? undefined : String(after) })}`;
     const bulk = await readBulkRequest(ctx, request, reply, ACTIONS, back);

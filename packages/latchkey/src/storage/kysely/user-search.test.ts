@@ -5,12 +5,15 @@
  * it looks in. An edit
  * to either side that lost the match would pass every other test and scan a million rows.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UserOrder, UserSearch } from '../../account/ports.js';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../../testing/database.js';
 import type { DatabaseDialect } from './dialect.js';
-import { userSearchQuery } from './user-search.js';
+import { addUserFieldSearchIndex, dropUserFieldSearchIndex, userSearchQuery } from './user-search.js';
+import type { UserField } from '../../core/user-fields.js';
+import { addUserFieldColumn, dropUserFieldColumn } from '../migrations/project.js';
+import { TEST_USER_FIELDS } from '../../testing/user-fields.js';
 
 const ORDER_INDEX: Record<string, string | undefined> = {
   username: 'latchkey_users_username_order',
@@ -46,8 +49,8 @@ function flatten(node: PostgresNode): PostgresNode[] {
  * are priced out, as a million rows would price them: the test tables are nearly empty, where a
  * scan is cheapest, but what matters is whether an index can serve at all.
  */
-async function planOf(database: TestDatabase, dialect: DatabaseDialect, search: UserSearch, options: { sorted: boolean }): Promise<Plan> {
-  const compiled = userSearchQuery({ db: database.kysely, dialect, usernameType: 'username', userFields: [] }, search).compile();
+async function planOf(database: TestDatabase, dialect: DatabaseDialect, search: UserSearch, options: { sorted: boolean; userFields?: readonly UserField[] }): Promise<Plan> {
+  const compiled = userSearchQuery({ db: database.kysely, dialect, usernameType: 'username', userFields: options.userFields ?? [] }, search).compile();
   if (dialect === 'sqlite') {
     const result = await database.kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
     const steps = result.rows.map((row) => row.detail);
@@ -97,6 +100,34 @@ describe.each(testDatabaseKinds())('the users search’s plans on %s', (dialect)
       const context = `${order}: ${plan.steps.join('; ')}`;
       expect([...plan.indexes].sort(), context).toEqual([...SEARCH_INDEXES].sort());
       expect(plan.steps.join('; '), context).not.toMatch(/^SCAN|Seq Scan/);
+    }
+  });
+
+  it('searches a project field the admin searches (company) in one more range, of the index made for it; its filters keep every order’s index', async () => {
+    database = await createTestDatabase(dialect, 'username');
+    // The project's columns, and the search index its migration makes for company (admin.search).
+    const projectDb = database.kysely as unknown as Kysely<object>;
+    for (const field of TEST_USER_FIELDS.fields) await addUserFieldColumn(projectDb, { dialect }, field.name, field.type);
+    await addUserFieldSearchIndex(projectDb, dialect, 'company');
+    // The test database goes back to a pool of Latchkey's own schemas: it leaves as it came.
+    try {
+      const userFields = TEST_USER_FIELDS.fields;
+      for (const order of ['-id', 'id', 'name', '-date_joined'] as UserOrder[]) {
+        const plan = await planOf(database, dialect, { text: 'ada', order, limit: 101 }, { sorted: false, userFields });
+        const context = `${order}: ${plan.steps.join('; ')}`;
+        expect([...plan.indexes].sort(), context).toEqual([...SEARCH_INDEXES, 'latchkey_users_company_search'].sort());
+        expect(plan.steps.join('; '), context).not.toMatch(/^SCAN|Seq Scan/);
+      }
+      for (const [field, index] of Object.entries(ORDER_INDEX)) {
+        const search: UserSearch = { order: field as UserOrder, limit: 101, userFields: { plan: 'team', newsletter: true } };
+        const plan = await planOf(database, dialect, search, { sorted: true, userFields });
+        const context = `${field}: ${plan.steps.join('; ')}`;
+        if (index !== undefined) expect(plan.indexes[0], context).toBe(index);
+        expect(plan.steps.join('; '), context).not.toMatch(/TEMP B-TREE|^Sort|; Sort|Seq Scan/);
+      }
+    } finally {
+      await dropUserFieldSearchIndex(projectDb, 'company');
+      for (const field of TEST_USER_FIELDS.fields) await dropUserFieldColumn(projectDb, field.name);
     }
   });
 });

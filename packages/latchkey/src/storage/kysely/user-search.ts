@@ -14,14 +14,22 @@
  *   order is the same on both databases.
  * - A name is found by its start or by the start of what follows its first space: "Ada Lovelace" by
  *   "ada" and by "love". A third word is not (an index per word would need a table of words).
+ * - The project's fields the admin searches (`admin.search`, docs/user-fields.md) are found by
+ *   their start too, in any case, on `lower(column)`: the index addUserFieldSearchIndex makes is on
+ *   that expression, so that the search stays one index range per field. A project that has not
+ *   made it still gets the right rows, by reading the table.
+ * - The project's fields the admin filters by (`admin.filter`: booleans and choices) are compared
+ *   for equality, as the staff and active flags are.
  */
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { UserOrder, UserSearch, UserSortField } from '../../account/ports.js';
 import { LatchkeyError } from '../../core/errors.js';
 import { normalizeUsernameKey } from '../../core/identifiers.js';
+import { isTextKind, type UserField } from '../../core/user-fields.js';
 import type { DatabaseDialect, QueryContext } from './dialect.js';
 import { startsWith } from './like.js';
 import { toBooleanColumn, type UsersTable } from './schema.js';
+import { toUserFieldColumn } from './user-field-columns.js';
 
 type TextKey = 'username' | 'email' | 'name' | 'nameTail';
 
@@ -60,13 +68,64 @@ function parseOrder(order: UserOrder): { field: UserSortField; descending: boole
   return { field: (descending ? order.slice(1) : order) as UserSortField, descending };
 }
 
-/** The search: the start of the address, the name or its second word on, and of the username where there are usernames. */
-function matches(text: string, { dialect, usernameType }: QueryContext): RawBuilder<boolean> {
+/** The project's fields the admin's search looks in: those declared `admin.search`, of a text kind. */
+export function searchedUserFields(fields: readonly UserField[]): UserField[] {
+  return fields.filter((field) => field.admin !== false && field.admin.search && isTextKind(field.type));
+}
+
+/** A searched field's expression, as its index (addUserFieldSearchIndex) is built on it, before the collation. */
+function userFieldExpression(name: string): RawBuilder<string> {
+  return sql<string>`lower(${sql.ref(name)})`;
+}
+
+function userFieldSearchIndexName(name: string): string {
+  return `latchkey_users_${name}_search`;
+}
+
+/**
+ * The index that keeps the admin's search in a project field one index range (a migration of the
+ * project's makes it, after the field's column): on the very expression the search is written on,
+ * under the same collation as Latchkey's own search indexes (migration 0007).
+ */
+export async function addUserFieldSearchIndex(db: Kysely<object>, dialect: DatabaseDialect, name: string): Promise<void> {
+  const collation = dialect === 'postgres' ? sql.raw('collate "C"') : sql.raw('collate nocase');
+  await sql`create index ${sql.id(userFieldSearchIndexName(name))} on latchkey_users ((${userFieldExpression(name)}) ${collation})`.execute(db);
+}
+
+/** Removes a field's search index (the `down` of addUserFieldSearchIndex). */
+export async function dropUserFieldSearchIndex(db: Kysely<object>, name: string): Promise<void> {
+  await sql`drop index ${sql.id(userFieldSearchIndexName(name))}`.execute(db);
+}
+
+/**
+ * The search: the start of the address, the name or its second word on, of the username where
+ * there are usernames, and of each project field the admin searches.
+ */
+function matches(text: string, { dialect, usernameType, userFields }: QueryContext): RawBuilder<boolean> {
   const expressions = textExpressions(dialect);
   const folded = text.toLowerCase();
   const arms = (['email', 'name', 'nameTail'] as const).map((key) => startsWith(searched(expressions[key], dialect), folded));
   if (usernameType === 'username') arms.push(startsWith(searched(expressions.username, dialect), normalizeUsernameKey(text)));
+  for (const field of searchedUserFields(userFields)) {
+    const arm = startsWith(searched(userFieldExpression(field.name), dialect), folded);
+    // SQLite, without statistics, prices a fifth range of an OR above reading the whole table in
+    // id order, and scans; the field's range as a list of ids (read from its index) it prices as
+    // what it is, and keeps every arm an index range. PostgreSQL combines the ranges as they are.
+    arms.push(dialect === 'sqlite' ? sql<boolean>`id in (select id from latchkey_users where ${arm})` : arm);
+  }
   return sql<boolean>`(${sql.join(arms, sql` or `)})`;
+}
+
+/**
+ * A project field equal to a value, for the admin's filters: only a field declared `admin.filter`
+ * and a value of its type (a boolean's true or false, a choice's stored value). Anything else is
+ * refused rather than compared: the name becomes a column reference.
+ */
+function userFieldEquals(userFields: readonly UserField[], name: string, value: string | boolean): RawBuilder<boolean> {
+  const field = userFields.find((candidate) => candidate.name === name && candidate.admin !== false && candidate.admin.filter);
+  const fits = field !== undefined && (field.type === 'boolean' ? typeof value === 'boolean' : typeof value === 'string');
+  if (!fits) throw new LatchkeyError('invalid_input', `The users list cannot be filtered by ${name}.`, { param: name });
+  return sql<boolean>`${sql.ref(field.name)} = ${toUserFieldColumn(field, value)}`;
 }
 
 /**
@@ -97,6 +156,7 @@ export function userSearchQuery(context: QueryContext, query: UserSearch) {
   if (query.isStaff !== undefined) select = select.where('is_staff', '=', toBooleanColumn(query.isStaff));
   if (query.isSuperuser !== undefined) select = select.where('is_superuser', '=', toBooleanColumn(query.isSuperuser));
   if (query.isActive !== undefined) select = select.where('is_active', '=', toBooleanColumn(query.isActive));
+  for (const [name, value] of Object.entries(query.userFields ?? {})) select = select.where(userFieldEquals(context.userFields, name, value));
   if (query.afterId !== undefined) select = select.where(after(field, descending, query.afterId, dialect));
   const direction = descending ? 'desc' : 'asc';
   if (field !== 'id') select = select.orderBy(sortKey(field, dialect), direction);
