@@ -5,6 +5,7 @@ import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
 import { projectMigrations } from './migrations/index.js';
 import { AccountAdapter, SocialAccountAdapter } from './users/adapters.js';
+import { userFields } from './users/fields.js';
 
 /**
  * `npm start` (production) and `npm run dev` (local): local mode migrates the database first; other modes refuse to start with pending
@@ -32,8 +33,10 @@ async function main(): Promise<void> {
     socialAdapter: new SocialAccountAdapter(settings),
     templateDirs: TEMPLATE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
-    // The project's own tables (src/migrations/), applied after Latchkey's.
+    // The project's own tables and user fields' columns (src/migrations/), applied after Latchkey's.
     projectMigrations,
+    // The project's own user fields (src/users/fields.ts): start-up refuses one without its column.
+    userFields,
     log,
   });
   const app = await buildApp(latchkey, { loggerInstance: log });

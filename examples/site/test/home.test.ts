@@ -3,11 +3,12 @@
  * who is signed in, and a login that lands on the user's own page.
  */
 import type { User } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
+import { createProjectLatchkey } from './project.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -18,7 +19,7 @@ describe.each(testDatabaseKinds())('the home page on %s', (kind) => {
   afterEach(() => latchkey.destroy());
 
   async function setUp(options: Pick<TestLatchkeyOptions, 'settings' | 'env'> = {}): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE, ...options });
+    latchkey = await createProjectLatchkey({ kind, ...options });
     app = await buildApp(latchkey);
     await app.ready();
   }

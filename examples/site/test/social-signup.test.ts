@@ -5,13 +5,14 @@
  * whether they may sign up (the signup switch) and fills their account, and the account adapter's
  * cleanEmail judges the address the provider gave (the domain allowlist), as it judges a typed one.
  */
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
 import { AccountAdapter, SocialAccountAdapter } from '../src/users/adapters.js';
 import { Browser, csrfTokenOf, signInThroughDummy } from './browser.js';
+import { createProjectLatchkey } from './project.js';
 
 const DUMMY = { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } };
 
@@ -23,9 +24,8 @@ describe.each(testDatabaseKinds())('signing up through a provider on %s', (kind)
 
   async function setUp(env: Record<string, string> = {}): Promise<Browser> {
     // The project's adapters, as src/server.ts passes them to createLatchkey.
-    latchkey = await createTestLatchkey({
+    latchkey = await createProjectLatchkey({
       kind,
-      usernameType: projectSettings.USERNAME_TYPE,
       env,
       settings: { SOCIALACCOUNT_PROVIDERS: DUMMY },
       adapter: (settings) => new AccountAdapter(settings),

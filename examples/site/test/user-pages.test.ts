@@ -1,15 +1,15 @@
 /**
  * The user pages (src/users/pages.ts, cookiecutter-django's users views) as a browser sees them,
- * on every database: the landing redirect, the user's own page, the form that changes the name,
- * and what anyone else gets.
+ * on every database: the landing redirect, the user's own page, the form that changes the name
+ * and the user's own fields, and what anyone else gets.
  */
 import { NAME_MAX_LENGTH, type User } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
+import { buildApp } from '../src/app.js';
 import { Browser, csrfTokenOf, FORM } from './browser.js';
+import { createLatchkeyWithTestFields, createProjectLatchkey, TEST_FIELDS } from './project.js';
 
 const PASSWORD = 'a long enough passphrase';
 describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
@@ -20,8 +20,9 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
   // Not app.close(): its onClose hook closes Latchkey, which destroy() does (and drops the database).
   afterEach(() => latchkey.destroy());
 
-  async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
+  /** The site (the project's own Latchkey unless `create` makes another) with Ada and Grace. */
+  async function setUp(create: () => Promise<TestLatchkey> = () => createProjectLatchkey({ kind })): Promise<void> {
+    latchkey = await create();
     app = await buildApp(latchkey);
     await app.ready();
     ada = await addUser('ada', 'Ada Lovelace');
@@ -52,6 +53,12 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
   }
 
   const stored = async (user: User): Promise<User> => (await latchkey.users.findById(user.id))!;
+  /** The values of the tests' own fields (project/TEST_FIELDS) a user has in the database. */
+  const fieldsOf = async (user: User) => latchkey.userFields.valuesOf(TEST_FIELDS.fields, await stored(user));
+  /** Gives a user values of the tests' own fields, as the project's code would (they are no field of ProjectUserFields). */
+  const setFields = (user: User, values: Record<string, unknown>) => latchkey.users.update(user, values);
+  /** Each field's first error on a page, by the field's name. */
+  const errorsOn = (html: string) => Object.fromEntries([...html.matchAll(/id="([a-z_0-9]+)-errors"><li>([^<]+)<\/li>/g)].map((match): [string, string] => [match[1]!, match[2]!]));
 
   it("sends /users/~redirect/ on to the signed-in user's own page", async () => {
     await setUp();
@@ -217,5 +224,99 @@ describe.each(testDatabaseKinds())('the user pages on %s', (kind) => {
     expect(posted.statusCode).toBe(302);
     expect(posted.headers.location).toBe(`/accounts/login/?next=${encodeURIComponent('/users/~update/')}`);
     expect(await stored(ada)).toEqual(ada);
+  });
+
+  describe("with user fields of the project's own", () => {
+    const withFields = () => setUp(() => createLatchkeyWithTestFields({ kind }));
+
+    it('draws every field a person may change, in the declared order, holding what the user has; no other', async () => {
+      await withFields();
+      await setFields(ada, { company: 'Analytical Engines', birth_date: '1815-12-10', newsletter: true, seats: 3, notes: 'Pays late.' });
+      const form = (await (await signedIn(ada)).get('/users/~update/')).body;
+      expect([...form.matchAll(/<(?:input|select|textarea) id="id_([a-z_0-9]+)"/g)].map((match) => match[1])).toEqual(['name', 'company', 'birth_date', 'newsletter']);
+      expect(form).toContain('<label for="id_company">Company</label>');
+      expect(form).toContain('<input id="id_company" name="company" type="text" value="Analytical Engines" maxlength="100">');
+      expect(form).toContain('<p class="lk-help">Where you work, if you like.</p>');
+      expect(form).toContain('<input id="id_birth_date" name="birth_date" type="date" value="1815-12-10" required>');
+      expect(form).toContain('<input id="id_newsletter" name="newsletter" type="checkbox" checked> Send me the newsletter</label>');
+      // Seats are staff's to change, and the notes staff's alone.
+      expect(form).not.toMatch(/name="seats"|name="notes"|Pays late/);
+    });
+
+    it('shows every refusal at once, keeps what was typed, and saves nothing', async () => {
+      await withFields();
+      await setFields(ada, { company: 'Analytical Engines', birth_date: '1815-12-10' });
+      const before = await stored(ada);
+      const browser = await signedIn(ada);
+      const refused = await submitProfile(browser, [
+        ['name', 'x'.repeat(NAME_MAX_LENGTH + 1)],
+        ['company', 'y'.repeat(101)],
+        ['birth_date', '2999-01-01'],
+        ['newsletter', 'on'],
+      ]);
+      expect(refused.statusCode).toBe(400);
+      expect(errorsOn(refused.body)).toEqual({
+        name: expect.stringContaining(String(NAME_MAX_LENGTH)) as string,
+        company: 'Ensure this value has at most 100 characters (it has 101).',
+        birth_date: 'Enter a date in the past.',
+      });
+      expect(refused.body).toContain(`value="${'y'.repeat(101)}"`);
+      expect(refused.body).toContain('<input id="id_birth_date" name="birth_date" type="date" value="2999-01-01" required aria-invalid="true" aria-describedby="birth_date-errors">');
+      expect(refused.body).toContain('<input id="id_newsletter" name="newsletter" type="checkbox" checked> Send me the newsletter</label>');
+      expect(csrfTokenOf(refused.body)).not.toBe('');
+
+      // A required field left empty, and a day that does not exist.
+      const empty = await submitProfile(browser, [['name', 'Ada'], ['company', 'Engines'], ['birth_date', '']]);
+      expect(empty.statusCode).toBe(400);
+      expect(errorsOn(empty.body)).toEqual({ birth_date: 'This field is required.' });
+      expect(empty.body).toContain('value="Engines"');
+      const noSuchDay = await submitProfile(browser, [['name', 'Ada'], ['birth_date', '1815-02-30']]);
+      expect(errorsOn(noSuchDay.body)).toEqual({ birth_date: 'Enter a valid date.' });
+
+      expect(await stored(ada)).toEqual(before);
+    });
+
+    it('saves good values through Latchkey, ignoring fields a person may not change, and the page shows them by their labels', async () => {
+      await withFields();
+      await setFields(ada, { seats: 3, notes: 'Pays late.' });
+      const browser = await signedIn(ada);
+      const saved = await submitProfile(browser, [
+        ['name', 'Ada King'],
+        ['company', '  <b>Analytical</b> Engines  '],
+        ['birth_date', '1815-12-10'],
+        ['newsletter', 'on'],
+        ['seats', '500'],
+        ['notes', 'Pays on time.'],
+      ]);
+      expect(saved.statusCode).toBe(302);
+      expect(saved.headers.location).toBe(pageOf(ada));
+      expect(await fieldsOf(ada)).toEqual({ company: '<b>Analytical</b> Engines', birth_date: '1815-12-10', newsletter: true, seats: 3, notes: 'Pays late.' });
+      expect((await stored(ada)).name).toBe('Ada King');
+      expect(await fieldsOf(grace)).toEqual({ company: '', birth_date: null, newsletter: false, seats: null, notes: '' });
+
+      const page = (await browser.get(pageOf(ada))).body;
+      expect(page).toContain('Information successfully updated.');
+      expect(page).toMatch(/<dt>Company<\/dt>\s*<dd id="profile-company">&lt;b&gt;Analytical&lt;\/b&gt; Engines<\/dd>/);
+      expect(page).toMatch(/<dt>Date of birth<\/dt>\s*<dd id="profile-birth_date">1815-12-10<\/dd>/);
+      expect(page).toMatch(/<dt>Send me the newsletter<\/dt>\s*<dd id="profile-newsletter">Yes<\/dd>/);
+      expect(page).toMatch(/<dt>Seats<\/dt>\s*<dd id="profile-seats">3<\/dd>/);
+      expect(page).not.toMatch(/Staff notes|Pays late/);
+
+      // An unchecked box is a no; an optional field may be emptied.
+      expect((await submitProfile(browser, [['name', 'Ada King'], ['company', ''], ['birth_date', '1815-12-10']])).statusCode).toBe(302);
+      expect(await fieldsOf(ada)).toMatchObject({ company: '', newsletter: false });
+      const after = (await browser.get(pageOf(ada))).body;
+      expect(after).toContain('<dd id="profile-company"><em>Not given</em></dd>');
+      expect(after).toContain('<dd id="profile-newsletter">No</dd>');
+    });
+
+    it('refuses a name sent twice without saving the fields sent with it', async () => {
+      await withFields();
+      const twice = await submitProfile(await signedIn(ada), [['name', 'One'], ['name', 'Two'], ['company', 'Engines'], ['birth_date', '1815-12-10']]);
+      expect(twice.statusCode).toBe(400);
+      expect(errorsOn(twice.body)).toEqual({ name: 'Enter the name once, as text.' });
+      expect(twice.body).toContain('value="Engines"');
+      expect(await fieldsOf(ada)).toMatchObject({ company: '', birth_date: null });
+    });
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The project's users API (src/users/api.ts, cookiecutter-django's UserViewSet) as a client sees
- * it, with a token and with a browser session, on every database.
+ * it, with a token and with a browser session, on every database; with the user fields of the
+ * project's own too.
  */
 import { NAME_MAX_LENGTH, type User, type UsernameType } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { buildApp } from '../src/app.js';
+import { createProjectLatchkey, TEST_FIELD_MIGRATIONS, TEST_FIELDS } from './project.js';
 
 const PASSWORD = 'a long enough passphrase';
 const ADA_LOGIN = 'ada';
@@ -33,7 +35,7 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
   });
 
   async function site(options: Omit<TestLatchkeyOptions, 'kind' | 'templateDirs'> = {}): Promise<void> {
-    latchkey = await createTestLatchkey({ kind, templateDirs: TEMPLATE_DIRS, ...options });
+    latchkey = await createProjectLatchkey({ kind, ...options });
     app = await buildApp(latchkey);
     await app.ready();
   }
@@ -342,6 +344,112 @@ describe.each(testDatabaseKinds())('the users API on %s', (kind) => {
         const patched = await client.call('PATCH', url.pathname, { name: 'Renamed' });
         expect(patched.json()).toEqual({ ...me.json<object>(), name: 'Renamed' });
       }
+    });
+  });
+
+  describe("with user fields of the project's own", () => {
+    const { lookupOf } = PROJECTS[0]!;
+    let ada: User;
+    let grace: User;
+    const detailPath = (user: User) => `/api/users/${lookupOf(user)}/`;
+    /** The values of the tests' own fields (project/TEST_FIELDS) a user has in the database. */
+    const fieldsOf = async (user: User) => latchkey.userFields.valuesOf(TEST_FIELDS.fields, (await latchkey.users.findById(user.id))!);
+    /** Gives a user values of the tests' own fields, as the project's code would (they are no field of ProjectUserFields). */
+    const setFields = (user: User, values: Record<string, unknown>) => latchkey.users.update(user, values);
+
+    async function setUp(): Promise<Caller> {
+      await site({ userFields: TEST_FIELDS, projectMigrations: TEST_FIELD_MIGRATIONS });
+      ada = await addUser('ada', 'Ada Lovelace');
+      grace = await addUser('grace', 'Grace Hopper');
+      ada = await setFields(ada, { company: 'Analytical Engines', birth_date: '1815-12-10', newsletter: true, seats: 3, notes: 'Pays late.' });
+      return tokenClient(ada);
+    }
+
+    it('gives every field declared api: true in the list, /me/ and the detail view, and no other', async () => {
+      const client = await setUp();
+      const me = await client.call('GET', '/api/users/me/');
+      expect(me.statusCode).toBe(200);
+      expect(me.json()).toEqual({
+        username: 'ada',
+        name: 'Ada Lovelace',
+        url: `http://testserver${detailPath(ada)}`,
+        company: 'Analytical Engines',
+        birth_date: '1815-12-10',
+        seats: 3,
+      });
+      expect((await client.call('GET', '/api/users/')).json()).toEqual([me.json()]);
+      expect((await client.call('GET', detailPath(ada))).json()).toEqual(me.json());
+      // A user without values: each field's empty value.
+      const other = await (await tokenClient(grace)).call('GET', '/api/users/me/');
+      expect(other.json()).toMatchObject({ company: '', birth_date: null, seats: null });
+      expect(other.json()).not.toHaveProperty('newsletter');
+    });
+
+    it('changes the editable ones by PATCH, ignoring the read-only ones and those outside the API, and answers the updated object', async () => {
+      const client = await setUp();
+      const patched = await client.call('PATCH', detailPath(ada), { company: '  Engines Ltd  ', seats: 500, newsletter: false, notes: 'Pays on time.' });
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json()).toMatchObject({ name: 'Ada Lovelace', company: 'Engines Ltd', birth_date: '1815-12-10', seats: 3 });
+      expect(await fieldsOf(ada)).toEqual({ company: 'Engines Ltd', birth_date: '1815-12-10', newsletter: true, seats: 3, notes: 'Pays late.' });
+
+      // A form body too, as DRF's parsers accept it.
+      expect((await client.call('PATCH', detailPath(ada), 'company=Difference+Engines', { 'content-type': 'application/x-www-form-urlencoded' })).json()).toMatchObject({ company: 'Difference Engines' });
+      expect(await fieldsOf(ada)).toMatchObject({ company: 'Difference Engines', birth_date: '1815-12-10' });
+      expect(await fieldsOf(grace)).toEqual({ company: '', birth_date: null, newsletter: false, seats: null, notes: '' });
+    });
+
+    it('refuses every bad value at once, under each field, and saves nothing', async () => {
+      const client = await setUp();
+      const before = await fieldsOf(ada);
+      for (const method of ['PUT', 'PATCH'] as const) {
+        const refused = await client.call(method, detailPath(ada), { name: 'Ada\u0000', company: 'x'.repeat(101), birth_date: '2999-01-01' });
+        expect(refused.statusCode, method).toBe(400);
+        expect(refused.json(), method).toEqual({
+          name: ['Null characters are not allowed.'],
+          company: ['Ensure this value has at most 100 characters (it has 101).'],
+          birth_date: ['Enter a date in the past.'],
+        });
+        const noSuchDay = await client.call(method, detailPath(ada), { company: 'Engines', birth_date: '1815-02-30' });
+        expect(noSuchDay.json(), method).toEqual({ birth_date: ['Enter a valid date.'] });
+        // A value of the wrong type, as the view declares each field's.
+        const wrongType = await client.call(method, detailPath(ada), { company: ['Engines'], birth_date: '1815-12-10' });
+        expect(wrongType.json(), method).toEqual({ company: ['Not a valid string.'] });
+      }
+      expect(await fieldsOf(ada)).toEqual(before);
+      expect((await latchkey.users.findById(ada.id))!.name).toBe('Ada Lovelace');
+    });
+
+    it('requires the required ones on PUT, as a full update, and not on PATCH', async () => {
+      const client = await setUp();
+      const put = await client.call('PUT', detailPath(ada), { name: 'Ada King', company: 'Engines' });
+      expect(put.statusCode).toBe(400);
+      expect(put.json()).toEqual({ birth_date: ['This field is required.'] });
+      expect(await fieldsOf(ada)).toMatchObject({ company: 'Analytical Engines' });
+
+      // Given, it is a full update of what was given; an optional field left out stays as it is.
+      const full = await client.call('PUT', detailPath(ada), { name: 'Ada King', birth_date: '1815-12-11' });
+      expect(full.statusCode).toBe(200);
+      expect(full.json()).toMatchObject({ name: 'Ada King', company: 'Analytical Engines', birth_date: '1815-12-11' });
+      const partial = await client.call('PATCH', detailPath(ada), { name: 'Countess of Lovelace' });
+      expect(partial.statusCode).toBe(200);
+      expect(partial.json()).toMatchObject({ name: 'Countess of Lovelace', birth_date: '1815-12-11' });
+      // A required field cannot be emptied either way.
+      expect((await client.call('PATCH', detailPath(ada), { birth_date: null })).json()).toEqual({ birth_date: ['This field is required.'] });
+    });
+
+    it('declares them in the OpenAPI schema: in the user, the read-only ones marked, and the writable ones in the request body', async () => {
+      await setUp();
+      await latchkey.users.update(ada, { isStaff: true });
+      const schema = (await (await tokenClient(ada)).call('GET', '/api/schema/')).json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>();
+      const me = JSON.stringify(schema.paths['/api/users/me/']!.get!.responses);
+      expect(me).toContain('"company":{"type":"string","description":"Company: Where you work, if you like."}');
+      expect(me).toContain('"birth_date":{"type":"string","format":"date","description":"Date of birth","nullable":true}');
+      expect(me).toMatch(/"seats":\{[^}]*"readOnly":true/);
+      expect(me).not.toMatch(/newsletter|notes/);
+      const body = JSON.stringify(schema.paths['/api/users/{lookup}/']!.patch!.requestBody);
+      expect(body).toContain('"company"');
+      expect(body).toContain('"birth_date"');
+      expect(body).not.toMatch(/seats|newsletter|notes/);
     });
   });
 });

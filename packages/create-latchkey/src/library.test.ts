@@ -73,9 +73,21 @@ describe("the pointers to Latchkey's docs in a generated project", () => {
 
   it('name the installed package’s docs, and every page they name is there', () => {
     const mentions = [...files].flatMap(([path, text]) => docsMentions(text).map((found) => ({ path, ...found })));
-    // The README, both environment files, the settings, the management entry point and a test.
+    // The README, both environment files, the settings, the management entry point, the user
+    // fields and the users module that reads them, and tests.
     expect(new Set(mentions.map(({ path }) => path))).toEqual(
-      new Set(['README.md', '.envs/local.env', '.envs/production.env', 'src/config/settings.ts', 'src/manage.ts', 'test/guards.test.ts']),
+      new Set([
+        'README.md',
+        '.envs/local.env',
+        '.envs/production.env',
+        'src/config/settings.ts',
+        'src/manage.ts',
+        'src/users/fields.ts',
+        'src/users/pages.ts',
+        'src/users/api.ts',
+        'test/guards.test.ts',
+        'test/project.ts',
+      ]),
     );
     for (const { path, mention, page } of mentions) {
       expect(mention, `${path} mentions ${mention}`).toContain(`${INSTALLED_DOCS}${page}`);

@@ -5,7 +5,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**'] },
+  // .user-fields-example-*: the copy test/user-fields-example.test.ts makes while it runs.
+  { ignores: ['node_modules/**', 'coverage/**', '.user-fields-example-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

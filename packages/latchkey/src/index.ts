@@ -8,6 +8,7 @@
 export { createLatchkey, type CreateLatchkeyOptions, type Latchkey, type LatchkeyLog } from './latchkey.js';
 export type { ProjectMigration, ProjectMigrationContext, ProjectMigrations } from './storage/migrations/project.js';
 export { addUserFieldColumn, dropUserFieldColumn } from './storage/migrations/project.js';
+export { addUserFieldSearchIndex, dropUserFieldSearchIndex } from './storage/kysely/user-search.js';
 // The project's own user fields (docs/user-fields.md).
 export {
   defineUserFields,
@@ -63,7 +64,7 @@ export { loadSettings, environmentFromNodeEnv, type ProjectSettings, type LoadSe
 export type { Settings, SettingValues, SettingName, Environment, UsernameType } from './config/settings.js';
 
 // Errors, and the clock.
-export { LatchkeyError, isLatchkeyError, type LatchkeyErrorCode } from './core/errors.js';
+export { LatchkeyError, isLatchkeyError, refusalsOf, type LatchkeyErrorCode } from './core/errors.js';
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 
 // The hook points: adapters, and providers of the project's own (docs/social.md).

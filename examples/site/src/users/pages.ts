@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isLatchkeyError, type Latchkey, type User } from '@latchkey/core';
+import { isLatchkeyError, refusalsOf, type Latchkey, type User, type UserField, type UserFieldValue } from '@latchkey/core';
 import { departmentOfUser } from './adapters.js';
 import { lookupOf, userPagePath } from './lookup.js';
 
@@ -9,7 +9,7 @@ import { lookupOf, userPagePath } from './lookup.js';
  *
  *   GET /users/~redirect/        where a login lands (LOGIN_REDIRECT_URL): on to the user's own page
  *   GET /users/<username>/       the signed-in user's own page
- *   GET|POST /users/~update/     a form that changes the user's name
+ *   GET|POST /users/~update/     a form that changes the user's name and their editable fields
  *
  * Every page needs a signed-in user (Latchkey's `signedIn` guard, Django's LoginRequiredMixin):
  * anyone else is sent to the login page, which returns here.
@@ -27,9 +27,32 @@ const NOT_FOUND_PAGE =
 
 const NAME_NOT_ONE_STRING = 'Enter the name once, as text.';
 
+/** What account/_form.html's macros draw a form from: each field's value as its input holds it, and its errors. */
 interface ProfileForm {
-  values: { name: string };
+  values: Record<string, string>;
   errors: Record<string, string[]>;
+}
+
+/** One of the project's fields on the user's own page: its label and its value as words ('' for none given). */
+interface ShownField {
+  name: string;
+  label: string;
+  text: string;
+  /** Several lines (longtext), kept as the person wrote them. */
+  multiline: boolean;
+}
+
+/** A field's value as a person reads it: a choice by its label, a checkbox as Yes or No, '' for nothing given. */
+function shownText(field: UserField, value: UserFieldValue): string {
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (value === null) return '';
+  if (field.type === 'choice') return field.choices.find(([choice]) => choice === value)?.[1] ?? String(value);
+  return String(value);
+}
+
+/** Form values as a page can carry them: a NUL, which no person types and HTML cannot hold, is dropped. */
+function withoutNul(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value.replaceAll('\u0000', '')]));
 }
 
 /** A redirect whose target names the user, so no cache may keep it. */
@@ -66,8 +89,21 @@ function submittedName(body: unknown): string | undefined {
 }
 
 export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): void {
+  // The project's own fields (src/users/fields.ts): the form asks those a person may change
+  // (`editable`); their page shows those and the ones the API gives them (`api`), never a field
+  // kept for staff alone. node_modules/@latchkey/core/docs/user-fields.md.
+  const { userFields } = latchkey;
+  const editable = userFields.editable;
+  const inputs = userFields.inputs(editable);
+  const shown = userFields.all.filter((field) => field.editable || field.api);
+
   function renderForm(request: FastifyRequest, reply: FastifyReply, form: ProfileForm, status = 200): Promise<FastifyReply> {
-    return latchkey.renderPage(request, reply, 'users/user_form.html', { title: 'Update your information', form }, status);
+    return latchkey.renderPage(request, reply, 'users/user_form.html', { title: 'Update your information', form, fields: inputs }, status);
+  }
+
+  function shownFields(user: User): ShownField[] {
+    const values = userFields.valuesOf(shown, user);
+    return shown.map((field) => ({ name: field.name, label: field.label, text: shownText(field, values[field.name] ?? null), multiline: field.type === 'longtext' }));
   }
 
   const signedIn = { preHandler: latchkey.guards.signedIn };
@@ -78,24 +114,30 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
 
   scope.get('/users/~update/', signedIn, async (request, reply) => {
     const user = await signedInUser(request);
-    return renderForm(request, reply, { values: { name: user.name }, errors: {} });
+    return renderForm(request, reply, { values: { name: user.name, ...userFields.formValues(editable, user) }, errors: {} });
   });
 
   scope.post('/users/~update/', signedIn, async (request, reply) => {
     const user = await signedInUser(request);
     const name = submittedName(request.body);
+    // Each editable field as it was sent (an unchecked box is false), judged below by its rules.
+    const sent = userFields.fromForm(editable, request.body);
+    // What was typed comes back with the errors, so that it can be corrected rather than typed again.
+    const typed = withoutNul(userFields.formValues(editable, sent));
     if (name === undefined) {
-      return renderForm(request, reply, { values: { name: user.name }, errors: { name: [NAME_NOT_ONE_STRING] } }, 400);
+      // No browser sends this form so: it is refused as a whole, and nothing is judged or saved.
+      return renderForm(request, reply, { values: { name: user.name, ...typed }, errors: { name: [NAME_NOT_ONE_STRING] } }, 400);
     }
     try {
-      // Latchkey decides what a name may be (its length, that it is text), so this form and
-      // every other way of changing a name share one rule.
-      await latchkey.users.update(user, { name });
+      // Latchkey decides what a name and each field may be (a name's length, a field's declared
+      // rules), so this form and every other way of changing them share one rule; it refuses
+      // every bad value at once, and then saves nothing.
+      await latchkey.users.update(user, { name, ...sent });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      // Shown again as typed, less any NUL (which no person types and HTML cannot carry).
-      const values = { name: name.replaceAll('\u0000', '') };
-      return renderForm(request, reply, { values, errors: { [error.param ?? '__all__']: [error.message] } }, 400);
+      const errors: Record<string, string[]> = {};
+      for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.message);
+      return renderForm(request, reply, { values: withoutNul({ name, ...typed }), errors }, 400);
     }
     await latchkey.flash(request, reply, { level: 'success', text: 'Information successfully updated.' });
     return redirectTo(reply, userPagePath(user));
@@ -108,7 +150,7 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
     if (lookup === lookupOf(user)) {
       // The department the company IdP sent (src/users/adapters.ts), kept on the social account.
       const department = departmentOfUser(await latchkey.socialAccounts.listForUser(user));
-      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department });
+      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department, fields: shownFields(user) });
     }
     return notFound(reply);
   });

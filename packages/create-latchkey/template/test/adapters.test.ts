@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { isLatchkeyError, NAME_MAX_LENGTH } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, testSettings, type TestLatchkey } from '@latchkey/core/testing';
+import { testDatabaseKinds, testSettings, type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
 import { AccountAdapter, autoProvisioningFromEnvironment, departmentOf, SocialAccountAdapter } from '../src/users/adapters.js';
+import { createProjectLatchkey } from './project.js';
 
 const PASSWORD = 'a long enough passphrase';
 const ALLOWLIST = { LATCHKEY_ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: 'example.com,example.org' };
@@ -129,9 +129,8 @@ describe.each(testDatabaseKinds())('signup with an allowlist on %s', (kind) => {
 
   async function setUp() {
     // The project's adapter, as src/server.ts passes it to createLatchkey.
-    latchkey = await createTestLatchkey({
+    latchkey = await createProjectLatchkey({
       kind,
-      usernameType: projectSettings.USERNAME_TYPE,
       env: ALLOWLIST,
       settings: { ACCOUNT_EMAIL_VERIFICATION: 'mandatory' },
       adapter: (settings) => new AccountAdapter(settings),

@@ -4,11 +4,11 @@
  * admin login sent to the account login.
  */
 import type { User } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
 import { Browser, csrfTokenOf } from './browser.js';
+import { createProjectLatchkey } from './project.js';
 
 const PASSWORD = 'a long enough passphrase';
 const USERS = '/admin/users/user/';
@@ -32,7 +32,7 @@ describe.each(testDatabaseKinds())('the admin on %s', (kind) => {
 
   /** A superuser signed in through the admin's own login page, as in a browser. */
   async function adminBrowser(env: Record<string, string> = {}): Promise<Browser> {
-    latchkey = await createTestLatchkey({ kind, usernameType: projectSettings.USERNAME_TYPE, env });
+    latchkey = await createProjectLatchkey({ kind, env });
     await addUser('admin', { isStaff: true, isSuperuser: true });
     const app = await buildApp(latchkey);
     await app.ready();

@@ -8,14 +8,14 @@
  * leaves it, the social account's attributes.
  */
 import type { User } from '@latchkey/core';
-import { createTestLatchkey, testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
+import { testDatabaseKinds, type TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
+import { buildApp } from '../src/app.js';
 import { lookupOf } from '../src/users/lookup.js';
 import { AccountAdapter, SocialAccountAdapter, type AutoProvisioning } from '../src/users/adapters.js';
 import { Browser, signInThroughDummy } from './browser.js';
+import { createProjectLatchkey } from './project.js';
 
 /** An IdP's entity id, as SocialLogin.provider and the social account carry it. */
 const ACME_IDP = 'http://www.okta.com/exk123';
@@ -29,10 +29,8 @@ describe.each(testDatabaseKinds())('the company identity provider on %s', (kind)
 
   /** The site with public signup closed, and the project's adapters as src/server.ts passes them (provisioning given here, not read from the environment). */
   async function setUp(autoProvisioning: AutoProvisioning): Promise<Browser> {
-    latchkey = await createTestLatchkey({
+    latchkey = await createProjectLatchkey({
       kind,
-      templateDirs: TEMPLATE_DIRS,
-      usernameType: projectSettings.USERNAME_TYPE,
       env: { LATCHKEY_ACCOUNT_ALLOW_REGISTRATION: 'false' },
       settings: { SOCIALACCOUNT_PROVIDERS: { dummy: { APPS: [{ client_id: 'dummy', name: 'Dummy' }] } } },
       adapter: (settings) => new AccountAdapter(settings),

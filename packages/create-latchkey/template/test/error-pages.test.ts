@@ -3,11 +3,11 @@
  * layout for a browser, JSON for a JSON client; a page of yours in templates/ (404.html, 500.html)
  * would replace Latchkey's.
  */
-import { createTestLatchkey, type TestLatchkey } from '@latchkey/core/testing';
+import type { TestLatchkey } from '@latchkey/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
+import { buildApp } from '../src/app.js';
+import { createProjectLatchkey } from './project.js';
 
 describe('error pages', () => {
   let latchkey: TestLatchkey;
@@ -16,7 +16,7 @@ describe('error pages', () => {
   afterEach(() => latchkey.destroy());
 
   async function setUp(): Promise<void> {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
+    latchkey = await createProjectLatchkey();
     app = await buildApp(latchkey);
     await app.ready();
   }

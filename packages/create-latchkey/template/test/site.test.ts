@@ -4,10 +4,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestLatchkey, type TestLatchkey } from '@latchkey/core/testing';
+import type { TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
-import { projectSettings } from '../src/config/settings.js';
+import { buildApp } from '../src/app.js';
+import { createProjectLatchkey } from './project.js';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -16,7 +16,7 @@ describe('the site in process', () => {
   afterEach(() => latchkey.destroy());
 
   it('serves the home page, naming the signed-in user', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE });
+    latchkey = await createProjectLatchkey();
     const app = await buildApp(latchkey);
     const anonymous = await app.inject({ url: '/', headers: { host: 'testserver' } });
     expect(anonymous.statusCode).toBe(200);
@@ -39,13 +39,13 @@ describe('the site in process', () => {
   });
 
   it('refuses a Host header outside ALLOWED_HOSTS', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    latchkey = await createProjectLatchkey();
     const app = await buildApp(latchkey);
     expect((await app.inject({ url: '/', headers: { host: 'evil.example' } })).statusCode).toBe(400);
   });
 
   it('answers the health check, also to a load balancer that calls by IP address', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    latchkey = await createProjectLatchkey();
     const app = await buildApp(latchkey);
     const response = await app.inject({ url: '/health/', headers: { host: '10.0.0.7:8000' } });
     expect(response.statusCode).toBe(200);
@@ -54,7 +54,7 @@ describe('the site in process', () => {
   });
 
   it('sends Strict-Transport-Security on HTTPS requests from its proxy when SECURE_HSTS_SECONDS is set', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, settings: { SECURE_HSTS_SECONDS: 31_536_000, TRUST_PROXY_HOPS: 1 } });
+    latchkey = await createProjectLatchkey({ settings: { SECURE_HSTS_SECONDS: 31_536_000, TRUST_PROXY_HOPS: 1 } });
     const app = await buildApp(latchkey);
     const overHttps = await app.inject({ url: '/', headers: { host: 'testserver', 'x-forwarded-proto': 'https' } });
     expect(overHttps.headers['strict-transport-security']).toBe('max-age=31536000');
@@ -63,7 +63,7 @@ describe('the site in process', () => {
   });
 
   it('logs requests with the keys of mailed links redacted', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    latchkey = await createProjectLatchkey();
     const lines: string[] = [];
     const app = await buildApp(latchkey, { logger: { stream: { write: (line: string) => lines.push(line) } } });
     await app.inject({ url: '/accounts/password/reset/key/MQ-a-live-reset-key/', headers: { host: 'testserver', authorization: 'Token a-live-api-token' } });
@@ -74,7 +74,7 @@ describe('the site in process', () => {
   });
 
   it('on close, finishes the request in flight, then closes the database', async () => {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS });
+    latchkey = await createProjectLatchkey();
     const app = await buildApp(latchkey);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

@@ -7,10 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestLatchkey, type TestLatchkey } from '@latchkey/core/testing';
+import { type TestLatchkey } from '@latchkey/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, TEMPLATE_DIRS } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { Browser, csrfTokenOf } from './browser.js';
+import { createProjectLatchkey } from './project.js';
 
 const spaDirectory = fileURLToPath(new URL('../spa/', import.meta.url));
 const CSP = "default-src 'self'; frame-ancestors 'none'";
@@ -23,7 +24,7 @@ describe('the single-page app as the site serves it', () => {
   afterEach(() => latchkey.destroy());
 
   async function site(settings = {}) {
-    latchkey = await createTestLatchkey({ templateDirs: TEMPLATE_DIRS, settings });
+    latchkey = await createProjectLatchkey({ settings });
     return buildApp(latchkey);
   }
 

@@ -8,13 +8,15 @@
 import { LatchkeyError } from './errors.js';
 import { tryNormalizeEmail } from './identifiers.js';
 
-/** What a field holds. The text kinds hold a string ('' when empty), as Django's CharField does. */
+/** Every kind a user field may be (docs/user-fields.md). The text kinds hold a string ('' when empty), as Django's CharField does. */
 export const USER_FIELD_TYPES = ['text', 'longtext', 'email', 'url', 'choice', 'integer', 'boolean', 'date'] as const;
+/** One of USER_FIELD_TYPES. */
 export type UserFieldType = (typeof USER_FIELD_TYPES)[number];
 
 /** The value of each type in the project's code: a date is its ISO day ('1990-04-01'), never a Date (it has no time zone). */
 export type UserFieldValueOf<Type extends UserFieldType> = Type extends 'integer' ? number | null : Type extends 'boolean' ? boolean : Type extends 'date' ? string | null : string;
 
+/** A user field's value, whatever its kind. */
 export type UserFieldValue = string | number | boolean | null;
 
 /** Where staff meet the field in the admin; `false` keeps it out of the admin altogether. */
@@ -29,6 +31,7 @@ export interface UserFieldAdmin {
   filter?: boolean;
 }
 
+/** One field as the project declares it in defineUserFields (docs/user-fields.md, "Declaring a field"). */
 export interface UserFieldDeclaration<Type extends UserFieldType = UserFieldType> {
   type: Type;
   /** The label of its form fields and admin column. */
@@ -131,7 +134,7 @@ function declarationProblem(name: string, declaration: UserFieldDeclaration): st
  * The project's user fields, checked once: a mistake (a reserved name, a choice field without
  * choices) stops the project at start-up with the field's name, not at its first signup.
  */
-export function defineUserFields<const Types extends Record<string, UserFieldType>>(declarations: { [Name in keyof Types]: UserFieldDeclaration<Types[Name]> }): UserFieldSet<Types> {
+export function defineUserFields<const Types extends Record<string, UserFieldType> = Record<never, never>>(declarations: { [Name in keyof Types]: UserFieldDeclaration<Types[Name]> }): UserFieldSet<Types> {
   const fields = Object.entries(declarations as Record<string, UserFieldDeclaration>).map(([name, declaration]): UserField => {
     const problem = declarationProblem(name, declaration);
     if (problem !== undefined) throw new LatchkeyError('configuration_invalid', `User field '${name}': ${problem} (docs/user-fields.md).`);

@@ -39,7 +39,7 @@ export async function lookUpCode(ctx: HttpContext, request: FastifyRequest, repl
   const lookup = await lookUpVerificationCode(ctx.deps, { ...input, code: typeof key === 'string' ? key : '', client: clientOf(request) });
   if (lookup.status === 'none' || lookup.status === 'expired') return sendEnvelope(ctx, request, reply, 409);
   if (lookup.status === 'incorrect') return sendErrors(ctx, request, reply, 400, INCORRECT);
-  return sendOk(ctx, request, reply, { data: { email: lookup.email, user: userData(ctx.deps.settings, lookup.user) }, meta: { is_authenticating: lookup.authenticating } });
+  return sendOk(ctx, request, reply, { data: { email: lookup.email, user: userData(ctx.deps, lookup.user) }, meta: { is_authenticating: lookup.authenticating } });
 }
 
 /** POST: the code, verifying the address and carrying the waiting login on. */

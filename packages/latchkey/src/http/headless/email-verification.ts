@@ -48,7 +48,7 @@ export function registerEmailVerificationRoutes(api: FastifyInstance, ctx: HttpC
     if (!address || !owner) return invalidKey(request, reply);
     const pending = await loginWaitingAt(ctx, request, 'verify_email');
     return sendOk(ctx, request, reply, {
-      data: { email: address.email, user: userData(deps.settings, owner) },
+      data: { email: address.email, user: userData(deps, owner) },
       meta: { is_authenticating: pending?.login.userId === owner.id },
     });
   });

@@ -12,6 +12,7 @@ import { registerPasswordRoutes } from './password.js';
 import { registerSessionRoutes } from './sessions.js';
 import { callbackWithoutFrontend, PROVIDER_REDIRECT_PATH, registerSocialAccountRoutes } from './socialaccount.js';
 import { headlessSchemas } from './schemas.js';
+import { apiUserFields } from './user.js';
 import { registerSpecificationRoutes } from './specification.js';
 import type { HttpClient, HttpContext } from '../kit/context.js';
 import { parseJson } from '../kit/input.js';
@@ -145,7 +146,7 @@ export async function registerHeadless(scope: FastifyInstance, site: HttpContext
       // (kit/declared-input.ts; each flow checks what the input means, refusing in the same
       // envelope) and writes its answers: Fastify's serialiser sends what an answer declares and
       // nothing else, so no field reaches a client that the contract does not name.
-      const shapes = headlessSchemas(customStageIds(site.deps), signupUserFields(site.deps.settings.ACCOUNT_SIGNUP_FIELDS, site.deps.userFields));
+      const shapes = headlessSchemas(customStageIds(site.deps), signupUserFields(site.deps.settings.ACCOUNT_SIGNUP_FIELDS, site.deps.userFields), apiUserFields(site.deps.userFields));
       for (const shape of shapes) headless.addSchema(shape);
       headless.setValidatorCompiler(declaredInputCompiler(shapes));
       answerInputProblemsInScope(headless);

@@ -56,7 +56,7 @@ export function registerPasswordRoutes(api: FastifyInstance, ctx: HttpContext): 
   }, async (request, reply) => {
     const user = await userForResetKey(deps, request.headers[KEY_HEADER]);
     if (!user) return invalidKey(request, reply);
-    return sendOk(ctx, request, reply, { data: { user: userData(deps.settings, user) } });
+    return sendOk(ctx, request, reply, { data: { user: userData(deps, user) } });
   });
 
   api.post('/auth/password/reset', {

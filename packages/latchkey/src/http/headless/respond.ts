@@ -37,7 +37,7 @@ export function sendErrors(ctx: HttpContext, request: FastifyRequest, reply: Fas
 
 /** 200 with the signed-in user and how they proved who they are in this session. */
 export async function sendAuthenticated(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
-  const data = { user: userData(ctx.deps.settings, user), methods: await ctx.sessions.authentications(request) };
+  const data = { user: userData(ctx.deps, user), methods: await ctx.sessions.authentications(request) };
   return sendEnvelope(ctx, request, reply, 200, { data, meta: { is_authenticated: true } });
 }
 
@@ -49,7 +49,7 @@ export async function sendUnauthenticated(ctx: HttpContext, request: FastifyRequ
 /** 401 for a signed-in user whose last proof is too old for the change asked for, with the ways to prove it again. */
 export async function sendReauthenticationRequired(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, user: User): Promise<FastifyReply> {
   const data = {
-    user: userData(ctx.deps.settings, user),
+    user: userData(ctx.deps, user),
     methods: await ctx.sessions.authentications(request),
     flows: await reauthenticationFlows(ctx, user),
   };

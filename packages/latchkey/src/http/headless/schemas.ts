@@ -174,17 +174,33 @@ const SCHEMAS: Json = {
   },
 };
 
+/** The project's own fields as members of a shape: each one's JSON Schema, under its name. */
+function userFieldProperties(fields: readonly UserField[]): Json {
+  return Object.fromEntries(fields.map((field) => [field.name, userFieldJsonSchema(field)]));
+}
+
 /**
  * Every named shape, as `addSchema` takes them; the flows' ids include the project's own login
- * stages (login-stage.ts), which a pending flow may name.
+ * stages (login-stage.ts), which a pending flow may name. The project's fields (docs/user-fields.md)
+ * are members of two shapes: the signup's body holds those ACCOUNT_SIGNUP_FIELDS lists, and the
+ * User holds those declared `api: true`, which every answer carrying the user sends (user.ts).
  */
-export function headlessSchemas(customStageIds: readonly string[], signupUserFields: readonly UserField[] = []): Json[] {
+export function headlessSchemas(customStageIds: readonly string[], signupUserFields: readonly UserField[] = [], apiUserFields: readonly UserField[] = []): Json[] {
   const flow = SCHEMAS.Flow as { properties: { id: Json & { enum: string[] } } };
   const withStages: Json = { ...flow, properties: { ...flow.properties, id: { ...flow.properties.id, enum: [...flow.properties.id.enum, ...customStageIds] } } };
-  // The project's fields the signup asks (ACCOUNT_SIGNUP_FIELDS) are members of its body. None is
-  // declared required here: the flow refuses a missing one beside every other field's refusal.
+  // None of the signup's is declared required here: the flow refuses a missing one beside every
+  // other field's refusal.
   const signup = SCHEMAS.Signup as { properties: Json };
-  const own = Object.fromEntries(signupUserFields.map((field) => [field.name, userFieldJsonSchema(field)]));
-  const named = { ...SCHEMAS, ...WEBAUTHN_SCHEMAS, Flow: withStages, Signup: { ...signup, properties: { ...signup.properties, ...own } } };
+  // The answers are written from this shape, which sends only what it names: a field left out
+  // here would be dropped from every user object. Each is always sent (its empty value when the
+  // user has none), so each is required.
+  const user = SCHEMAS.User as { properties: Json; required: string[] };
+  const named = {
+    ...SCHEMAS,
+    ...WEBAUTHN_SCHEMAS,
+    Flow: withStages,
+    Signup: { ...signup, properties: { ...signup.properties, ...userFieldProperties(signupUserFields) } },
+    User: { ...user, properties: { ...user.properties, ...userFieldProperties(apiUserFields) }, required: [...user.required, ...apiUserFields.map((field) => field.name)] },
+  };
   return Object.entries(named).map(([id, shape]) => ({ $id: id, ...carryingSessionToken(shape) }));
 }
