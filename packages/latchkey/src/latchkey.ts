@@ -19,7 +19,7 @@ import { createTemplateRenderer } from './templates/renderer.js';
 import { latchkeyUrls, type RouteName, type UrlParams, type UrlQuery } from './config/url-names.js';
 import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
-import { NO_USER_FIELDS, type UserFieldSet } from './core/user-fields.js';
+import { checkUserFields, NO_USER_FIELDS, type UserFieldSet } from './core/user-fields.js';
 import { projectSignupFieldsProblem } from './config/signup-fields.js';
 import type { LatchkeyDeps } from './deps.js';
 import { allowedHostsGuard } from './http/kit/allowed-hosts.js';
@@ -232,6 +232,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
   const adapter = options.adapter ?? new AccountAdapter(settings);
   checkLoginStages(adapter.getLoginStages());
   const userFields = options.userFields ?? NO_USER_FIELDS;
+  checkUserFields(userFields);
   // A signup field that is none of Latchkey's nor the project's stops start-up in one line.
   const signupProblem = projectSignupFieldsProblem(settings.ACCOUNT_SIGNUP_FIELDS, userFields.fields);
   if (signupProblem !== undefined) throw new LatchkeyError('configuration_invalid', `ACCOUNT_SIGNUP_FIELDS (${envNameOf('ACCOUNT_SIGNUP_FIELDS')}) ${signupProblem}.`);

@@ -85,6 +85,8 @@ export interface UserField {
 /** The project's fields, in declaration order: what createLatchkey({ userFields }) takes. */
 export interface UserFieldSet<Types extends Record<string, UserFieldType> = Record<string, UserFieldType>> {
   readonly fields: readonly UserField[];
+  /** What is wrong with the declaration, in one line, or undefined: start-up refuses it (checkUserFields). */
+  readonly problem?: string;
   /** Only a type, never set: each field's type, which UserFieldValues reads. */
   readonly types?: Types;
 }
@@ -132,13 +134,19 @@ function declarationProblem(name: string, declaration: UserFieldDeclaration): st
 
 /**
  * The project's user fields, checked once: a mistake (a reserved name, a choice field without
- * choices) stops the project at start-up with the field's name, not at its first signup.
+ * choices) stops the project at start-up with the field's name, not at its first signup. It is
+ * kept, not thrown: this runs as src/users/fields.ts is imported, where a throw would end the
+ * process with a stack trace instead of start-up's one line (checkUserFields).
  */
 export function defineUserFields<const Types extends Record<string, UserFieldType> = Record<never, never>>(declarations: { [Name in keyof Types]: UserFieldDeclaration<Types[Name]> }): UserFieldSet<Types> {
-  const fields = Object.entries(declarations as Record<string, UserFieldDeclaration>).map(([name, declaration]): UserField => {
+  const problems: string[] = [];
+  const fields = Object.entries(declarations as Record<string, UserFieldDeclaration>).flatMap(([name, declaration]): UserField[] => {
     const problem = declarationProblem(name, declaration);
-    if (problem !== undefined) throw new LatchkeyError('configuration_invalid', `User field '${name}': ${problem} (docs/user-fields.md).`);
-    return Object.freeze({
+    if (problem !== undefined) {
+      problems.push(`User field '${name}': ${problem} (docs/user-fields.md).`);
+      return [];
+    }
+    return [Object.freeze({
       name,
       type: declaration.type,
       label: declaration.label,
@@ -155,9 +163,14 @@ export function defineUserFields<const Types extends Record<string, UserFieldTyp
       admin: declaration.admin === false ? false : { edit: true, list: false, search: false, filter: false, ...declaration.admin },
       api: declaration.api ?? false,
       djangoColumn: declaration.djangoColumn ?? name,
-    });
+    })];
   });
-  return Object.freeze({ fields: Object.freeze(fields) });
+  return Object.freeze({ fields: Object.freeze(fields), ...(problems.length === 0 ? {} : { problem: problems[0] }) });
+}
+
+/** Start-up's check of the declaration: its first mistake, as a LatchkeyError of one line. */
+export function checkUserFields(set: UserFieldSet): void {
+  if (set.problem !== undefined) throw new LatchkeyError('configuration_invalid', set.problem);
 }
 
 /** A project without fields of its own. */

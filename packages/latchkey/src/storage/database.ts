@@ -33,7 +33,7 @@ import { assertUsernameTypeMatches, createMigrator, migrationSchemaOf } from './
 import { checkProjectMigrations, createProjectMigrator, type ProjectMigrations } from './migrations/project.js';
 import type { Store } from '../store.js';
 import type { UsernameType } from '../config/settings.js';
-import { NO_USER_FIELDS, type UserFieldSet } from '../core/user-fields.js';
+import { checkUserFields, NO_USER_FIELDS, type UserFieldSet } from '../core/user-fields.js';
 import type { UserShape } from './kysely/user-field-columns.js';
 
 export interface OpenDatabaseOptions {
@@ -239,6 +239,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const location = parseDatabaseUrl(options.url);
   const { usernameType } = options;
   const userFields = options.userFields ?? NO_USER_FIELDS;
+  // Before anything is opened: every command and the server open the database first.
+  checkUserFields(userFields);
   const shape: UserShape = { usernameType, userFields: userFields.fields };
   const { kysely, credentialReads } = location.dialect === 'sqlite' ? openSqlite(location.filename, shape) : await openPostgres(location, options, shape);
   const dialect = location.dialect;
