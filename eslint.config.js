@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // The generator's templates hold markers (%%...%%) and are checked as generated projects instead.
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', 'packages/create-latchkey/template/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', 'packages/create-latchkey/template/**', '.i18n-tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -10,6 +10,7 @@ import { benchmarkImportDjango } from './import-django.js';
 import { benchmarkLoginBurst } from './login-burst.js';
 import { benchmarkLoginEnumeration } from './login-enumeration.js';
 import { benchmarkPasswordHashing } from './password-hashing.js';
+import { benchmarkPages } from './pages.js';
 import { benchmarkPeers } from './peers.js';
 import { benchmarkScale } from './scale.js';
 import { benchmarkSoak } from './soak.js';
@@ -26,6 +27,7 @@ const benchmarks: Benchmark[] = [
   { name: 'login-enumeration', run: benchmarkLoginEnumeration },
   { name: 'api', run: benchmarkApi },
   { name: 'admin-users', run: benchmarkAdminUsers },
+  { name: 'pages', run: benchmarkPages },
   // better-auth beside Latchkey (a bench-only dependency).
   { name: 'peers', run: benchmarkPeers },
   { name: 'scale', run: benchmarkScale },

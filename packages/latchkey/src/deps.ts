@@ -6,6 +6,7 @@ import type { PasswordHashing } from './account/passwords/index.js';
 import type { OneTimeClaimStore } from './core/one-time-claims/index.js';
 import type { RateLimiter } from './core/rate-limit/index.js';
 import type { TemplateRenderer } from './templates/ports.js';
+import type { Catalogs } from './core/i18n/catalogs.js';
 import type { Settings } from './config/settings.js';
 import type { LatchkeyUrls } from './config/url-names.js';
 import type { BackgroundTasks } from './core/background.js';
@@ -46,6 +47,8 @@ export interface LatchkeyDeps {
   oneTimeClaims: OneTimeClaimStore;
   /** Pages and emails; a project overrides templates by path. */
   templates: TemplateRenderer;
+  /** The translation catalogs of the offered languages (core/i18n): Latchkey's, under the project's. */
+  catalogs: Catalogs;
   /** Work done after the answer (mail whose timing would reveal an account); shutdown waits for it. */
   background: BackgroundTasks;
 }

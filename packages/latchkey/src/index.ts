@@ -65,6 +65,8 @@ export type { Settings, SettingValues, SettingName, Environment, UsernameType } 
 
 // Errors, and the clock.
 export { LatchkeyError, isLatchkeyError, refusalsOf, type LatchkeyErrorCode } from './core/errors.js';
+export { msg, msgid, nmsg, pmsg, type Message, type MessageParams } from './core/i18n/message.js';
+export type { Translator } from './core/i18n/catalogs.js';
 export { systemClock, ManualClock, type Clock } from './core/clock.js';
 
 // The hook points: adapters, and providers of the project's own (docs/social.md).

@@ -16,6 +16,8 @@ import { createSharedStores } from './cache/create-shared-stores.js';
 import type { OutageLog } from './cache/redis-connection.js';
 import { createRateLimiter } from './core/rate-limit/index.js';
 import { createTemplateRenderer } from './templates/renderer.js';
+import { loadCatalogs, type Translator } from './core/i18n/catalogs.js';
+import { readerTranslator } from './http/kit/request-language.js';
 import { latchkeyUrls, type RouteName, type UrlParams, type UrlQuery } from './config/url-names.js';
 import { keyedHash } from './core/crypto.js';
 import { LatchkeyError } from './core/errors.js';
@@ -61,6 +63,11 @@ export interface CreateLatchkeyOptions {
   socialProviderKinds?: readonly ProviderKind[];
   /** The project's template folders, searched before the library's (override a template by path). */
   templateDirs?: readonly string[];
+  /**
+   * The project's locale folders (Django's LOCALE_PATHS), read before Latchkey's own catalogs: a
+   * `<lang>/LC_MESSAGES/*.po` there adds a language or overrides a translation (docs/translations.md).
+   */
+  localeDirs?: readonly string[];
   /** An open database to use instead of opening DATABASE_URL (tests pass a fresh schema). Closed by close(). */
   database?: Database;
   /**
@@ -158,6 +165,12 @@ export interface Latchkey extends LatchkeyOperations {
    * `status` is 200 unless given (a refused form answers 400).
    */
   renderPage(request: FastifyRequest, reply: FastifyReply, template: string, context?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
+  /**
+   * The reader's translator for a request (docs/translations.md): the signed-in person's chosen
+   * language, else the language cookie, Accept-Language, LANGUAGE_CODE. For what the project's own
+   * routes answer outside a template (a JSON message): `(await latchkey.translator(request)).translate(msg('Saved.'))`.
+   */
+  translator(request: FastifyRequest): Promise<Translator>;
   /** Queues a message for the next page the person sees ("Information successfully updated."), as Django's messages. */
   flash(request: FastifyRequest, reply: FastifyReply, message: FlashMessage): Promise<void>;
   /**
@@ -311,6 +324,7 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     events: new AccountEvents(database.store.auditLog, clock, (error, event) => log.error(`Account event ${event.name}: a subscriber failed: ${describeError(error)}`)),
     rateLimits: createRateLimiter({ rules: settings.ACCOUNT_RATE_LIMITS, store: counters, clock }),
     oneTimeClaims,
+    catalogs: loadCatalogs({ languages: settings.LANGUAGES, localeDirs: options.localeDirs ?? [] }),
     templates: createTemplateRenderer({ projectDirs: options.templateDirs ?? [], cache: settings.ENVIRONMENT === 'production', urls }),
     background,
   };
@@ -358,6 +372,9 @@ export async function openLatchkey(options: CreateLatchkeyOptions): Promise<Inte
     renderPage(request, reply, template, context = {}, status = 200) {
       insideOnly(request, 'renderPage');
       return renderPage(ctx, request, reply, template, context, status);
+    },
+    async translator(request) {
+      return readerTranslator(deps, request, await requestSessions.currentUser(request));
     },
     flash(request, reply, message) {
       return flash(ctx, request, reply, message);

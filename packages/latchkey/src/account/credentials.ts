@@ -4,11 +4,12 @@ import { normalizeUsernameKey, tryNormalizeEmail } from '../core/identifiers.js'
 import type { ClientInfo } from '../core/client.js';
 import { LatchkeyError } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
+import { msg, msgid } from '../core/i18n/message.js';
 
 /** One refusal for every credential that does not hold: unknown account, wrong password, no password. */
-export const INVALID_CREDENTIALS = 'The username and/or password you specified are not correct.';
+export const INVALID_CREDENTIALS = msg('The username and/or password you specified are not correct.');
 /** The same refusal where the person signed in with an address (allauth's email_password_mismatch). */
-export const INVALID_EMAIL_CREDENTIALS = 'The email address and/or password you specified are not correct.';
+export const INVALID_EMAIL_CREDENTIALS = msg('The email address and/or password you specified are not correct.');
 
 /**
  * The refusal of credentials that do not hold, worded for what the person typed, as allauth's:
@@ -23,7 +24,7 @@ export function credentialsRefusal(settings: Pick<Settings, 'USERNAME_TYPE'>, lo
     : new LatchkeyError('invalid_credentials', INVALID_CREDENTIALS, { reason: 'username_password_mismatch' });
 }
 /** The refusal once the login limits (per IP, per account) are reached, for a password and a code alike. */
-export const TOO_MANY_ATTEMPTS = 'Too many failed login attempts. Try again later.';
+export const TOO_MANY_ATTEMPTS = msgid('Too many failed login attempts. Try again later.');
 
 /**
  * The key an account's failed logins count under (login_failed): its id, so that its username,

@@ -6,11 +6,12 @@ import type { EmailAddress, User } from './model.js';
 import type { ClientInfo } from '../core/client.js';
 import type { Repositories } from '../store.js';
 import { commitChange, deliverMail, type ChangeWriter, type QueuedMail } from './changes.js';
-import { renderAccountEmail } from './emails.js';
+import { mailLanguage, renderAccountEmail } from './emails.js';
 import { checkMailedCode, codeMinutes, emailVerificationCodePolicy, INCORRECT_CODE, issueMailedCode, type MailedCodeCheck, type MailedCodeState } from './mailed-codes.js';
+import { msgid } from '../core/i18n/message.js';
 
 /** The one answer to a confirmation key that is forged, used, expired or missing. */
-export const INVALID_CONFIRMATION_KEY = 'This confirmation link is invalid or has expired.';
+export const INVALID_CONFIRMATION_KEY = msgid('This confirmation link is invalid or has expired.');
 import { makeUnusablePassword } from './passwords/index.js';
 
 const PURPOSE = 'email-confirmation';
@@ -80,23 +81,23 @@ export async function queueEmailConfirmation(
   address: EmailAddress,
   client: ClientInfo,
 ): Promise<{ mail: QueuedMail; code?: MailedCodeState }> {
-  const { message, code } = confirmationMessage(deps, user, address);
+  const { message, code } = confirmationMessage(deps, user, address, mailLanguage(deps, user, client));
   // A message in, a queued mail out: queueMail passes undefined through only for no message.
   const mail = (await change.queueMail(message))!;
   await change.record('email_confirmation_sent', user.id, client, { email: address.email });
   return { mail, ...(code === undefined ? {} : { code }) };
 }
 
-function confirmationMessage(deps: LatchkeyDeps, user: User, address: EmailAddress): { message: EmailMessage; code?: MailedCodeState } {
+function confirmationMessage(deps: LatchkeyDeps, user: User, address: EmailAddress, language: string): { message: EmailMessage; code?: MailedCodeState } {
   const template = 'account/email/email_confirmation';
   if (deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) {
     const policy = emailVerificationCodePolicy(deps.settings);
     const { state, code } = issueMailedCode(deps, policy, address.email);
-    return { message: renderAccountEmail(deps, { template, to: address.email, context: { user, email: address.email, code, minutes: codeMinutes(policy) } }), code: state };
+    return { message: renderAccountEmail(deps, { template, to: address.email, language, context: { user, email: address.email, code, minutes: codeMinutes(policy) } }), code: state };
   }
   const key = makeConfirmationKey(deps, address);
   const context = { user, email: address.email, activate_url: deps.adapter.getEmailConfirmationUrl(key), key };
-  return { message: renderAccountEmail(deps, { template, to: address.email, context }) };
+  return { message: renderAccountEmail(deps, { template, to: address.email, language, context }) };
 }
 
 /**

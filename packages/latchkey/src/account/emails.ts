@@ -3,6 +3,7 @@ import type { EmailMessage } from '../mail/ports.js';
 import type { User } from './model.js';
 import type { ClientInfo } from '../core/client.js';
 import { accountUrl, siteUrl } from './urls.js';
+import { firstSupported } from '../core/i18n/languages.js';
 
 export type { MailOutcome } from '../mail/ports.js';
 
@@ -10,6 +11,19 @@ export interface AccountEmail {
   template: string;
   to: string;
   context: Record<string, unknown>;
+  /** The recipient's language (mailLanguage): the mail is rendered in it, whoever or whatever sends it. */
+  language: string;
+}
+
+/**
+ * The language of a mail to `recipient`: the language they chose, else the language of the
+ * request they made themselves (a French signup's verification mail), else LANGUAGE_CODE. A mail
+ * someone else causes (staff removing an authenticator) passes no client, so it never takes the
+ * sender's language.
+ */
+export function mailLanguage(deps: Pick<LatchkeyDeps, 'settings'>, recipient: Pick<User, 'language'> | undefined, client?: Pick<ClientInfo, 'language'>): string {
+  const { LANGUAGES, LANGUAGE_CODE } = deps.settings;
+  return firstSupported([recipient?.language, client?.language, LANGUAGE_CODE], LANGUAGES) ?? (LANGUAGES[0] as string);
 }
 
 /**
@@ -20,16 +34,17 @@ export interface AccountEmail {
  * A mail that goes with a change of stored state is queued in the change's transaction
  * (account/changes.ts); one that changes nothing (a reset link, a sign-in code) is sent at once.
  */
-export function renderAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'adapter'>, input: AccountEmail): EmailMessage {
+export function renderAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'adapter' | 'catalogs'>, input: AccountEmail): EmailMessage {
   const { settings, templates } = deps;
+  const translator = deps.catalogs.translator(input.language);
   const context = { site_name: settings.SITE_NAME, site_url: settings.SITE_URL, ...input.context };
-  const message = deps.adapter.renderMail({ template: input.template, to: input.to, context }, (name, values) => templates.render(name, values));
+  const message = deps.adapter.renderMail({ template: input.template, to: input.to, context }, (name, values) => templates.render(name, values, translator));
   // One line, whatever the template or the adapter made of it: a line break in a subject would start a header.
   return { ...message, subject: message.subject.replace(/\s+/g, ' ').trim() };
 }
 
 /** Renders and sends an account email at once; a delivery failure throws LatchkeyError('mail_failed'). */
-export async function sendAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter'>, input: AccountEmail): Promise<void> {
+export async function sendAccountEmail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter' | 'catalogs'>, input: AccountEmail): Promise<void> {
   await deps.mailer.send(renderAccountEmail(deps, input));
 }
 
@@ -44,7 +59,7 @@ export function siteLink(deps: Pick<LatchkeyDeps, 'settings'>, path: string): st
  * where to reset the password if it was not them. Undefined for an account without an address.
  */
 export function securityNotice(
-  deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'clock' | 'adapter'>,
+  deps: Pick<LatchkeyDeps, 'settings' | 'templates' | 'clock' | 'adapter' | 'catalogs'>,
   user: User,
   template: string,
   client: ClientInfo,
@@ -55,11 +70,13 @@ export function securityNotice(
   return renderAccountEmail(deps, {
     template,
     to: user.email,
+    language: mailLanguage(deps, user, client),
     context: {
       user,
       ip: client.ip,
       user_agent: client.userAgent,
-      timestamp: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      // A Date: the templates write it as the recipient's language does (`| date`).
+      timestamp: at,
       password_reset_url: accountUrl(deps.settings, 'account_reset_password'),
       ...context,
     },

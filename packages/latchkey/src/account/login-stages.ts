@@ -1,4 +1,5 @@
 import type { User } from './model.js';
+import type { Message } from '../core/i18n/message.js';
 
 /**
  * The stages Latchkey runs after a login's first factor, in allauth's order (login/stages.ts says
@@ -37,8 +38,11 @@ export interface CustomLoginStage {
    * `isPending` is asked again.
    */
   complete(user: User, answer: Readonly<Record<string, unknown>>): void | Promise<void>;
-  /** What the token API says when a login waits here; by default that the person must sign in on the site first. */
-  readonly tokenRefusal?: string;
+  /**
+   * What the token API says when a login waits here; by default that the person must sign in on
+   * the site first. A msg() is translated into the client's language, as Latchkey's own messages.
+   */
+  readonly tokenRefusal?: string | Message;
 }
 
 /** One entry of a project's list of login stages: a built-in stage by its id, or one of its own. */

@@ -2,8 +2,10 @@ import { randomInt } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { constantTimeEqual, keyedHash, randomToken } from '../core/crypto.js';
 import type { LatchkeyDeps } from '../deps.js';
-import { sendAccountEmail } from './emails.js';
+import { mailLanguage, sendAccountEmail } from './emails.js';
 import type { User } from './model.js';
+import type { ClientInfo } from '../core/client.js';
+import { msgid } from '../core/i18n/message.js';
 
 /**
  * The short codes Latchkey mails (allauth's "code verification processes"): a sign-in code, a
@@ -22,7 +24,7 @@ import type { User } from './model.js';
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 6;
 
-export const INCORRECT_CODE = 'Incorrect code.';
+export const INCORRECT_CODE = msgid('Incorrect code.');
 
 /** What a client keeps of a mailed code. */
 export interface MailedCodeState {
@@ -132,7 +134,13 @@ export async function checkMailedCode(
  * The sign-in code mail, to `email` of `user`: for a login by code, and for the code the
  * login_by_code stage asks for after another first factor (ACCOUNT_LOGIN_BY_CODE_REQUIRED).
  */
-export async function sendLoginCodeMail(deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter'>, user: User, email: string, code: string): Promise<void> {
+export async function sendLoginCodeMail(
+  deps: Pick<LatchkeyDeps, 'settings' | 'mailer' | 'templates' | 'adapter' | 'catalogs'>,
+  user: User,
+  email: string,
+  code: string,
+  client: Pick<ClientInfo, 'language'>,
+): Promise<void> {
   const minutes = codeMinutes(loginCodePolicy(deps.settings));
-  await sendAccountEmail(deps, { template: 'account/email/login_code', to: email, context: { user, username: user.username, code, minutes } });
+  await sendAccountEmail(deps, { template: 'account/email/login_code', to: email, language: mailLanguage(deps, user, client), context: { user, username: user.username, code, minutes } });
 }

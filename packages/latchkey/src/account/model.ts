@@ -19,6 +19,8 @@ export interface User extends ProjectUserFields {
   isSuperuser: boolean;
   dateJoined: Date;
   lastLogin: Date | null;
+  /** The language the person chose (a code of LANGUAGES, e.g. `de`), or '' when they chose none: pages and mails follow it. */
+  language: string;
 }
 
 /** A user to create; the project's fields it does not give start empty. */
@@ -35,7 +37,7 @@ export interface NewUser extends Partial<ProjectUserFields> {
 }
 
 /** What an update changes: Latchkey's fields named here, and any of the project's own. */
-export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin'>> & Partial<ProjectUserFields>;
+export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'isActive' | 'isStaff' | 'isSuperuser' | 'password' | 'lastLogin' | 'language'>> & Partial<ProjectUserFields>;
 
 /** One of a user's email addresses (allauth's EmailAddress): verified or not, and at most one primary. */
 export interface EmailAddress {

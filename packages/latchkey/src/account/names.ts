@@ -1,10 +1,11 @@
 import { LatchkeyError } from '../core/errors.js';
+import { msg, nmsg } from '../core/i18n/message.js';
 
 /** The longest name an account may have: the column's size in Django's user model (max_length=255). */
 export const NAME_MAX_LENGTH = 255;
 
-export const NAME_TOO_LONG = `The name may have at most ${NAME_MAX_LENGTH} characters.`;
-export const NAME_NOT_TEXT = 'The name contains a character that is not text (a null character or half of a surrogate pair).';
+export const NAME_TOO_LONG = nmsg('The name may have at most {max} character.', 'The name may have at most {max} characters.', NAME_MAX_LENGTH, { max: NAME_MAX_LENGTH });
+export const NAME_NOT_TEXT = msg('The name contains a character that is not text (a null character or half of a surrogate pair).');
 
 /**
  * A person's display name as it is stored: composed (NFC, so that "é" typed as e + accent and as

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLatchkeyError } from '../core/errors.js';
+import { isLatchkeyError, refusalsOf } from '../core/errors.js';
 import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { testDatabaseKinds } from '../testing/database.js';
 import { verifyCredentials } from './credentials.js';
@@ -35,10 +35,16 @@ describe.each(testDatabaseKinds())('creating users on %s', (kind) => {
 
   it('refuses a weak password with every reason, and writes nothing', async () => {
     latchkey = await createTestLatchkey({ kind });
-    const error = await errorOf(createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: '1234', emailVerified: false }));
+    const error: unknown = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: '1234', emailVerified: false }).catch((thrown: unknown) => thrown);
+    if (!isLatchkeyError(error)) throw new Error('expected a LatchkeyError');
     expect(error).toMatchObject({ code: 'password_invalid', param: 'password' });
-    expect(error.message).toContain('too short');
-    expect(error.message).toContain('entirely numeric');
+    // Each problem is its own refusal of the password field, as Django lists each validator's error.
+    expect(refusalsOf(error).map((refusal) => [refusal.param, refusal.reason])).toEqual([
+      ['password', 'password_too_short'],
+      ['password', 'password_too_common'],
+      ['password', 'password_entirely_numeric'],
+    ]);
+    expect(refusalsOf(error).map((refusal) => refusal.message).join(' ')).toMatch(/too short.*entirely numeric/);
     expect(await latchkey.deps.store.users.count()).toBe(0);
   });
 

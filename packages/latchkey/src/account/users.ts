@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { FieldChecks, isLatchkeyError, LatchkeyError } from '../core/errors.js';
+import { FieldChecks, isLatchkeyError, LatchkeyError, LatchkeyFieldErrors } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { PasswordOwner } from './adapter.js';
 import type { User } from './model.js';
@@ -20,17 +20,25 @@ export function passwordPolicyFrom(settings: Settings): PasswordPolicy {
   };
 }
 
-/** Throws 'password_invalid' with every problem the validators found, in one message. */
+/**
+ * Throws 'password_invalid' with every problem the validators found, each its own refusal of
+ * `param` (as Django lists each validator's error): the doors show them all (refusalsOf), each
+ * translated. Its English `message`, for the CLI and logs, is every problem in one line.
+ */
 export function validatePasswordStrength(
   settings: Settings,
   password: string,
   context: { username?: string | null; email?: string | null; name?: string | null },
   param = 'password',
 ): void {
-  const problems = validatePassword(password, context, passwordPolicyFrom(settings));
-  if (problems.length > 0) {
-    throw new LatchkeyError('password_invalid', problems.map((problem) => problem.message).join(' '), { param, reason: problems[0]?.code });
-  }
+  const [first, ...rest] = validatePassword(password, context, passwordPolicyFrom(settings)).map(
+    (problem) => new LatchkeyError('password_invalid', problem.message, { param, reason: problem.code }),
+  );
+  if (first === undefined) return;
+  if (rest.length === 0) throw first;
+  const error = new LatchkeyFieldErrors([first, ...rest]);
+  error.message = [first, ...rest].map((refusal) => refusal.message).join(' ');
+  throw error;
 }
 
 /**
@@ -42,7 +50,7 @@ export async function passwordTheAdapterAccepts(deps: Pick<LatchkeyDeps, 'adapte
     return await deps.adapter.cleanPassword(password, owner);
   } catch (error) {
     if (!isLatchkeyError(error) || error.param !== undefined) throw error;
-    throw new LatchkeyError(error.code, error.message, { param, ...(error.reason === undefined ? {} : { reason: error.reason }) });
+    throw new LatchkeyError(error.code, error.text, { param, ...(error.reason === undefined ? {} : { reason: error.reason }) });
   }
 }
 

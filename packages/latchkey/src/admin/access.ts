@@ -7,15 +7,17 @@ import type { User } from '../account/model.js';
 import { commitChange, type ChangeWriter } from '../account/changes.js';
 import type { ClientInfo } from '../core/client.js';
 import { LatchkeyError } from '../core/errors.js';
+import { msg, type Message } from '../core/i18n/message.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { Repositories } from '../store.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS, type AdminAction, type AdminModel, type AdminPermission } from './model.js';
 
-const INVALID_PERMISSION = 'Select a valid choice: that permission is not one of the available choices.';
-const ONLY_SUPERUSERS_GRANT = 'Only a superuser may change staff or superuser status, or admin permissions.';
-const ONLY_SUPERUSERS_CHANGE_SUPERUSERS = 'Only a superuser may change a superuser.';
-const HOLDS_MORE =
-  'This account holds admin permissions you do not hold: only a superuser, or a staff member who holds every permission it holds, may change it or act on what is theirs.';
+const INVALID_PERMISSION = msg('Select a valid choice: that permission is not one of the available choices.');
+const ONLY_SUPERUSERS_GRANT = msg('Only a superuser may change staff or superuser status, or admin permissions.');
+const ONLY_SUPERUSERS_CHANGE_SUPERUSERS = msg('Only a superuser may change a superuser.');
+const HOLDS_MORE = msg(
+  'This account holds admin permissions you do not hold: only a superuser, or a staff member who holds every permission it holds, may change it or act on what is theirs.',
+);
 
 /** Whether a user may enter the admin at all: active and staff (Django's AdminSite.has_permission). */
 export function mayEnterAdmin(user: Pick<User, 'isActive' | 'isStaff'> | undefined): boolean {
@@ -72,7 +74,7 @@ export async function adminGrantsOf(deps: Pick<LatchkeyDeps, 'store'>, user: Use
   return grants(false, await deps.store.adminPermissions.listForUser(user.id));
 }
 
-const NO_PERMISSION = 'You do not have permission to do this.';
+const NO_PERMISSION = msg('You do not have permission to do this.');
 
 /**
  * For an admin flow: the actor's grants when they may do `action` on `model`, 'permission_denied'
@@ -98,7 +100,8 @@ export type AccountActor = AdminGrants | typeof MANAGEMENT_COMMAND;
  * Who may change whom: the one place it is decided, for every door (the admin's flows call it for
  * a user's password, addresses, flags, permissions and deletion, and for their sessions, API
  * token, authenticators and social accounts; the management commands call it too). Returns why
- * the actor may not act on the target, or undefined when they may.
+ * the actor may not act on the target (a msg(), shown in the reader's language), or undefined
+ * when they may.
  *
  * A per-model permission must never reach past the staff member's own standing: whoever sets
  * another's password or address can sign in as them and do what they may do. So staff act on an
@@ -107,7 +110,7 @@ export type AccountActor = AdminGrants | typeof MANAGEMENT_COMMAND;
  * while it is inactive or not staff, since one tick of a superuser would give it back. A superuser
  * may act on anyone, and so may the operator at the shell.
  */
-export async function refusalToActOn(deps: Pick<LatchkeyDeps, 'store'>, actor: AccountActor, target: Pick<User, 'id' | 'isSuperuser'>): Promise<string | undefined> {
+export async function refusalToActOn(deps: Pick<LatchkeyDeps, 'store'>, actor: AccountActor, target: Pick<User, 'id' | 'isSuperuser'>): Promise<Message | undefined> {
   if (actor === MANAGEMENT_COMMAND || actor.superuser) return undefined;
   if (target.isSuperuser) return ONLY_SUPERUSERS_CHANGE_SUPERUSERS;
   const held = await deps.store.adminPermissions.listForUser(target.id);

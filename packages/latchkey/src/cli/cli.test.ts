@@ -380,7 +380,7 @@ describe('the latchkey binary', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
       });
-    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\nApplied 0004_api_tokens.\nApplied 0005_socialaccount.\nApplied 0006_admin_permissions.\nApplied 0007_admin_indexes.\nApplied 0008_audit_target_user.\nApplied 0009_webauthn.\nApplied 0010_mail_outbox.\nApplied 0011_sealed_session_data.\n' });
+    expect(await run(['--settings', settingsModule, 'migrate'])).toMatchObject({ code: 0, stdout: 'Applied 0001_initial.\nApplied 0002_audit_and_rate_limits.\nApplied 0003_mfa.\nApplied 0004_api_tokens.\nApplied 0005_socialaccount.\nApplied 0006_admin_permissions.\nApplied 0007_admin_indexes.\nApplied 0008_audit_target_user.\nApplied 0009_webauthn.\nApplied 0010_mail_outbox.\nApplied 0011_sealed_session_data.\nApplied 0012_user_language.\n' });
     expect(await run(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Error: cannot load the settings module src\/config\/settings\.ts/) as unknown });
   });
 });

@@ -5,6 +5,7 @@ import { readOrCreateLocalSecretKey } from './local-secret.js';
 import { randomToken } from '../core/crypto.js';
 import { maskUrlCredentials } from '../core/redact.js';
 import { docsPage } from '../core/docs-page.js';
+import { normaliseLanguageCode, supportedVariant } from '../core/i18n/languages.js';
 import { parseEmailUrl } from './email-url.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { signupFieldsProblem } from './signup-fields.js';
@@ -87,7 +88,7 @@ export function loadSettings(project: ProjectSettings, options: LoadSettingsOpti
     values.SECRET_KEY = environment === 'local' ? readOrCreateLocalSecretKey(options.cwd ?? process.cwd()) : randomToken(48);
   }
 
-  const settings = { ...values, ENVIRONMENT: environment, USERNAME_TYPE: checkUsernameType(project.USERNAME_TYPE) } as Settings;
+  const settings = checkLanguages({ ...values, ENVIRONMENT: environment, USERNAME_TYPE: checkUsernameType(project.USERNAME_TYPE) } as Settings);
   checkLoginMethods(settings);
   checkSignupFields(settings);
   checkServiceUrls(settings);
@@ -231,6 +232,21 @@ function checkPasskeys(settings: Settings): void {
   if (rpId !== null && siteHost !== rpId.toLowerCase() && !siteHost.endsWith(`.${rpId.toLowerCase()}`)) {
     throw settingsError(`${envNameOf('MFA_WEBAUTHN_RP_ID')}=${JSON.stringify(rpId)} is not allowed: use SITE_URL's host (${siteHost}) or a parent domain of it.`);
   }
+}
+
+/**
+ * Language codes are kept as Django writes them (`pt-br`), whatever the project typed, and the
+ * default language must be one the site offers (Django's translation.E004), or no request could
+ * fall back to it.
+ */
+function checkLanguages(settings: Settings): Settings {
+  const languages = [...new Set(settings.LANGUAGES.map(normaliseLanguageCode))];
+  if (languages.length === 0) throw settingsError(`${envNameOf('LANGUAGES')} is empty: offer at least one language.`);
+  const code = supportedVariant(settings.LANGUAGE_CODE, languages);
+  if (code === undefined) {
+    throw settingsError(`${envNameOf('LANGUAGE_CODE')}=${JSON.stringify(settings.LANGUAGE_CODE)} is not offered by ${envNameOf('LANGUAGES')} (${languages.join(', ')}): add it, or its general language.`);
+  }
+  return { ...settings, LANGUAGES: languages, LANGUAGE_CODE: normaliseLanguageCode(settings.LANGUAGE_CODE) };
 }
 
 /**

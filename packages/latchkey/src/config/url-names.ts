@@ -65,6 +65,8 @@ export const ACCOUNT_URLS = {
   saml_finish_acs: '/accounts/saml/:organization/acs/finish/',
   saml_sls: '/accounts/saml/:organization/sls/',
   saml_metadata: '/accounts/saml/:organization/metadata/',
+  /** Django's set_language: the language switch posts here (http/pages/set-language.ts). */
+  set_language: '/i18n/setlang/',
   /** allauth's dummy provider's stand-in authorization page (never in production). */
   dummy_authenticate: '/accounts/dummy/authenticate/',
 } as const;

@@ -1,3 +1,5 @@
+import { englishText, msg, type Message, type MessageParams } from './i18n/message.js';
+
 /**
  * Every failure a flow reports carries a stable code. Adapters (pages, headless API, token API,
  * admin, CLI) translate codes into their own shapes; they never parse messages.
@@ -43,13 +45,25 @@ export class LatchkeyError extends Error {
    * gives allauth's and Django's codes: 'password_too_short', 'password_mismatch', 'required').
    */
   readonly reason: string | undefined;
+  /**
+   * What a person reads, translated where it is shown (core/i18n): the English text with its
+   * `{name}` placeholders and their values. `message` is the same in English, for logs and the CLI.
+   */
+  readonly text: Message;
 
-  constructor(code: LatchkeyErrorCode, message: string, options: { param?: string; reason?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /**
+   * `message` is the English text and the catalog's message id, so it is a string literal that
+   * `npm run makemessages` finds; what varies goes in `params` (`{ params: { seconds } }` for
+   * "Try again in {seconds} seconds."), or the whole message is an nmsg() for a count.
+   */
+  constructor(code: LatchkeyErrorCode, message: string | Message, options: { param?: string; reason?: string; cause?: unknown; params?: MessageParams } = {}) {
+    const text: Message = typeof message === 'string' ? msg(message, options.params) : message; // makemessages: passes a message on
+    super(englishText(text), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LatchkeyError';
     this.code = code;
     this.param = options.param;
     this.reason = options.reason;
+    this.text = text;
   }
 }
 
@@ -63,7 +77,7 @@ export class LatchkeyFieldErrors extends LatchkeyError {
 
   constructor(refusals: readonly [LatchkeyError, ...LatchkeyError[]]) {
     const [first] = refusals;
-    super(first.code, first.message, { ...(first.param === undefined ? {} : { param: first.param }), ...(first.reason === undefined ? {} : { reason: first.reason }) });
+    super(first.code, first.text, { ...(first.param === undefined ? {} : { param: first.param }), ...(first.reason === undefined ? {} : { reason: first.reason }) });
     this.refusals = refusals;
   }
 }

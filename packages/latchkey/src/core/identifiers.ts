@@ -6,6 +6,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { LatchkeyError } from './errors.js';
+import { msg, nmsg, type Message } from './i18n/message.js';
 
 export const USERNAME_MAX_LENGTH = 150;
 export const EMAIL_MAX_LENGTH = 254;
@@ -54,19 +55,19 @@ export function normalizeUsernameKey(username: string): string {
  */
 export function validateUsername(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length === 0) {
-    throw invalidUsername('This field is required.');
+    throw invalidUsername(msg('This field is required.'));
   }
   const username = raw.normalize('NFKC');
   if (username.trim() !== username) {
-    throw invalidUsername('Usernames cannot begin or end with whitespace.');
+    throw invalidUsername(msg('Usernames cannot begin or end with whitespace.'));
   }
   // Lengths count code points, as Django counts characters, not UTF-16 units.
   const length = [...username].length;
   if (length > USERNAME_MAX_LENGTH) {
-    throw invalidUsername(`Ensure this value has at most ${USERNAME_MAX_LENGTH} characters (it has ${length}).`);
+    throw invalidUsername(nmsg('Ensure this value has at most {max} character (it has {length}).', 'Ensure this value has at most {max} characters (it has {length}).', USERNAME_MAX_LENGTH, { max: USERNAME_MAX_LENGTH, length }));
   }
   if (!USERNAME_PATTERN.test(username)) {
-    throw invalidUsername('Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.');
+    throw invalidUsername(msg('Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.'));
   }
   return username;
 }
@@ -142,7 +143,7 @@ function toAsciiDomain(domain: string): string | undefined {
   return ascii;
 }
 
-function invalidUsername(message: string): LatchkeyError {
+function invalidUsername(message: Message): LatchkeyError {
   return new LatchkeyError('invalid_username', message, { param: 'username' });
 }
 

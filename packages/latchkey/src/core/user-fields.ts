@@ -6,6 +6,7 @@
  * its own input from it.
  */
 import { LatchkeyError } from './errors.js';
+import { msg, nmsg, type Message } from './i18n/message.js';
 import { tryNormalizeEmail } from './identifiers.js';
 
 /** Every kind a user field may be (docs/user-fields.md). The text kinds hold a string ('' when empty), as Django's CharField does. */
@@ -187,7 +188,7 @@ export function isEmptyUserFieldValue(value: UserFieldValue): boolean {
   return value === null || value === '';
 }
 
-function refuse(field: UserField, message: string, reason = 'invalid'): LatchkeyError {
+function refuse(field: UserField, message: string | Message, reason = 'invalid'): LatchkeyError {
   return new LatchkeyError('invalid_input', message, { param: field.name, reason });
 }
 
@@ -216,41 +217,42 @@ function typedValue(field: UserField, raw: unknown): UserFieldValue {
       // A checkbox sends "on" when checked and nothing when not; a JSON client may send the words.
       if (raw === 'on' || raw === 'true' || raw === '1') return true;
       if (raw === '' || raw === 'false' || raw === '0') return false;
-      throw refuse(field, 'Must be a valid boolean.');
+      throw refuse(field, msg('Must be a valid boolean.'));
     case 'integer': {
       if (raw === '') return null;
       const number = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!Number.isSafeInteger(number)) throw refuse(field, 'Enter a whole number.');
+      if (!Number.isSafeInteger(number)) throw refuse(field, msg('Enter a whole number.'));
       return number;
     }
     case 'date': {
-      if (typeof raw !== 'string') throw refuse(field, 'Enter a valid date.');
+      if (typeof raw !== 'string') throw refuse(field, msg('Enter a valid date.'));
       const text = raw.trim();
       if (text === '') return null;
-      if (!isIsoDay(text)) throw refuse(field, 'Enter a valid date.');
+      if (!isIsoDay(text)) throw refuse(field, msg('Enter a valid date.'));
       return text;
     }
     default:
-      if (typeof raw !== 'string') throw refuse(field, 'Not a valid string.');
-      if (raw.includes('\0')) throw refuse(field, 'Null characters are not allowed.');
+      if (typeof raw !== 'string') throw refuse(field, msg('Not a valid string.'));
+      if (raw.includes('\0')) throw refuse(field, msg('Null characters are not allowed.'));
       // As Django's CharField: surrounding spaces are not part of the value.
       return raw.trim();
   }
 }
 
 /** What a value of the field's type breaks among the declaration's rules (length, choices, bounds, address forms), or undefined; never the project's `check`. */
-export function ruleProblem(field: UserField, value: UserFieldValue): string | undefined {
+export function ruleProblem(field: UserField, value: UserFieldValue): Message | undefined {
   if (typeof value === 'string' && field.type !== 'date') {
     const length = [...value].length;
-    if (field.maxLength !== undefined && length > field.maxLength) return `Ensure this value has at most ${field.maxLength} characters (it has ${length}).`;
-    if (field.minLength !== undefined && length < field.minLength) return `Ensure this value has at least ${field.minLength} characters (it has ${length}).`;
-    if (field.type === 'email' && tryNormalizeEmail(value) === undefined) return 'Enter a valid email address.';
-    if (field.type === 'url' && !isWebUrl(value)) return 'Enter a valid URL.';
-    if (field.type === 'choice' && !field.choices.some(([choice]) => choice === value)) return `Select a valid choice. ${value} is not one of the available choices.`;
+    const { maxLength: max, minLength: min } = field;
+    if (max !== undefined && length > max) return nmsg('Ensure this value has at most {max} character (it has {length}).', 'Ensure this value has at most {max} characters (it has {length}).', max, { max, length });
+    if (min !== undefined && length < min) return nmsg('Ensure this value has at least {min} character (it has {length}).', 'Ensure this value has at least {min} characters (it has {length}).', min, { min, length });
+    if (field.type === 'email' && tryNormalizeEmail(value) === undefined) return msg('Enter a valid email address.');
+    if (field.type === 'url' && !isWebUrl(value)) return msg('Enter a valid URL.');
+    if (field.type === 'choice' && !field.choices.some(([choice]) => choice === value)) return msg('Select a valid choice. {value} is not one of the available choices.', { value });
   }
   if (typeof value === 'number') {
-    if (field.min !== undefined && value < field.min) return `Ensure this value is greater than or equal to ${field.min}.`;
-    if (field.max !== undefined && value > field.max) return `Ensure this value is less than or equal to ${field.max}.`;
+    if (field.min !== undefined && value < field.min) return msg('Ensure this value is greater than or equal to {min}.', { min: field.min });
+    if (field.max !== undefined && value > field.max) return msg('Ensure this value is less than or equal to {max}.', { max: field.max });
   }
   return undefined;
 }
@@ -264,7 +266,7 @@ export async function parseUserFieldInput(field: UserField, raw: unknown): Promi
   const value = typedValue(field, raw);
   const empty = isEmptyUserFieldValue(value) || (field.type === 'boolean' && value === false);
   if (empty) {
-    if (field.required) throw refuse(field, 'This field is required.', 'required');
+    if (field.required) throw refuse(field, msg('This field is required.'), 'required');
     return value;
   }
   const problem = ruleProblem(field, value);

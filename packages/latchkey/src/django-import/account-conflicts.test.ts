@@ -21,6 +21,7 @@ const user = (id: number, fields: Partial<User> = {}): User => ({
   isSuperuser: false,
   dateJoined: JOINED,
   lastLogin: null,
+  language: '',
   ...fields,
 });
 const login = (id: number, email: string, usernameKey: string | null = null): StoredLogin => ({ id, email, usernameKey });

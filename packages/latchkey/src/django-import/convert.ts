@@ -58,7 +58,7 @@ export function convertUser(user: DjangoUser, usernameType: UsernameType, fields
   const projectValues = convertUserFields(fields, user);
   if ('unfit' in projectValues) return projectValues;
   const { id, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin } = user;
-  return { row: { ...projectValues.values, id, username, email, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin } };
+  return { row: { ...projectValues.values, id, username, email, name, password, isActive, isStaff, isSuperuser, dateJoined, lastLogin, language: '' } };
 }
 
 /** Whether Latchkey can check a password against the hash (an unusable one, `!...`, checks nothing and needs nothing). */

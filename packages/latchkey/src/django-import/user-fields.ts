@@ -14,6 +14,7 @@
  */
 import { docsPage } from '../core/docs-page.js';
 import { emptyUserFieldValue, isIsoDay, ruleProblem, type UserField, type UserFieldValue } from '../core/user-fields.js';
+import { englishText } from '../core/i18n/message.js';
 import type { DjangoUser, DjangoUserColumns } from './model.js';
 
 /** One value of users_user that does not fit its field. */
@@ -64,8 +65,9 @@ function fieldValue(field: UserField, raw: unknown): { value: UserFieldValue } |
       if (raw === '') return { value: raw };
       value = raw;
   }
+  // The import's report is for the operator, in English (as the CLI).
   const problem = ruleProblem(field, value);
-  return problem === undefined ? { value } : { problem };
+  return problem === undefined ? { value } : { problem: englishText(problem) };
 }
 
 /** The user's value of every declared field, from the columns the source read; a column users_user lacks gives the empty value. */

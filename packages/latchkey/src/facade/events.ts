@@ -40,7 +40,7 @@ export function auditOf(deps: LatchkeyDeps): LatchkeyAudit {
         throw new LatchkeyError('invalid_input', 'A record name is 1 to 64 lowercase letters, digits and _ . : -, starting with a letter.', { param: 'name' });
       }
       if (LATCHKEY_EVENT_NAMES.has(name)) {
-        throw new LatchkeyError('invalid_input', `"${name}" is one of Latchkey's own events, which only Latchkey records.`, { param: 'name' });
+        throw new LatchkeyError('invalid_input', '"{name}" is one of Latchkey\'s own events, which only Latchkey records.', { param: 'name', params: { name } });
       }
       return deps.store.auditLog.record({
         event: name,

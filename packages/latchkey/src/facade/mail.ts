@@ -1,5 +1,5 @@
 import { commitChange, deliverMail } from '../account/changes.js';
-import { renderAccountEmail } from '../account/emails.js';
+import { mailLanguage, renderAccountEmail } from '../account/emails.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { MailOutcome } from '../mail/ports.js';
 
@@ -13,6 +13,13 @@ export interface ProjectMail {
   to: string;
   /** What the templates read, beside `site_name` and `site_url`. */
   context?: Record<string, unknown>;
+  /**
+   * The language to write it in (a code of LANGUAGES); by default the recipient's, when `user`
+   * is given and chose one, else LANGUAGE_CODE (docs/translations.md).
+   */
+  language?: string;
+  /** The user the mail is for, whose chosen language it is written in. */
+  user?: { language: string };
 }
 
 /** The project's way to send mail as Latchkey sends its own (allauth's adapter.send_mail). */
@@ -29,7 +36,8 @@ export interface LatchkeyMail {
 export function mailOf(deps: LatchkeyDeps): LatchkeyMail {
   return {
     async send(mail) {
-      const message = renderAccountEmail(deps, { template: mail.template, to: mail.to, context: mail.context ?? {} });
+      const language = mailLanguage(deps, mail.user, mail.language === undefined ? undefined : { language: mail.language });
+      const message = renderAccountEmail(deps, { template: mail.template, to: mail.to, language, context: mail.context ?? {} });
       const queued = await commitChange(deps, (change) => change.queueMail(message));
       return deliverMail(deps, queued);
     },

@@ -9,6 +9,8 @@ import { sendReferrerPolicy } from './kit/referrer-policy.js';
 import { requestUser } from './kit/request-user.js';
 import { errorPageHandlers, sendErrorPage } from './kit/error-pages.js';
 import { registerAccountPages } from './pages/index.js';
+import { negotiateRequestLanguage } from './kit/request-language.js';
+import { msgid } from '../core/i18n/message.js';
 import { registerAdmin } from './admin/index.js';
 import type { HttpContext } from './kit/context.js';
 import { STATIC_PATH } from '../config/url-names.js';
@@ -89,7 +91,7 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     await scope.register(csrfProtection, {
       ...csrfOptionsFrom(settings),
       // Django's CSRF failure page: the site's 403.html, with the reason (a fixed sentence, never the request's).
-      forbiddenPage: (request, reply, reason) => sendErrorPage(ctx.deps, request, reply, 403, { message: 'CSRF verification failed. Request aborted.', reason }),
+      forbiddenPage: (request, reply, reason) => sendErrorPage(ctx.deps, request, reply, 403, { message: msgid('CSRF verification failed. Request aborted.'), reason }),
     });
     // request.user, for the project's routes as for Latchkey's: read only when something asks.
     scope.decorateRequest('user', {
@@ -99,6 +101,9 @@ export function latchkeyPlugin(ctx: HttpContext, serviceChecks: ServiceChecks): 
     });
     scope.addHook('onRequest', (request, _reply, done) => {
       insideLatchkey.add(request);
+      // The request's language, worked out once: flows get it with the client (clientOf), for a
+      // mail to someone who has not chosen one.
+      negotiateRequestLanguage(ctx.deps, request);
       done();
     });
     scope.addHook('onRequest', sendReferrerPolicy);

@@ -103,9 +103,9 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
     await setUp();
     await login();
     for (const code of [wrongCode(), '', totp.recoveryCodes[0]!.slice(1), 'x'.repeat(100)]) {
-      await expect(giveCode(code)).rejects.toMatchObject({ code: 'incorrect_code', message: INCORRECT_CODE, param: 'code' });
+      await expect(giveCode(code)).rejects.toMatchObject({ code: 'incorrect_code', message: INCORRECT_CODE.id, param: 'code' });
     }
-    expect(INCORRECT_CODE).toBe('Incorrect code.');
+    expect(INCORRECT_CODE.id).toBe('Incorrect code.');
     const failed = await events(ada, 'authentication_failed');
     expect(failed).toHaveLength(4);
     for (const record of failed) expect(record.data).toEqual({ method: 'mfa', purpose: 'login' });
@@ -329,7 +329,7 @@ describe.each(testDatabaseKinds())('login with a second factor on %s', (kind) =>
       await setUp();
       await expect(reauthenticateWithCode(latchkey.deps, { user: ada, code: wrongCode(), client })).rejects.toMatchObject({
         code: 'incorrect_code',
-        message: INCORRECT_CODE,
+        message: INCORRECT_CODE.id,
         param: 'code',
       });
       expect((await events(ada, 'authentication_failed')).map((record) => record.data)).toEqual([{ method: 'mfa', purpose: 'reauthenticate' }]);

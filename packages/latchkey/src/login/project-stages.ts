@@ -1,6 +1,7 @@
 import { BUILT_IN_LOGIN_STAGES, loginStageId, type CustomLoginStage, type LoginStageEntry } from '../account/login-stages.js';
 import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
+import { msg } from '../core/i18n/message.js';
 
 /**
  * The ids a stage of the project's own may not take: the built-in stages' and the headless API's
@@ -53,8 +54,9 @@ export function customStageOf(deps: Pick<LatchkeyDeps, 'adapter'>, id: string): 
   return loginStagesOf(deps).find((entry): entry is CustomLoginStage => typeof entry !== 'string' && entry.id === id);
 }
 
+const SIGN_IN_ON_THE_SITE = msg('Signing in needs a step this endpoint cannot take. Sign in on the site first, then ask for a token again.');
+
 /** What the token API says to a login waiting at the project's stage: it cannot come back to it. */
 export function tokenRefusalOf(stage: CustomLoginStage): LatchkeyError {
-  const message = stage.tokenRefusal ?? 'Signing in needs a step this endpoint cannot take. Sign in on the site first, then ask for a token again.';
-  return new LatchkeyError('permission_denied', message, { reason: stage.id });
+  return new LatchkeyError('permission_denied', stage.tokenRefusal ?? SIGN_IN_ON_THE_SITE, { reason: stage.id });
 }

@@ -16,6 +16,7 @@ import { LatchkeyError } from '../core/errors.js';
 import type { LatchkeyDeps } from '../deps.js';
 import type { User } from '../account/model.js';
 import type { Authenticator } from './model.js';
+import { msg } from '../core/i18n/message.js';
 
 /**
  * WebAuthn (passkeys and security keys) as the domain sees it, on @simplewebauthn/server: the
@@ -187,7 +188,7 @@ export async function authenticationOptions(
   return { options, ceremony: ceremony(deps, purpose, options.challenge, user ? { userId: user.id } : {}) };
 }
 
-export const INVALID_CREDENTIAL = 'The security key could not be verified. Please try again.';
+export const INVALID_CREDENTIAL = msg('The security key could not be verified. Please try again.');
 
 function refused(): LatchkeyError {
   return new LatchkeyError('incorrect_code', INVALID_CREDENTIAL, { param: 'credential' });

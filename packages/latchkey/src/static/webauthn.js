@@ -10,6 +10,10 @@
  * `credential` field, and only then posts the form (CSRF token and all). Whatever goes wrong in
  * the browser (no WebAuthn, the person cancels, the key is already registered) is shown as the
  * form's error; whatever the server refuses comes back as the re-rendered form.
+ *
+ * The script translates nothing: the page gives each message it may show, already in the
+ * reader's language, in the form's `data-error-*` attributes (mfa/webauthn/_ceremony.html), and
+ * the English text here is only the fallback for a form without them.
  */
 /* global document, window, location, HTMLFormElement, PublicKeyCredential */
 (function () {
@@ -76,12 +80,21 @@
   /** A message for the person, rather than the browser's own wording. */
   class Refusal extends Error {}
 
-  function messageOf(error) {
+  /**
+   * The form's translation of one of its messages (`data-error-<name>`, read as dataset.error<Name>),
+   * or the English text when the page gave none.
+   * @param {HTMLFormElement} form @param {string} name @param {string} english
+   */
+  function textOf(form, name, english) {
+    return form.dataset[name] || english;
+  }
+
+  function messageOf(form, error) {
     if (error instanceof Refusal) return error.message;
-    if (error && error.name === 'InvalidStateError') return 'This security key is already registered to your account.';
-    if (error && error.name === 'NotAllowedError') return 'The security key did not answer, or the request was cancelled. Please try again.';
-    if (error && error.name === 'SecurityError') return 'This site cannot use security keys at this address.';
-    return 'Something went wrong with the security key. Please try again.';
+    if (error && error.name === 'InvalidStateError') return textOf(form, 'errorRegistered', 'This security key is already registered to your account.');
+    if (error && error.name === 'NotAllowedError') return textOf(form, 'errorNotAllowed', 'The security key did not answer, or the request was cancelled. Please try again.');
+    if (error && error.name === 'SecurityError') return textOf(form, 'errorInsecure', 'This site cannot use security keys at this address.');
+    return textOf(form, 'errorFailed', 'Something went wrong with the security key. Please try again.');
   }
 
   function showError(form, message) {
@@ -113,12 +126,12 @@
       window.location.assign(body.location);
       return undefined;
     }
-    if (!response.ok) throw new Refusal(body.error || 'Could not begin. Please reload the page and try again.');
+    if (!response.ok) throw new Refusal(body.error || textOf(form, 'errorBegin', 'Could not begin. Please reload the page and try again.'));
     return body;
   }
 
   async function runCeremony(form) {
-    if (!window.PublicKeyCredential || !navigator.credentials) throw new Refusal('This browser cannot use security keys or passkeys.');
+    if (!window.PublicKeyCredential || !navigator.credentials) throw new Refusal(textOf(form, 'errorUnsupported', 'This browser cannot use security keys or passkeys.'));
     const body = await fetchOptions(form);
     if (!body) return false;
     // The options come as { publicKey: <JSON> }, allauth's shape.
@@ -126,7 +139,7 @@
       form.dataset.webauthn === 'create'
         ? await navigator.credentials.create({ publicKey: creationOptionsOf(body.creation_options.publicKey) })
         : await navigator.credentials.get({ publicKey: requestOptionsOf(body.request_options.publicKey) });
-    if (!credential) throw new Refusal('The security key gave no answer. Please try again.');
+    if (!credential) throw new Refusal(textOf(form, 'errorNoAnswer', 'The security key gave no answer. Please try again.'));
     form.elements.namedItem('credential').value = JSON.stringify(answerOf(credential));
     return true;
   }
@@ -151,7 +164,7 @@
       },
       (error) => {
         delete form.dataset.busy;
-        showError(form, messageOf(error));
+        showError(form, messageOf(form, error));
       },
     );
   });

@@ -1,4 +1,9 @@
-/** Renders pages and emails by template name; a project overrides a template by path (templates/renderer.ts). */
+import type { Translator } from '../core/i18n/catalogs.js';
+
+/**
+ * Renders pages and emails by template name, in the reader's language (the translator's); a
+ * project overrides a template by path (templates/renderer.ts).
+ */
 export interface TemplateRenderer {
-  render(name: string, context: Record<string, unknown>): string;
+  render(name: string, context: Record<string, unknown>, translator: Translator): string;
 }

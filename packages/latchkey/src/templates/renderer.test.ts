@@ -6,6 +6,9 @@ import { createTestLatchkey, type TestLatchkey } from '../testing/latchkey.js';
 import { PageClient } from '../testing/pages.js';
 import { latchkeyUrls } from '../config/url-names.js';
 import { createTemplateRenderer } from './renderer.js';
+import { loadCatalogs } from '../core/i18n/catalogs.js';
+
+const english = loadCatalogs({ languages: ['en'] }).translator('en');
 
 describe('template overrides', () => {
   let latchkey: TestLatchkey;
@@ -33,7 +36,7 @@ describe('template overrides', () => {
   it('escapes values: a name with markup is shown as text', async () => {
     latchkey = await createTestLatchkey();
     browser = await PageClient.create(latchkey);
-    const html = latchkey.deps.templates.render('account/base.html', { title: '<script>alert(1)</script>', site_name: 'x' });
+    const html = latchkey.deps.templates.render('account/base.html', { title: '<script>alert(1)</script>', site_name: 'x' }, english);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>alert(1)</script>');
   });
@@ -41,7 +44,7 @@ describe('template overrides', () => {
   it('does not HTML-escape plain-text templates', async () => {
     latchkey = await createTestLatchkey();
     browser = await PageClient.create(latchkey);
-    const text = latchkey.deps.templates.render('account/email/email_confirmation_message.txt', { user: { name: "O'Brien & Co" }, email: 'a@example.com' });
+    const text = latchkey.deps.templates.render('account/email/email_confirmation_message.txt', { user: { name: "O'Brien & Co" }, email: 'a@example.com' }, english);
     expect(text).toContain("Hello O'Brien & Co,");
   });
 
@@ -62,16 +65,16 @@ describe('url() in templates, as Django {% url %}', () => {
   }
 
   it("gives a page's path by its allauth name, with its key filled in and encoded", () => {
-    expect(rendererWith('<a href="{{ url(\'account_login\') }}">in</a>').render('page.html', {})).toBe('<a href="/accounts/login/">in</a>');
-    expect(rendererWith("{{ url('account_confirm_email', { key: key }) }}").render('page.html', { key: 'a/b' })).toBe('/accounts/confirm-email/a%2Fb/');
+    expect(rendererWith('<a href="{{ url(\'account_login\') }}">in</a>').render('page.html', {}, english)).toBe('<a href="/accounts/login/">in</a>');
+    expect(rendererWith("{{ url('account_confirm_email', { key: key }) }}").render('page.html', { key: 'a/b' }, english)).toBe('/accounts/confirm-email/a%2Fb/');
   });
 
   it("gives an admin page's path by Django's name, under ADMIN_URL", () => {
-    expect(rendererWith("{{ url('admin:index') }} {{ url('admin:logout') }}").render('page.html', {})).toBe('/staff-7f3k/ /staff-7f3k/logout/');
-    expect(rendererWith("{{ url('admin:model_change', { app: 'users', model: 'user', id: 7 }) }}").render('page.html', {})).toBe('/staff-7f3k/users/user/7/change/');
+    expect(rendererWith("{{ url('admin:index') }} {{ url('admin:logout') }}").render('page.html', {}, english)).toBe('/staff-7f3k/ /staff-7f3k/logout/');
+    expect(rendererWith("{{ url('admin:model_change', { app: 'users', model: 'user', id: 7 }) }}").render('page.html', {}, english)).toBe('/staff-7f3k/users/user/7/change/');
   });
 
   it('refuses a name no page has, rather than render a dead link', () => {
-    expect(() => rendererWith("{{ url('acount_login') }}").render('page.html', {})).toThrow(/no page is named acount_login/);
+    expect(() => rendererWith("{{ url('acount_login') }}").render('page.html', {}, english)).toThrow(/no page is named acount_login/);
   });
 });

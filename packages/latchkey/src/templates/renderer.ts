@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
 import { isRouteName, type LatchkeyUrls, type UrlParams } from '../config/url-names.js';
+import type { Translator } from '../core/i18n/catalogs.js';
+import { isMessage, type MessageParams } from '../core/i18n/message.js';
 import type { TemplateRenderer } from './ports.js';
 
 /** The library's own templates: this folder. */
@@ -27,17 +29,49 @@ function templateUrl(urls: LatchkeyUrls) {
  */
 export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean; urls: LatchkeyUrls }): TemplateRenderer {
   const loader = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
-  const environment = (autoescape: boolean) =>
+  const environment = (autoescape: boolean, translator: Translator) =>
     new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
       // Django's {% url 'account_login' %}: `{{ url('account_login') }}`, `{{ url('account_confirm_email', { key: key }) }}`.
       .addGlobal('url', templateUrl(options.urls))
       // Django's {% static %}, for Latchkey's own files: `{{ static('latchkey.css') }}`, under URL_PREFIX.
-      .addGlobal('static', (file: unknown) => options.urls.static(String(file)));
-  const html = environment(true);
-  const text = environment(false);
+      .addGlobal('static', (file: unknown) => options.urls.static(String(file)))
+      // Django's {% translate %} and {% blocktranslate %} (docs/translations.md). They are globals,
+      // not context values, so that macros imported without context translate too.
+      .addGlobal('_', (text: unknown, params?: MessageParams) => translateValue(translator, text, params))
+      .addGlobal('ngettext', (singular: string, plural: string, count: number, params?: MessageParams) => translator.ngettext(singular, plural, count, params))
+      .addGlobal('pgettext', (context: string, text: string, params?: MessageParams) => translator.pgettext(context, text, params))
+      .addGlobal('language', translator.language)
+      .addGlobal('language_dir', translator.direction)
+      // Dates and numbers as the reader's language writes them: `{{ user.dateJoined | date }}`, `{{ n | number }}`.
+      .addFilter('date', (value: unknown, style?: 'date' | 'datetime') => (value instanceof Date ? translator.formatDate(value, style) : value))
+      .addFilter('number', (value: unknown) => (typeof value === 'number' ? translator.formatNumber(value) : value));
+  // One pair of environments (HTML escaped, plain text not) per language, made when first needed:
+  // each binds its translator once, so a render looks nothing up per string but the message itself.
+  const environments = new Map<string, { html: nunjucks.Environment; text: nunjucks.Environment }>();
+  const environmentsFor = (translator: Translator) => {
+    let pair = environments.get(translator.language);
+    if (pair === undefined) {
+      pair = { html: environment(true, translator), text: environment(false, translator) };
+      environments.set(translator.language, pair);
+    }
+    return pair;
+  };
   return {
-    render(name, context) {
-      return (name.endsWith('.html') ? html : text).render(name, context);
+    render(name, context, translator) {
+      const pair = environmentsFor(translator);
+      return (name.endsWith('.html') ? pair.html : pair.text).render(name, context);
     },
   };
+}
+
+/**
+ * `_()` in a template: a literal message id (`_("Sign in")`), or a value the code marked with
+ * msg() (a page's title, a form's error, a flash message). Anything else is shown as it is, so a
+ * person's own data passed through `_()` by mistake is never looked up as a message.
+ */
+function translateValue(translator: Translator, text: unknown, params?: MessageParams): string {
+  if (isMessage(text)) return translator.translate(params === undefined ? text : { ...text, params: { ...text.params, ...params } });
+  if (typeof text === 'string') return translator.gettext(text, params);
+  // A number passes as itself; anything else that is not a message shows nothing rather than "[object Object]".
+  return typeof text === 'number' || typeof text === 'boolean' ? String(text) : '';
 }

@@ -9,7 +9,8 @@ import { openLatchkey, type InternalLatchkey, type Latchkey, type LatchkeyLog } 
 import type { ProviderKind } from '../socialaccount/providers/kind.js';
 import { MemoryMailer } from '../mail/index.js';
 import type { UsernameType } from '../config/settings.js';
-import { createTestDatabase, type TestDatabaseKind } from './database.js';
+import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './database.js';
+import type { Database } from '../storage/database.js';
 
 /** What a project's tests get from createTestLatchkey (@latchkey/core/testing): the public API, a clock and a mailer. */
 export interface ProjectTestLatchkey extends Latchkey {
@@ -31,6 +32,13 @@ export interface TestLatchkeyOptions {
   env?: Record<string, string>;
   /** The project's template folders, searched first. */
   templateDirs?: readonly string[];
+  /** The project's locale folders (createLatchkey's localeDirs), read before Latchkey's catalogs. */
+  localeDirs?: readonly string[];
+  /**
+   * An open database migrated for these settings, instead of a new one: for a site restarted on
+   * the same data. destroy() closes it and leaves its data to whoever made it.
+   */
+  database?: Database;
   /** The project's adapter, made from the settings. */
   adapter?: (settings: Settings) => AccountAdapter;
   /** The project's social account adapter, made from the settings. */
@@ -79,7 +87,7 @@ export function testSettings(options: TestLatchkeyOptions = {}): Settings {
  */
 export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Promise<TestLatchkey> {
   const settings = testSettings(options);
-  const database = await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE, options.userFields ? { userFields: options.userFields } : {});
+  const database = options.database ?? (await createTestDatabase(options.kind ?? 'sqlite', settings.USERNAME_TYPE, options.userFields ? { userFields: options.userFields } : {}));
   const clock = new ManualClock();
   const mailer = new MemoryMailer({ defaultFrom: settings.DEFAULT_FROM_EMAIL });
   const latchkey = await openLatchkey({
@@ -92,6 +100,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     ...(options.projectMigrations ? { projectMigrations: options.projectMigrations } : {}),
     ...(options.userFields ? { userFields: options.userFields } : {}),
     ...(options.templateDirs ? { templateDirs: options.templateDirs } : {}),
+    ...(options.localeDirs ? { localeDirs: options.localeDirs } : {}),
     ...(options.adapter ? { adapter: options.adapter(settings) } : {}),
     ...(options.socialAdapter ? { socialAdapter: options.socialAdapter(settings) } : {}),
     ...(options.socialProviderKinds ? { socialProviderKinds: options.socialProviderKinds } : {}),
@@ -103,7 +112,7 @@ export async function createTestLatchkey(options: TestLatchkeyOptions = {}): Pro
     mailer,
     async destroy() {
       await latchkey.close();
-      await database.destroy();
+      if (options.database === undefined) await (database as TestDatabase).destroy();
     },
   };
 }

@@ -77,3 +77,11 @@ export class PageClient {
     await this.app.close();
   }
 }
+
+/**
+ * A page's own content, `<main>`, without the layout around it (the header's links, the language
+ * switch's form in the footer): for a test of what the page itself asks or carries.
+ */
+export function mainOf(html: string): string {
+  return /<main[\s\S]*<\/main>/.exec(html)?.[0] ?? '';
+}

@@ -54,7 +54,7 @@ describe.each(testDatabaseKinds())('email management flows on %s', (kind) => {
     latchkey.clock.advance(60 * 1000);
     const refused = await resendEmailConfirmation(latchkey.deps, { user: ada, client, email: 'second@example.com' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitedError);
-    expect(refused).toMatchObject({ code: 'rate_limited', message: WAIT_BEFORE_RESENDING });
+    expect(refused).toMatchObject({ code: 'rate_limited', message: WAIT_BEFORE_RESENDING.id });
     // The default confirm_email limit is one mail per address per 3 minutes; Retry-After says
     // when the next one goes, and it does.
     const retryAfter = (refused as RateLimitedError).retryAfterSeconds;

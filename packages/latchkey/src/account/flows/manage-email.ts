@@ -4,23 +4,24 @@ import type { LatchkeyDeps } from '../../deps.js';
 import type { EmailMessage } from '../../mail/ports.js';
 import type { EmailAddress, User } from '../model.js';
 import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
-import { renderAccountEmail } from '../emails.js';
+import { mailLanguage, renderAccountEmail } from '../emails.js';
 import { queueEmailConfirmation, sendEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
 import type { MailedCodeState } from '../mailed-codes.js';
 import type { ClientInfo } from '../../core/client.js';
 import { tryNormalizeEmail, validateEmail } from '../../core/identifiers.js';
 import { requireRecentAuthentication } from './reauthenticate.js';
 import { accountExistsNotice, refundMailAttempt } from './signup.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 
-export const ALREADY_YOURS = 'This email address is already associated with this account.';
-export const NOT_YOURS = 'Select one of your email addresses.';
-export const CANNOT_REMOVE_PRIMARY = 'You cannot remove your primary email address.';
-export const PRIMARY_MUST_BE_VERIFIED = 'Your primary email address must be verified.';
-export const ALREADY_VERIFIED = 'This email address is already verified.';
-export const WAIT_BEFORE_RESENDING = 'A confirmation email was sent to this address a moment ago. Please wait a few minutes before asking again.';
+export const ALREADY_YOURS = msg('This email address is already associated with this account.');
+export const NOT_YOURS = msg('Select one of your email addresses.');
+export const CANNOT_REMOVE_PRIMARY = msg('You cannot remove your primary email address.');
+export const PRIMARY_MUST_BE_VERIFIED = msg('Your primary email address must be verified.');
+export const ALREADY_VERIFIED = msg('This email address is already verified.');
+export const WAIT_BEFORE_RESENDING = msg('A confirmation email was sent to this address a moment ago. Please wait a few minutes before asking again.');
 
-export function tooManyAddresses(max: number): string {
-  return `You cannot add more than ${max} email addresses.`;
+export function tooManyAddresses(max: number): Message {
+  return nmsg('You cannot add more than {max} email address.', 'You cannot add more than {max} email addresses.', max, { max });
 }
 
 /** One action of the email page: who asks, from where, and the address typed or chosen. */
@@ -93,7 +94,7 @@ export async function addEmailAddress(deps: LatchkeyDeps, input: ChangeEmailInpu
       const verified = await repositories.emailAddresses.findVerified(email);
       const elsewhere = verified !== undefined && verified.userId !== input.user.id;
       if (!mayMail) return { elsewhere };
-      if (elsewhere) return { elsewhere, mail: await change.queueMail(accountExistsNotice(deps, email, 'add')) };
+      if (elsewhere) return { elsewhere, mail: await change.queueMail(accountExistsNotice(deps, email, 'add', input.client)) };
       return { elsewhere, ...(await queueEmailConfirmation(deps, change, input.user, address, input.client)) };
     });
   } catch (error) {
@@ -166,7 +167,7 @@ async function sendConfirmationAgain(deps: LatchkeyDeps, address: EmailAddress, 
     if (!isLatchkeyError(error, 'mail_failed')) throw error;
     await refundMailAttempt(deps, address.email, client);
     // The mailer's own message names the mail server: for the log, not for the page.
-    throw new LatchkeyError('mail_failed', `We could not send an email to ${address.email} just now. Please try again later.`, { param: 'email' });
+    throw new LatchkeyError('mail_failed', 'We could not send an email to {email} just now. Please try again later.', { param: 'email', params: { email: address.email } });
   }
   if (!mail.sent) throw new RateLimitedError('confirm_email', Math.max(1, mail.retryAfterSeconds), WAIT_BEFORE_RESENDING);
   return mail.code === undefined ? {} : { code: mail.code };
@@ -186,7 +187,7 @@ export async function removeEmailAddress(deps: LatchkeyDeps, input: ChangeEmailI
     await repositories.emailAddresses.remove(current.id);
     await change.record('email_removed', input.user.id, input.client, { email: current.email });
     const primary = (await repositories.emailAddresses.listForUser(input.user.id)).find((address) => address.primary);
-    const message = primary && addressNotice(deps, 'account/email/email_deleted', primary.email, { user: input.user, deleted_email: current.email });
+    const message = primary && addressNotice(deps, 'account/email/email_deleted', primary.email, mailLanguage(deps, input.user, input.client), { user: input.user, deleted_email: current.email });
     return { removed: current, notice: await change.queueMail(message) };
   });
   // Best effort: the removal stands whether or not the mail goes now; the outbox tries it again.
@@ -215,7 +216,7 @@ export async function makePrimaryEmailAddress(deps: LatchkeyDeps, input: ChangeE
     if (previous === undefined) return { address, notice: undefined };
     const moved = { from_email: previous.email, to_email: address.email };
     await change.record('email_changed', input.user.id, input.client, moved);
-    return { address, notice: await change.queueMail(addressNotice(deps, 'account/email/email_changed', previous.email, { user: input.user, ...moved })) };
+    return { address, notice: await change.queueMail(addressNotice(deps, 'account/email/email_changed', previous.email, mailLanguage(deps, input.user, input.client), { user: input.user, ...moved })) };
   });
   // Best effort, as a removal's notice.
   await deliverMail(deps, made.notice);
@@ -234,6 +235,6 @@ async function ownAddress(deps: LatchkeyDeps, input: ManageEmailInput): Promise<
  * the change stands whether or not the mail goes out at once, and a mail server that is down must
  * not turn a completed change into an error (the outbox tries it again).
  */
-function addressNotice(deps: LatchkeyDeps, template: string, to: string, context: Record<string, unknown>): EmailMessage {
-  return renderAccountEmail(deps, { template, to, context });
+function addressNotice(deps: LatchkeyDeps, template: string, to: string, language: string, context: Record<string, unknown>): EmailMessage {
+  return renderAccountEmail(deps, { template, to, language, context });
 }

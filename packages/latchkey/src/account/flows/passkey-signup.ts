@@ -7,6 +7,7 @@ import type { LoginContext } from '../../login/stages.js';
 import { signupPasskeyOptions, type CeremonyOptions, type SignupPasskeyAnswer } from '../../mfa/flows/webauthn.js';
 import type { User } from '../model.js';
 import { signupWithoutPassword, type SignupIdentityInput, type SignupResult } from './signup.js';
+import { msg } from '../../core/i18n/message.js';
 
 /**
  * Passkey signup (MFA_PASSKEY_SIGNUP_ENABLED), as allauth's: an account made from an address (and,
@@ -32,8 +33,8 @@ import { signupWithoutPassword, type SignupIdentityInput, type SignupResult } fr
  */
 
 export const PASSKEY_SIGNUP: FirstFactor = { kind: 'passkey_signup' };
-export const PASSKEY_SIGNUP_UNAVAILABLE = 'Signing up with a passkey is not available.';
-export const NO_PASSKEY_SIGNUP = 'No passkey signup is waiting.';
+export const PASSKEY_SIGNUP_UNAVAILABLE = msg('Signing up with a passkey is not available.');
+export const NO_PASSKEY_SIGNUP = msg('No passkey signup is waiting.');
 
 function requirePasskeySignup(deps: Pick<LatchkeyDeps, 'settings'>): void {
   if (!deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) throw new LatchkeyError('not_found', PASSKEY_SIGNUP_UNAVAILABLE);

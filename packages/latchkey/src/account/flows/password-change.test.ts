@@ -42,7 +42,7 @@ describe.each(testDatabaseKinds())('password change and set flows on %s', (kind)
     await setUp();
     await expect(change({ oldPassword: '' })).rejects.toMatchObject({ code: 'invalid_input', param: 'oldpassword' });
     const before = latchkey.deps.passwords.stats().completed;
-    await expect(change({ oldPassword: 'not my password' })).rejects.toMatchObject({ message: WRONG_CURRENT_PASSWORD, param: 'oldpassword' });
+    await expect(change({ oldPassword: 'not my password' })).rejects.toMatchObject({ message: WRONG_CURRENT_PASSWORD.id, param: 'oldpassword' });
     expect(latchkey.deps.passwords.stats().completed - before).toBe(1);
     expect((await latchkey.deps.store.users.findById(ada.id))!.password).toBe(ada.password);
   });
@@ -51,7 +51,7 @@ describe.each(testDatabaseKinds())('password change and set flows on %s', (kind)
     await setUp();
     const before = latchkey.deps.passwords.stats().completed;
     await expect(change({ password1: 'password', password2: 'password' })).rejects.toMatchObject({ code: 'password_invalid', param: 'password1' });
-    await expect(change({ password2: 'something else' })).rejects.toMatchObject({ message: PASSWORD_MISMATCH, param: 'password2' });
+    await expect(change({ password2: 'something else' })).rejects.toMatchObject({ message: PASSWORD_MISMATCH.id, param: 'password2' });
     await expect(change({ password1: 'x'.repeat(5000), password2: 'x'.repeat(5000) })).rejects.toMatchObject({ param: 'password1' });
     expect(latchkey.deps.passwords.stats().completed).toBe(before);
   });
@@ -63,7 +63,7 @@ describe.each(testDatabaseKinds())('password change and set flows on %s', (kind)
     expect(refusalsOf(refused as LatchkeyError).map((error) => [error.param, error.message])).toEqual([
       ['oldpassword', 'This field is required.'],
       ['password1', 'This password is too short. It must contain at least 8 characters.'],
-      ['password2', PASSWORD_MISMATCH],
+      ['password2', PASSWORD_MISMATCH.id],
     ]);
     expect(latchkey.deps.passwords.stats().completed).toBe(before);
     // Setting a first password judges its two fields together too.

@@ -7,9 +7,10 @@ import { securityNotice, type MailOutcome } from '../emails.js';
 import type { ClientInfo } from '../../core/client.js';
 import { isUsablePassword } from '../passwords/index.js';
 import { passwordTheAdapterAccepts, validatePasswordStrength } from '../users.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const PASSWORD_MISMATCH = 'You must type the same password each time.';
-export const WRONG_CURRENT_PASSWORD = 'Please type your current password.';
+export const PASSWORD_MISMATCH = msg('You must type the same password each time.');
+export const WRONG_CURRENT_PASSWORD = msg('Please type your current password.');
 
 /** A new password, typed twice (allauth's password1 and password2). */
 export interface NewPasswordInput {

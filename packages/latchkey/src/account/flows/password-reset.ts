@@ -2,7 +2,7 @@ import { constantTimeEqual, keyedHash } from '../../core/crypto.js';
 import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../model.js';
-import { sendAccountEmail } from '../emails.js';
+import { mailLanguage, sendAccountEmail } from '../emails.js';
 import { forgetLoginFailures } from '../credentials.js';
 import type { ClientInfo } from '../../core/client.js';
 import { tryNormalizeEmail } from '../../core/identifiers.js';
@@ -15,9 +15,10 @@ import {
   type NewPasswordInput,
   type PasswordChangeResult,
 } from './password-change.js';
+import { msgid } from '../../core/i18n/message.js';
 
 const PURPOSE = 'password-reset';
-export const INVALID_RESET_KEY = 'The password reset link was invalid, possibly because it has already been used. Please request a new password reset.';
+export const INVALID_RESET_KEY = msgid('The password reset link was invalid, possibly because it has already been used. Please request a new password reset.');
 
 /** `<user id base 36>-<seconds since the epoch base 36>-<HMAC, 43 base64url characters>`. */
 const KEY_PATTERN = /^([0-9a-z]{1,11})-([0-9a-z]{1,9})-([A-Za-z0-9_-]{43})$/;
@@ -99,12 +100,13 @@ async function accountsForAddress(deps: Pick<LatchkeyDeps, 'store'>, email: stri
   return accounts;
 }
 
-async function mailResetKey(deps: LatchkeyDeps, user: User, to: string): Promise<MailOutcome> {
+async function mailResetKey(deps: LatchkeyDeps, user: User, to: string, client: ClientInfo): Promise<MailOutcome> {
   try {
     const key = makePasswordResetKey(deps, user);
     await sendAccountEmail(deps, {
       template: 'account/email/password_reset_key',
       to,
+      language: mailLanguage(deps, user, client),
       // The link comes from settings, never from the request's Host or X-Forwarded-Host: a poisoned
       // header must not send the key to a host the attacker owns.
       context: { user, username: user.username, password_reset_url: accountUrl(deps.settings, 'account_reset_password_from_key', key) },
@@ -137,7 +139,7 @@ export async function requestPasswordReset(deps: LatchkeyDeps, input: PasswordRe
   // tell a known address from an unknown one.
   const delivery = deps.background.run(async () => {
     const accounts = await accountsForAddress(deps, email);
-    return Promise.all(accounts.map(({ user, to }) => mailResetKey(deps, user, to)));
+    return Promise.all(accounts.map(({ user, to }) => mailResetKey(deps, user, to, input.client)));
   });
   return { delivery };
 }

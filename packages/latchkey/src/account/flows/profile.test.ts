@@ -4,6 +4,7 @@ import { testDatabaseKinds } from '../../testing/database.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
 import { createUser } from '../users.js';
 import { NAME_NOT_TEXT, NAME_TOO_LONG } from '../names.js';
+import { englishText } from '../../core/i18n/message.js';
 import { updateProfile } from './profile.js';
 
 const client = { ip: '203.0.113.7', userAgent: 'vitest' };
@@ -39,10 +40,10 @@ describe.each(testDatabaseKinds())('the profile flow on %s', (kind) => {
   it('refuses a name over 255 characters, or one with a null character or a lone surrogate, writing nothing', async () => {
     await setUp();
     const refusals: [string, string][] = [
-      ['x'.repeat(256), NAME_TOO_LONG],
-      ['\u{1F600}'.repeat(256), NAME_TOO_LONG],
-      ['Ada\u0000', NAME_NOT_TEXT],
-      ['Ada \ud800', NAME_NOT_TEXT],
+      ['x'.repeat(256), englishText(NAME_TOO_LONG)],
+      ['\u{1F600}'.repeat(256), englishText(NAME_TOO_LONG)],
+      ['Ada\u0000', englishText(NAME_NOT_TEXT)],
+      ['Ada \ud800', englishText(NAME_NOT_TEXT)],
     ];
     for (const [name, message] of refusals) {
       await expect(updateProfile(latchkey.deps, { user: ada, name, client })).rejects.toMatchObject({ code: 'invalid_input', param: 'name', message });

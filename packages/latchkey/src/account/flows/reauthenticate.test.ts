@@ -17,14 +17,14 @@ describe.each(testDatabaseKinds())('reauthentication flow on %s', (kind) => {
     const user = await createUser(latchkey.deps, { username: 'ada', email: 'ada@example.com', password: PASSWORD, emailVerified: true });
     await expect(reauthenticate(latchkey.deps, { user, password: PASSWORD, client })).resolves.toBeUndefined();
     for (const password of ['', 'wrong password', 'x'.repeat(1_000_000)]) {
-      await expect(reauthenticate(latchkey.deps, { user, password, client })).rejects.toMatchObject({ code: 'invalid_credentials', message: INCORRECT_PASSWORD, param: 'password' });
+      await expect(reauthenticate(latchkey.deps, { user, password, client })).rejects.toMatchObject({ code: 'invalid_credentials', message: INCORRECT_PASSWORD.id, param: 'password' });
     }
   });
 
   it('refuses an account without a usable password the same way', async () => {
     latchkey = await createTestLatchkey({ kind });
     const user = await createUser(latchkey.deps, { username: 'social', email: 's@example.com', password: null, emailVerified: true });
-    await expect(reauthenticate(latchkey.deps, { user, password: 'anything at all', client })).rejects.toMatchObject({ message: INCORRECT_PASSWORD });
+    await expect(reauthenticate(latchkey.deps, { user, password: 'anything at all', client })).rejects.toMatchObject({ message: INCORRECT_PASSWORD.id });
   });
 
   it('counts every attempt against the per-user limit, the right password included', async () => {

@@ -2,8 +2,9 @@ import { LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../model.js';
 import type { ClientInfo } from '../../core/client.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const INCORRECT_PASSWORD = 'Incorrect password.';
+export const INCORRECT_PASSWORD = msg('Incorrect password.');
 
 export interface ReauthenticateInput {
   user: User;
@@ -32,7 +33,7 @@ export async function reauthenticate(deps: Pick<LatchkeyDeps, 'rateLimits' | 'pa
 
 /** allauth's window: a sensitive change needs a login or reauthentication within the last 5 minutes. */
 export const REAUTHENTICATION_WINDOW_SECONDS = 300;
-export const REAUTHENTICATION_REQUIRED = 'Please confirm it is you before making this change.';
+export const REAUTHENTICATION_REQUIRED = msg('Please confirm it is you before making this change.');
 
 /**
  * Refuses a sensitive change ('reauthentication_required') unless the user logged in or

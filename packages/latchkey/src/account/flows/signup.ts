@@ -6,7 +6,7 @@ import type { EmailMessage } from '../../mail/ports.js';
 import type { Repositories } from '../../store.js';
 import type { User } from '../model.js';
 import { commitChange, deliverMail, type QueuedMail } from '../changes.js';
-import { renderAccountEmail } from '../emails.js';
+import { mailLanguage, renderAccountEmail } from '../emails.js';
 import { savedUserOf, signedUpData, type SavedUser } from '../save-user.js';
 import { queueEmailConfirmation, unmailedVerificationCode } from '../email-confirmation.js';
 import type { MailedCodeState } from '../mailed-codes.js';
@@ -19,13 +19,14 @@ import { cleanName } from '../names.js';
 import { randomAlphanumeric } from '../../core/random.js';
 import { accountUrl, signInUrl } from '../urls.js';
 import { validatePasswordStrength, createUser, emailInUse, passwordTheAdapterAccepts } from '../users.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const SIGNUP_CLOSED = 'We are sorry, but the sign up is currently closed.';
-export const EMAIL_TAKEN = 'A user is already registered with this email address.';
-export const USERNAME_TAKEN = 'A user with that username already exists.';
-export const PASSWORDS_DIFFER = 'You must type the same password each time.';
-export const EMAILS_DIFFER = 'You must type the same email each time.';
-const REQUIRED = 'This field is required.';
+export const SIGNUP_CLOSED = msg('We are sorry, but the sign up is currently closed.');
+export const EMAIL_TAKEN = msg('A user is already registered with this email address.');
+export const USERNAME_TAKEN = msg('A user with that username already exists.');
+export const PASSWORDS_DIFFER = msg('You must type the same password each time.');
+export const EMAILS_DIFFER = msg('You must type the same email each time.');
+const REQUIRED = msg('This field is required.');
 
 /** What every signup gives, whatever will prove the person later: the address and the username. */
 export interface SignupIdentityInput {
@@ -313,17 +314,20 @@ export async function notifyAddressOwner(deps: LatchkeyDeps, email: string, clie
   const limit = await deps.rateLimits.consume('confirm_email', { ip: client.ip, key: email });
   if (!limit.allowed) return true;
   // Through the outbox like a new account's confirmation: as sure to arrive, and as much work.
-  const queued = await commitChange(deps, (change) => change.queueMail(accountExistsNotice(deps, email, attempt)));
+  const queued = await commitChange(deps, (change) => change.queueMail(accountExistsNotice(deps, email, attempt, client)));
   if ((await deliverMail(deps, queued)).status !== 'failed') return true;
   await refundMailAttempt(deps, email, client);
   return false;
 }
 
 /** The notice to the holder of an address that someone tried to sign up with it, or to add it elsewhere. */
-export function accountExistsNotice(deps: LatchkeyDeps, email: string, attempt: 'signup' | 'add'): EmailMessage {
+export function accountExistsNotice(deps: LatchkeyDeps, email: string, attempt: 'signup' | 'add', client: ClientInfo): EmailMessage {
   return renderAccountEmail(deps, {
     template: 'account/email/account_already_exists',
     to: email,
+    // The address's holder is not known here (no lookup may tell whether one exists): the
+    // language of the request that caused the notice, as a new account's mail would be.
+    language: mailLanguage(deps, undefined, client),
     context: { email, attempt, password_reset_url: accountUrl(deps.settings, 'account_reset_password'), login_url: signInUrl(deps.settings) },
   });
 }

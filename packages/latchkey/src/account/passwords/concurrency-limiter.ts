@@ -1,4 +1,5 @@
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 
 export interface ConcurrencyStats {
   /** Tasks running now. */
@@ -20,7 +21,7 @@ interface Waiter {
 }
 
 /** The message of the LatchkeyError('server_busy') a full queue answers with. */
-export const QUEUE_FULL_MESSAGE = 'Too many password checks are waiting; try again shortly.';
+export const QUEUE_FULL_MESSAGE = msg('Too many password checks are waiting; try again shortly.');
 
 /**
  * Runs at most `limit` tasks at once; up to `maxQueued` more wait in first-in, first-out order,

@@ -9,6 +9,7 @@ import { HASHER_NAMES, READ_ONLY_HASHERS, type HasherName } from '../../config/c
 import { algorithmOf, type PasswordHasher } from './hasher.js';
 import { createPbkdf2Hasher } from './pbkdf2-hasher.js';
 import { isUsablePassword } from './unusable-password.js';
+import { nmsg } from '../../core/i18n/message.js';
 
 export interface PasswordHashingOptions {
   /** The first makes new hashes; the others are accepted and upgraded on the next login. */
@@ -87,7 +88,8 @@ export function createPasswordHashing(options: PasswordHashingOptions): Password
   return {
     async hash(password) {
       if (isTooLong(password)) {
-        throw new LatchkeyError('password_invalid', `Passwords longer than ${options.maxPasswordBytes} bytes are refused.`, { param: 'password' });
+        const max = options.maxPasswordBytes;
+        throw new LatchkeyError('password_invalid', nmsg('Passwords longer than {max} byte are refused.', 'Passwords longer than {max} bytes are refused.', max, { max }), { param: 'password' });
       }
       return limiter.run(() => preferred.encode(password));
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validatePassword, type PasswordPolicy } from './validators.js';
+import { englishText } from '../../core/i18n/message.js';
+import { validatePassword, type PasswordContext, type PasswordPolicy } from './validators.js';
 
 const policy: PasswordPolicy = {
   validators: ['minimum_length', 'maximum_length', 'common', 'numeric', 'user_attribute_similarity'],
@@ -8,6 +9,9 @@ const policy: PasswordPolicy = {
   maxSimilarity: 0.7,
 };
 const codes = (password: string, context = {}, custom = policy): string[] => validatePassword(password, context, custom).map((problem) => problem.code);
+/** The problems as an English reader sees them. */
+const inEnglish = (password: string, context: PasswordContext = {}, custom = policy) =>
+  validatePassword(password, context, custom).map((problem) => ({ code: problem.code, message: englishText(problem.message) }));
 
 describe('validatePassword', () => {
   it('accepts a long, uncommon passphrase with no composition rules', () => {
@@ -16,17 +20,17 @@ describe('validatePassword', () => {
   });
 
   it("refuses short passwords in Django's words", () => {
-    expect(validatePassword('tr0ub4d', {}, policy)).toEqual([
+    expect(inEnglish('tr0ub4d', {}, policy)).toEqual([
       { code: 'password_too_short', message: 'This password is too short. It must contain at least 8 characters.' },
     ]);
-    expect(validatePassword('', {}, { ...policy, minLength: 1 })[0]?.message).toBe('This password is too short. It must contain at least 1 character.');
+    expect(inEnglish('', {}, { ...policy, minLength: 1 })[0]?.message).toBe('This password is too short. It must contain at least 1 character.');
     // Eight code points are enough even when they are sixteen UTF-16 units.
     expect(codes('🔑🔒🔓🗝🔐🔏🛡🚪')).toEqual([]);
   });
 
   it('refuses an over-long password at once, with no other check run on it', () => {
     const megabyte = '1'.repeat(1024 * 1024); // entirely numeric and common-looking: never looked at
-    expect(validatePassword(megabyte, { username: '1' }, policy)).toEqual([
+    expect(inEnglish(megabyte, { username: '1' }, policy)).toEqual([
       { code: 'password_too_long', message: 'This password is too long. It must contain at most 4096 bytes.' },
     ]);
     expect(codes('é'.repeat(2049))).toEqual(['password_too_long']); // 4098 bytes, 2049 characters
@@ -37,7 +41,7 @@ describe('validatePassword', () => {
     for (const password of ['password', 'PassWord ', '  qwerty123', 'iloveyou', 'letmein1']) {
       expect(codes(password), password).toContain('password_too_common');
     }
-    expect(validatePassword('iloveyou', {}, policy)[0]?.message).toBe('This password is too common.');
+    expect(inEnglish('iloveyou', {}, policy)[0]?.message).toBe('This password is too common.');
     expect(codes('correcthorsebatterystaple')).not.toContain('password_too_common');
   });
 
@@ -45,7 +49,7 @@ describe('validatePassword', () => {
     for (const password of ['83920175', '٣٤٥٦٧٨٩٠١', '１２３４５６７８９']) {
       expect(codes(password), password).toContain('password_entirely_numeric');
     }
-    expect(validatePassword('83920175', {}, policy).find((problem) => problem.code === 'password_entirely_numeric')?.message).toBe(
+    expect(inEnglish('83920175', {}, policy).find((problem) => problem.code === 'password_entirely_numeric')?.message).toBe(
       'This password is entirely numeric.',
     );
     expect(codes('8392017a')).not.toContain('password_entirely_numeric');
@@ -53,12 +57,12 @@ describe('validatePassword', () => {
 
   it('refuses passwords too similar to the username, name or email, naming which', () => {
     const context = { username: 'alicesmith', email: 'jane.doe@example.com', name: 'Robert Tables' };
-    expect(validatePassword('alicesmith1', context, policy)).toEqual([
+    expect(inEnglish('alicesmith1', context, policy)).toEqual([
       { code: 'password_too_similar', message: 'The password is too similar to the username.' },
     ]);
-    expect(validatePassword('robertables', context, policy)[0]?.message).toBe('The password is too similar to the name.');
+    expect(inEnglish('robertables', context, policy)[0]?.message).toBe('The password is too similar to the name.');
     // Parts of the address count, and so does its local part as a whole.
-    expect(validatePassword('Examples', context, policy)[0]?.message).toBe('The password is too similar to the email address.');
+    expect(inEnglish('Examples', context, policy)[0]?.message).toBe('The password is too similar to the email address.');
     expect(codes('doejane1', context)).toEqual(['password_too_similar']);
     expect(codes('Jane.Doe', context)).toEqual(['password_too_similar']);
     expect(codes('tr0ub4dor&3', context)).toEqual([]);

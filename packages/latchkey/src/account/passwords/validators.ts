@@ -1,4 +1,5 @@
 import { LatchkeyError } from '../../core/errors.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 import { isCommonPassword } from './common-passwords.js';
 import { codePointLength, exceedsMaximumLengthRatio, quickRatio } from './similarity.js';
 
@@ -17,7 +18,8 @@ export interface PasswordPolicy {
 
 export interface PasswordProblem {
   code: 'password_too_short' | 'password_too_long' | 'password_too_common' | 'password_entirely_numeric' | 'password_too_similar';
-  message: string;
+  /** What the person reads, in Django's words, translated where it is shown (englishText gives the English). */
+  message: Message;
 }
 
 export interface PasswordContext {
@@ -26,11 +28,11 @@ export interface PasswordContext {
   name?: string | null;
 }
 
-/** The attributes compared, in Django's order, with the words its messages use for them. */
-const USER_ATTRIBUTES: { key: keyof PasswordContext; label: string }[] = [
-  { key: 'username', label: 'username' },
-  { key: 'name', label: 'name' },
-  { key: 'email', label: 'email address' },
+/** The attributes compared, in Django's order, with the message that names each (a whole sentence, for translators). */
+const USER_ATTRIBUTES: { key: keyof PasswordContext; tooSimilar: Message }[] = [
+  { key: 'username', tooSimilar: msg('The password is too similar to the username.') },
+  { key: 'name', tooSimilar: msg('The password is too similar to the name.') },
+  { key: 'email', tooSimilar: msg('The password is too similar to the email address.') },
 ];
 
 /**
@@ -43,7 +45,8 @@ export function validatePassword(password: string, context: PasswordContext, pol
   const enabled = new Set(policy.validators);
   // First and alone: a megabyte of input is refused without lower-casing, scanning or comparing it.
   if (enabled.has('maximum_length') && Buffer.byteLength(password, 'utf8') > policy.maxBytes) {
-    return [{ code: 'password_too_long', message: `This password is too long. It must contain at most ${policy.maxBytes} bytes.` }];
+    const { maxBytes } = policy;
+    return [{ code: 'password_too_long', message: nmsg('This password is too long. It must contain at most {max_bytes} byte.', 'This password is too long. It must contain at most {max_bytes} bytes.', maxBytes, { max_bytes: maxBytes }) }];
   }
 
   const problems: PasswordProblem[] = [];
@@ -61,18 +64,20 @@ function runValidator(validator: PasswordValidatorName, password: string, contex
     case 'minimum_length':
       return codePointLength(password) < policy.minLength ? tooShort(policy.minLength) : null;
     case 'common':
-      return isCommonPassword(password) ? { code: 'password_too_common', message: 'This password is too common.' } : null;
+      return isCommonPassword(password) ? { code: 'password_too_common', message: msg('This password is too common.') } : null;
     case 'numeric':
       // Python's str.isdigit, which Django uses, also accepts non-ASCII decimal digits.
-      return /^\p{Nd}+$/u.test(password) ? { code: 'password_entirely_numeric', message: 'This password is entirely numeric.' } : null;
+      return /^\p{Nd}+$/u.test(password) ? { code: 'password_entirely_numeric', message: msg('This password is entirely numeric.') } : null;
     case 'user_attribute_similarity':
       return tooSimilar(password, context, policy.maxSimilarity);
   }
 }
 
 function tooShort(minLength: number): PasswordProblem {
-  const characters = minLength === 1 ? 'character' : 'characters';
-  return { code: 'password_too_short', message: `This password is too short. It must contain at least ${minLength} ${characters}.` };
+  return {
+    code: 'password_too_short',
+    message: nmsg('This password is too short. It must contain at least {min_length} character.', 'This password is too short. It must contain at least {min_length} characters.', minLength, { min_length: minLength }),
+  };
 }
 
 /**
@@ -83,13 +88,13 @@ function tooShort(minLength: number): PasswordProblem {
  */
 function tooSimilar(password: string, context: PasswordContext, maxSimilarity: number): PasswordProblem | null {
   const lowered = password.toLowerCase();
-  for (const { key, label } of USER_ATTRIBUTES) {
+  for (const { key, tooSimilar } of USER_ATTRIBUTES) {
     const value = context[key];
     if (typeof value !== 'string' || value === '') continue;
     for (const part of comparedParts(value.toLowerCase(), key === 'email')) {
       if (exceedsMaximumLengthRatio(lowered, maxSimilarity, part)) continue;
       if (quickRatio(lowered, part) >= maxSimilarity) {
-        return { code: 'password_too_similar', message: `The password is too similar to the ${label}.` };
+        return { code: 'password_too_similar', message: tooSimilar };
       }
     }
   }

@@ -1,11 +1,12 @@
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { loginWithPassword, type PasswordLoginInput } from '../../login/password.js';
 import type { LoginResult } from '../../login/pipeline.js';
 import { mayEnterAdmin } from '../access.js';
 
 /** Django's admin says this, whether the password was wrong or right for someone who is not staff. */
-export const STAFF_ONLY = 'Please enter the correct username and password for a staff account. Note that both fields may be case-sensitive.';
+export const STAFF_ONLY = msg('Please enter the correct username and password for a staff account. Note that both fields may be case-sensitive.');
 
 /**
  * The admin's own login form: the password as an `admin_password` first factor, through the same

@@ -14,14 +14,15 @@ import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { normalizeUsernameKey, tryNormalizeEmail } from '../../core/identifiers.js';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { deleteApiToken, issueApiToken } from '../../tokens/api-tokens.js';
 import { requireAdminPermission, requireMayActOn } from '../access.js';
 
-export const TOKEN_EXISTS = 'This user already has a token, and Django REST framework keeps one per user: delete it first to make a new one.';
-export const NO_SUCH_USER = 'No user has this username or email address.';
-export const SEVERAL_USERS = 'Several users have this email address: type the username instead.';
-export const TOKEN_NOT_FOUND = 'This user has no token.';
+export const TOKEN_EXISTS = msg('This user already has a token, and Django REST framework keeps one per user: delete it first to make a new one.');
+export const NO_SUCH_USER = msg('No user has this username or email address.');
+export const SEVERAL_USERS = msg('Several users have this email address: type the username instead.');
+export const TOKEN_NOT_FOUND = msg('This user has no token.');
 
 /**
  * The user a staff member typed: a username (where the project has them) or an email address. In

@@ -13,13 +13,14 @@ import { requireRecentAuthentication } from '../../account/flows/reauthenticate.
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { removeAuthenticator, removedWith } from '../../mfa/authenticators.js';
 import { mfaNotice } from '../../mfa/flows/manage.js';
 import type { Authenticator, AuthenticatorType } from '../../mfa/model.js';
 import { requireAdminPermission, requireMayActOn } from '../access.js';
 
-export const AUTHENTICATOR_NOT_FOUND = 'This authenticator has been removed already.';
+export const AUTHENTICATOR_NOT_FOUND = msg('This authenticator has been removed already.');
 
 export interface AuthenticatorRemoval {
   user: User;
@@ -58,7 +59,9 @@ export async function removeAuthenticatorByAdmin(
     await change.record('authenticator_removed', user.id, client, { by: 'admin', type });
     if (removed.codesRemoved) await change.record('authenticator_removed', user.id, client, { by: 'admin', type: 'recovery_codes' });
     await change.record('admin_user_changed', actor.id, client, { target: user.id, change: 'authenticator_removed', type, ...(removed.codesRemoved ? { codes_removed: true } : {}) });
-    const message = mfaNotice(deps, user, 'authenticator_removed_by_admin', client, { type, codes_removed: removed.codesRemoved });
+    // In the user's own language (or LANGUAGE_CODE), never the staff member's: the request is theirs, not the user's.
+    const { language: _staffLanguage, ...staffClient } = client;
+    const message = mfaNotice(deps, user, 'authenticator_removed_by_admin', staffClient, { type, codes_removed: removed.codesRemoved });
     return { codesRemoved: removed.codesRemoved, notice: await change.queueMail(message) };
   });
   return { user, type, codesRemoved, notification: await deliverMail(deps, notice) };

@@ -8,10 +8,11 @@
 import type { User } from '../../account/model.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import { requireAdminPermission, requireMayActOn } from '../access.js';
 
-export const SESSION_NOT_FOUND = 'This session has ended already.';
+export const SESSION_NOT_FOUND = msg('This session has ended already.');
 
 /**
  * Ends one signed-in session, named by its id hash (the admin never sees the id itself). Returns

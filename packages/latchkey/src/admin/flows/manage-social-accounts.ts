@@ -15,12 +15,13 @@ import type { User } from '../../account/model.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
 import { socialAccountNotice } from '../../socialaccount/notifications.js';
 import { requireAdminPermission, requireMayActOn } from '../access.js';
 
-export const SOCIAL_ACCOUNT_NOT_FOUND = 'This social account has been removed already.';
+export const SOCIAL_ACCOUNT_NOT_FOUND = msg('This social account has been removed already.');
 
 export interface SocialAccountRemoval {
   user: User;

@@ -24,6 +24,7 @@ import { cleanUserFieldValues } from '../../account/user-field-values.js';
 import { makeUnusablePassword } from '../../account/passwords/index.js';
 import type { ClientInfo } from '../../core/client.js';
 import { FieldChecks, isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import { validateEmail } from '../../core/identifiers.js';
 import { userFieldValueOf, type UserField, type UserFieldValue } from '../../core/user-fields.js';
 import type { Repositories } from '../../store.js';
@@ -42,11 +43,11 @@ import {
 } from '../access.js';
 import type { AdminPermission } from '../model.js';
 
-export const PASSWORDS_DIFFER = 'The two password fields didn’t match.';
+export const PASSWORDS_DIFFER = msg('The two password fields didn’t match.');
 
-const OWN_ACCESS = 'You cannot take away your own access to the admin: ask another superuser.';
-const OWN_ACCOUNT = 'You cannot delete your own account here.';
-const OWN_PASSWORD = 'You cannot make your own password unusable: you would be locked out of the admin. Ask another superuser.';
+const OWN_ACCESS = msg('You cannot take away your own access to the admin: ask another superuser.');
+const OWN_ACCOUNT = msg('You cannot delete your own account here.');
+const OWN_PASSWORD = msg('You cannot make your own password unusable: you would be locked out of the admin. Ask another superuser.');
 
 /** What a change leaves of an account: only the fields it sets. */
 interface AccountAfter {
@@ -65,7 +66,7 @@ interface AccountAfter {
  */
 function refuseOwnLockout(actor: User, target: User, after: AccountAfter): void {
   if (target.id !== actor.id) return;
-  const refuse = (message: string) => new LatchkeyError('permission_denied', message);
+  const refuse = (message: Message) => new LatchkeyError('permission_denied', message);
   if (after.deleted === true) throw refuse(OWN_ACCOUNT);
   if (after.isActive === false || after.isStaff === false || (target.isSuperuser && after.isSuperuser === false)) throw refuse(OWN_ACCESS);
   if (after.passwordUsable === false) throw refuse(OWN_PASSWORD);
@@ -157,7 +158,7 @@ function newEmail(target: User, changes: Pick<UserChangesByAdmin, 'email'>): str
   return email === target.email ? undefined : email;
 }
 
-export const ADDRESS_VERIFIED_ELSEWHERE = 'Another account has verified this address.';
+export const ADDRESS_VERIFIED_ELSEWHERE = msg('Another account has verified this address.');
 
 /**
  * Makes `email` the user's verified primary address, in the transaction of the change: added if

@@ -8,6 +8,7 @@ import { createsuperuser } from './createsuperuser.js';
 import { createToken } from './create-token.js';
 import { deleteToken } from './delete-token.js';
 import { importDjango } from './import-django.js';
+import { makemessages } from './makemessages.js';
 import { makemigration } from './makemigration.js';
 import { migrate } from './migrate.js';
 import { socialapp } from './socialapp.js';
@@ -15,6 +16,7 @@ import { socialapp } from './socialapp.js';
 export const COMMANDS: Readonly<Record<string, ManagementCommand>> = {
   migrate,
   makemigration,
+  makemessages,
   createsuperuser,
   changepassword,
   check,

@@ -2,6 +2,8 @@
  * "Site & hosts" in docs/settings.md: the secret key, the site's name and address, the hosts and
  * port, HSTS and the admin's path.
  */
+import { z } from 'zod';
+import { SHIPPED_LANGUAGES } from '../../core/i18n/languages.js';
 import { booleanField, integerField, patternField, stringField, stringListField } from '../fields.js';
 import { setting, VALUE, type SettingGroup } from './declaration.js';
 
@@ -10,6 +12,9 @@ const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 const ADMIN_PATH = /^(?!\/)[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/$/;
 /** Empty, or segments each after one slash (`/auth`, `/id/accounts`): ASCII, none of them `.` or `..`, no trailing slash. */
 const MOUNT_PREFIX = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)*$/;
+
+/** A language code as Django writes it (`en-us`, `pt-br`, `zh-hans`); `pt_BR` and `pt-BR` are accepted and read as `pt-br`. */
+const LANGUAGE_CODE_PATTERN = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/;
 
 const SITE_SETTINGS = {
   SECRET_KEY: setting({
@@ -163,6 +168,29 @@ const SITE_SETTINGS = {
     docs: {
       allowed: 'a path with no leading slash and one trailing slash, e.g. `staff-7f3k2x/`',
       does: 'Where the admin area is mounted ([admin.md](admin.md)). `check --deploy` warns about `admin/`.',
+    },
+  }),
+  LANGUAGE_CODE: setting({
+    field: stringField('a language code such as en-us, fr or pt-br', LANGUAGE_CODE_PATTERN),
+    default: { base: 'en-us' },
+    docs: {
+      allowed: 'a language code as Django writes it: `en-us`, `fr`, `pt-br`',
+      does:
+        "The language of a request that asks for none of `LANGUAGES` (no choice stored, no usable `Accept-Language`), and of " +
+        'mails to a person whose language is not known. Start-up refuses a code `LANGUAGES` cannot serve ' +
+        '([translations.md](translations.md)).',
+    },
+  }),
+  LANGUAGES: setting({
+    field: stringListField('a comma-separated list of language codes such as en,fr,de', z.string().regex(LANGUAGE_CODE_PATTERN)),
+    default: { base: [...SHIPPED_LANGUAGES] },
+    docs: {
+      allowed: 'list of language codes; Latchkey ships `en`, `fr`, `de`, `es`, `pt-br`, `ja`, `ar`',
+      default: '`en,fr,de,es,pt-br,ja,ar`',
+      does:
+        'The languages the site offers, in the order the language switch lists them. A request gets the first of the ' +
+        "person's stored choice, the language cookie, `Accept-Language` and `LANGUAGE_CODE` that is offered. A language " +
+        "without a catalog of Latchkey's or the project's shows English ([translations.md](translations.md)).",
     },
   }),
   ADMIN_FORCE_ALLAUTH: setting({

@@ -21,6 +21,7 @@
  */
 import type { Clock } from '../clock.js';
 import { LatchkeyError } from '../errors.js';
+import { msg, type Message } from '../i18n/message.js';
 import { fixedWindow, type CounterStore, type LimitedBucket } from './counter-store.js';
 import { parseRateLimitRules, type RateLimitAction, type RateLimitRuleSettings, type RateLimitRule, type RateLimitScope } from './rules.js';
 import { hashSubject, ipNetwork, normalizeRateLimitKey } from './subject.js';
@@ -49,12 +50,15 @@ export interface RateLimitAttempt {
 /** A decision on attempts counted together; when refused, the action whose full window ends last. */
 export type RateLimitJointDecision = RateLimitDecision & { refusedBy?: RateLimitAction };
 
+/** What a refused attempt says when its flow names nothing more precise. */
+const TOO_MANY_ATTEMPTS_MESSAGE = msg('Too many attempts. Please try again later.');
+
 /** A refused attempt, for flows that stop there; adapters answer 429 with Retry-After. */
 export class RateLimitedError extends LatchkeyError {
   readonly action: RateLimitAction;
   readonly retryAfterSeconds: number;
 
-  constructor(action: RateLimitAction, retryAfterSeconds: number, message = 'Too many attempts. Please try again later.') {
+  constructor(action: RateLimitAction, retryAfterSeconds: number, message: string | Message = TOO_MANY_ATTEMPTS_MESSAGE) {
     super('rate_limited', message);
     this.name = 'RateLimitedError';
     this.action = action;

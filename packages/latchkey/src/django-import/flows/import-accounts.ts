@@ -91,11 +91,11 @@ interface UnfitValues {
 function unfitValuesError(unfit: UnfitValues): LatchkeyError {
   const lines = unfit.first.map((value) => `  ${describeUnfitValue(value)}`);
   if (unfit.count > unfit.first.length) lines.push(`  and ${unfit.count - unfit.first.length} more.`);
-  return new LatchkeyError(
-    'invalid_input',
+  // For the operator running the import (the CLI), in English as the CLI's output: no catalog message.
+  const forOperator =
     `${unfit.count} value(s) of users_user do not fit the user fields this project declares, so nothing was imported. ` +
-      `Change the declaration (a longer maxLength, another choice, the right type) or the values in Django, and run the import again (${docsPage('migrating-from-django.md')}):\n${lines.join('\n')}`,
-  );
+    `Change the declaration (a longer maxLength, another choice, the right type) or the values in Django, and run the import again (${docsPage('migrating-from-django.md')}):\n${lines.join('\n')}`;
+  return new LatchkeyError('invalid_input', forOperator);
 }
 
 const DEFAULT_BATCH_SIZE = 1000;

@@ -27,8 +27,9 @@ describe('overriding the admin’s templates', () => {
   it('uses a project’s admin/base.html and admin/index.html, and the library’s other admin pages under the new layout', async () => {
     projectTemplates = mkdtempSync(join(tmpdir(), 'lk-admin-templates-'));
     mkdirSync(join(projectTemplates, 'admin'));
-    // The layout, copied from the library as the docs suggest, with the project's brand.
-    const layout = readFileSync(join(LIBRARY_TEMPLATES, 'admin', 'base.html'), 'utf8').replace('{{ site_name }} administration</a>', 'Acme back office</a>');
+    // The layout, copied from the library as the docs suggest, with the project's brand; the index
+    // written before translations, printing a model's label as it is (a message says itself in English).
+    const layout = readFileSync(join(LIBRARY_TEMPLATES, 'admin', 'base.html'), 'utf8').replace('{{ _("{site_name} administration", { site_name: site_name }) }}</a>', 'Acme back office</a>');
     expect(layout).toContain('Acme back office');
     writeFileSync(join(projectTemplates, 'admin', 'base.html'), layout);
     writeFileSync(

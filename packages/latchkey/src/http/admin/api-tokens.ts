@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { createApiTokenByAdmin, deleteApiTokenByAdmin } from '../../admin/flows/manage-api-tokens.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { ApiToken } from '../../tokens/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
@@ -35,7 +36,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
   }
 
   function addForm(request: FastifyRequest, reply: FastifyReply, form: FormState, status = 200): Promise<FastifyReply> {
-    return renderPage(ctx, request, reply, 'admin/tokenproxy_add.html', { title: 'Add token', admin_root: root, list_path: listPath, form, login_by_email: loginByEmail }, status);
+    return renderPage(ctx, request, reply, 'admin/tokenproxy_add.html', { title: msg('Add token'), admin_root: root, list_path: listPath, form, login_by_email: loginByEmail }, status);
   }
 
   scope.get(pages.routes.list, async (request, reply) => {
@@ -47,7 +48,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     const found = await ctx.deps.store.apiTokens.search({ text: query.q, ...(after === undefined ? {} : { afterUserId: after }), limit: PER_PAGE + 1 });
     const tokens = found.slice(0, PER_PAGE);
     const context = {
-      title: 'Tokens',
+      title: msg('Tokens'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -80,10 +81,10 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
       const { user, key } = await createApiTokenByAdmin(ctx.deps, staff.user, fields.user, clientOf(request), staff.lastAuthenticatedAt);
       // Answered here, not after a redirect: the key is in this one response (never cached) and
       // nowhere else; reloading the page would only be refused, the user having a token now.
-      const context = { title: 'Token added', admin_root: root, list_path: listPath, target: user, key };
+      const context = { title: msg('Token added'), admin_root: root, list_path: listPath, target: user, key };
       return renderPage(ctx, request, reply, 'admin/tokenproxy_created.html', context);
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       return addForm(request, reply, formWithError({ user: fields.user }, error), refusalStatus(reply, error));
     }
@@ -95,7 +96,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     const found = await tokenOf(request);
     if (!found) return reply.callNotFound();
     const context = {
-      title: 'Token',
+      title: msg('Token'),
       admin_root: root,
       list_path: listPath,
       target: found.user,
@@ -111,7 +112,7 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     if ('response' in staff) return staff.response;
     const found = await tokenOf(request);
     if (!found) return reply.callNotFound();
-    return renderPage(ctx, request, reply, 'admin/tokenproxy_delete.html', { title: 'Are you sure?', admin_root: root, list_path: listPath, target: found.user });
+    return renderPage(ctx, request, reply, 'admin/tokenproxy_delete.html', { title: msg('Are you sure?'), admin_root: root, list_path: listPath, target: found.user });
   });
 
   scope.post(pages.routes.delete, async (request, reply) => {
@@ -122,11 +123,11 @@ export function registerApiTokenAdmin(scope: FastifyInstance, ctx: HttpContext):
     try {
       await deleteApiTokenByAdmin(ctx.deps, staff.user, found.user, clientOf(request));
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }
-    await flash(ctx, request, reply, { level: 'success', text: `The token of “${found.user.username ?? found.user.email}” was deleted.` });
+    await flash(ctx, request, reply, { level: 'success', text: msg('The token of “{user}” was deleted.', { user: found.user.username ?? found.user.email }) });
     return redirect(reply, listPath);
   });
 }

@@ -48,8 +48,9 @@ describe.each(testDatabaseKinds())('the admin’s audit trail on %s', (kind) => 
     // Newest first: the admin login, then the failure (no user), then Ada's address.
     const events = [...page.body.matchAll(/<\/time><\/td>\s*<td>([a-z_]+)<\/td>/g)].map((match) => match[1]);
     expect(events.slice(0, 3)).toEqual(['user_logged_in', 'authentication_failed', 'email_added']);
-    // Read-only: no form posts anywhere but the logout.
-    expect(page.body.match(/method="post"/g)).toHaveLength(1);
+    // Read-only: no form posts anywhere but the logout and the language switch.
+    expect(page.body.match(/method="post"/g)).toHaveLength(2);
+    expect(page.body).toContain('action="/i18n/setlang/"');
   });
 
   it('filters by event and by user, keeping the other filter, and pages by id', async () => {

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { ACCOUNT_EVENTS } from '../../account/events.js';
 import type { AuditSearch, UserLabel } from '../../account/ports.js';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
-import { idParam, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { ALL_CHOICE, idParam, PER_PAGE, queryText, withQuery, type FilterChoice } from './list-query.js';
 import { modelPages } from './paths.js';
 
 /**
@@ -59,7 +60,7 @@ export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext
     }));
     const filteredUser = userId === undefined ? undefined : await ctx.deps.store.users.findById(userId);
     return renderPage(ctx, request, reply, 'admin/auditrecord_list.html', {
-      title: 'Audit trail',
+      title: msg('Audit trail'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -68,10 +69,11 @@ export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext
         userId === undefined
           ? undefined
           : { id: userId, label: labelOf(filteredUser ?? null), all_url: `${listPath}${withQuery(query, { user: undefined })}` },
+      // The events by their names, as the records show them: names, not messages.
       event_filter: [
-        { label: 'All', url: `${listPath}${withQuery(query, { event: undefined })}`, selected: query.event === '' },
+        { label: ALL_CHOICE, url: `${listPath}${withQuery(query, { event: undefined })}`, selected: query.event === '' },
         ...ACCOUNT_EVENTS.map((name) => ({ label: name, url: `${listPath}${withQuery(query, { event: name })}`, selected: query.event === name })),
-      ],
+      ] satisfies FilterChoice[],
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(records.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
     });

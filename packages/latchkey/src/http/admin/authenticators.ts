@@ -3,17 +3,46 @@ import type { User } from '../../account/model.js';
 import { recoveryCodesGoWith, removeAuthenticatorByAdmin } from '../../admin/flows/manage-authenticators.js';
 import { AUTHENTICATOR_TYPES, type AuthenticatorType } from '../../config/choices.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { Authenticator } from '../../mfa/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
-import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { ALL_CHOICE, idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
 /** What each type is called where people see it (the 2FA pages' names). */
-const TYPE_LABELS: Record<AuthenticatorType, string> = { totp: 'Authenticator app', recovery_codes: 'Recovery codes', webauthn: 'Security key' };
+const TYPE_LABELS: Record<AuthenticatorType, Message> = { totp: msg('Authenticator app'), recovery_codes: msg('Recovery codes'), webauthn: msg('Security key') };
+
+/** The list's "Remove" link as assistive technology says it, a whole sentence for each type. */
+function removeLabel(type: AuthenticatorType, user: string): Message {
+  switch (type) {
+    case 'totp':
+      return msg('Remove the authenticator app of {user}', { user });
+    case 'recovery_codes':
+      return msg('Remove the recovery codes of {user}', { user });
+    case 'webauthn':
+      return msg('Remove the security key of {user}', { user });
+  }
+}
+
+/** What a removal says when done: what went (the recovery codes with the last authenticator), and of whom. */
+function removedMessage(type: AuthenticatorType, codesRemoved: boolean, user: string): Message {
+  switch (type) {
+    case 'totp':
+      return codesRemoved
+        ? msg('Authenticator app and recovery codes of “{user}” removed; they were told by email.', { user })
+        : msg('Authenticator app of “{user}” removed; they were told by email.', { user });
+    case 'webauthn':
+      return codesRemoved
+        ? msg('Security key and recovery codes of “{user}” removed; they were told by email.', { user })
+        : msg('Security key of “{user}” removed; they were told by email.', { user });
+    case 'recovery_codes':
+      return msg('Recovery codes of “{user}” removed; they were told by email.', { user });
+  }
+}
 
 function isAuthenticatorType(value: string): value is AuthenticatorType {
   return (AUTHENTICATOR_TYPES as readonly string[]).includes(value);
@@ -64,7 +93,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     const authenticators = found.slice(0, PER_PAGE);
     const mayViewUsers = staff.grants.may('users.user', 'view');
     const context = {
-      title: filteredBy ? `Authenticators of ${filteredBy.username ?? filteredBy.email}` : 'Authenticators',
+      title: filteredBy ? msg('Authenticators of {user}', { user: filteredBy.username ?? filteredBy.email }) : msg('Authenticators'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -76,11 +105,12 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
         user: authenticator.user,
         user_url: mayViewUsers ? modelPages(urls, 'users.user').change(authenticator.userId) : undefined,
         type: TYPE_LABELS[authenticator.type],
+        remove_label: removeLabel(authenticator.type, authenticator.user.username || authenticator.user.email),
         created: instant(authenticator.createdAt),
         last_used: instant(authenticator.lastUsedAt),
       })),
       type_filter: [
-        { label: 'All', url: `${listPath}${withQuery(query, { type: undefined })}`, selected: query.type === '' },
+        { label: ALL_CHOICE, url: `${listPath}${withQuery(query, { type: undefined })}`, selected: query.type === '' },
         ...AUTHENTICATOR_TYPES.map((choice) => ({ label: TYPE_LABELS[choice], url: `${listPath}${withQuery(query, { type: choice })}`, selected: query.type === choice })),
       ],
       all_users_url: filteredBy ? `${listPath}${withQuery(query, { user: undefined })}` : undefined,
@@ -97,7 +127,7 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     if (!found) return reply.callNotFound();
     const { authenticator, user } = found;
     const context = {
-      title: 'Are you sure?',
+      title: msg('Are you sure?'),
       admin_root: root,
       list_path: listPath,
       target: user,
@@ -115,10 +145,9 @@ export function registerAuthenticatorAdmin(scope: FastifyInstance, ctx: HttpCont
     try {
       const removed = await removeAuthenticatorByAdmin(ctx.deps, staff.user, found.authenticator.id, clientOf(request), staff.lastAuthenticatedAt);
       logMailFailures(request, [removed.notification], 'authenticator removed by an administrator');
-      const what = removed.codesRemoved ? `${TYPE_LABELS[removed.type]} and recovery codes` : TYPE_LABELS[removed.type];
-      await flash(ctx, request, reply, { level: 'success', text: `${what} of “${removed.user.username ?? removed.user.email}” removed; they were told by email.` });
+      await flash(ctx, request, reply, { level: 'success', text: removedMessage(removed.type, removed.codesRemoved, removed.user.username ?? removed.user.email) });
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect } from '../kit/html-page.js';
 import { bodyObject, textField } from '../kit/input.js';
@@ -11,8 +12,8 @@ import { idParam, PER_PAGE } from './list-query.js';
  */
 
 /** Django's messages for an action sent without one chosen, or without anything selected. */
-export const NO_ACTION = 'No action selected.';
-export const NOTHING_SELECTED = 'Items must be selected in order to perform actions on them. No items have been changed.';
+export const NO_ACTION = msg('No action selected.');
+export const NOTHING_SELECTED = msg('Items must be selected in order to perform actions on them. No items have been changed.');
 
 /** The ids a bulk action was sent for (checkboxes named _selected_action, as Django's admin names them), each once; undefined for anything a list never sends. */
 export function selectedIds(body: unknown): number[] | undefined {
@@ -53,14 +54,12 @@ export async function readBulkRequest<A extends string>(
 }
 
 /** Back to the list with a warning (an action that found nothing to act on, among others). */
-export async function warnAndReturn(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, text: string, back: string): Promise<FastifyReply> {
+export async function warnAndReturn(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, text: Message, back: string): Promise<FastifyReply> {
   await flash(ctx, request, reply, { level: 'warning', text });
   return redirect(reply, back);
 }
 
-/** The options of a list's action select. */
-export function actionChoices<A extends string>(actions: Readonly<Record<A, { label: string } | string>>, shown: (action: A) => boolean = () => true): { value: A; label: string }[] {
-  return (Object.entries(actions) as [A, { label: string } | string][])
-    .filter(([value]) => shown(value))
-    .map(([value, action]) => ({ value, label: typeof action === 'string' ? action : action.label }));
+/** The options of a list's action select, each label a message (msg()) the template translates. */
+export function actionChoices<A extends string>(actions: Readonly<Record<A, { label: Message }>>, shown: (action: A) => boolean = () => true): { value: A; label: Message }[] {
+  return (Object.entries(actions) as [A, { label: Message }][]).filter(([value]) => shown(value)).map(([value, action]) => ({ value, label: action.label }));
 }

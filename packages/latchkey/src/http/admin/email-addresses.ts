@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { markAddressesVerified, type AddressesVerified } from '../../account/flows/mark-addresses-verified.js';
 import type { EmailAddressSearch } from '../../account/ports.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, nmsg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
-import { flash, redirect, renderPage } from '../kit/html-page.js';
+import { flash, redirect, renderPage, type FlashMessage } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
 import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
@@ -11,7 +12,7 @@ import { flag, idParam, PER_PAGE, queryText, withQuery, yesNoFilter } from './li
 import { modelPages } from './paths.js';
 
 /** The list's actions, by the value the action select sends (allauth's EmailAddressAdmin has one). */
-const ACTIONS = { mark_verified: 'Mark selected email addresses as verified' } as const;
+const ACTIONS = { mark_verified: { label: msg('Mark selected email addresses as verified') } } as const;
 
 /** The list's filters as its query string carries them, read from a request (the list's links, and the action form that posts back to it). */
 function listQuery(request: FastifyRequest): Record<string, string> {
@@ -20,18 +21,20 @@ function listQuery(request: FastifyRequest): Record<string, string> {
 }
 
 /** The flash messages a finished action leaves: what was done, and each kind of address left alone. */
-function outcomeMessages(result: AddressesVerified): { level: 'success' | 'warning' | 'info'; text: string }[] {
-  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 'es'}`;
-  const messages: { level: 'success' | 'warning' | 'info'; text: string }[] = [];
-  if (result.verified.length > 0) messages.push({ level: 'success', text: `Marked ${plural(result.verified.length, 'email address')} as verified.` });
+function outcomeMessages(result: AddressesVerified): FlashMessage[] {
+  const emails = (addresses: readonly { email: string }[]) => addresses.map((address) => address.email).join(', ');
+  const messages: FlashMessage[] = [];
+  const verified = result.verified.length;
+  if (verified > 0) messages.push({ level: 'success', text: nmsg('Marked {count} email address as verified.', 'Marked {count} email addresses as verified.', verified) });
   if (result.taken.length > 0) {
-    messages.push({ level: 'warning', text: `Not marked verified, because another user has verified the same address: ${result.taken.map((address) => address.email).join(', ')}.` });
+    messages.push({ level: 'warning', text: msg('Not marked verified, because another user has verified the same address: {addresses}.', { addresses: emails(result.taken) }) });
   }
   if (result.outOfReach.length > 0) {
-    messages.push({ level: 'warning', text: `Not marked verified, because you may not change their user: ${result.outOfReach.map((address) => address.email).join(', ')}.` });
+    messages.push({ level: 'warning', text: msg('Not marked verified, because you may not change their user: {addresses}.', { addresses: emails(result.outOfReach) }) });
   }
-  if (result.alreadyVerified.length > 0) messages.push({ level: 'info', text: `Already verified: ${result.alreadyVerified.map((address) => address.email).join(', ')}.` });
-  if (result.missing.length > 0) messages.push({ level: 'info', text: `${plural(result.missing.length, 'selected address')} no longer exist${result.missing.length === 1 ? 's' : ''}.` });
+  if (result.alreadyVerified.length > 0) messages.push({ level: 'info', text: msg('Already verified: {addresses}.', { addresses: emails(result.alreadyVerified) }) });
+  const missing = result.missing.length;
+  if (missing > 0) messages.push({ level: 'info', text: nmsg('{count} selected address no longer exists.', '{count} selected addresses no longer exist.', missing) });
   return messages;
 }
 
@@ -67,7 +70,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
     const found = await ctx.deps.store.emailAddresses.search(search);
     const addresses = found.slice(0, PER_PAGE);
     return renderPage(ctx, request, reply, 'admin/emailaddress_list.html', {
-      title: 'Email addresses',
+      title: msg('Email addresses'),
       admin_root: root,
       list_path: listPath,
       // The action form posts back to this very page, so that the list it returns to keeps its filters.
@@ -78,7 +81,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
       may_change: staff.grants.may('account.emailaddress', 'change'),
       users_path: staff.grants.may('users.user', 'view') ? modelPages(urls, 'users.user').list : undefined,
       actions: actionChoices(ACTIONS),
-      filters: [yesNoFilter(listPath, query, 'primary', 'Primary'), yesNoFilter(listPath, query, 'verified', 'Verified')],
+      filters: [yesNoFilter(listPath, query, 'primary', msg('Primary')), yesNoFilter(listPath, query, 'verified', msg('Verified'))],
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(addresses.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
     });
@@ -98,12 +101,12 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
       const addresses = await ctx.deps.store.emailAddresses.search({ ids, limit: ids.length });
       if (addresses.length === 0) return warnAndReturn(ctx, request, reply, NOTHING_SELECTED, back);
       return renderPage(ctx, request, reply, 'admin/emailaddress_confirm.html', {
-        title: 'Are you sure?',
+        title: msg('Are you sure?'),
         admin_root: root,
         list_path: listPath,
         action_url: back,
         back_url: back,
-        action: { value: action, label: ACTIONS[action] },
+        action: { value: action, label: ACTIONS[action].label },
         login_by_email: loginByEmail,
         addresses,
       });
@@ -113,7 +116,7 @@ export function registerEmailAddressAdmin(scope: FastifyInstance, ctx: HttpConte
     try {
       result = await markAddressesVerified(ctx.deps, staff.user, ids, clientOf(request));
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
       throw error;
     }
     for (const message of outcomeMessages(result)) await flash(ctx, request, reply, message);

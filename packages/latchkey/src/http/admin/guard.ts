@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { adminGrantsOf, mayEnterAdmin, type AdminGrants } from '../../admin/access.js';
 import type { AdminAction, AdminModel } from '../../admin/model.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { redirect, renderPage } from '../kit/html-page.js';
 
@@ -33,8 +34,9 @@ export async function requireStaff(
 
 /**
  * The admin's 403 page; with `reason` when a flow said why (a superuser's account, staff who hold
- * more, one's own access), so that a refusal is never a mystery.
+ * more, one's own access), so that a refusal is never a mystery. The reason is a flow's message
+ * (a LatchkeyError's `text`), translated by the page.
  */
-export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, reason?: string): Promise<FastifyReply> {
-  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: 'Permission denied', admin_root: ctx.deps.urls.urlFor('admin:index'), reason }, 403);
+export function forbidden(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, reason?: Message): Promise<FastifyReply> {
+  return renderPage(ctx, request, reply, 'admin/forbidden.html', { title: msg('Permission denied'), admin_root: ctx.deps.urls.urlFor('admin:index'), reason }, 403);
 }

@@ -2,6 +2,7 @@
  * What the admin's lists share: their query strings, read and written back into their links, their
  * filters and sortable headers, and how they show an instant.
  */
+import { msg, type Message } from '../../core/i18n/message.js';
 
 /** Django admin's page size. */
 export const PER_PAGE = 100;
@@ -35,15 +36,29 @@ export function flag(value: string): boolean | undefined {
   return value === '1' ? true : value === '0' ? false : undefined;
 }
 
+/**
+ * One link of a filter: its label is a message (msg(), translated by the template) or text shown
+ * as it is (an event's name, a provider's).
+ */
+export interface FilterChoice {
+  label: Message | string;
+  url: string;
+  selected: boolean;
+}
+
+/** A filter's first link, which shows the whole list. */
+export const ALL_CHOICE = msg('All');
+
 /** The All / Yes / No links of a yes/no filter (a choice starts again from the first page). */
-export function yesNoFilter(listPath: string, query: Record<string, string>, name: string, label: string) {
-  const choice = (choiceLabel: string, value: string | undefined) => ({ label: choiceLabel, url: `${listPath}${withQuery(query, { [name]: value })}`, selected: query[name] === (value ?? '') });
-  return { name, label, choices: [choice('All', undefined), choice('Yes', '1'), choice('No', '0')] };
+export function yesNoFilter(listPath: string, query: Record<string, string>, name: string, label: Message): { name: string; label: Message; choices: FilterChoice[] } {
+  const choice = (choiceLabel: Message, value: string | undefined) => ({ label: choiceLabel, url: `${listPath}${withQuery(query, { [name]: value })}`, selected: query[name] === (value ?? '') });
+  return { name, label, choices: [choice(ALL_CHOICE, undefined), choice(msg('Yes'), '1'), choice(msg('No'), '0')] };
 }
 
 /** A column header that sorts the list, as Django admin's: how it sorts the list now, and its link. */
 export interface SortHeader {
-  label: string;
+  /** Translated by the template. */
+  label: Message;
   /** For aria-sort: how the list is sorted by this column, if it is. */
   sorted: 'ascending' | 'descending' | undefined;
   url: string;
@@ -55,7 +70,7 @@ export interface SortHeader {
  * paging starts again. `order` is a field with a leading '-' for descending; the default order is
  * left out of the links (the list's `o` is '' for it).
  */
-export function sortHeaders(listPath: string, query: Record<string, string>, labels: Record<string, string>, order: string, defaultOrder: string): Record<string, SortHeader> {
+export function sortHeaders(listPath: string, query: Record<string, string>, labels: Record<string, Message>, order: string, defaultOrder: string): Record<string, SortHeader> {
   const headers: Record<string, SortHeader> = {};
   for (const [field, label] of Object.entries(labels)) {
     const sorted = order === field ? 'ascending' : order === `-${field}` ? 'descending' : undefined;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayEnterAdmin } from '../../admin/access.js';
 import { loginToAdmin } from '../../admin/flows/admin-login.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
@@ -37,7 +38,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
   const nextOf = (value: unknown) => redirectTargetOr(ctx.deps.adapter, value, root);
 
   function form(request: FastifyRequest, reply: FastifyReply, next: string, state: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-    const context = { title: 'Log in', form: state, next, admin_root: root, login_by_email: settings.USERNAME_TYPE === 'email' };
+    const context = { title: msg('Log in'), form: state, next, admin_root: root, login_by_email: settings.USERNAME_TYPE === 'email' };
     return renderPage(ctx, request, reply, 'admin/login.html', context, status);
   }
 
@@ -54,8 +55,8 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       const ownPath = given === undefined ? loginPath : `${loginPath}?next=${queryValue(given)}`;
       return redirect(reply, `${urls.urlFor('account_login')}?next=${queryValue(ownPath)}`);
     }
-    const notStaff = `You are signed in as ${user?.username ?? user?.email}, but are not authorized to access this page. Would you like to sign in to a different account?`;
-    return form(request, reply, next, { values: {}, errors: user ? { __all__: [notStaff] } : {} });
+    const notStaff = user && msg('You are signed in as {user}, but are not authorized to access this page. Would you like to sign in to a different account?', { user: user.username ?? user.email });
+    return form(request, reply, next, { values: {}, errors: notStaff ? { __all__: [notStaff] } : {} });
   });
 
   scope.post(urls.route('admin:login'), async (request, reply) => {
@@ -70,7 +71,7 @@ export function registerAdminLogin(scope: FastifyInstance, ctx: HttpContext): vo
       // A stopped login carries on at the account pages' page for its stage, then goes on to `next`.
       const stagePage = outcome.kind === 'stopped' ? stagePagePath(ctx, outcome.stage) : undefined;
       if (stagePage !== undefined) return redirect(reply, stagePage);
-      const why = outcome.kind === 'stopped' ? 'Verify your email address first: follow the link we have sent you.' : 'This account is inactive.';
+      const why = outcome.kind === 'stopped' ? msg('Verify your email address first: follow the link we have sent you.') : msg('This account is inactive.');
       return await form(request, reply, next, { values: { username: fields.username }, errors: { __all__: [why] } }, 400);
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endSessionByAdmin, endUserSessionsByAdmin } from '../../admin/flows/manage-sessions.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, nmsg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, formFields, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
@@ -32,7 +33,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
 
   /** A refusal's answer: 403 for a right the staff member lacks, 404 for a session gone meanwhile. */
   async function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | void> {
-    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
     if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
     throw error;
   }
@@ -56,7 +57,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     const mayViewUsers = staff.grants.may('users.user', 'view');
     const last = sessions.at(-1);
     const context = {
-      title: filteredBy ? `Sessions of ${filteredBy.username ?? filteredBy.email}` : 'Sessions',
+      title: filteredBy ? msg('Sessions of {user}', { user: filteredBy.username ?? filteredBy.email }) : msg('Sessions'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -93,7 +94,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
       const target = await endSessionByAdmin(ctx.deps, staff.user, hash, clientOf(request));
       // Ending the session this request came in is signing out: the admin's login comes next.
       if (hash === current) return redirect(reply, urls.urlFor('admin:login'));
-      await flash(ctx, request, reply, { level: 'success', text: `A session of “${target.username ?? target.email}” was ended.` });
+      await flash(ctx, request, reply, { level: 'success', text: msg('A session of “{user}” was ended.', { user: target.username ?? target.email }) });
     } catch (error) {
       return refused(request, reply, error);
     }
@@ -109,7 +110,7 @@ export function registerSessionAdmin(scope: FastifyInstance, ctx: HttpContext): 
     try {
       const ended = await endUserSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
       if (target.id === staff.user.id) return redirect(reply, urls.urlFor('admin:login'));
-      await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} of “${target.username ?? target.email}” ended.` });
+      await flash(ctx, request, reply, { level: 'success', text: nmsg('{count} session of “{user}” ended.', '{count} sessions of “{user}” ended.', ended, { user: target.username ?? target.email }) });
     } catch (error) {
       return refused(request, reply, error);
     }

@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { leavesNoWayIn, removeSocialAccountByAdmin, socialProviderName } from '../../admin/flows/manage-social-accounts.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { SocialAccount } from '../../socialaccount/model.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect, renderPage } from '../kit/html-page.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { forbidden, requireStaff } from './guard.js';
-import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { ALL_CHOICE, idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { modelPages } from './paths.js';
 import { reauthenticateFirst } from './recent-authentication.js';
 
@@ -60,7 +61,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     const mayViewUsers = staff.grants.may('users.user', 'view');
     const names = new Map(providers.map((choice) => [choice.id, choice.name]));
     const context = {
-      title: 'Social accounts',
+      title: msg('Social accounts'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -76,7 +77,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
         last_login: instant(account.lastLogin),
       })),
       provider_filter: [
-        { label: 'All', url: `${listPath}${withQuery(query, { provider: undefined })}`, selected: provider === '' },
+        { label: ALL_CHOICE, url: `${listPath}${withQuery(query, { provider: undefined })}`, selected: provider === '' },
         ...providers.map((choice) => ({ label: choice.name, url: `${listPath}${withQuery(query, { provider: choice.id })}`, selected: provider === choice.id })),
       ],
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(accounts.at(-1)!.id) })}` : undefined,
@@ -92,7 +93,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     if (!found) return reply.callNotFound();
     const { account, user } = found;
     const context = {
-      title: `Social account ${account.uid}`,
+      title: msg('Social account {uid}', { uid: account.uid }),
       admin_root: root,
       list_path: listPath,
       target: user,
@@ -120,7 +121,7 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
     if (!found) return reply.callNotFound();
     const { account, user } = found;
     const context = {
-      title: 'Are you sure?',
+      title: msg('Are you sure?'),
       admin_root: root,
       list_path: listPath,
       target: user,
@@ -140,10 +141,10 @@ export function registerSocialAccountAdmin(scope: FastifyInstance, ctx: HttpCont
       logMailFailures(request, [removed.notification], 'social account removed by an administrator');
       await flash(ctx, request, reply, {
         level: 'success',
-        text: `The ${removed.providerName} account of “${removed.user.username ?? removed.user.email}” was removed; they were told by email.`,
+        text: msg('The {provider} account of “{user}” was removed; they were told by email.', { provider: removed.providerName, user: removed.user.username ?? removed.user.email }),
       });
     } catch (error) {
-      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+      if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import {
   addSocialApp,
   changeSocialApp,
@@ -32,7 +33,8 @@ function settingsOf(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new LatchkeyError('invalid_input', 'Enter valid JSON: an object such as {"server_url": "https://id.example.com"}.', { param: 'settings' });
+    // The example is JSON, not words: a placeholder, so that its braces are not read as one.
+    throw new LatchkeyError('invalid_input', 'Enter valid JSON: an object such as {example}.', { param: 'settings', params: { example: '{"server_url": "https://id.example.com"}' } });
   }
 }
 
@@ -77,7 +79,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     const { app, state } = page;
     const mayChange = staff.grants.may('socialaccount.socialapp', app ? 'change' : 'add');
     const context = {
-      title: app ? (mayChange ? 'Change social application' : 'View social application') : 'Add social application',
+      title: app ? (mayChange ? msg('Change social application') : msg('View social application')) : msg('Add social application'),
       admin_root: root,
       list_path: listPath,
       action: app ? pages.change(app.id) : pages.add,
@@ -98,7 +100,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     if ('response' in staff) return staff.response;
     const { stored, fromSettings } = await listSocialApps(ctx.deps);
     const context = {
-      title: 'Select social application to change',
+      title: msg('Select social application to change'),
       admin_root: root,
       list_path: listPath,
       apps: stored,
@@ -121,7 +123,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     const { fields, shown } = readForm(request.body);
     try {
       const app = await addSocialApp(ctx.deps, staff, { ...appFields(fields), secret: fields.secret }, clientOf(request));
-      await flash(ctx, request, reply, { level: 'success', text: `The social application “${app.name}” was added.` });
+      await flash(ctx, request, reply, { level: 'success', text: msg('The social application “{name}” was added.', { name: app.name }) });
       return redirect(reply, listPath);
     } catch (error) {
       if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply);
@@ -147,7 +149,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     try {
       if (clear && fields.secret !== '') throw new LatchkeyError('invalid_input', 'Either type a new secret or tick “Clear the secret”, not both.', { param: 'secret' });
       const { app: changed, changed: names } = await changeSocialApp(ctx.deps, staff, app.id, { ...appFields(fields), secret: clear ? '' : fields.secret === '' ? undefined : fields.secret }, clientOf(request));
-      const text = names.length === 0 ? 'No fields changed.' : `The social application “${changed.name}” was changed (${names.join(', ')}).`;
+      const text = names.length === 0 ? msg('No fields changed.') : msg('The social application “{name}” was changed ({fields}).', { name: changed.name, fields: names.join(', ') });
       await flash(ctx, request, reply, { level: 'success', text });
       return redirect(reply, listPath);
     } catch (error) {
@@ -163,7 +165,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
     if ('response' in staff) return staff.response;
     const app = await appOf(request);
     if (!app) return reply.callNotFound();
-    const context = { title: 'Are you sure?', admin_root: root, list_path: listPath, app, accounts: await countSocialAccountsOfApp(ctx.deps, app), account_provider: app.providerId || app.provider };
+    const context = { title: msg('Are you sure?'), admin_root: root, list_path: listPath, app, accounts: await countSocialAccountsOfApp(ctx.deps, app), account_provider: app.providerId || app.provider };
     return renderPage(ctx, request, reply, 'admin/socialapp_delete.html', context);
   });
 
@@ -180,7 +182,7 @@ export function registerSocialAppAdmin(scope: FastifyInstance, ctx: HttpContext)
       if (isLatchkeyError(error, 'not_found')) return reply.callNotFound();
       throw error;
     }
-    await flash(ctx, request, reply, { level: 'success', text: `The social application “${app.name}” was deleted.` });
+    await flash(ctx, request, reply, { level: 'success', text: msg('The social application “{name}” was deleted.', { name: app.name }) });
     return redirect(reply, listPath);
   });
 }

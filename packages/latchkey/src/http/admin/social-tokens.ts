@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
-import { idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
+import { ALL_CHOICE, idParam, instant, PER_PAGE, queryText, withQuery } from './list-query.js';
 import { modelPages } from './paths.js';
 import { providerChoices } from './social-accounts.js';
 
@@ -45,7 +46,7 @@ export function registerSocialTokenAdmin(scope: FastifyInstance, ctx: HttpContex
     const mayViewApps = staff.grants.may('socialaccount.socialapp', 'view');
     const names = new Map(providers.map((choice) => [choice.id, choice.name]));
     const context = {
-      title: filteredBy ? `Social application tokens of ${filteredBy.provider} account ${filteredBy.uid}` : 'Social application tokens',
+      title: filteredBy ? msg('Social application tokens of {provider} account {uid}', { provider: filteredBy.provider, uid: filteredBy.uid }) : msg('Social application tokens'),
       admin_root: root,
       list_path: listPath,
       query,
@@ -63,7 +64,7 @@ export function registerSocialTokenAdmin(scope: FastifyInstance, ctx: HttpContex
         has_refresh_token: token.hasRefreshToken,
       })),
       provider_filter: [
-        { label: 'All', url: `${listPath}${withQuery(query, { provider: undefined })}`, selected: provider === '' },
+        { label: ALL_CHOICE, url: `${listPath}${withQuery(query, { provider: undefined })}`, selected: provider === '' },
         ...providers.map((choice) => ({ label: choice.name, url: `${listPath}${withQuery(query, { provider: choice.id })}`, selected: provider === choice.id })),
       ],
       all_accounts_url: filteredBy ? `${listPath}${withQuery(query, { account: undefined })}` : undefined,

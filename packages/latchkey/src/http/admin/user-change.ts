@@ -14,6 +14,7 @@ import {
 import { endUserSessionsByAdmin } from '../../admin/flows/manage-sessions.js';
 import { ADMIN_ACTIONS, ADMIN_MODELS } from '../../admin/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, nmsg } from '../../core/i18n/message.js';
 import { bodyObject } from '../kit/input.js';
 import type { HttpContext } from '../kit/context.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from '../kit/html-page.js';
@@ -64,7 +65,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
 
   /** A flow's refusal that is not about the form: 403 for a right the staff member lacks, the reauthentication for a stale sign-in. */
   function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply> | FastifyReply | undefined {
-    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.message);
+    if (isLatchkeyError(error, 'permission_denied')) return forbidden(ctx, request, reply, error.text);
     if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, request, reply);
     return undefined;
   }
@@ -85,7 +86,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     const outOfReach = await refusalToActOn(ctx.deps, staff.grants, target);
     const mayChange = staff.grants.may('users.user', 'change') && outOfReach === undefined;
     const context = {
-      title: 'Change user',
+      title: msg('Change user'),
       admin_root: root,
       list_path: listPath,
       target,
@@ -108,7 +109,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
   scope.get(pages.routes.add, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'add' });
     if ('response' in staff) return staff.response;
-    return renderPage(ctx, request, reply, 'admin/user_add.html', { title: 'Add user', admin_root: root, list_path: listPath, form: emptyForm(), with_username: withUsername });
+    return renderPage(ctx, request, reply, 'admin/user_add.html', { title: msg('Add user'), admin_root: root, list_path: listPath, form: emptyForm(), with_username: withUsername });
   });
 
   scope.post(pages.routes.add, async (request, reply) => {
@@ -117,13 +118,13 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     const fields = formFields(request.body, ['username', 'email', 'password1', 'password2']);
     try {
       const user = await addUserByAdmin(ctx.deps, staff.user, { ...(withUsername ? { username: fields.username } : {}), email: fields.email, password1: fields.password1, password2: fields.password2 }, clientOf(request));
-      await flash(ctx, request, reply, { level: 'success', text: `The user “${user.username ?? user.email}” was added. You may edit it again below.` });
+      await flash(ctx, request, reply, { level: 'success', text: msg('The user “{user}” was added. You may edit it again below.', { user: user.username ?? user.email }) });
       return redirect(reply, pages.change(user.id));
     } catch (error) {
       const values = { username: fields.username, email: fields.email };
       return (
         refused(request, reply, error) ??
-        renderPage(ctx, request, reply, 'admin/user_add.html', { title: 'Add user', admin_root: root, list_path: listPath, form: formWithError(values, error), with_username: withUsername }, refusalStatus(reply, error))
+        renderPage(ctx, request, reply, 'admin/user_add.html', { title: msg('Add user'), admin_root: root, list_path: listPath, form: formWithError(values, error), with_username: withUsername }, refusalStatus(reply, error))
       );
     }
   });
@@ -159,7 +160,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       const typed = Object.fromEntries(editableFields.map((field) => [field.name, formValueOfField(field, sentFields[field.name])]));
       return refused(request, reply, error) ?? changeForm(request, reply, staff, target, formWithError({ ...fields, ...typed }, error), refusalStatus(reply, error));
     }
-    await flash(ctx, request, reply, { level: 'success', text: `The user “${target.username ?? target.email}” was changed.` });
+    await flash(ctx, request, reply, { level: 'success', text: msg('The user “{user}” was changed.', { user: target.username ?? target.email }) });
     return redirect(reply, listPath);
   });
 
@@ -170,7 +171,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if (!target) return reply.callNotFound();
     const outOfReach = await refusalToActOn(ctx.deps, staff.grants, target);
     if (outOfReach !== undefined) return forbidden(ctx, request, reply, outOfReach);
-    return renderPage(ctx, request, reply, 'admin/user_password.html', { title: `Change password: ${target.username ?? target.email}`, admin_root: root, list_path: listPath, target, form: emptyForm({ usable: 'on' }) });
+    return renderPage(ctx, request, reply, 'admin/user_password.html', { title: msg('Change password: {user}', { user: target.username ?? target.email }), admin_root: root, list_path: listPath, target, form: emptyForm({ usable: 'on' }) });
   });
 
   scope.post(urls.route('admin:users_user_password_change'), async (request, reply) => {
@@ -183,10 +184,10 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       const input = { usable: fields.usable === 'on', password1: fields.password1, password2: fields.password2 };
       await setPasswordByAdmin(ctx.deps, staff.user, target, input, clientOf(request), staff.lastAuthenticatedAt);
     } catch (error) {
-      const title = `Change password: ${target.username ?? target.email}`;
+      const title = msg('Change password: {user}', { user: target.username ?? target.email });
       return refused(request, reply, error) ?? renderPage(ctx, request, reply, 'admin/user_password.html', { title, admin_root: root, list_path: listPath, target, form: formWithError({ usable: fields.usable }, error) }, refusalStatus(reply, error));
     }
-    await flash(ctx, request, reply, { level: 'success', text: 'Password changed successfully; the user’s sessions have ended.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Password changed successfully; the user’s sessions have ended.') });
     return redirect(reply, pages.change(target.id));
   });
 
@@ -200,7 +201,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       const ended = await endUserSessionsByAdmin(ctx.deps, staff.user, target, clientOf(request));
       // Their own sessions, this one among them: signed out, the admin's login comes next.
       if (target.id === staff.user.id) return redirect(reply, urls.urlFor('admin:login'));
-      await flash(ctx, request, reply, { level: 'success', text: `${ended} session${ended === 1 ? '' : 's'} ended.` });
+      await flash(ctx, request, reply, { level: 'success', text: nmsg('{count} session ended.', '{count} sessions ended.', ended) });
     } catch (error) {
       const answer = refused(request, reply, error);
       if (answer) return answer;
@@ -214,7 +215,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
     if ('response' in staff) return staff.response;
     const target = await targetOf(request);
     if (!target) return reply.callNotFound();
-    const context = { title: 'Are you sure?', admin_root: root, list_path: listPath, target, summary: await deletionSummary(ctx.deps, target) };
+    const context = { title: msg('Are you sure?'), admin_root: root, list_path: listPath, target, summary: await deletionSummary(ctx.deps, target) };
     return renderPage(ctx, request, reply, 'admin/user_delete.html', context);
   });
 
@@ -230,7 +231,7 @@ export function registerUserChangeAdmin(scope: FastifyInstance, ctx: HttpContext
       if (answer) return answer;
       throw error;
     }
-    await flash(ctx, request, reply, { level: 'success', text: `The user “${target.username ?? target.email}” was deleted.` });
+    await flash(ctx, request, reply, { level: 'success', text: msg('The user “{user}” was deleted.', { user: target.username ?? target.email }) });
     return redirect(reply, listPath);
   });
 }

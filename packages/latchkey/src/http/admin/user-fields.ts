@@ -3,24 +3,41 @@
  * a value as text for the list's columns and the user's read-only facts, and the list's filters
  * on them, in the URL style of its staff and active filters (`?newsletter=1`, `?plan=team`).
  */
+import { msg, type Message } from '../../core/i18n/message.js';
 import { isTextKind, userFieldValueOf, type UserField, type UserFieldValue } from '../../core/user-fields.js';
-import { flag, withQuery, yesNoFilter } from './list-query.js';
+import { ALL_CHOICE, flag, withQuery, yesNoFilter, type FilterChoice } from './list-query.js';
 
 /** Django admin's empty_value_display: what a column or a read-only field shows for no value. */
 export const EMPTY_VALUE_DISPLAY = '-';
 
-/** A value as staff read it: a boolean as the list's other flags (Yes/No), a choice by its label, a date as its day. */
-export function adminTextOf(field: UserField, value: UserFieldValue): string {
-  if (field.type === 'boolean') return value === true ? 'Yes' : 'No';
+/**
+ * A text the project declared for one of its fields (its label, help, a choice's label) as a
+ * message: the template's `_()` looks it up in the catalogs, the project's own among them, as the
+ * account pages' user_field macro does. Not marked with msg(): Latchkey's catalogs do not hold it.
+ */
+export function declaredText(text: string): Message {
+  return { id: text };
+}
+
+/**
+ * A value as staff read it: a boolean as the list's other flags (Yes/No), a choice by its label, a
+ * date as its day. A message (msg(), or a declared label) is translated by the template; a string
+ * is the value itself, shown as it is.
+ */
+export function adminTextOf(field: UserField, value: UserFieldValue): Message | string {
+  if (field.type === 'boolean') return value === true ? msg('Yes') : msg('No');
   if (value === null || value === '') return EMPTY_VALUE_DISPLAY;
   // A value stored before its choice was dropped from the declaration is shown as stored, not hidden.
-  if (field.type === 'choice') return field.choices.find(([stored]) => stored === value)?.[1] ?? String(value);
+  if (field.type === 'choice') {
+    const label = field.choices.find(([stored]) => stored === value)?.[1];
+    return label === undefined ? String(value) : declaredText(label);
+  }
   return String(value);
 }
 
-/** A field on a user's page as a fact: its label, its help and its value's text. */
-export function adminFactOf(field: UserField, user: object): { name: string; label: string; help: string; text: string } {
-  return { name: field.name, label: field.label, help: field.help, text: adminTextOf(field, userFieldValueOf(user, field)) };
+/** A field on a user's page as a fact: its label, its help ('' for none) and its value's text. */
+export function adminFactOf(field: UserField, user: object): { name: string; label: Message; help: Message | ''; text: Message | string } {
+  return { name: field.name, label: declaredText(field.label), help: field.help === '' ? '' : declaredText(field.help), text: adminTextOf(field, userFieldValueOf(user, field)) };
 }
 
 /** The columns of the users list: the fields declared `admin: { list: true }`, in declaration order. */
@@ -72,9 +89,9 @@ export function readUserFieldFilters(fields: readonly UserField[], text: (name: 
 }
 
 /** A field's filter links: All / Yes / No for a boolean, All and each choice by its label for a choice. */
-export function userFieldFilter(listPath: string, query: Record<string, string>, field: UserField) {
+export function userFieldFilter(listPath: string, query: Record<string, string>, field: UserField): { name: string; label: Message; choices: FilterChoice[] } {
   const parameter = filterParameterOf(field);
-  if (field.type === 'boolean') return yesNoFilter(listPath, query, parameter, field.label);
-  const choice = (label: string, value: string | undefined) => ({ label, url: `${listPath}${withQuery(query, { [parameter]: value })}`, selected: query[parameter] === (value ?? '') });
-  return { name: parameter, label: field.label, choices: [choice('All', undefined), ...field.choices.map(([value, label]) => choice(label, value))] };
+  if (field.type === 'boolean') return yesNoFilter(listPath, query, parameter, declaredText(field.label));
+  const choice = (label: Message, value: string | undefined) => ({ label, url: `${listPath}${withQuery(query, { [parameter]: value })}`, selected: query[parameter] === (value ?? '') });
+  return { name: parameter, label: declaredText(field.label), choices: [choice(ALL_CHOICE, undefined), ...field.choices.map(([value, label]) => choice(declaredText(label), value))] };
 }

@@ -3,21 +3,31 @@ import type { User } from '../../account/model.js';
 import type { UserOrder, UserSearch, UserSortField } from '../../account/ports.js';
 import { deactivateUserByAdmin, deleteUserByAdmin } from '../../admin/flows/manage-users.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 import { userFieldValueOf, type UserField } from '../../core/user-fields.js';
 import type { HttpContext } from '../kit/context.js';
 import { flash, redirect, renderPage, type FlashMessage } from '../kit/html-page.js';
 import { clientOf } from '../kit/request-info.js';
+import { readerTranslator } from '../kit/request-language.js';
 import { actionChoices, NOTHING_SELECTED, readBulkRequest, warnAndReturn } from './bulk-actions.js';
 import { forbidden, requireStaff } from './guard.js';
 import { flag, idParam, instant, PER_PAGE, queryText, sortHeaders, withQuery, yesNoFilter } from './list-query.js';
 import { modelPages } from './paths.js';
 import { redirectUnlessRecentlyAuthenticated } from './recent-authentication.js';
-import { adminTextOf, listedUserFields, readUserFieldFilters, searchedUserFields, userFieldFilter, filteredUserFields } from './user-fields.js';
+import { adminTextOf, declaredText, listedUserFields, readUserFieldFilters, searchedUserFields, userFieldFilter, filteredUserFields } from './user-fields.js';
 
-/** The list's actions, by the value the action select sends, with the permission each needs. */
+/** The list's actions, by the value the action select sends, with the permission each needs and what it says when done. */
 const ACTIONS = {
-  deactivate: { label: 'Deactivate selected users', permission: 'change', done: 'Deactivated' },
-  delete_selected: { label: 'Delete selected users', permission: 'delete', done: 'Deleted' },
+  deactivate: {
+    label: msg('Deactivate selected users'),
+    permission: 'change',
+    done: (count: number, users: string) => nmsg('Deactivated {count} user: {users}.', 'Deactivated {count} users: {users}.', count, { users }),
+  },
+  delete_selected: {
+    label: msg('Delete selected users'),
+    permission: 'delete',
+    done: (count: number, users: string) => nmsg('Deleted {count} user: {users}.', 'Deleted {count} users: {users}.', count, { users }),
+  },
 } as const;
 type ActionName = keyof typeof ACTIONS;
 
@@ -25,8 +35,8 @@ type ActionName = keyof typeof ACTIONS;
 const DEFAULT_ORDER: UserOrder = '-id';
 
 /** The sortable columns' headers, by the field `o` names (the username only where users have one). */
-function sortLabels(loginByEmail: boolean): Partial<Record<UserSortField, string>> {
-  return { ...(loginByEmail ? {} : { username: 'Username' }), email: 'Email address', name: 'Name', date_joined: 'Date joined', id: 'ID' };
+function sortLabels(loginByEmail: boolean): Partial<Record<UserSortField, Message>> {
+  return { ...(loginByEmail ? {} : { username: msg('Username') }), email: msg('Email address'), name: msg('Name'), date_joined: msg('Date joined'), id: msg('ID') };
 }
 
 /** `o` when it names a sortable column of this project, with '-' before it for descending; otherwise nothing (the default order). */
@@ -56,8 +66,6 @@ function listQuery(request: FastifyRequest, loginByEmail: boolean, userFields: r
   };
 }
 
-const userCount = (count: number) => `${count} user${count === 1 ? '' : 's'}`;
-
 /**
  * `<admin>/users/user/`: the users, 100 a page, newest first or sorted by a column header (username
  * or address, name, date joined, id; both ways), searched by the start of a username, an address,
@@ -86,7 +94,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
   const label = (user: User) => (loginByEmail ? user.email : (user.username ?? user.email));
   const { userFields } = ctx.deps;
   const listed = listedUserFields(userFields);
-  const searchedLabels = searchedUserFields(userFields).map((field) => field.label);
+  const searchedLabels = searchedUserFields(userFields).map((field) => declaredText(field.label));
 
   scope.get(pages.routes.list, async (request, reply) => {
     const staff = await requireStaff(ctx, request, reply, { model: 'users.user', action: 'view' });
@@ -110,13 +118,13 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     // A page continues after its predecessor's last user; if that user has been deleted since, the
     // page's place in a sort by anything but the id is gone, and the list starts again.
     if (found.length === 0 && after !== undefined && order !== 'id' && order !== '-id' && (await ctx.deps.store.users.findById(after)) === undefined) {
-      await flash(ctx, request, reply, { level: 'info', text: 'The user that page came after no longer exists: here is the first page.' });
+      await flash(ctx, request, reply, { level: 'info', text: msg('The user that page came after no longer exists: here is the first page.') });
       return redirect(reply, `${listPath}${withQuery(query, {})}`);
     }
     const users = found.slice(0, PER_PAGE).map((user) => ({ ...user, joined: instant(user.dateJoined), listed_fields: listed.map((field) => adminTextOf(field, userFieldValueOf(user, field))) }));
     const actions = actionChoices(ACTIONS, (action) => staff.grants.may('users.user', ACTIONS[action].permission));
     const context = {
-      title: 'Select user to change',
+      title: msg('Select user to change'),
       admin_root: root,
       list_path: listPath,
       // The action form posts back to this very page, so that the list it returns to keeps its filters.
@@ -128,15 +136,15 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
       actions,
       may_act: actions.length > 0,
       filters: [
-        yesNoFilter(listPath, query, 'is_staff', 'Staff status'),
-        yesNoFilter(listPath, query, 'is_superuser', 'Superuser status'),
-        yesNoFilter(listPath, query, 'is_active', 'Active'),
+        yesNoFilter(listPath, query, 'is_staff', msg('Staff status')),
+        yesNoFilter(listPath, query, 'is_superuser', msg('Superuser status')),
+        yesNoFilter(listPath, query, 'is_active', msg('Active')),
         ...filteredUserFields(userFields).map((field) => userFieldFilter(listPath, query, field)),
       ],
       // A new search keeps the filters and the order (hidden inputs of the search form).
       kept: Object.entries(query).filter(([name, value]) => name !== 'q' && value !== '').map(([name, value]) => ({ name, value })),
       searched_labels: searchedLabels,
-      field_columns: listed.map((field) => field.label),
+      field_columns: listed.map((field) => declaredText(field.label)),
       columns: sortHeaders(listPath, query, sortLabels(loginByEmail), order, DEFAULT_ORDER),
       next_url: found.length > PER_PAGE ? `${listPath}${withQuery(query, { after: String(users.at(-1)!.id) })}` : undefined,
       first_url: after === undefined ? undefined : `${listPath}${withQuery(query, {})}`,
@@ -167,7 +175,7 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
 
     if (!bulk.confirmed) {
       return renderPage(ctx, request, reply, 'admin/user_bulk_confirm.html', {
-        title: 'Are you sure?',
+        title: msg('Are you sure?'),
         admin_root: root,
         list_path: listPath,
         action_url: back,
@@ -182,6 +190,8 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
     const done: User[] = [];
     const unchanged: User[] = [];
     const refused: string[] = [];
+    // A refusal's reason goes inside the flash message, which holds only text: it is put in the staff member's language here.
+    const translator = readerTranslator(ctx.deps, request, staff.user);
     for (const target of targets) {
       if (action === 'deactivate' && !target.isActive) {
         unchanged.push(target);
@@ -193,14 +203,15 @@ export function registerUserAdmin(scope: FastifyInstance, ctx: HttpContext): voi
         done.push(target);
       } catch (error) {
         if (!isLatchkeyError(error, 'permission_denied')) throw error;
-        refused.push(`“${label(target)}” (${error.message})`);
+        refused.push(translator.translate(msg('“{user}” ({reason})', { user: label(target), reason: translator.translate(error.text) })));
       }
     }
     const messages: FlashMessage[] = [];
-    if (done.length > 0) messages.push({ level: 'success', text: `${ACTIONS[action].done} ${userCount(done.length)}: ${done.map(label).join(', ')}.` });
-    if (unchanged.length > 0) messages.push({ level: 'info', text: `Already inactive: ${unchanged.map(label).join(', ')}.` });
-    if (refused.length > 0) messages.push({ level: 'warning', text: `Skipped ${userCount(refused.length)}: ${refused.join('; ')}.` });
-    if (targets.length < bulk.ids.length) messages.push({ level: 'info', text: `${userCount(bulk.ids.length - targets.length)} selected no longer exist${bulk.ids.length - targets.length === 1 ? 's' : ''}.` });
+    if (done.length > 0) messages.push({ level: 'success', text: ACTIONS[action].done(done.length, done.map(label).join(', ')) });
+    if (unchanged.length > 0) messages.push({ level: 'info', text: msg('Already inactive: {users}.', { users: unchanged.map(label).join(', ') }) });
+    if (refused.length > 0) messages.push({ level: 'warning', text: nmsg('Skipped {count} user: {users}.', 'Skipped {count} users: {users}.', refused.length, { users: refused.join('; ') }) });
+    const gone = bulk.ids.length - targets.length;
+    if (gone > 0) messages.push({ level: 'info', text: nmsg('{count} user selected no longer exists.', '{count} users selected no longer exist.', gone) });
     for (const message of messages) await flash(ctx, request, reply, message);
     return redirect(reply, back);
   });

@@ -3,7 +3,7 @@ import { deleteApiToken } from '../../tokens/api-tokens.js';
 import { obtainApiToken, TOKEN_INVALID_CREDENTIALS } from '../../tokens/flows/obtain-token.js';
 import { clientOf } from '../kit/request-info.js';
 import type { HttpContext } from '../kit/context.js';
-import { expectDictionary, readCharFields } from './fields.js';
+import { checkCharFields, checkDictionary } from './fields.js';
 import { sendDrfRefusal } from './respond.js';
 import type { RegisteredView } from './view-runner.js';
 import { fieldErrors } from './views.js';
@@ -53,9 +53,9 @@ export function authTokenView(ctx: HttpContext): RegisteredView {
             429: ERROR_SCHEMA,
           },
           async handler(request, reply) {
-            const body = expectDictionary(request.body);
+            const body = checkDictionary(request.body);
             if (!body.ok) throw fieldErrors({ non_field_errors: [body.error] });
-            const read = readCharFields(body.value, { username: {}, password: { trimWhitespace: false }, code: { required: false, allowBlank: true } });
+            const read = checkCharFields(body.value, { username: {}, password: { trimWhitespace: false }, code: { required: false, allowBlank: true } });
             if (!read.ok) throw fieldErrors(read.errors);
             const { username = '', password = '', code = '' } = read.values;
             try {
@@ -64,7 +64,7 @@ export function authTokenView(ctx: HttpContext): RegisteredView {
             } catch (error) {
               if (isLatchkeyError(error, 'invalid_credentials')) throw fieldErrors({ non_field_errors: [TOKEN_INVALID_CREDENTIALS] });
               // A wrong code is the code field's error, wherever the flow says it arose.
-              if (isLatchkeyError(error, 'incorrect_code')) throw fieldErrors({ code: [error.message] });
+              if (isLatchkeyError(error, 'incorrect_code')) throw fieldErrors({ code: [error.text] });
               return sendDrfRefusal(reply, error, { login: 'username' });
             }
           },

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
+import { msgid } from '../../core/i18n/message.js';
 import { userForApiToken } from '../../tokens/api-tokens.js';
 import type { HttpContext } from '../kit/context.js';
 import { csrfFailure, csrfOptionsFrom } from '../kit/csrf.js';
@@ -16,10 +17,11 @@ export type ApiAuthentication =
   | { kind: 'anonymous' }
   | { kind: 'token'; user: User }
   | { kind: 'session'; user: User }
-  /** Credentials that were sent but do not hold: 401, or 403 for a failed CSRF check. */
+  /** Credentials that were sent but do not hold: 401, or 403 for a failed CSRF check. The detail is a message id, translated when sent. */
   | { kind: 'refused'; status: 401 | 403; detail: string };
 
-export const INVALID_TOKEN = 'Invalid token.';
+/** DRF's TokenAuthentication message; a string, as clients and tests compare it (translated when sent). */
+export const INVALID_TOKEN = msgid('Invalid token.');
 /** Far longer than any key Latchkey issues: a longer one is refused without a database lookup. */
 const MAX_KEY_LENGTH = 256;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
@@ -51,6 +53,7 @@ export async function authenticateApiRequest(ctx: HttpContext, request: FastifyR
     const failure = csrfFailure(request, csrfOptionsFrom(ctx.deps.settings));
     if (failure !== undefined) {
       request.log.warn({ reason: failure }, 'CSRF check failed');
+      // A developer's mistake, not a person's: English, as DRF's `CSRF Failed: %s` and Django's reasons are.
       return { kind: 'refused', status: 403, detail: `CSRF Failed: ${failure}` };
     }
   }

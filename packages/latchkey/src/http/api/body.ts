@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { msg, type Message } from '../../core/i18n/message.js';
 import { parseJson } from '../kit/input.js';
 
 /**
@@ -11,7 +12,8 @@ import { parseJson } from '../kit/input.js';
 export class UnparsedBody {
   constructor(
     readonly status: 400 | 415,
-    readonly detail: string,
+    /** Translated when sent (api/respond.ts sendDetail). */
+    readonly detail: Message | string,
   ) {}
 }
 
@@ -20,8 +22,9 @@ export const API_BODY_LIMIT = 1024 * 1024;
 /** Enough of a Content-Type to recognise it in an error message, never a whole oversized header. */
 const MAX_ECHOED_MEDIA_TYPE = 200;
 
-export function unsupportedMediaType(contentType: string | undefined): string {
-  return `Unsupported media type "${(contentType ?? '').slice(0, MAX_ECHOED_MEDIA_TYPE)}" in request.`;
+/** DRF's UnsupportedMediaType message. */
+export function unsupportedMediaType(contentType: string | undefined): Message {
+  return msg('Unsupported media type "{media_type}" in request.', { media_type: (contentType ?? '').slice(0, MAX_ECHOED_MEDIA_TYPE) });
 }
 
 function readJsonBody(text: string): unknown {
@@ -31,6 +34,7 @@ function readJsonBody(text: string): unknown {
   try {
     return parseJson(text);
   } catch (error) {
+    // English, as DRF's `JSON parse error - %s` is: the parser's own words, for the developer who sent it.
     return new UnparsedBody(400, `JSON parse error - ${error instanceof Error ? error.message : 'invalid JSON'}`);
   }
 }

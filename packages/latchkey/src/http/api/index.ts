@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { allowCors } from '../kit/cors.js';
 import type { HttpContext } from '../kit/context.js';
 import { CSRF_HEADER } from '../kit/csrf.js';
@@ -50,7 +51,7 @@ async function projectViews(ctx: HttpContext, options: ApiOptions): Promise<Regi
  */
 const handleApiError = unexpectedErrorHandler(({ status, message, error }, request, reply) => {
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendDetail(reply, 415, unsupportedMediaType(request.headers['content-type']));
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, 'Request body is too large.');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, msg('Request body is too large.'));
   return sendDetail(reply, status, message);
 });
 

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { msgid } from '../../core/i18n/message.js';
 
 /**
  * Reading `Authorization: Token <key>` as Django REST framework's TokenAuthentication does. The
@@ -16,10 +17,11 @@ const WHITESPACE = /[ \t\n\r\v\f]+/;
 /** A key is ASCII without spaces; anything else could never have been issued. */
 const KEY_CHARACTERS = /^[\x21-\x7e]+$/;
 
-export const NO_CREDENTIALS = 'Invalid token header. No credentials provided.';
-export const CONTAINS_SPACES = 'Invalid token header. Token string should not contain spaces.';
-export const INVALID_CHARACTERS = 'Invalid token header. Token string should not contain invalid characters.';
-export const SEVERAL_HEADERS = 'Invalid token header. Only one Authorization header may be sent.';
+/** DRF's messages (and one of Latchkey's), as message ids: strings that clients compare, translated when sent. */
+export const NO_CREDENTIALS = msgid('Invalid token header. No credentials provided.');
+export const CONTAINS_SPACES = msgid('Invalid token header. Token string should not contain spaces.');
+export const INVALID_CHARACTERS = msgid('Invalid token header. Token string should not contain invalid characters.');
+export const SEVERAL_HEADERS = msgid('Invalid token header. Only one Authorization header may be sent.');
 
 /** Parses one Authorization header value (as Node gives it: each byte one latin-1 character). */
 export function parseTokenHeader(value: string | undefined): TokenHeader {

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { User } from '../../account/model.js';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { authenticateApiRequest, type ApiAuthentication, type ApiAuthenticationMode } from './authentication.js';
 import { UnparsedBody } from './body.js';
-import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendBody, sendDetail, sendNotAuthenticated, sendDrfRefusal } from './respond.js';
+import { NOT_AUTHENTICATED, PERMISSION_DENIED, sendDetail, sendNotAuthenticated, sendDrfRefusal, sendRefusalBody } from './respond.js';
 import { inputProblemsOf } from '../kit/declared-input.js';
 import { drfInputErrors } from './input-problems.js';
 import type { ApiMethod, ApiOperation, ApiPermission, ApiView } from './views.js';
@@ -82,11 +83,11 @@ async function runView(
   const refusal = permissionRefusal(permissionOf(registered, method), user);
   if (refusal === 'anonymous') return (options.anonymousStatus ?? 401) === 401 ? sendNotAuthenticated(reply) : sendDetail(reply, 403, NOT_AUTHENTICATED);
   if (refusal === 'forbidden') return sendDetail(reply, 403, PERMISSION_DENIED);
-  if (!operation) return sendDetail(reply, 405, `Method "${request.method}" not allowed.`);
+  if (!operation) return sendDetail(reply, 405, msg('Method "{method}" not allowed.', { method: request.method }));
   if (request.body instanceof UnparsedBody) return sendDetail(reply, request.body.status, request.body.detail);
   const problems = inputProblemsOf(request);
   const inputErrors = problems && drfInputErrors(request.body, problems);
-  if (inputErrors) return sendBody(reply, 400, inputErrors);
+  if (inputErrors) return sendRefusalBody(reply, 400, inputErrors);
   let result: unknown;
   try {
     result = await operation.handler(request, reply, user);

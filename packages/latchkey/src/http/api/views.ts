@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
+import { englishText, isMessage, msgid, type Message } from '../../core/i18n/message.js';
 
 /**
  * How the project's API layer (`/api/`, a generated project's use_drf=y) declares its routes, as
@@ -67,24 +68,26 @@ export interface ApiOptions {
 
 /**
  * A refusal a view throws, answered as `status` with `body` (DRF's shapes: `{"detail": ...}` or
- * field errors `{"name": ["..."]}`). Never logged as a server error.
+ * field errors `{"name": ["..."]}`). Never logged as a server error. Each message of the body, a
+ * string or a list of them under a key, is sent in the request's language: a `msg()` message, or a
+ * string the catalogs know as a message id (DRF's own messages); any other text goes out as written.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: Record<string, unknown>,
   ) {
-    super(typeof body.detail === 'string' ? body.detail : `API error ${status}`);
+    super(typeof body.detail === 'string' ? body.detail : isMessage(body.detail) ? englishText(body.detail) : `API error ${status}`);
     this.name = 'ApiError';
   }
 }
 
 /** DRF's NotFound (404 `{"detail": "Not found."}`): also for another user's object, so none is revealed. */
 export function notFound(): ApiError {
-  return new ApiError(404, { detail: 'Not found.' });
+  return new ApiError(404, { detail: msgid('Not found.') });
 }
 
 /** DRF's ValidationError (400): the messages under each field's name, `non_field_errors` for the whole input. */
-export function fieldErrors(errors: Record<string, string[]>): ApiError {
+export function fieldErrors(errors: Record<string, readonly (Message | string)[]>): ApiError {
   return new ApiError(400, errors);
 }

@@ -66,7 +66,7 @@ export function registerAuthRoutes(api: FastifyInstance, ctx: HttpContext): void
     } catch (error) {
       // One answer for every refused credential, naming the password field as allauth's does.
       if (isLatchkeyError(error, 'invalid_credentials')) {
-        return sendErrors(ctx, request, reply, 400, [{ message: error.message, code: error.reason ?? 'invalid', param: 'password' }]);
+        return sendErrors(ctx, request, reply, 400, [{ message: error.text, code: error.reason ?? 'invalid', param: 'password' }]);
       }
       // An empty identifier is refused on the field the client sent (allauth's `username` or `email`).
       const identifier = byEmail || textField(request.body, 'username') === undefined ? 'email' : 'username';

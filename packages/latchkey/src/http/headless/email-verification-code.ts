@@ -1,3 +1,4 @@
+import { msg } from '../../core/i18n/message.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lookUpVerificationCode, resendVerificationCode, verifyEmailWithCode } from '../../account/flows/verify-email.js';
 import { INCORRECT_VERIFICATION_CODE } from '../../account/email-confirmation.js';
@@ -15,7 +16,7 @@ import { userData } from './user.js';
 
 const KEY_HEADER = 'x-email-verification-key';
 const INCORRECT = [{ message: INCORRECT_VERIFICATION_CODE, code: 'incorrect_code', param: 'key' }];
-const CONFIRMED_ELSEWHERE = 'This email address has already been confirmed by another account.';
+const CONFIRMED_ELSEWHERE = msg('This email address has already been confirmed by another account.');
 
 /**
  * auth/email/verify and auth/email/verify/resend under verification by code

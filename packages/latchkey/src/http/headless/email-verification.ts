@@ -1,3 +1,4 @@
+import { msg } from '../../core/i18n/message.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressForKey } from '../../account/email-confirmation.js';
 import { resendLoginVerification, WAIT_BEFORE_RESENDING } from '../../account/flows/manage-email.js';
@@ -17,7 +18,7 @@ import { lookUpCode, resendCode, verifyByCode } from './email-verification-code.
 import { answers, bodies, headlessOperation, REFUSALS } from './operation-schema.js';
 
 const KEY_HEADER = 'x-email-verification-key';
-const CONFIRMED_ELSEWHERE = 'This email address has already been confirmed by another account.';
+const CONFIRMED_ELSEWHERE = msg('This email address has already been confirmed by another account.');
 
 /**
  * auth/email/verify (GET: what a key confirms; POST: confirm it) and auth/email/verify/resend, over

@@ -1,3 +1,4 @@
+import { msg } from '../../core/i18n/message.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { allowCors } from '../kit/cors.js';
 import { CSRF_HEADER, csrfOptionsFrom, csrfToken } from '../kit/csrf.js';
@@ -73,7 +74,7 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
   api.addHook('onRoute', (route) => {
     route.config = {
       ...(route.config as object),
-      ...(ctx.client === 'app' ? { csrf: false } : { csrfRefusal: (reply: FastifyReply, reason: string) => reply.send({ status: 403, errors: [{ message: `CSRF check failed: ${reason}`, code: 'csrf_failed' }] }) }),
+      ...(ctx.client === 'app' ? { csrf: false } : { csrfRefusal: (reply: FastifyReply, reason: string) => reply.send({ status: 403, errors: [{ message: `CSRF check failed: ${reason}`, code: 'csrf_failed' }] }) /* a developer's mistake, not a person's: English, as Django's CSRF failure reasons */ }),
     };
   });
   // An empty body with a JSON content type (a DELETE from a client that always sets the header)
@@ -91,7 +92,7 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
   // (the provider redirect's form aside, which carries the CSRF token).
   api.addHook('onRequest', async (request, reply) => {
     if (UNSAFE_METHODS.has(request.method) && hasBody(request) && !isJson(request) && !isFormOperation(ctx, request)) {
-      return sendErrors(ctx, request, reply, 415, [{ message: 'Send a JSON body (Content-Type: application/json).', code: 'unsupported_media_type' }]);
+      return sendErrors(ctx, request, reply, 415, [{ message: msg('Send a JSON body (Content-Type: application/json).'), code: 'unsupported_media_type' }]);
     }
     return undefined;
   });
@@ -122,7 +123,7 @@ function registerClient(api: FastifyInstance, ctx: HttpContext): void {
       if (status === 500) return sendErrors(ctx, request, reply, 500, [{ message, code: 'server_error' }]);
       // The database is away for a moment: the code a flow's own refusal uses when it cannot go on.
       if (status === 503) return sendErrors(ctx, request, reply, 503, [{ message, code: 'server_busy' }]);
-      return sendErrors(ctx, request, reply, status, [{ message: status === 400 ? 'The request body is not valid JSON.' : message, code: 'invalid' }]);
+      return sendErrors(ctx, request, reply, status, [{ message: status === 400 ? msg('The request body is not valid JSON.') : message, code: 'invalid' }]);
     }),
   );
   for (const register of ROUTE_GROUPS) register(api, ctx);

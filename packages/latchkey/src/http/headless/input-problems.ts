@@ -1,5 +1,6 @@
 import { fieldOf, type InputProblem } from '../kit/declared-input.js';
 import type { HeadlessError } from './respond.js';
+import { msg } from '../../core/i18n/message.js';
 
 /**
  * What a route's declaration refused (kit/declared-input.ts), as the errors of allauth's envelope:
@@ -12,7 +13,7 @@ export function headlessInputErrors(problems: readonly InputProblem[]): Headless
   const seen = new Set<string>();
   for (const problem of problems) {
     const param = fieldOf(problem);
-    if (param === undefined) return [problem.keyword === 'type' ? { message: 'Send a JSON object of fields.', code: 'invalid' } : errorFor(problem)];
+    if (param === undefined) return [problem.keyword === 'type' ? { message: msg('Send a JSON object of fields.'), code: 'invalid' } : errorFor(problem)];
     if (seen.has(param)) continue;
     seen.add(param);
     errors.push({ ...errorFor(problem), param });
@@ -23,7 +24,7 @@ export function headlessInputErrors(problems: readonly InputProblem[]): Headless
 function errorFor(problem: InputProblem): Omit<HeadlessError, 'param'> {
   if (problem.refusal) return problem.refusal;
   // A missing field is missing wherever it sits; nested in another field, that field is not valid.
-  if (problem.keyword === 'required' && problem.instancePath === '') return { message: 'This field is required.', code: 'required' };
-  if (problem.keyword === 'enum' && problem.instancePath.split('/').length === 2) return { message: 'Select a valid choice.', code: 'invalid_choice' };
-  return { message: 'Enter a valid value.', code: 'invalid' };
+  if (problem.keyword === 'required' && problem.instancePath === '') return { message: msg('This field is required.'), code: 'required' };
+  if (problem.keyword === 'enum' && problem.instancePath.split('/').length === 2) return { message: msg('Select a valid choice.'), code: 'invalid_choice' };
+  return { message: msg('Enter a valid value.'), code: 'invalid' };
 }

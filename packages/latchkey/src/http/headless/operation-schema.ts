@@ -1,3 +1,4 @@
+import { msgid } from '../../core/i18n/message.js';
 import type { FastifySchema } from 'fastify';
 import { INVALID_CONFIRMATION_KEY } from '../../account/email-confirmation.js';
 import { INVALID_RESET_KEY } from '../../account/flows/password-reset.js';
@@ -60,11 +61,11 @@ export const REFUSALS = {
   confirmationKey: { message: INVALID_CONFIRMATION_KEY, code: 'invalid' },
   resetKey: { message: INVALID_RESET_KEY, code: 'token_invalid' },
   // A list or a number is no address to send a link to: allauth reads it as none given.
-  addressToMail: { message: 'This field is required.', code: 'required' },
-  addressToAdd: { message: 'Enter a valid email address.', code: 'invalid' },
-  onlyPrimary: { message: 'Only "primary": true is accepted.', code: 'invalid' },
-  trust: { message: 'Answer true or false.', code: 'invalid' },
-  sessionIds: { message: 'Give the ids of the sessions to end, as a list of integers.', code: 'invalid' },
+  addressToMail: { message: msgid('This field is required.'), code: 'required' },
+  addressToAdd: { message: msgid('Enter a valid email address.'), code: 'invalid' },
+  onlyPrimary: { message: msgid('Only "primary": true is accepted.'), code: 'invalid' },
+  trust: { message: msgid('Answer true or false.'), code: 'invalid' },
+  sessionIds: { message: msgid('Give the ids of the sessions to end, as a list of integers.'), code: 'invalid' },
   providerToken: { message: PROVIDER_TOKEN_MESSAGES.invalid_token, code: 'invalid_token' },
   clientId: { message: PROVIDER_TOKEN_MESSAGES.client_id_required, code: 'client_id_required' },
 } as const satisfies Record<string, DeclaredRefusal>;

@@ -42,13 +42,12 @@ export async function sendHeadlessRefusal(ctx: HttpContext, request: FastifyRequ
   }
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
   const status = options.statuses?.[error.code] ?? STATUS[errorKind(error)] ?? 400;
-  // Every field's refusal at once, each in allauth's `errors` entry; where two of the flow's fields
-  // are one here (password1 and password2 → password), their same refusal is given once.
+  // Every field's refusal at once, each in allauth's `errors` entry (sendErrors gives a refusal
+  // that two of the flow's fields share here, password1 and password2 → password, once).
   const errors = refusalsOf(error).map((refusal) => {
     const code = options.codes?.[refusal.code] ?? refusal.reason ?? CODE[refusal.code] ?? refusal.code;
     const param = refusal.param === undefined ? undefined : (options.params?.[refusal.param] ?? refusal.param);
-    return { message: refusal.message, code, ...(param === undefined ? {} : { param }) };
+    return { message: refusal.text, code, ...(param === undefined ? {} : { param }) };
   });
-  const distinct = errors.filter((entry, index) => errors.findIndex((other) => other.param === entry.param && other.message === entry.message) === index);
-  return sendErrors(ctx, request, reply, status, distinct);
+  return sendErrors(ctx, request, reply, status, errors);
 }

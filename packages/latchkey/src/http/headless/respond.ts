@@ -3,13 +3,26 @@ import type { User } from '../../account/model.js';
 import type { HttpContext } from '../kit/context.js';
 import type { SignupOutcome } from '../kit/session-state.js';
 import { availableFlows, reauthenticationFlows } from './pending-flows.js';
+import type { Translator } from '../../core/i18n/catalogs.js';
+import { msg, type Message } from '../../core/i18n/message.js';
+import { negotiatedLanguage } from '../kit/request-language.js';
 import { userData } from './user.js';
 
 /** One entry of an error response (allauth's shape): what went wrong, a stable code, and the field. */
 export interface HeadlessError {
-  message: string;
+  /** For people, in the request's language: a marked message (msg()) or a message id, translated when sent. */
+  message: Message | string;
   code: string;
   param?: string;
+}
+
+/**
+ * The language of the API's messages: the request's (the language cookie, then Accept-Language,
+ * then LANGUAGE_CODE; http/kit/request-language.ts). An app sends Accept-Language; `code` and
+ * `param` never change with it, so clients keep routing on them.
+ */
+export function headlessTranslator(ctx: HttpContext, request: FastifyRequest): Translator {
+  return ctx.deps.catalogs.translator(negotiatedLanguage(ctx.deps.settings, request));
 }
 
 /**
@@ -32,7 +45,12 @@ export function sendOk(ctx: HttpContext, request: FastifyRequest, reply: Fastify
 }
 
 export function sendErrors(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, status: number, errors: HeadlessError[]): FastifyReply {
-  return sendEnvelope(ctx, request, reply, status, { errors });
+  const translator = headlessTranslator(ctx, request);
+  const translated = errors.map((error) => ({ ...error, message: translator.translate(error.message) }));
+  // Where two refusals read the same on the same field (password1 and password2 are one `password` here), once.
+  const distinct = translated.filter((entry, index) => translated.findIndex((other) => other.param === entry.param && other.message === entry.message) === index);
+  reply.header('content-language', translator.language);
+  return sendEnvelope(ctx, request, reply, status, { errors: distinct });
 }
 
 /** 200 with the signed-in user and how they proved who they are in this session. */
@@ -56,7 +74,7 @@ export async function sendReauthenticationRequired(ctx: HttpContext, request: Fa
   return sendEnvelope(ctx, request, reply, 401, { data, meta: { is_authenticated: true } });
 }
 
-export const ACCOUNT_INACTIVE = 'This account is inactive.';
+export const ACCOUNT_INACTIVE = msg('This account is inactive.');
 
 /**
  * How the headless API presents what became of a login (kit/session-state.ts settleLogin): 200

@@ -1,3 +1,4 @@
+import { msg } from '../../core/i18n/message.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGNUP_CLOSED } from '../../account/flows/signup.js';
 import type { User } from '../../account/model.js';
@@ -18,13 +19,13 @@ import { frontendTargetOr } from '../kit/safe-redirect.js';
 import { loginOptionsOf } from './login-options.js';
 import { providerAccountData, providerData, providerDataOf, takesProviderTokens, type ProviderData } from './provider-data.js';
 import { sendHeadlessRefusal } from './refusals.js';
-import { presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
+import { headlessTranslator, presentLogin, sendAuthenticated, sendEnvelope, sendErrors, sendOk, sendUnauthenticated } from './respond.js';
 import { answers, bodies, headlessOperation } from './operation-schema.js';
 
 /** The form a browser posts to start a redirect sign-in (allauth's React example posts its CSRF token as a field). */
 export const PROVIDER_REDIRECT_PATH = '/auth/provider/redirect';
 
-const INVALID_URL = 'Invalid URL.';
+const INVALID_URL = msg('Invalid URL.');
 
 function redirectTo(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(302).header('cache-control', 'no-store').redirect(location);
@@ -251,9 +252,16 @@ export function registerSocialAccountRoutes(api: FastifyInstance, ctx: HttpConte
  * (HEADLESS_FRONTEND_URLS.socialaccount_login_error) with `?error=unknown`, else a plain 400.
  */
 export function callbackWithoutFrontend(ctx: HttpContext): CallbackPresenter {
-  return async (_request, reply, _result, signIn) => {
+  return async (request, reply, _result, signIn) => {
     const errorPage = ctx.deps.settings.HEADLESS_FRONTEND_URLS.socialaccount_login_error;
     if (errorPage !== undefined) return redirectTo(reply, frontendErrorUrl(errorPage, signIn?.process ?? 'login', 'unknown'));
-    return reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('The sign-in could not be completed: start it again from the application.');
+    // A person reads this in the browser the provider sent back: in the request's language.
+    const translator = headlessTranslator(ctx, request);
+    return reply
+      .code(400)
+      .header('cache-control', 'no-store')
+      .header('content-language', translator.language)
+      .type('text/plain; charset=utf-8')
+      .send(translator.translate(msg('The sign-in could not be completed: start it again from the application.')));
   };
 }

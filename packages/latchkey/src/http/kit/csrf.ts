@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Settings } from '../../config/settings.js';
 import { csrfTokenMatches, isCsrfSecret, maskCsrfSecret, newCsrfSecret } from '../../sessions/csrf-token.js';
+import { msgid } from '../../core/i18n/message.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -91,27 +92,28 @@ function originOf(value: string): string | undefined {
  * Why an unsafe request must be refused, or undefined when it may pass. Layered as Django's
  * CsrfViewMiddleware: a browser that says the request is cross-site is believed; an Origin header
  * must be ours; over HTTPS without Origin the Referer must be ours; then the token must match.
+ * The reason is a message id (msgid): English in logs and JSON answers, translated by the 403 page.
  */
 export function csrfFailure(request: FastifyRequest, options: CsrfOptions): string | undefined {
-  if (request.headers['sec-fetch-site'] === 'cross-site') return 'Cross-site request refused.';
+  if (request.headers['sec-fetch-site'] === 'cross-site') return msgid('Cross-site request refused.');
   const good = new Set<string>([`${request.protocol}://${request.host}`]);
   // An origin that does not parse is dropped, never added as `undefined`: that would match a
   // request whose own Origin does not parse either (`null`, garbage) and switch the check off.
   for (const origin of [options.siteUrl, ...options.trustedOrigins].map(originOf)) if (origin !== undefined) good.add(origin);
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    if (!good.has(originOf(origin) ?? '')) return 'Origin checking failed: the request came from another site.';
+    if (!good.has(originOf(origin) ?? '')) return msgid('Origin checking failed: the request came from another site.');
   } else if (request.protocol === 'https') {
     const referer = request.headers.referer;
-    if (referer === undefined) return 'Referer checking failed: no Referer.';
-    if (!good.has(originOf(referer) ?? '')) return 'Referer checking failed: the request came from another site.';
+    if (referer === undefined) return msgid('Referer checking failed: no Referer.');
+    if (!good.has(originOf(referer) ?? '')) return msgid('Referer checking failed: the request came from another site.');
   }
   const secret = cookieSecret(request);
-  if (!secret) return 'CSRF cookie not set.';
+  if (!secret) return msgid('CSRF cookie not set.');
   const body = request.body as Record<string, unknown> | undefined;
   const submitted = request.headers[CSRF_HEADER] ?? (body && typeof body === 'object' ? body[CSRF_FORM_FIELD] : undefined);
-  if (submitted === undefined) return 'CSRF token missing.';
-  if (!csrfTokenMatches(secret, submitted)) return 'CSRF token incorrect.';
+  if (submitted === undefined) return msgid('CSRF token missing.');
+  if (!csrfTokenMatches(secret, submitted)) return msgid('CSRF token incorrect.');
   return undefined;
 }
 

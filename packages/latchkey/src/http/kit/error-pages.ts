@@ -14,13 +14,16 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../../config/settings.js';
 import type { TemplateRenderer } from '../../templates/ports.js';
+import type { Catalogs, Translator } from '../../core/i18n/catalogs.js';
+import { inRequestLanguage, negotiatedLanguage } from './request-language.js';
 import { escapeHtml } from './reference-page.js';
 import { unexpectedErrorHandler, wantsJson } from './unexpected-errors.js';
 
 /** What an error page is made from: the site's name and the templates. */
 export interface ErrorPageDeps {
-  settings: Pick<Settings, 'SITE_NAME' | 'HEADLESS_ONLY'>;
+  settings: Pick<Settings, 'SITE_NAME' | 'HEADLESS_ONLY' | 'LANGUAGES' | 'LANGUAGE_CODE'>;
   templates: TemplateRenderer;
+  catalogs: Catalogs;
 }
 
 /** What a page says besides its status: a safe message (never an error's own), and a reason (a CSRF refusal's). */
@@ -60,7 +63,7 @@ function minimalPage(status: number, content: ErrorPageContent): string {
 }
 
 /** The HTML of an error page: the template in the layout, or the minimal page when rendering fails. */
-export function errorPageHtml(deps: ErrorPageDeps, status: number, content: ErrorPageContent, onRenderFailure: (error: unknown) => void): string {
+export function errorPageHtml(deps: ErrorPageDeps, translator: Translator, status: number, content: ErrorPageContent, onRenderFailure: (error: unknown) => void): string {
   try {
     return deps.templates.render(errorPageTemplate(status), {
       site_name: deps.settings.SITE_NAME,
@@ -73,7 +76,7 @@ export function errorPageHtml(deps: ErrorPageDeps, status: number, content: Erro
       signup_open: false,
       // With HEADLESS_ONLY there are no account pages to link to: the front end is the way in.
       headless_only: deps.settings.HEADLESS_ONLY,
-    });
+    }, translator);
   } catch (error) {
     onRenderFailure(error);
     return minimalPage(status, content);
@@ -85,10 +88,13 @@ export function errorPageHtml(deps: ErrorPageDeps, status: number, content: Erro
  * Retry-After, say) are kept.
  */
 export function sendErrorPage(deps: ErrorPageDeps, request: FastifyRequest, reply: FastifyReply, status: number, content: ErrorPageContent = {}): FastifyReply {
-  const html = errorPageHtml(deps, status, content, (error) => request.log.error({ err: error }, `the error page ${errorPageTemplate(status)} could not be rendered; a minimal page was sent`));
+  // The language from the request alone (cookie, Accept-Language): an error page reads no session.
+  const translator = deps.catalogs.translator(negotiatedLanguage(deps.settings, request));
+  const html = errorPageHtml(deps, translator, status, content, (error) => request.log.error({ err: error }, `the error page ${errorPageTemplate(status)} could not be rendered; a minimal page was sent`));
   return reply
     .code(status)
     .header('cache-control', 'no-store')
+    .header('content-language', translator.language)
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -109,7 +115,7 @@ export function sendErrorAnswer(
   detail?: string,
 ): FastifyReply {
   if (!wantsJson(request)) return sendErrorPage(deps, request, reply, status, content);
-  return reply.code(status).header('cache-control', 'no-store').send({ detail: detail ?? content.message ?? `${titleOf(status)} (${status})` });
+  return reply.code(status).header('cache-control', 'no-store').send({ detail: inRequestLanguage(request, detail ?? content.message ?? `${titleOf(status)} (${status})`) });
 }
 
 /** DRF's words for a resource that is not there, and the JSON a JSON client gets for an unknown URL. */
@@ -136,7 +142,7 @@ export function errorPageHandlers(deps: ErrorPageDeps): ErrorPageHandlers {
       return sendErrorAnswer(deps, request, reply, 404, {}, NOT_FOUND);
     },
     errorHandler: unexpectedErrorHandler(({ status, message }, request, reply) => {
-      if (wantsJson(request)) return reply.send({ detail: message });
+      if (wantsJson(request)) return reply.send({ detail: inRequestLanguage(request, message) });
       // A 4xx's message describes the request (Fastify's "Body is not valid JSON"); a 5xx's page says it in its own words.
       return sendErrorPage(deps, request, reply, status, status < 500 ? { message } : {});
     }),

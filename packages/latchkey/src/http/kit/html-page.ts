@@ -8,13 +8,21 @@ import { errorKind, isLatchkeyError, refusalsOf, type ErrorKind } from '../../co
 import { RateLimitedError } from '../../core/rate-limit/index.js';
 import { csrfOptionsFrom, csrfToken } from './csrf.js';
 import type { HttpContext } from './context.js';
+import { languageName } from '../../core/i18n/languages.js';
+import type { Message } from '../../core/i18n/message.js';
+import { readerTranslator } from './request-language.js';
+import { safeRedirectOr } from './safe-redirect.js';
 import { bodyObject, textField } from './input.js';
 
 /** A submitted form as templates see it: the values to show again and errors by field ('__all__' for the form). */
 export interface FormState {
   values: Record<string, string>;
-  errors: Record<string, string[]>;
+  /** Each field's errors: messages marked with msg() (or ids), translated by the template's `_()`. */
+  errors: Record<string, FormError[]>;
 }
+
+/** A form error as a template shows it through `_()`: a marked message, or a message id. */
+export type FormError = Message | string;
 
 export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
 
@@ -34,8 +42,8 @@ export function formFields<const N extends string>(body: unknown, names: readonl
 export function formWithError(values: Record<string, string>, error: unknown): FormState {
   if (!isLatchkeyError(error)) throw error;
   // Every field's refusal at once (LatchkeyFieldErrors), each under its field.
-  const errors: Record<string, string[]> = {};
-  for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.message);
+  const errors: Record<string, FormError[]> = {};
+  for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.text);
   return { values, errors };
 }
 
@@ -55,7 +63,8 @@ export function refusalStatus(reply: FastifyReply, error: unknown): number {
 /** A message for the next page the person sees (Django's messages framework): its level and its text. */
 export interface FlashMessage {
   level: 'success' | 'info' | 'warning' | 'error';
-  text: string;
+  /** Kept untranslated in the session (a JSON-able msg()), and translated for the page that shows it. */
+  text: Message | string;
 }
 
 const MESSAGES_KEY = '_messages';
@@ -93,16 +102,27 @@ export async function renderPage(
 ): Promise<FastifyReply> {
   const { settings, adapter } = ctx.deps;
   const user = await ctx.sessions.currentUser(request);
-  const html = ctx.deps.templates.render(template, {
-    site_name: settings.SITE_NAME,
-    user,
-    csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
-    signup_open: await adapter.isOpenForSignup(),
-    messages: await takeMessages(ctx, request),
-    request_path: request.url,
-    ...context,
-  });
+  const translator = readerTranslator(ctx.deps, request, user);
+  const messages = (await takeMessages(ctx, request)).map((message) => ({ level: message.level, text: translator.translate(message.text) }));
+  const html = ctx.deps.templates.render(
+    template,
+    {
+      site_name: settings.SITE_NAME,
+      user,
+      csrf_token: csrfToken(request, reply, csrfOptionsFrom(settings)),
+      signup_open: await adapter.isOpenForSignup(),
+      messages,
+      request_path: request.url,
+      // Where the language switch comes back to: this page, with only a `next` it may keep.
+      language_next: switchBackPath(ctx, request),
+      // The language switch (base.html): every offered language, in its own name.
+      language_choices: languageChoices(ctx.deps),
+      ...context,
+    },
+    translator,
+  );
   return reply
+    .header('content-language', translator.language)
     .code(status)
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
@@ -111,6 +131,23 @@ export async function renderPage(
     .header('content-security-policy', `default-src 'self'; frame-ancestors 'none'; form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'`)
     .type('text/html; charset=utf-8')
     .send(html);
+}
+
+/**
+ * The page the language switch returns to: this page's path, and its `next` when that is a target
+ * the page would follow (a login page's). Nothing else of the query is copied into the form, so a
+ * crafted link cannot put its own text into every page it opens.
+ */
+function switchBackPath(ctx: HttpContext, request: FastifyRequest): string {
+  const url = new URL(request.url, 'http://path.invalid');
+  const next = url.searchParams.get('next');
+  const kept = next === null ? undefined : safeRedirectOr(next, undefined);
+  return kept === undefined ? url.pathname : `${url.pathname}?${new URLSearchParams({ next: kept }).toString()}`;
+}
+
+/** The offered languages as the switch lists them, each named in itself ("Deutsch", "日本語"). */
+function languageChoices(deps: HttpContext['deps']): { code: string; name: string }[] {
+  return deps.settings.LANGUAGES.map((code) => ({ code, name: languageName(code) }));
 }
 
 export function redirect(reply: FastifyReply, location: string): FastifyReply {

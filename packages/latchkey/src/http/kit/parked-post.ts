@@ -8,7 +8,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from './context.js';
+import { msg } from '../../core/i18n/message.js';
 import { clientOf } from './request-info.js';
+import { inRequestLanguage } from './request-language.js';
 
 /** How long a parked POST waits for its finish URL. */
 export const PARKED_SECONDS = 60;
@@ -35,7 +37,7 @@ export async function answeredOverLoginLimit(ctx: HttpContext, request: FastifyR
     .header('retry-after', String(attempt.retryAfterSeconds))
     .header('cache-control', 'no-store')
     .type('text/plain; charset=utf-8')
-    .send('Too many sign-in attempts. Try again later.');
+    .send(inRequestLanguage(request, msg('Too many sign-in attempts. Try again later.')));
   return true;
 }
 

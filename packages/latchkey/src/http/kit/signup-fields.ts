@@ -1,5 +1,6 @@
 import { isLatchkeySignupField, SIGNUP_FIELD_NAMES, signupFieldsOf, type SignupFieldName } from '../../config/signup-fields.js';
 import type { UserField } from '../../core/user-fields.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import { userFieldInput, type UserFieldInput } from './user-field-form.js';
 import type { Settings } from '../../config/settings.js';
 import { CSRF_FORM_FIELD } from './csrf.js';
@@ -28,7 +29,8 @@ export function typedAgain(body: unknown): Record<string, string> {
 /** One of Latchkey's fields of a signup form, as account/_form.html's `field` macro draws it. */
 export interface LatchkeySignupFormField {
   name: SignupFieldName;
-  label: string;
+  /** A message, which the template translates (`_(f.label)`) before handing it to the macro. */
+  label: Message;
   type: 'email' | 'text' | 'password';
   autocomplete: string;
   required: boolean;
@@ -39,12 +41,12 @@ export interface LatchkeySignupFormField {
 export type SignupFormField = LatchkeySignupFormField | (UserFieldInput & { own: true });
 
 const FORM_FIELDS: Record<SignupFieldName, Omit<LatchkeySignupFormField, 'name' | 'required' | 'own'>> = {
-  email: { label: 'Email', type: 'email', autocomplete: 'email' },
-  email2: { label: 'Email (again)', type: 'email', autocomplete: 'email' },
-  username: { label: 'Username', type: 'text', autocomplete: 'username' },
-  name: { label: 'Name', type: 'text', autocomplete: 'name' },
-  password1: { label: 'Password', type: 'password', autocomplete: 'new-password' },
-  password2: { label: 'Password (again)', type: 'password', autocomplete: 'new-password' },
+  email: { label: msg('Email'), type: 'email', autocomplete: 'email' },
+  email2: { label: msg('Email (again)'), type: 'email', autocomplete: 'email' },
+  username: { label: msg('Username'), type: 'text', autocomplete: 'username' },
+  name: { label: msg('Name'), type: 'text', autocomplete: 'name' },
+  password1: { label: msg('Password'), type: 'password', autocomplete: 'new-password' },
+  password2: { label: msg('Password (again)'), type: 'password', autocomplete: 'new-password' },
 };
 
 /** The names a signup page reads from its body: every field a signup can ask, and `next`. */

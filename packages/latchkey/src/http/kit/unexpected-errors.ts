@@ -1,10 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isServiceOutage } from '../../core/outage.js';
+import { msgid } from '../../core/i18n/message.js';
 import { escapeHtml } from './reference-page.js';
 
-export const SERVER_ERROR = 'A server error occurred.';
+/** Message ids (msgid): a door that shows one to a person translates it. */
+export const SERVER_ERROR = msgid('A server error occurred.');
 /** A 503's message: the database is away for a moment (a restart); nothing about which or why. */
-export const SERVICE_UNAVAILABLE = 'The service is temporarily unavailable. Please try again in a moment.';
+export const SERVICE_UNAVAILABLE = msgid('The service is temporarily unavailable. Please try again in a moment.');
 
 /** A request that failed outside any flow's refusal: the status to answer and what may be said. */
 export interface RequestFailure {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resendVerificationCode, verifyEmailWithCode, type CodeVerification } from '../../account/flows/verify-email.js';
 import { INCORRECT_VERIFICATION_CODE } from '../../account/email-confirmation.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { forgetVerificationCode, heldVerificationCode, keepVerificationCode } from '../kit/email-code-state.js';
@@ -11,9 +12,9 @@ import { forgetSignupAwaitingVerification, loginWaitingAt, replacePendingLoginSt
 import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState } from './page.js';
 
-const TITLE = 'Confirm your email address';
-const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to have a new one sent.';
-const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
+const TITLE = msg('Confirm your email address');
+const SIGN_IN_AGAIN = msg('The code has expired or was used up. Sign in again to have a new one sent.');
+const ASK_AGAIN = msg('The code has expired or was used up. Ask for a new one.');
 
 /**
  * /accounts/confirm-email/ under verification by code (allauth's "enter the code" page): the code
@@ -42,7 +43,7 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
   scope.get(page, async (request, reply) => {
     const { pending, email } = await pendingOf(request);
     if (pending) return codeForm(request, reply, email);
-    return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+    return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: msg('Verify your email address') });
   });
 
   scope.post(page, async (request, reply) => {
@@ -58,7 +59,7 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
       } catch (error) {
         return codeForm(request, reply, email, formWithError({}, error), refusalStatus(reply, error));
       }
-      await flash(ctx, request, reply, { level: 'info', text: `A new code has been sent${email === undefined ? '' : ` to ${email}`}.` });
+      await flash(ctx, request, reply, { level: 'info', text: email === undefined ? msg('A new code has been sent.') : msg('A new code has been sent to {email}.', { email }) });
       return redirect(reply, urls.urlFor('account_email_verification_sent'));
     }
     let verification: CodeVerification;
@@ -83,7 +84,7 @@ export function registerConfirmEmailCodePages(scope: FastifyInstance, ctx: HttpC
       }
       case 'confirmed':
         await forgetVerificationCode(ctx, request);
-        await flash(ctx, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
+        await flash(ctx, request, reply, { level: 'success', text: msg('You have confirmed {email}.', { email: verification.address.email }) });
         return redirect(reply, urls.urlFor('account_email'));
       case 'expired':
         await forgetVerificationCode(ctx, request);

@@ -3,13 +3,14 @@ import { addressForKey } from '../../account/email-confirmation.js';
 import { verifyEmail, type EmailVerification } from '../../account/flows/verify-email.js';
 import { registerConfirmEmailCodePages } from './confirm-email-code.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { forgetPendingLogin, loginWaitingAt, settleLogin } from '../kit/session-state.js';
 import { presentLogin } from './login-outcome.js';
 import { flash, redirect, renderPage } from './page.js';
 
-const TITLE = 'Confirm email address';
+const TITLE = msg('Confirm email address');
 
 function keyOf(request: FastifyRequest): string {
   const key = (request.params as Record<string, unknown>).key;
@@ -25,14 +26,14 @@ function keyOf(request: FastifyRequest): string {
  */
 export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpContext): void {
   const { urls } = ctx.deps;
-  const invalid = (request: FastifyRequest, reply: FastifyReply, error?: string) =>
+  const invalid = (request: FastifyRequest, reply: FastifyReply, error?: Message) =>
     renderPage(ctx, request, reply, 'account/email_confirm.html', { title: TITLE, confirmation: null, error }, error === undefined ? 404 : 400);
 
   // Under verification by code this page takes the mailed code (confirm-email-code.ts).
   if (ctx.deps.settings.ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED) registerConfirmEmailCodePages(scope, ctx);
   else {
     scope.get(urls.route('account_email_verification_sent'), (request, reply) =>
-      renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' }),
+      renderPage(ctx, request, reply, 'account/verification_sent.html', { title: msg('Verify your email address') }),
     );
   }
 
@@ -54,12 +55,12 @@ export function registerConfirmEmailPages(scope: FastifyInstance, ctx: HttpConte
     let verification: EmailVerification;
     try {
       verification = await verifyEmail(ctx.deps, { key: keyOf(request), waitingLogin: waiting?.login, context: loginContextOf(ctx, request) });
-      await flash(ctx, request, reply, { level: 'success', text: `You have confirmed ${verification.address.email}.` });
+      await flash(ctx, request, reply, { level: 'success', text: msg('You have confirmed {email}.', { email: verification.address.email }) });
     } catch (error) {
       if (isLatchkeyError(error, 'invalid_key')) return invalid(request, reply);
       if (isLatchkeyError(error, 'email_taken')) {
         // Shown only to whoever holds a valid link for the address, that is, to its holder.
-        return invalid(request, reply, 'This email address has already been confirmed by another account.');
+        return invalid(request, reply, msg('This email address has already been confirmed by another account.'));
       }
       throw error;
     }

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LatchkeyError } from '../../core/errors.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 import { issueDummyCode, refuseDummyProviderInProduction } from '../../socialaccount/providers/dummy.js';
 import { UID_MAX_LENGTH } from '../../socialaccount/model.js';
 import type { HttpContext } from '../kit/context.js';
@@ -14,7 +15,7 @@ import { textField } from '../kit/input.js';
 import { emptyForm, formFields, redirect, renderPage, type FormState } from './page.js';
 
 const TEMPLATE = 'socialaccount/dummy_authenticate.html';
-const TITLE = 'Dummy provider';
+const TITLE = msg('Dummy provider');
 
 /** Sign-in states are short random strings (43 characters from the flows); anything much longer is not one. */
 const MAX_STATE_LENGTH = 200;
@@ -56,7 +57,7 @@ export function registerDummyAuthorizationPage(scope: FastifyInstance, options: 
   }
 
   function refuse(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const refused = 'This page is reached from a sign-in with the dummy provider; the link that led here is incomplete or points off this site.';
+    const refused = msg('This page is reached from a sign-in with the dummy provider; the link that led here is incomplete or points off this site.');
     return renderPage(ctx, request, reply, TEMPLATE, { title: TITLE, refused }, 400);
   }
 
@@ -85,19 +86,24 @@ export function registerDummyAuthorizationPage(scope: FastifyInstance, options: 
       code = issueDummyCode(settings.SECRET_KEY, { person, state: back.state, redirectUri: back.redirectUri }, ctx.deps.clock.now());
     } catch (error) {
       if (!(error instanceof LatchkeyError)) throw error;
-      return show(request, reply, back, { values, errors: { __all__: [error.message] } }, 400);
+      return show(request, reply, back, { values, errors: { __all__: [error.text] } }, 400);
     }
     callback.searchParams.set('code', code);
     return redirect(reply, callback.toString());
   });
 }
 
-function fieldErrors(values: { id: string; email: string; name: string }): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  if (values.id === '') errors.id = ['This field is required.'];
-  else if (values.id.length > UID_MAX_LENGTH) errors.id = [`Ensure this value has at most ${UID_MAX_LENGTH} characters.`];
+/** Django's words for a value longer than its field allows. */
+function tooLong(max: number): Message {
+  return nmsg('Ensure this value has at most {max} character.', 'Ensure this value has at most {max} characters.', max, { max });
+}
+
+function fieldErrors(values: { id: string; email: string; name: string }): Record<string, Message[]> {
+  const errors: Record<string, Message[]> = {};
+  if (values.id === '') errors.id = [msg('This field is required.')];
+  else if (values.id.length > UID_MAX_LENGTH) errors.id = [tooLong(UID_MAX_LENGTH)];
   // Loose on purpose: what the address looks like is the sign-in pipeline's to judge, as with a real provider.
-  if (values.email.length > MAX_EMAIL_LENGTH || (values.email !== '' && !/^[^\s@]+@[^\s@]+$/.test(values.email))) errors.email = ['Enter a valid email address.'];
-  if (values.name.length > MAX_NAME_LENGTH) errors.name = [`Ensure this value has at most ${MAX_NAME_LENGTH} characters.`];
+  if (values.email.length > MAX_EMAIL_LENGTH || (values.email !== '' && !/^[^\s@]+@[^\s@]+$/.test(values.email))) errors.email = [msg('Enter a valid email address.')];
+  if (values.name.length > MAX_NAME_LENGTH) errors.name = [tooLong(MAX_NAME_LENGTH)];
   return errors;
 }

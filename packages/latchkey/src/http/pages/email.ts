@@ -8,6 +8,7 @@ import {
   type ChangeEmailInput,
 } from '../../account/flows/manage-email.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { MailedCodeState } from '../../account/mailed-codes.js';
 import type { User } from '../../account/model.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, redirectUnlessRecentlyAuthenticated, requireUser, type FormState } from './page.js';
@@ -30,8 +31,13 @@ function chosenAction(body: unknown): EmailAction | undefined {
  */
 interface ActionOutcome {
   level: 'success' | 'info' | 'error';
-  text: string;
+  text: Message;
   code?: MailedCodeState | undefined;
+}
+
+/** What the page says once a confirmation went out: a link by mail, or under verification by code a code. */
+function confirmationSent(code: MailedCodeState | undefined, email: string): Message {
+  return code === undefined ? msg('Confirmation email sent to {email}.', { email }) : msg('A confirmation code sent to {email}.', { email });
 }
 
 /** What each action does, and the message the page flashes once it has. */
@@ -39,20 +45,20 @@ const PERFORM: Record<EmailAction, (ctx: HttpContext, input: ChangeEmailInput) =
   async action_add(ctx, input) {
     // The same words whether the address was added or belongs to another account (see the flow).
     const result = await addEmailAddress(ctx.deps, input);
-    if (result.mailFailed) return { level: 'error', text: `We could not send an email to ${result.email} just now. Please try again later.` };
-    return { level: 'info', text: `${result.code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${result.email}.`, code: result.code };
+    if (result.mailFailed) return { level: 'error', text: msg('We could not send an email to {email} just now. Please try again later.', { email: result.email }) };
+    return { level: 'info', text: confirmationSent(result.code, result.email), code: result.code };
   },
   async action_send(ctx, input) {
     const { address, code } = await resendEmailConfirmation(ctx.deps, input);
-    return { level: 'info', text: `${code === undefined ? 'Confirmation email' : 'A confirmation code'} sent to ${address.email}.`, code };
+    return { level: 'info', text: confirmationSent(code, address.email), code };
   },
   async action_remove(ctx, input) {
     const address = await removeEmailAddress(ctx.deps, input);
-    return { level: 'success', text: `Removed email address ${address.email}.` };
+    return { level: 'success', text: msg('Removed email address {email}.', { email: address.email }) };
   },
   async action_primary(ctx, input) {
     await makePrimaryEmailAddress(ctx.deps, input);
-    return { level: 'success', text: 'Primary email address set.' };
+    return { level: 'success', text: msg('Primary email address set.') };
   },
 };
 
@@ -71,7 +77,7 @@ export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): vo
       request,
       reply,
       'account/email.html',
-      { title: 'Email addresses', addresses, can_add: addresses.length < max, max_addresses: max, add_form: forms.add, list_form: forms.list },
+      { title: msg('Email addresses'), addresses, can_add: addresses.length < max, max_addresses: max, add_form: forms.add, list_form: forms.list },
       status,
     );
   }
@@ -89,7 +95,7 @@ export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): vo
     const { email } = formFields(request.body, ['email']);
     const action = chosenAction(request.body);
     if (action === undefined) {
-      return show(request, reply, user, { add: emptyForm(), list: { values: {}, errors: { __all__: ['Choose what to do with the address.'] } } }, 400);
+      return show(request, reply, user, { add: emptyForm(), list: { values: {}, errors: { __all__: [msg('Choose what to do with the address.')] } } }, 400);
     }
     try {
       const lastAuthenticatedAt = await ctx.sessions.lastAuthenticatedAt(request);
@@ -112,7 +118,7 @@ export function registerEmailPages(scope: FastifyInstance, ctx: HttpContext): vo
       const forms =
         action === 'action_add'
           ? { add: formWithError({ email }, error), list: emptyForm() }
-          : { add: emptyForm(), list: { values: {}, errors: { __all__: [error.message] } } };
+          : { add: emptyForm(), list: { values: {}, errors: { __all__: [error.text] } } };
       return show(request, reply, user, forms, status);
     }
   });

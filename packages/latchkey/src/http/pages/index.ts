@@ -16,6 +16,7 @@ import { registerReauthenticatePages } from './reauthenticate.js';
 import { registerSessionPages } from './sessions.js';
 import { registerSocialAccountPages } from './socialaccount.js';
 import { registerDummyAuthorizationPage } from './dummy-provider.js';
+import { registerSetLanguagePage } from './set-language.js';
 
 /** Every account page under /accounts/ (paths as allauth's, docs/accounts.md). */
 export function registerAccountPages(scope: FastifyInstance, ctx: HttpContext): void {
@@ -38,6 +39,8 @@ export function registerAccountPages(scope: FastifyInstance, ctx: HttpContext): 
   registerPasskeyLoginPages(scope, ctx);
   if (ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED) registerPasskeySignupPages(scope, ctx);
   registerSocialAccountPages(scope, ctx);
+  // The language switch of every page and of the admin's.
+  registerSetLanguagePage(scope, ctx);
   // allauth's dummy provider's stand-in authorization page: only when the project configures the
   // dummy provider, and never in production (start-up refuses the provider there too).
   const { settings } = ctx.deps;

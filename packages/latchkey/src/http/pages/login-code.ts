@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { confirmLoginCode, INCORRECT_LOGIN_CODE, requestLoginCode } from '../../login/mailed-codes/login-by-code.js';
 import { continueLogin, type LoginResult } from '../../login/pipeline.js';
 import { remembersLogin } from '../../login/remember.js';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { forgetLoginCode, keepLoginCode, loginCodeToConfirm } from '../kit/login-code-state.js';
@@ -12,8 +13,10 @@ import { presentLogin } from './login-outcome.js';
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, type FormState, signedInLanding } from './page.js';
 import { answeringWith } from '../kit/after-answer.js';
 
-const ASK_AGAIN = 'The code has expired or was used up. Ask for a new one.';
-const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to have a new one sent.';
+const ASK_AGAIN = msg('The code has expired or was used up. Ask for a new one.');
+const SIGN_IN_AGAIN = msg('The code has expired or was used up. Sign in again to have a new one sent.');
+/** A wrong code that was the last try: the code is used up too. */
+const INCORRECT_ASK_AGAIN = msg('Incorrect code. The code has expired or was used up. Ask for a new one.');
 
 /**
  * allauth's "Mail me a sign-in code" pages (ACCOUNT_LOGIN_BY_CODE_ENABLED): the address, then the
@@ -26,9 +29,9 @@ const SIGN_IN_AGAIN = 'The code has expired or was used up. Sign in again to hav
  */
 export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext): void {
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, next: string, status = 200): Promise<FastifyReply> =>
-    renderPage(ctx, request, reply, 'account/request_login_code.html', { title: 'Mail me a sign-in code', form, next }, status);
+    renderPage(ctx, request, reply, 'account/request_login_code.html', { title: msg('Mail me a sign-in code'), form, next }, status);
   const confirmForm = (request: FastifyRequest, reply: FastifyReply, form: FormState, email: string, next: string, status = 200, required = false): Promise<FastifyReply> =>
-    renderPage(ctx, request, reply, 'account/confirm_login_code.html', { title: 'Enter the sign-in code', form, email, next, required }, status);
+    renderPage(ctx, request, reply, 'account/confirm_login_code.html', { title: msg('Enter the sign-in code'), form, email, next, required }, status);
   const { urls } = ctx.deps;
   const nextOf = (request: FastifyRequest): string => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
   const withNext = (page: 'account_request_login_code' | 'account_confirm_login_code', next: string): string => urls.urlFor(page, {}, next === '' ? {} : { next });
@@ -99,7 +102,7 @@ export function registerLoginCodePages(scope: FastifyInstance, ctx: HttpContext)
     }
     await forgetLoginCode(ctx, request);
     if (confirmation.status !== 'login') {
-      await flash(ctx, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? `${INCORRECT_LOGIN_CODE} ${ASK_AGAIN}` : ASK_AGAIN });
+      await flash(ctx, request, reply, { level: 'error', text: confirmation.status === 'incorrect' ? INCORRECT_ASK_AGAIN : ASK_AGAIN });
       return redirect(reply, withNext('account_request_login_code', next));
     }
     const outcome = await settleLogin(ctx, request, reply, confirmation.result, { remember: remembersLogin(ctx.deps.settings), next });

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { stagePagePath } from '../kit/stage-pages.js';
@@ -23,10 +24,10 @@ export async function presentLogin(ctx: HttpContext, request: FastifyRequest, re
     case 'stopped': {
       const page = stagePagePath(ctx, outcome.stage);
       if (page !== undefined) return redirect(reply, page);
-      return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: 'Verify your email address' });
+      return renderPage(ctx, request, reply, 'account/verification_sent.html', { title: msg('Verify your email address') });
     }
     case 'signed_in':
-      await flash(ctx, request, reply, { level: 'success', text: `Successfully signed in as ${outcome.user.username ?? outcome.user.email}.` });
+      await flash(ctx, request, reply, { level: 'success', text: msg('Successfully signed in as {name}.', { name: outcome.user.username ?? outcome.user.email }) });
       return redirect(reply, redirectTargetOr(adapter, next, adapter.getLoginRedirectUrl(outcome.user)));
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CustomLoginStage } from '../../account/login-stages.js';
 import { answerCustomStage } from '../../login/pipeline.js';
 import { customStageOf } from '../../login/project-stages.js';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { CSRF_FORM_FIELD } from '../kit/csrf.js';
 import { bodyObject, textField } from '../kit/input.js';
@@ -38,7 +39,7 @@ export function registerLoginStagePages(scope: FastifyInstance, ctx: HttpContext
   }
 
   const show = (request: FastifyRequest, reply: FastifyReply, stage: CustomLoginStage, form: FormState = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, stage.template, { title: 'Sign In', stage: stage.id, form }, status);
+    renderPage(ctx, request, reply, stage.template, { title: msg('Sign in'), stage: stage.id, form }, status);
 
   const page = ctx.deps.urls.route('account_login_stage');
   scope.get(page, async (request, reply) => {

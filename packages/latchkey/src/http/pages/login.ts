@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginWithPassword } from '../../login/password.js';
 import { remembersLogin } from '../../login/remember.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
@@ -34,7 +35,7 @@ function loginFieldOf(settings: HttpContext['deps']['settings']): 'email' | 'use
 export async function renderLoginPage(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
   const { settings } = ctx.deps;
   return renderPage(ctx, request, reply, 'account/login.html', {
-    title: 'Sign in',
+    title: msg('Sign in'),
     login_field: loginFieldOf(settings),
     ask_remember: settings.ACCOUNT_SESSION_REMEMBER === null,
     login_by_code: settings.ACCOUNT_LOGIN_BY_CODE_ENABLED,
@@ -65,7 +66,7 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
       // A field left empty is refused on its field; wrong credentials on the form as a whole.
-      const form = error.param === undefined ? { values: { login: fields.login }, errors: { __all__: [error.message] } } : formWithError({ login: fields.login }, error);
+      const form = error.param === undefined ? { values: { login: fields.login }, errors: { __all__: [error.text] } } : formWithError({ login: fields.login }, error);
       return renderLoginPage(ctx, request, reply, next, form, refusalStatus(reply, error));
     }
   });
@@ -75,17 +76,17 @@ export function registerLoginPages(scope: FastifyInstance, ctx: HttpContext): vo
   scope.get(urls.route('account_inactive'), (request, reply) => {
     const elsewhere = ctx.deps.adapter.getInactiveAccountUrl();
     if (elsewhere !== urls.urlFor('account_inactive')) return redirect(reply, elsewhere);
-    return renderPage(ctx, request, reply, 'account/account_inactive.html', { title: 'Account inactive' });
+    return renderPage(ctx, request, reply, 'account/account_inactive.html', { title: msg('Account inactive') });
   });
 
   // A GET only asks: following a link (or an <img> on another site) must not sign anyone out.
   scope.get(urls.route('account_logout'), async (request, reply) => {
     if (!(await ctx.sessions.currentUser(request))) return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
-    return renderPage(ctx, request, reply, 'account/logout.html', { title: 'Sign out' });
+    return renderPage(ctx, request, reply, 'account/logout.html', { title: msg('Sign out') });
   });
 
   scope.post(urls.route('account_logout'), async (request, reply) => {
-    if (await signOut(ctx, request, reply)) await flash(ctx, request, reply, { level: 'info', text: 'You have signed out.' });
+    if (await signOut(ctx, request, reply)) await flash(ctx, request, reply, { level: 'info', text: msg('You have signed out.') });
     return redirect(reply, ctx.deps.adapter.getLogoutRedirectUrl());
   });
 }

@@ -8,6 +8,7 @@ import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { reauthenticateWithCode, reauthenticateWithWebauthn } from '../../mfa/flows/authenticate.js';
 import { mfaOverview } from '../../mfa/flows/manage.js';
 import { webauthnAuthenticationOptions } from '../../mfa/flows/webauthn.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 import { codeRecord } from '../kit/authentication-records.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -19,10 +20,11 @@ import { presentLogin } from './login-outcome.js';
 import { emptyForm, formFields, formWithError, redirect, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
 
-/** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it. */
-export function describeDuration(seconds: number): string {
-  const [count, unit] = seconds >= 86400 ? [Math.round(seconds / 86400), 'day'] : seconds >= 3600 ? [Math.round(seconds / 3600), 'hour'] : [Math.max(1, Math.round(seconds / 60)), 'minute'];
-  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+/** "14 days", "1 day", "12 hours", "1 minute": the trust period as the checkbox states it (a message, translated there). */
+export function describeDuration(seconds: number): Message {
+  if (seconds >= 86400) return nmsg('{count} day', '{count} days', Math.round(seconds / 86400));
+  if (seconds >= 3600) return nmsg('{count} hour', '{count} hours', Math.round(seconds / 3600));
+  return nmsg('{count} minute', '{count} minutes', Math.max(1, Math.round(seconds / 60)));
 }
 
 /** A security key's answer as a form posts it: the browser's JSON, with the ceremony this session began. */
@@ -44,7 +46,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
   const trustPeriod = describeDuration(settings.MFA_TRUST_COOKIE_AGE);
   const showAuthenticate = async (request: FastifyRequest, reply: FastifyReply, pending: PendingLogin, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'mfa/authenticate.html', {
-      title: 'Two-factor authentication',
+      title: msg('Two-factor authentication'),
       form,
       choices: await secondFactorChoices(ctx.deps, pending.login),
       trust_enabled: settings.MFA_TRUST_ENABLED,
@@ -58,7 +60,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
       try {
         return await sendOptions(ctx, request, reply, 'request_options', await securityKeyOptionsForLogin(ctx.deps, pending.login));
       } catch (error) {
-        return sendOptionsRefusal(reply, error);
+        return sendOptionsRefusal(ctx, request, reply, error);
       }
     }
     if (!pending) return redirect(reply, urls.urlFor('account_login'));
@@ -86,7 +88,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
   async function showReauthenticate(request: FastifyRequest, reply: FastifyReply, user: User, next: string, form: FormState = emptyForm(), status = 200) {
     const overview = await mfaOverview(ctx.deps, user);
     return renderPage(ctx, request, reply, 'mfa/reauthenticate.html', {
-      title: 'Confirm access',
+      title: msg('Confirm access'),
       form,
       next,
       authenticator_app: overview.totp !== undefined,
@@ -135,7 +137,7 @@ export function registerMfaAuthenticationPages(scope: FastifyInstance, ctx: Http
       try {
         return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'reauthenticate', user));
       } catch (error) {
-        return sendOptionsRefusal(reply, error);
+        return sendOptionsRefusal(ctx, request, reply, error);
       }
     }
     const signedIn = await userWithSecondFactor(request, reply, next);

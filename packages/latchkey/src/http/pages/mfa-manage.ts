@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { mfaOverview } from '../../mfa/flows/manage.js';
 import { viewRecoveryCodes, regenerateRecoveryCodes } from '../../mfa/flows/recovery-codes.js';
 import { activateTotp, deactivateTotp, totpSetup } from '../../mfa/flows/totp.js';
@@ -8,11 +9,6 @@ import { keepPendingTotpSecret, pendingTotpSecret } from '../kit/session-state.j
 import { emptyForm, flash, formFields, formWithError, redirect, refusalStatus, renderPage, redirectUnlessRecentlyAuthenticated, requireUser, type FormState } from './page.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
-
-/** A moment as the MFA pages show it: "2025-01-31 14:05 UTC". */
-export function formatTime(at: Date | null | undefined): string | null {
-  return at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
-}
 
 /**
  * The pages where a signed-in user manages their second factors (allauth.mfa's paths). The flows
@@ -37,7 +33,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
   async function commonRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
     if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found') || isLatchkeyError(error, 'authenticator_exists')) {
-      await flash(ctx, request, reply, { level: 'info', text: error.message });
+      await flash(ctx, request, reply, { level: 'info', text: error.text });
       return { response: redirect(reply, urls.urlFor('mfa_index')) };
     }
     return undefined;
@@ -62,18 +58,19 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     if ('response' in auth) return auth.response;
     const overview = await mfaOverview(ctx.deps, auth.user);
     return renderPage(ctx, request, reply, 'mfa/index.html', {
-      title: 'Two-factor authentication',
+      title: msg('Two-factor authentication'),
       types: overview.types,
       totp_digits: ctx.deps.settings.MFA_TOTP_DIGITS,
       totp_period: ctx.deps.settings.MFA_TOTP_PERIOD,
-      totp: { active: overview.totp !== undefined, created_at: formatTime(overview.totp?.createdAt), last_used_at: formatTime(overview.totp?.lastUsedAt) },
+      // Dates, which mfa/index.html shows with the `date` filter in the reader's language.
+      totp: { active: overview.totp !== undefined, created_at: overview.totp?.createdAt ?? null, last_used_at: overview.totp?.lastUsedAt ?? null },
       recovery_codes: { active: overview.recoveryCodes !== undefined, unused: overview.recoveryCodes?.unused ?? 0, total: overview.recoveryCodes?.total ?? 0 },
       webauthn: { count: overview.webauthn.length, passkeys: overview.webauthn.filter((key) => key.passwordless).length },
     });
   });
 
   async function showActivation(request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200): Promise<FastifyReply> {
-    const title = 'Activate authenticator app';
+    const title = msg('Activate authenticator app');
     try {
       const setup = await totpSetup(ctx.deps, user, await pendingSecret(request));
       await keepPendingSecret(request, reply, setup.pending);
@@ -110,7 +107,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     // A new factor is a change of privilege: the session id seen before it is worthless after it.
     await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'TOTP activation notice');
-    await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app activated.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Authenticator app activated.') });
     return redirect(reply, urls.urlFor(result.recoveryCodesGenerated ? 'mfa_view_recovery_codes' : 'mfa_index'));
   });
 
@@ -122,7 +119,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     const overview = await mfaOverview(ctx.deps, auth.user);
     if (!overview.totp) return redirect(reply, urls.urlFor('mfa_index'));
     return renderPage(ctx, request, reply, 'mfa/totp/deactivate_form.html', {
-      title: 'Deactivate authenticator app',
+      title: msg('Deactivate authenticator app'),
       form: emptyForm(),
       recovery_codes_will_go: overview.recoveryCodes !== undefined,
     });
@@ -134,7 +131,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     return answeringRefusals(request, reply, async () => {
       const { notification } = await deactivateTotp(ctx.deps, { ...auth, client: clientOf(request) });
       logMailFailures(request, [notification], 'TOTP deactivation notice');
-      await flash(ctx, request, reply, { level: 'success', text: 'Authenticator app deactivated.' });
+      await flash(ctx, request, reply, { level: 'success', text: msg('Authenticator app deactivated.') });
       return redirect(reply, urls.urlFor('mfa_index'));
     });
   });
@@ -144,7 +141,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
     if ('response' in auth) return auth.response;
     return answeringRefusals(request, reply, async () => {
       const codes = await viewRecoveryCodes(ctx.deps, auth);
-      return renderPage(ctx, request, reply, 'mfa/recovery_codes/index.html', { title: 'Recovery codes', unused_codes: codes.unused, total: codes.total });
+      return renderPage(ctx, request, reply, 'mfa/recovery_codes/index.html', { title: msg('Recovery codes'), unused_codes: codes.unused, total: codes.total });
     });
   });
 
@@ -164,7 +161,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
 
   const showGenerate = async (request: FastifyRequest, reply: FastifyReply, user: User, form: FormState = emptyForm(), status = 200) =>
     renderPage(ctx, request, reply, 'mfa/recovery_codes/generate.html', {
-      title: 'Generate recovery codes',
+      title: msg('Generate recovery codes'),
       form,
       has_codes: (await mfaOverview(ctx.deps, user)).recoveryCodes !== undefined,
     }, status);
@@ -188,7 +185,7 @@ export function registerMfaManagementPages(scope: FastifyInstance, ctx: HttpCont
       if (refusal) return refusal.response;
       return showGenerate(request, reply, auth.user, formWithError({}, error), refusalStatus(reply, error));
     }
-    await flash(ctx, request, reply, { level: 'success', text: 'New recovery codes generated; the old ones no longer work.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('New recovery codes generated; the old ones no longer work.') });
     return redirect(reply, urls.urlFor('mfa_view_recovery_codes'));
   });
 }

@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { removedWith } from '../../mfa/authenticators.js';
 import { mfaOverview } from '../../mfa/flows/manage.js';
 import { addWebauthnKey, removeWebauthnKeys, renameWebauthnKey, webauthnRegistrationOptions } from '../../mfa/flows/webauthn.js';
@@ -9,7 +10,6 @@ import type { WebauthnKey } from '../../mfa/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
 import { credentialOfField, takeWebauthnCeremony } from '../kit/webauthn-ceremony.js';
-import { formatTime } from './mfa-manage.js';
 import { emptyForm, flash, formFields, formWithError, redirect, redirectUnlessRecentlyAuthenticated, refusalStatus, renderPage, requireUser, type FormState } from './page.js';
 import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } from './webauthn-options.js';
 
@@ -46,26 +46,27 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     if ('response' in auth) return auth.response;
     const overview = await mfaOverview(ctx.deps, auth.user);
     return renderPage(ctx, request, reply, 'mfa/webauthn/authenticator_list.html', {
-      title: 'Security keys',
+      title: msg('Security keys'),
       can_add: overview.types.webauthn,
       keys: overview.webauthn.map((key) => ({
         id: key.authenticator.id,
         name: key.name,
         passkey: key.passwordless,
-        created_at: formatTime(key.authenticator.createdAt),
-        last_used_at: formatTime(key.authenticator.lastUsedAt),
+        // Dates, which the template shows with the `date` filter in the reader's language.
+        created_at: key.authenticator.createdAt,
+        last_used_at: key.authenticator.lastUsedAt,
       })),
     });
   });
 
   const showAdd = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200, unverified = false) =>
-    renderPage(ctx, request, reply, 'mfa/webauthn/add_form.html', { title: 'Add a security key', form, unverified, passkey_login: ctx.deps.settings.MFA_PASSKEY_LOGIN_ENABLED }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/add_form.html', { title: msg('Add a security key'), form, unverified, passkey_login: ctx.deps.settings.MFA_PASSKEY_LOGIN_ENABLED }, status);
 
   /** Where a refusal the add page does not show itself leads: the reauthentication page, or the 2FA overview. */
   async function addRefusal(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<{ response: FastifyReply } | undefined> {
     if (isLatchkeyError(error, 'reauthentication_required')) return redirectUnlessRecentlyAuthenticated(ctx, request, reply);
     if (isLatchkeyError(error, 'not_found')) {
-      await flash(ctx, request, reply, { level: 'info', text: error.message });
+      await flash(ctx, request, reply, { level: 'info', text: error.text });
       return { response: redirect(reply, urls.urlFor('mfa_index')) };
     }
     if (isLatchkeyError(error, 'email_unverified')) return { response: await showAdd(request, reply, emptyForm(), 400, true) };
@@ -84,7 +85,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
       } catch (error) {
         // A confirmation that has grown old while the page was open: confirm again, then back here.
         const confirmFirst = isLatchkeyError(error, 'reauthentication_required') ? urls.urlFor('account_reauthenticate', {}, { next: urls.urlFor('mfa_add_webauthn') }) : undefined;
-        return sendOptionsRefusal(reply, error, confirmFirst);
+        return sendOptionsRefusal(ctx, request, reply, error, confirmFirst);
       }
     }
     const auth = await signedIn(request, reply);
@@ -119,12 +120,12 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     // A new factor is a change of privilege, as for an authenticator app: a new session id.
     await ctx.sessions.rotate(request, reply);
     logMailFailures(request, [result.notification], 'security key notice');
-    await flash(ctx, request, reply, { level: 'success', text: 'Security key added.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Security key added.') });
     return redirect(reply, urls.urlFor(result.recoveryCodesGenerated ? 'mfa_view_recovery_codes' : 'mfa_list_webauthn'));
   });
 
   const showEdit = (request: FastifyRequest, reply: FastifyReply, keyId: number, form: FormState, status = 200) =>
-    renderPage(ctx, request, reply, 'mfa/webauthn/edit_form.html', { title: 'Rename security key', key_id: keyId, form }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/edit_form.html', { title: msg('Rename security key'), key_id: keyId, form }, status);
 
   scope.get(urls.route('mfa_edit_webauthn'), async (request, reply) => {
     const auth = await requireUser(ctx, request, reply);
@@ -153,7 +154,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
       }
       return showEdit(request, reply, id, formWithError({ name }, error), refusalStatus(reply, error));
     }
-    await flash(ctx, request, reply, { level: 'success', text: 'Security key renamed.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Security key renamed.') });
     return redirect(reply, urls.urlFor('mfa_list_webauthn'));
   });
 
@@ -167,7 +168,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
     const { key, others } = own;
     const all = [...(others.totp ? [others.totp] : []), ...others.webauthn.map((each) => each.authenticator), ...(others.recoveryCodes ? [others.recoveryCodes] : [])];
     return renderPage(ctx, request, reply, 'mfa/webauthn/authenticator_confirm_delete.html', {
-      title: 'Remove security key',
+      title: msg('Remove security key'),
       key_id: key.authenticator.id,
       key_name: key.name,
       recovery_codes_will_go: removedWith(key.authenticator, all).length > 0,
@@ -191,7 +192,7 @@ export function registerWebauthnManagementPages(scope: FastifyInstance, ctx: Htt
       }
       throw error;
     }
-    await flash(ctx, request, reply, { level: 'success', text: 'Security key removed.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Security key removed.') });
     return redirect(reply, urls.urlFor('mfa_list_webauthn'));
   });
 }

@@ -28,7 +28,7 @@ export function registerPasskeyLoginPages(scope: FastifyInstance, ctx: HttpConte
     try {
       return await sendOptions(ctx, request, reply, 'request_options', await webauthnAuthenticationOptions(ctx.deps, 'login'));
     } catch (error) {
-      return sendOptionsRefusal(reply, error);
+      return sendOptionsRefusal(ctx, request, reply, error);
     }
   });
 

@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { beginPasskeySignup, completePasskeySignup, passkeySignupOptions } from '../../account/flows/passkey-signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { loginContextOf } from '../kit/login-context.js';
@@ -28,9 +29,9 @@ import { sendOptions, sendOptionsElsewhere, sendOptionsRefusal, wantsOptions } f
 export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const { urls } = ctx.deps;
   const nextOfQuery = (request: FastifyRequest) => redirectTargetOr(ctx.deps.adapter, (request.query as Record<string, unknown>).next, '');
-  const closed = { title: 'Sign up closed' };
+  const closed = { title: msg('Sign up closed') };
   const showForm = (request: FastifyRequest, reply: FastifyReply, next: string, form: FormState = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: 'Sign up with a passkey', signup_fields: signupFormFields(ctx.deps.settings, ctx.deps.userFields, { passwords: false }), next, form }, status);
+    renderPage(ctx, request, reply, 'account/signup_by_passkey.html', { title: msg('Sign up with a passkey'), signup_fields: signupFormFields(ctx.deps.settings, ctx.deps.userFields, { passwords: false }), next, form }, status);
 
   scope.get(urls.route('account_signup_by_passkey'), async (request, reply) => {
     const next = nextOfQuery(request);
@@ -50,7 +51,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
-        const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
+        const text = result.mailFailed ? mailFailedMessage(result.email) : msg('We have sent an email to {email} for verification.', { email: result.email });
         await flash(ctx, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
       }
       return await presentLogin(ctx, request, reply, outcome, next);
@@ -62,7 +63,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
   });
 
   const showPasskeyStep = (request: FastifyRequest, reply: FastifyReply, form: FormState = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'mfa/webauthn/signup_form.html', { title: 'Create your passkey', form }, status);
+    renderPage(ctx, request, reply, 'mfa/webauthn/signup_form.html', { title: msg('Create your passkey'), form }, status);
 
   /** The browser's signup waiting for its passkey, or undefined (such a browser is sent to sign up). */
   const waitingSignup = (request: FastifyRequest): Promise<PendingLogin | undefined> => loginWaitingAt(ctx, request, 'mfa_signup_webauthn');
@@ -74,7 +75,7 @@ export function registerPasskeySignupPages(scope: FastifyInstance, ctx: HttpCont
       try {
         return await sendOptions(ctx, request, reply, 'creation_options', await passkeySignupOptions(ctx.deps, pending.login));
       } catch (error) {
-        return sendOptionsRefusal(reply, error);
+        return sendOptionsRefusal(ctx, request, reply, error);
       }
     }
     if (!pending) return redirect(reply, urls.urlFor('account_signup_by_passkey'));

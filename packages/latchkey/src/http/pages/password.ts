@@ -3,6 +3,7 @@ import { changePassword, setPassword } from '../../account/flows/password-change
 import { requestPasswordReset, resetKeyAccount, resetPasswordWithKey, userForResetKey } from '../../account/flows/password-reset.js';
 import { isUsablePassword } from '../../account/passwords/index.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, requireUser } from './page.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
@@ -23,7 +24,7 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
   /** The form's own URL for an account: the key itself stays in the session. */
   const formUrl = (account: string) => urls.urlFor('account_reset_password_from_key', { key: `${account}${SET_PASSWORD_SUFFIX}` });
   const requestForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_reset.html', { title: 'Password reset', form }, status);
+    renderPage(ctx, request, reply, 'account/password_reset.html', { title: msg('Password reset'), form }, status);
 
   scope.get(urls.route('account_reset_password'), (request, reply) => requestForm(request, reply));
 
@@ -39,10 +40,10 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
     }
   });
 
-  scope.get(urls.route('account_reset_password_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_done.html', { title: 'Password reset' }));
+  scope.get(urls.route('account_reset_password_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_done.html', { title: msg('Password reset') }));
 
   const invalidLink = (request: FastifyRequest, reply: FastifyReply, status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Bad token', token_fail: true }, status);
+    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: msg('Bad token'), token_fail: true }, status);
 
   /** The key a form URL stands for: the one the session holds for that account (`<id>-set-password`), or the URL's own. */
   async function keyOf(request: FastifyRequest): Promise<{ key: string; fromSession: boolean }> {
@@ -54,7 +55,7 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
   }
 
   const keyForm = (request: FastifyRequest, reply: FastifyReply, account: string, form = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: 'Change password', form, action: formUrl(account) }, status);
+    renderPage(ctx, request, reply, 'account/password_reset_from_key.html', { title: msg('Change password'), form, action: formUrl(account) }, status);
 
   scope.get(urls.route('account_reset_password_from_key'), async (request, reply) => {
     const { key, fromSession } = await keyOf(request);
@@ -86,15 +87,15 @@ function registerResetPages(scope: FastifyInstance, ctx: HttpContext): void {
     }
   });
 
-  scope.get(urls.route('account_reset_password_from_key_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_from_key_done.html', { title: 'Change password' }));
+  scope.get(urls.route('account_reset_password_from_key_done'), (request, reply) => renderPage(ctx, request, reply, 'account/password_reset_from_key_done.html', { title: msg('Change password') }));
 }
 
 function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
   const { urls } = ctx.deps;
   const changeForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_change.html', { title: 'Change password', form }, status);
+    renderPage(ctx, request, reply, 'account/password_change.html', { title: msg('Change password'), form }, status);
   const setForm = (request: FastifyRequest, reply: FastifyReply, form = emptyForm(), status = 200) =>
-    renderPage(ctx, request, reply, 'account/password_set.html', { title: 'Set password', form }, status);
+    renderPage(ctx, request, reply, 'account/password_set.html', { title: msg('Set password'), form }, status);
 
   scope.get(urls.route('account_change_password'), async (request, reply) => {
     const signedIn = await requireUser(ctx, request, reply);
@@ -117,7 +118,7 @@ function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
     }
     // Every other session has ended; this one gets a new id, so one stolen before the change is dead.
     await ctx.sessions.rotate(request, reply);
-    await flash(ctx, request, reply, { level: 'success', text: 'Password successfully changed.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Password successfully changed.') });
     return redirect(reply, urls.urlFor('account_change_password'));
   });
 
@@ -141,7 +142,7 @@ function registerChangePages(scope: FastifyInstance, ctx: HttpContext): void {
       return setForm(request, reply, formWithError({}, error), refusalStatus(reply, error));
     }
     await ctx.sessions.rotate(request, reply);
-    await flash(ctx, request, reply, { level: 'success', text: 'Password successfully set.' });
+    await flash(ctx, request, reply, { level: 'success', text: msg('Password successfully set.') });
     return redirect(reply, urls.urlFor('account_change_password'));
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { reauthenticate } from '../../account/flows/reauthenticate.js';
 import { hasMfaEnabled } from '../../mfa/authenticators.js';
 import { listWebauthnKeys } from '../../mfa/flows/webauthn.js';
+import { msg } from '../../core/i18n/message.js';
 import type { User } from '../../account/model.js';
 import { passwordRecord } from '../kit/authentication-records.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
@@ -23,7 +24,7 @@ export function registerReauthenticatePages(scope: FastifyInstance, ctx: HttpCon
     const withSecondFactor = await hasMfaEnabled(ctx.deps, user.id);
     const mfaReauthenticateUrl = withSecondFactor ? urls.urlFor('mfa_reauthenticate', {}, next ? { next } : {}) : undefined;
     const withKey = withSecondFactor && (await listWebauthnKeys(ctx.deps, user)).length > 0;
-    return renderPage(ctx, request, reply, 'account/reauthenticate.html', { title: 'Confirm access', form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
+    return renderPage(ctx, request, reply, 'account/reauthenticate.html', { title: msg('Confirm access'), form: state, next, mfa_reauthenticate_url: mfaReauthenticateUrl, mfa_security_key: withKey }, status);
   };
 
   scope.get(urls.route('account_reauthenticate'), async (request, reply) => {

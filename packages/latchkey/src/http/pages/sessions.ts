@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { endOtherSessions } from '../../sessions/flows/end-sessions.js';
 import type { StoredSession } from '../../sessions/model.js';
+import { msg, nmsg, type Message } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
 import { flash, redirect, renderPage, requireUser } from './page.js';
@@ -27,17 +28,27 @@ const SYSTEMS: [RegExp, string][] = [
 /**
  * A short description ("Firefox 128 on Linux") of a user agent, so a person can tell their own
  * devices apart. Only the family and the major version: enough to recognise a device, and a
- * user-agent library would be a dependency for a label.
+ * user-agent library would be a dependency for a label. A message, translated where it is shown;
+ * a browser's and a system's names are names, never message ids ("curl 8" alone is shown as it is).
  */
-export function describeBrowser(userAgent: string): string {
+export function describeBrowser(userAgent: string): Message | string {
   const browser = BROWSERS.map(([pattern, name]) => [pattern.exec(userAgent), name] as const).find(([match]) => match !== null);
   const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
-  const name = browser ? `${browser[1]} ${browser[0]?.[1] ?? ''}`.trim() : userAgent === '' ? 'Unknown browser' : 'Other browser';
-  return system ? `${name} on ${system}` : name;
+  if (!browser) {
+    if (userAgent === '') return msg('Unknown browser');
+    return system ? msg('Other browser on {system}', { system }) : msg('Other browser');
+  }
+  const name = `${browser[1]} ${browser[0]?.[1] ?? ''}`.trim();
+  return system ? msg('{browser} on {system}', { browser: name, system }) : name;
 }
 
-function formatTime(at: Date): { iso: string; text: string } {
-  return { iso: at.toISOString(), text: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` };
+/**
+ * A moment as the sessions page shows it: `iso` for the `datetime` attribute, `at` for the
+ * template's `date` filter (the reader's language), and `text`, "2030-01-01 00:00 UTC".
+ */
+/** A time for the page: ISO for the `datetime` attribute, and the Date the template writes in the reader's language (`| date`). */
+function formatTime(at: Date): { iso: string; at: Date } {
+  return { iso: at.toISOString(), at };
 }
 
 function describeSession(session: StoredSession, currentIdHash: string | undefined) {
@@ -60,7 +71,7 @@ export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): 
     const current = await ctx.sessions.session(request);
     const sessions = await ctx.deps.sessions.listForUser(signedIn.user.id);
     const rows = sessions.map((session) => describeSession(session, current?.idHash));
-    return renderPage(ctx, request, reply, 'account/sessions.html', { title: 'Sessions', sessions: rows, others: rows.filter((row) => !row.current).length });
+    return renderPage(ctx, request, reply, 'account/sessions.html', { title: msg('Sessions'), sessions: rows, others: rows.filter((row) => !row.current).length });
   });
 
   scope.post(urls.route('usersessions_list'), async (request, reply) => {
@@ -69,8 +80,7 @@ export function registerSessionPages(scope: FastifyInstance, ctx: HttpContext): 
     const current = await ctx.sessions.session(request);
     const ended = await endOtherSessions(ctx.deps, signedIn.user, current);
     request.log.info({ userId: signedIn.user.id, ended, ip: clientOf(request).ip }, 'other sessions ended');
-    const text = ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`;
-    await flash(ctx, request, reply, { level: 'success', text });
+    await flash(ctx, request, reply, { level: 'success', text: nmsg('Signed out of {count} other session.', 'Signed out of {count} other sessions.', ended) });
     return redirect(reply, urls.urlFor('usersessions_list'));
   });
 }

@@ -161,7 +161,8 @@ describe.each(testDatabaseKinds())("a signup's refusals, all at once, on %s", (k
     const refused = await api.post('/auth/signup', { email: BAD.email, username: BAD.username, name: BAD.name, password: BAD.password1 });
     expect(refused.status).toBe(400);
     const errors = refused.body.errors as { param: string; code: string }[];
-    expect(errors.map((error) => error.param)).toEqual(['email', 'username', 'name', 'password']);
+    // Each password validator's refusal is its own error on `password`, as Django lists them.
+    expect([...new Set(errors.map((error) => error.param))]).toEqual(['email', 'username', 'name', 'password']);
     expect(errors.find((error) => error.param === 'password')?.code).toBe('password_too_short');
     expect(await latchkey.users.count()).toBe(0);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { signup } from '../../account/flows/signup.js';
 import { isLatchkeyError } from '../../core/errors.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { HttpContext } from '../kit/context.js';
 import { clientOf } from '../kit/request-info.js';
@@ -12,19 +13,19 @@ import { presentLogin } from './login-outcome.js';
 import { providerLinks } from './socialaccount.js';
 import { emptyForm, refusalStatus, flash, formFields, formWithError, redirect, renderPage, signedInLanding } from './page.js';
 
-export function mailFailedMessage(email: string): string {
-  return `We could not send an email to ${email} just now. Please try again later: signing in will send the verification email again.`;
+export function mailFailedMessage(email: string): Message {
+  return msg('We could not send an email to {email} just now. Please try again later: signing in will send the verification email again.', { email });
 }
 
 export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): void {
   const context = async (next: string) => ({
-    title: 'Sign up',
+    title: msg('Sign up'),
     signup_fields: signupFormFields(ctx.deps.settings, ctx.deps.userFields, { passwords: true }),
     passkey_signup: ctx.deps.settings.MFA_PASSKEY_SIGNUP_ENABLED,
     next,
     providers: await providerLinks(ctx),
   });
-  const closed = { title: 'Sign up closed' };
+  const closed = { title: msg('Sign up closed') };
   const page = ctx.deps.urls.route('account_signup');
 
   scope.get(page, async (request, reply) => {
@@ -47,12 +48,12 @@ export function registerSignupPages(scope: FastifyInstance, ctx: HttpContext): v
       const outcome = await settleSignup(ctx, request, reply, result, { remember: remembersLogin(ctx.deps.settings), next });
       if (result.status === 'verification_sent') {
         // Word for word what a new signup and an address that already has an account both get.
-        const text = result.mailFailed ? mailFailedMessage(result.email) : `We have sent an email to ${result.email} for verification.`;
+        const text = result.mailFailed ? mailFailedMessage(result.email) : msg('We have sent an email to {email} for verification.', { email: result.email });
         await flash(ctx, request, reply, { level: result.mailFailed ? 'error' : 'info', text });
       } else if (result.mailFailed) {
-        await flash(ctx, request, reply, { level: 'warning', text: `We could not send the verification email to ${result.user.email} just now. You can send it again from your email page.` });
+        await flash(ctx, request, reply, { level: 'warning', text: msg('We could not send the verification email to {email} just now. You can send it again from your email page.', { email: result.user.email }) });
       } else if (result.verificationSent) {
-        await flash(ctx, request, reply, { level: 'info', text: `We have sent an email to ${result.user.email} for verification. Please follow the link in it.` });
+        await flash(ctx, request, reply, { level: 'info', text: msg('We have sent an email to {email} for verification. Please follow the link in it.', { email: result.user.email }) });
       }
       return await presentLogin(ctx, request, reply, outcome, next);
     } catch (error) {

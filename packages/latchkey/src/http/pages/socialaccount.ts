@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../account/model.js';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
+import { msg } from '../../core/i18n/message.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
 import { disconnectSocialAccount, listSocialAccounts } from '../../socialaccount/flows/connections.js';
@@ -44,7 +45,7 @@ async function presentProviderLogin(ctx: HttpContext, request: FastifyRequest, r
     case 'login':
       return presentLogin(ctx, request, reply, settled.outcome, next);
     case 'signup_closed':
-      return renderPage(ctx, request, reply, 'account/signup_closed.html', { title: 'Sign up closed' }, 403);
+      return renderPage(ctx, request, reply, 'account/signup_closed.html', { title: msg('Sign up closed') }, 403);
     case 'signup_form':
       return redirect(reply, ctx.deps.urls.urlFor('socialaccount_signup'));
     case 'refused':
@@ -54,7 +55,7 @@ async function presentProviderLogin(ctx: HttpContext, request: FastifyRequest, r
 
 /** The project's refusal (preSocialLogin): its message, on the error page for a login, on the connections page for a connect. */
 async function refusedByProject(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, refusal: LatchkeyError, page: 'socialaccount_login_error' | 'socialaccount_connections'): Promise<FastifyReply> {
-  await flash(ctx, request, reply, { level: 'error', text: refusal.message });
+  await flash(ctx, request, reply, { level: 'error', text: refusal.text });
   return redirect(reply, ctx.deps.urls.urlFor(page));
 }
 
@@ -130,7 +131,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
     if (process === undefined) return unknownProcess(request, reply, configured);
     const connect = process === 'connect';
     const context = {
-      title: connect ? `Connect ${provider.name}` : `Sign in via ${provider.name}`,
+      title: connect ? msg('Connect {provider}', { provider: provider.name }) : msg('Sign in via {provider}', { provider: provider.name }),
       provider: { name: provider.name, login_url: providerLoginUrl(urls, configured) },
       process: connect ? 'connect' : 'login',
       next: redirectTargetOr(ctx.deps.adapter, query.next, ''),
@@ -150,7 +151,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
         return presentProviderLogin(ctx, request, reply, result, next);
       case 'connected':
       case 'updated':
-        await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? 'The third-party account has been connected.' : 'The third-party account has been updated.' });
+        await flash(ctx, request, reply, { level: 'info', text: result.kind === 'connected' ? msg('The third-party account has been connected.') : msg('The third-party account has been updated.') });
         return redirect(reply, redirectTargetOr(ctx.deps.adapter, next, ctx.deps.socialAdapter.getConnectRedirectUrl(result.account)));
       case 'refused':
         return refusedByProject(ctx, request, reply, result.refusal, signIn?.process === 'connect' ? 'socialaccount_connections' : 'socialaccount_login_error');
@@ -161,7 +162,7 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
           const configured = signIn && (await ctx.deps.providerDirectory.provider(signIn.provider));
           return reauthenticateFirst(ctx, reply, configured ? connectButtonPath(ctx, configured, next) : urls.urlFor('socialaccount_connections'));
         }
-        await flash(ctx, request, reply, { level: 'error', text: result.refusal?.message ?? 'The third-party account could not be connected.' });
+        await flash(ctx, request, reply, { level: 'error', text: result.refusal?.text ?? msg('The third-party account could not be connected.') });
         return redirect(reply, urls.urlFor('socialaccount_connections'));
     }
   }
@@ -194,8 +195,8 @@ export function registerSocialAccountPages(scope: FastifyInstance, ctx: HttpCont
 
   registerProviderSignupPage(scope, ctx);
   registerConnectionsPage(scope, ctx);
-  scope.get(urls.route('socialaccount_login_cancelled'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/login_cancelled.html', { title: 'Sign in cancelled' }));
-  scope.get(urls.route('socialaccount_login_error'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/authentication_error.html', { title: 'Third-party sign in failure' }, 401));
+  scope.get(urls.route('socialaccount_login_cancelled'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/login_cancelled.html', { title: msg('Sign in cancelled') }));
+  scope.get(urls.route('socialaccount_login_error'), (request, reply) => renderPage(ctx, request, reply, 'socialaccount/authentication_error.html', { title: msg('Third-party sign in failure') }, 401));
 }
 
 /**
@@ -219,7 +220,7 @@ function registerProviderSignupPage(scope: FastifyInstance, ctx: HttpContext): v
       shown = { values: { ...own, ...values }, errors: emailRefusal === undefined ? {} : { email: [emailRefusal] } };
     }
     const context = {
-      title: 'Sign up',
+      title: msg('Sign up'),
       provider_name: configured.provider.name,
       with_username: ctx.deps.settings.USERNAME_TYPE === 'username',
       // The project's fields the signup asks (ACCOUNT_SIGNUP_FIELDS), as populateUser filled them.
@@ -252,7 +253,7 @@ function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void
     const names = new Map(offered.map(({ provider }) => [provider.id, provider.name]));
     const accounts = (await listSocialAccounts(ctx.deps, user)).map((account) => ({ id: account.id, provider: names.get(account.provider) ?? account.provider, uid: account.uid }));
     const providers = offered.map((configured) => ({ name: configured.provider.name, connect_url: `${providerLoginUrl(urls, configured)}?process=connect` }));
-    return renderPage(ctx, request, reply, 'socialaccount/connections.html', { title: 'Account connections', accounts, providers, form }, status);
+    return renderPage(ctx, request, reply, 'socialaccount/connections.html', { title: msg('Account connections'), accounts, providers, form }, status);
   }
 
   scope.get(urls.route('socialaccount_connections'), async (request, reply) => {
@@ -274,7 +275,7 @@ function registerConnectionsPage(scope: FastifyInstance, ctx: HttpContext): void
       if (isLatchkeyError(error, 'reauthentication_required')) return reauthenticateFirst(ctx, reply, urls.urlFor('socialaccount_connections'));
       return connections(request, reply, signedIn.user, formWithError({}, error), refusalStatus(reply, error));
     }
-    await flash(ctx, request, reply, { level: 'info', text: 'The third-party account has been disconnected.' });
+    await flash(ctx, request, reply, { level: 'info', text: msg('The third-party account has been disconnected.') });
     return redirect(reply, urls.urlFor('socialaccount_connections'));
   });
 }

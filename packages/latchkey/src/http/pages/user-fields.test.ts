@@ -8,7 +8,7 @@ import type { SettingValues } from '../../config/settings.js';
 import { testDatabaseKinds } from '../../testing/database.js';
 import { HeadlessTestClient } from '../../testing/headless.js';
 import { createTestLatchkey, type TestLatchkey } from '../../testing/latchkey.js';
-import { PageClient } from '../../testing/pages.js';
+import { mainOf, PageClient } from '../../testing/pages.js';
 import { TEST_USER_FIELD_MIGRATIONS, TEST_USER_FIELDS } from '../../testing/user-fields.js';
 import { defineUserFields } from '../../core/user-fields.js';
 import { dummyProviders, throughDummy } from '../../testing/dummy-sign-in.js';
@@ -40,7 +40,7 @@ describe.each(testDatabaseKinds())('user fields at signup on %s', (kind) => {
   it('the page asks them in the list\'s order, with their inputs', async () => {
     const page = await setUp();
     const form = (await page.get('/accounts/signup/')).body;
-    expect([...form.matchAll(/<(?:input|select|textarea) id="id_([a-z_0-9]+)"/g)].map((match) => match[1])).toEqual(['email', 'password1', 'company', 'birth_date', 'plan', 'newsletter']);
+    expect([...mainOf(form).matchAll(/<(?:input|select|textarea) id="id_([a-z_0-9]+)"/g)].map((match) => match[1])).toEqual(['email', 'password1', 'company', 'birth_date', 'plan', 'newsletter']);
     expect(form).toContain('<input id="id_company" name="company" type="text" value="" maxlength="100">');
     expect(form).toContain('<p class="lk-help">Where you work.</p>');
     expect(form).toContain('<input id="id_birth_date" name="birth_date" type="date" value="" required>');

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorKind, isLatchkeyError, type ErrorKind } from '../../core/errors.js';
 import type { WebauthnCeremony } from '../../mfa/webauthn.js';
 import type { HttpContext } from '../kit/context.js';
+import { readerTranslator } from '../kit/request-language.js';
 import { keepWebauthnCeremony } from '../kit/webauthn-ceremony.js';
 
 /**
@@ -35,17 +36,19 @@ export async function sendOptions(
 const OPTIONS_STATUS: Partial<Record<ErrorKind, number>> = { not_found: 404, too_many: 429, unavailable: 503, reauthenticate: 401, forbidden: 403 };
 
 /**
- * A flow's refusal to begin a ceremony, as the script shows it: the message, and where to go
- * instead when there is somewhere (the login page for a visitor whose login is gone).
+ * A flow's refusal to begin a ceremony, as the script shows it: the message, in the reader's
+ * language as the page around it, and where to go instead when there is somewhere (the login page
+ * for a visitor whose login is gone).
  */
-export function sendOptionsRefusal(reply: FastifyReply, error: unknown, location?: string): FastifyReply {
+export async function sendOptionsRefusal(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply, error: unknown, location?: string): Promise<FastifyReply> {
   if (!isLatchkeyError(error)) throw error;
   const status = OPTIONS_STATUS[errorKind(error)] ?? 400;
+  const translator = readerTranslator(ctx.deps, request, await ctx.sessions.currentUser(request));
   return reply
     .code(status)
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
-    .send({ error: error.message, ...(location === undefined ? {} : { location }) });
+    .send({ error: translator.translate(error.text), ...(location === undefined ? {} : { location }) });
 }
 
 /** The answer to a script whose session cannot begin this ceremony at all: go there instead. */

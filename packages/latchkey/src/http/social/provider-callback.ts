@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLatchkeyError, type LatchkeyError } from '../../core/errors.js';
 import type { Settings } from '../../config/settings.js';
 import type { LatchkeyUrls } from '../../config/url-names.js';
+import { msg } from '../../core/i18n/message.js';
 import { isFailedSignInRefusal } from '../../login/stage-refusals.js';
 import { remembersLogin } from '../../login/remember.js';
 import type { ConfiguredProvider } from '../../socialaccount/directory.js';
@@ -14,6 +15,7 @@ import { loginContextOf } from '../kit/login-context.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
 import { settleProviderLogin, signedInRequester, takeSignIn } from './provider-sign-ins.js';
 import { clientOf, logMailFailures } from '../kit/request-info.js';
+import { inRequestLanguage } from '../kit/request-language.js';
 import { frontendTargetOr } from '../kit/safe-redirect.js';
 import type { LoginOutcome } from '../kit/session-state.js';
 
@@ -275,7 +277,8 @@ function registerFormPostCallbacks(scope: FastifyInstance, ctx: HttpContext, pre
         const value = body[name];
         if (typeof value !== 'string' || value === '') continue;
         if (value.length > FORM_POST_FIELD_CHARS) {
-          return reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`The provider's ${name} is too large.`);
+          const tooLarge = msg('The provider\'s {field} is too large.', { field: name });
+          return reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(inRequestLanguage(request, tooLarge));
         }
         fields[name] = value;
       }

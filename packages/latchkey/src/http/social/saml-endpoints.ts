@@ -16,9 +16,11 @@ import { ProviderError, stateOfSamlRequestId, type SamlLogoutMessage } from '../
 import { claimedRequestId, isSamlResponse } from '../../socialaccount/providers/saml/response.js';
 import { MAX_DOCUMENT_BYTES } from '../../socialaccount/providers/saml/xml.js';
 import type { LatchkeyUrls } from '../../config/url-names.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { presentCallbackResult, settleProviderAnswer, takeClaimedSignIn, type CallbackPresenter } from './provider-callback.js';
 import { answeredOverLoginLimit, parkPost, takeParkedPost, type ParkingSpot } from '../kit/parked-post.js';
+import { inRequestLanguage } from '../kit/request-language.js';
 import { redirectTargetOr } from '../kit/safe-redirect.js';
 import { signOut } from '../kit/sign-out.js';
 
@@ -57,7 +59,8 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     const configured = await deps.providerDirectory.samlProvider(organization);
     return configured?.provider.protocol === 'saml' ? { configured, saml: configured.provider.saml, organization } : undefined;
   };
-  const refused = (reply: FastifyReply, text: string) => reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(text);
+  // Plain text for the person's browser, in the request's language.
+  const refused = (reply: FastifyReply, text: Message) => reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(inRequestLanguage(reply.request, text));
 
   // A signed response with its certificate and many attributes outgrows the pages' form limit; the
   // ACS takes what the checks will read (base64 and its form encoding), and refuses more itself.
@@ -66,9 +69,9 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     if (!found) return reply.callNotFound();
     if (await answeredOverLoginLimit(ctx, request, reply)) return reply;
     const samlResponse = formField(request.body, 'SAMLResponse');
-    if (samlResponse === undefined) return refused(reply, 'The identity provider sent no SAMLResponse.');
+    if (samlResponse === undefined) return refused(reply, msg('The identity provider sent no SAMLResponse.'));
     // Base64 of the largest document the checks will read: anything longer is refused before it is stored.
-    if (samlResponse.length > (MAX_DOCUMENT_BYTES * 4) / 3 + 4) return refused(reply, 'The SAMLResponse is too large.');
+    if (samlResponse.length > (MAX_DOCUMENT_BYTES * 4) / 3 + 4) return refused(reply, msg('The SAMLResponse is too large.'));
     const parked: ParkedResponse = { organization: found.organization, samlResponse, relayState: formField(request.body, 'RelayState') ?? '' };
     return parkPost(ctx, reply, parkingSpot(urls, found.organization), parked);
   });
@@ -123,7 +126,7 @@ export function registerSamlEndpoints(scope: FastifyInstance, ctx: HttpContext, 
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       request.log.warn({ provider: providerId, reason: error.message }, 'SAML single logout refused');
-      return refused(reply, 'The logout message was refused.');
+      return refused(reply, msg('The logout message was refused.'));
     }
   });
 

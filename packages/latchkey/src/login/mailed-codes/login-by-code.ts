@@ -55,12 +55,12 @@ async function accountFor(deps: LatchkeyDeps, email: string): Promise<User | und
   return user?.isActive ? user : undefined;
 }
 
-async function mailCode(deps: LatchkeyDeps, email: string, code: string): Promise<MailOutcome> {
+async function mailCode(deps: LatchkeyDeps, email: string, code: string, client: ClientInfo): Promise<MailOutcome> {
   try {
     const user = await accountFor(deps, email);
     // An unknown address gets nothing: there is no "unknown account" mail (no such setting here).
     if (!user) return { status: 'skipped' };
-    await sendLoginCodeMail(deps, user, email, code);
+    await sendLoginCodeMail(deps, user, email, code, client);
     return { status: 'sent' };
   } catch (error) {
     return { status: 'failed', error };
@@ -80,7 +80,7 @@ export async function requestLoginCode(deps: LatchkeyDeps, input: { email: strin
   await deps.rateLimits.enforce('request_login_code', email === undefined ? { ip: input.client.ip } : { ip: input.client.ip, key: email });
   if (email === undefined) throw new LatchkeyError('invalid_email', 'Enter a valid email address.', { param: 'email' });
   const { state, code } = issueMailedCode(deps, loginCodePolicy(deps.settings), email);
-  return { state, delivery: deps.background.run(() => mailCode(deps, email, code)) };
+  return { state, delivery: deps.background.run(() => mailCode(deps, email, code, input.client)) };
 }
 
 /** Whether the state can still take a code (it is kept no longer than its code lives). */

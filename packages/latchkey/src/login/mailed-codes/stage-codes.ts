@@ -7,6 +7,7 @@ import type { ClientInfo } from '../../core/client.js';
 import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { FirstFactor, LoginProofs, StageProof } from '../proofs.js';
+import { msg } from '../../core/i18n/message.js';
 
 /**
  * The login stages that mail a code and wait for it to be typed back: login_by_code (a code after
@@ -38,9 +39,8 @@ export type CodeStageOutcome =
   /** The code expired or its attempts are used up: this login cannot go on; the person signs in again. */
   | { passed: false; ended: true };
 
-export const NO_ADDRESS_FOR_CODE =
-  'Signing in here needs a code mailed to your email address, and this account has none. Please contact the site administrators.';
-const MAIL_FAILED = 'We could not send your sign-in code just now. Please try again later.';
+export const NO_ADDRESS_FOR_CODE = msg('Signing in here needs a code mailed to your email address, and this account has none. Please contact the site administrators.');
+const MAIL_FAILED = msg('We could not send your sign-in code just now. Please try again later.');
 
 /** A login's first factor as allauth names the authentication method (its authentication records' `method`). */
 function methodOf(factor: FirstFactor): LoginByCodeRequiredMethod | 'code' {
@@ -119,7 +119,7 @@ export async function askForLoginCode(run: CodeStageRun): Promise<CodeStageOutco
   await deps.rateLimits.enforce('request_login_code', { ip: context.client.ip, key: email });
   const { state, code } = issueMailedCode(deps, loginCodePolicy(deps.settings), email);
   try {
-    await sendLoginCodeMail(deps, user, email, code);
+    await sendLoginCodeMail(deps, user, email, code, context.client);
   } catch (error) {
     // The mailer's own message names the mail server: for the log, not for the person.
     if (isLatchkeyError(error, 'mail_failed')) throw new LatchkeyError('mail_failed', MAIL_FAILED, { cause: error });

@@ -10,9 +10,10 @@ import { useCode } from '../authenticators.js';
 import { trustToken } from '../trust.js';
 import type { WebauthnCeremony } from '../webauthn.js';
 import { proveWebauthnKey } from './webauthn.js';
+import { msg } from '../../core/i18n/message.js';
 
 /** One message for every refused code, whichever kind it was and whatever was wrong with it. */
-export const INCORRECT_CODE = 'Incorrect code.';
+export const INCORRECT_CODE = msg('Incorrect code.');
 
 /**
  * The code given at a login's second step. Wrong codes count against the same limit as wrong

@@ -7,6 +7,7 @@ import type { Authenticator, AuthenticatorType } from '../model.js';
 import type { User } from '../../account/model.js';
 import { recoveryCodeTotal, unusedRecoveryCodes } from '../authenticators.js';
 import { webauthnKeys, type WebauthnKey } from '../webauthn.js';
+import { msg } from '../../core/i18n/message.js';
 
 /** What every change to a user's second factors is given: who, from where, and when they last proved it. */
 export interface MfaChangeInput {
@@ -33,7 +34,7 @@ export function mfaNotice(deps: LatchkeyDeps, user: User, template: MfaNotificat
  * Why a user without a verified address may not add a second factor (an app or a key): the
  * address is how they would hear of the change and get back in without it.
  */
-export const EMAIL_UNVERIFIED = 'You cannot activate two-factor authentication until you have verified your email address.';
+export const EMAIL_UNVERIFIED = msg('You cannot activate two-factor authentication until you have verified your email address.');
 
 /** Refuses, with 'not_found', a type the project does not offer (MFA_SUPPORTED_TYPES). */
 export function requireSupportedType(deps: Pick<LatchkeyDeps, 'settings'>, type: AuthenticatorType): void {

@@ -66,7 +66,7 @@ describe.each(testDatabaseKinds())('recovery code flows on %s', (kind) => {
     it('answers not_found to a user without recovery codes', async () => {
       await setUp();
       const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
-      await expect(viewRecoveryCodes(latchkey.deps, { user: bob, lastAuthenticatedAt: now() })).rejects.toMatchObject({ code: 'not_found', message: NO_RECOVERY_CODES });
+      await expect(viewRecoveryCodes(latchkey.deps, { user: bob, lastAuthenticatedAt: now() })).rejects.toMatchObject({ code: 'not_found', message: NO_RECOVERY_CODES.id });
     });
   });
 
@@ -86,7 +86,7 @@ describe.each(testDatabaseKinds())('recovery code flows on %s', (kind) => {
     it('needs an active authenticator app', async () => {
       await setUp();
       const bob = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: true });
-      await expect(regenerate({ user: bob })).rejects.toMatchObject({ code: 'invalid_input', message: NEEDS_AUTHENTICATOR });
+      await expect(regenerate({ user: bob })).rejects.toMatchObject({ code: 'invalid_input', message: NEEDS_AUTHENTICATOR.id });
       expect(await latchkey.deps.store.authenticators.listForUser(bob.id)).toEqual([]);
       expect(latchkey.mailer.outbox).toEqual([]);
     });
@@ -143,7 +143,7 @@ describe.each(testDatabaseKinds())('recovery code flows on %s', (kind) => {
       await setUp({ settings: { MFA_SUPPORTED_TYPES: ['totp'] } });
       expect((await latchkey.deps.store.authenticators.listForUser(ada.id)).map((authenticator) => authenticator.type)).toEqual(['totp']);
       await expect(regenerate()).rejects.toMatchObject({ code: 'not_found' });
-      await expect(viewRecoveryCodes(latchkey.deps, { user: ada, lastAuthenticatedAt: now() })).rejects.toMatchObject({ code: 'not_found', message: NO_RECOVERY_CODES });
+      await expect(viewRecoveryCodes(latchkey.deps, { user: ada, lastAuthenticatedAt: now() })).rejects.toMatchObject({ code: 'not_found', message: NO_RECOVERY_CODES.id });
     });
 
     it('still shows the codes a user has after the project stops offering them, but makes no new ones', async () => {

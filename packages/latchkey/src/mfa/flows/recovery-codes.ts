@@ -6,9 +6,10 @@ import type { LatchkeyDeps } from '../../deps.js';
 import { hasSecondFactor, recoveryCodeTotal, sealedAuthenticatorData, unusedRecoveryCodes } from '../authenticators.js';
 import { newRecoverySeed, recoveryCodes } from '../recovery-codes.js';
 import { mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const NO_RECOVERY_CODES = 'You have no recovery codes.';
-export const NEEDS_AUTHENTICATOR = 'Recovery codes can only be generated once two-factor authentication is active.';
+export const NO_RECOVERY_CODES = msg('You have no recovery codes.');
+export const NEEDS_AUTHENTICATOR = msg('Recovery codes can only be generated once two-factor authentication is active.');
 
 export interface RecoveryCodesView {
   unused: string[];

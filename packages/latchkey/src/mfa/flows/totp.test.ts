@@ -38,8 +38,8 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
     it('refuses a user without a verified email address, and says why', async () => {
       await setUp();
       const unverified = await createUser(latchkey.deps, { username: 'bob', email: 'bob@example.com', password: PASSWORD, emailVerified: false });
-      await expect(totpSetup(latchkey.deps, unverified)).rejects.toMatchObject({ code: 'email_unverified', message: EMAIL_UNVERIFIED });
-      expect(EMAIL_UNVERIFIED).toMatch(/verif(y|ied) your email address/);
+      await expect(totpSetup(latchkey.deps, unverified)).rejects.toMatchObject({ code: 'email_unverified', message: EMAIL_UNVERIFIED.id });
+      expect(EMAIL_UNVERIFIED.id).toMatch(/verif(y|ied) your email address/);
       const noEmail = await createUser(latchkey.deps, { username: 'carol', password: PASSWORD, emailVerified: false });
       await expect(totpSetup(latchkey.deps, noEmail)).rejects.toMatchObject({ code: 'email_unverified' });
     });
@@ -47,7 +47,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
     it('refuses when an authenticator app is already active', async () => {
       await setUp();
       await activateTotpFor(latchkey, ada);
-      await expect(totpSetup(latchkey.deps, ada)).rejects.toMatchObject({ code: 'authenticator_exists', message: TOTP_ALREADY_ACTIVE });
+      await expect(totpSetup(latchkey.deps, ada)).rejects.toMatchObject({ code: 'authenticator_exists', message: TOTP_ALREADY_ACTIVE.id });
     });
 
     it('keeps the same secret when given its own pending value back, and only then', async () => {
@@ -123,7 +123,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       for (const code of [wrong, '', 'abcdef', totpCodeAt(latchkey.deps, setup.secret, new Date(now.getTime() - 30_000))]) {
         await expect(activateTotp(latchkey.deps, { user: ada, client, lastAuthenticatedAt: now, pending: setup.pending, code })).rejects.toMatchObject({
           code: 'incorrect_code',
-          message: INCORRECT_CODE,
+          message: INCORRECT_CODE.id,
           param: 'code',
         });
       }
@@ -270,7 +270,7 @@ describe.each(testDatabaseKinds())('authenticator app (TOTP) flows on %s', (kind
       await setUp();
       await expect(deactivateTotp(latchkey.deps, { user: ada, client, lastAuthenticatedAt: latchkey.clock.now() })).rejects.toMatchObject({
         code: 'not_found',
-        message: TOTP_NOT_ACTIVE,
+        message: TOTP_NOT_ACTIVE.id,
       });
       expect(latchkey.mailer.outbox).toEqual([]);
       expect((await events(ada)).filter((record) => record.event === 'authenticator_removed')).toEqual([]);

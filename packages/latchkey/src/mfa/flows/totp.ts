@@ -11,10 +11,11 @@ import { qrCodeSvg } from '../qr-code.js';
 import { newRecoverySeed } from '../recovery-codes.js';
 import { matchTotpCode, newTotpSecret, totpSecretToBase32, totpUri } from '../totp.js';
 import { EMAIL_UNVERIFIED, mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { msg } from '../../core/i18n/message.js';
 
 export { EMAIL_UNVERIFIED };
-export const TOTP_ALREADY_ACTIVE = 'You already have an authenticator app set up.';
-export const TOTP_NOT_ACTIVE = 'You have no authenticator app set up.';
+export const TOTP_ALREADY_ACTIVE = msg('You already have an authenticator app set up.');
+export const TOTP_NOT_ACTIVE = msg('You have no authenticator app set up.');
 
 /** The setup screen of an authenticator app: what to scan or type, and the secret awaiting a code. */
 export interface TotpSetup {

@@ -23,6 +23,7 @@ import {
   type WebauthnKey,
 } from '../webauthn.js';
 import { EMAIL_UNVERIFIED, mfaNotice, requireSupportedType, type MfaChangeInput } from './manage.js';
+import { msg, nmsg } from '../../core/i18n/message.js';
 
 /**
  * Passkeys and security keys: adding, naming and removing them, and proving one, for a second
@@ -31,7 +32,7 @@ import { EMAIL_UNVERIFIED, mfaNotice, requireSupportedType, type MfaChangeInput 
  * answer.
  */
 
-export const KEY_NOT_FOUND = 'No such security key.';
+export const KEY_NOT_FOUND = msg('No such security key.');
 const NAME_MAX_LENGTH = 64;
 
 export interface CeremonyOptions<T> {
@@ -48,7 +49,9 @@ async function userKeys(deps: Pick<LatchkeyDeps, 'store'>, userId: number): Prom
 export function cleanKeyName(name: string | undefined, fallback: string): string {
   const clean = (name ?? '').trim();
   if (clean === '') return fallback;
-  if (clean.length > NAME_MAX_LENGTH) throw new LatchkeyError('invalid_input', `Ensure this value has at most ${NAME_MAX_LENGTH} characters.`, { param: 'name' });
+  if (clean.length > NAME_MAX_LENGTH) {
+    throw new LatchkeyError('invalid_input', nmsg('Ensure this value has at most {max} character.', 'Ensure this value has at most {max} characters.', NAME_MAX_LENGTH, { max: NAME_MAX_LENGTH }), { param: 'name' });
+  }
   return clean;
 }
 

@@ -18,8 +18,9 @@ import { storeProviderTokens } from '../tokens.js';
 import type { SignedInRequester } from './connections.js';
 import { askPreSocialLogin, socialLoginAttempt } from './pre-social-login.js';
 import { profileForApp } from './provider-login.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const CONNECTED_OTHER = 'The third-party account is already connected to a different account.';
+export const CONNECTED_OTHER = msg('The third-party account is already connected to a different account.');
 
 /**
  * 'connected': a new way to sign in (the owner is told by mail); 'updated': it was already this

@@ -13,9 +13,10 @@ import type { LatchkeyDeps } from '../../deps.js';
 import type { Repositories } from '../../store.js';
 import type { SocialAccount } from '../model.js';
 import { socialAccountNotice } from '../notifications.js';
+import { msg } from '../../core/i18n/message.js';
 
-export const NO_PASSWORD = 'Your account has no password set up.';
-export const NO_VERIFIED_EMAIL = 'Your account has no verified email address.';
+export const NO_PASSWORD = msg('Your account has no password set up.');
+export const NO_VERIFIED_EMAIL = msg('Your account has no verified email address.');
 
 /**
  * Who asks to change how they sign in (connect or disconnect a provider account): the signed-in

@@ -19,6 +19,7 @@ import { openAppSecret, sealAppSecret } from '../directory.js';
 import type { NewSocialApp, SocialApp } from '../model.js';
 import { summarizeSocialApp, type SocialAppSummary } from './list-apps.js';
 import { alreadyExists, refuseCollisions, storableApp, type SocialAppFields } from './stored-app-rules.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 
 // The doors (the admin's pages, the CLI) find everything about stored apps here.
 export { countSocialAccountsOfApp, findSocialApp, listSocialApps, summarizeSocialApp, type SettingsAppSummary, type SocialAppSummary } from './list-apps.js';
@@ -65,7 +66,7 @@ function requireRecentSignInForSecret(deps: Pick<LatchkeyDeps, 'clock'>, actor: 
   if (actor !== MANAGEMENT_COMMAND) requireRecentAuthentication(deps, actor.lastAuthenticatedAt);
 }
 
-function invalid(param: string, reason: string, message: string): LatchkeyError {
+function invalid(param: string, reason: string, message: Message): LatchkeyError {
   return new LatchkeyError('invalid_input', message, { param, reason });
 }
 
@@ -174,7 +175,7 @@ function sealedSecretFor(deps: SocialAppDeps, row: SocialApp, app: ProviderApp, 
   if (row.sealedSecret === '' || (row.provider === app.provider && row.providerId === app.providerId)) return row.sealedSecret;
   const opened = openedOrUndefined(deps, row);
   if (opened === undefined) {
-    throw invalid('secret', 'unreadable', 'The stored secret cannot be read (the secret key may have changed): type it again to change the provider or provider_id.');
+    throw invalid('secret', 'unreadable', msg('The stored secret cannot be read (the secret key may have changed): type it again to change the provider or provider_id.'));
   }
   return sealAppSecret(deps.settings.SECRET_KEY, app, opened);
 }
@@ -193,7 +194,7 @@ export async function removeSocialApp(deps: SocialAppDeps, actor: SocialAppActor
 }
 
 function notFound(id: number): LatchkeyError {
-  return new LatchkeyError('not_found', `Social app ${id} does not exist.`, { reason: 'social_app_not_found' });
+  return new LatchkeyError('not_found', 'Social app {id} does not exist.', { reason: 'social_app_not_found', params: { id } });
 }
 
 function actorId(actor: SocialAppActor): number | null {

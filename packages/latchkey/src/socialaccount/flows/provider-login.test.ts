@@ -17,7 +17,7 @@ describe('the process of a sign-in', () => {
       } catch (error) {
         refusal = error;
       }
-      expect(isLatchkeyError(refusal, 'invalid_input') && [refusal.message, refusal.reason, refusal.param]).toEqual([INVALID_PROCESS, 'invalid_choice', 'process']);
+      expect(isLatchkeyError(refusal, 'invalid_input') && [refusal.message, refusal.reason, refusal.param]).toEqual([INVALID_PROCESS.id, 'invalid_choice', 'process']);
     }
   });
 });

@@ -28,6 +28,7 @@ import type { SignedInRequester } from './connections.js';
 import { askPreSocialLogin, socialLoginAttempt } from './pre-social-login.js';
 import { providerFirstFactor, signUpFromProvider } from './provider-signup.js';
 import type { ProviderLoginResult } from './results.js';
+import { msg } from '../../core/i18n/message.js';
 
 /** How long a started sign-in may take at the provider before its state is refused. */
 export const SIGN_IN_STATE_SECONDS = 10 * 60;
@@ -35,7 +36,7 @@ export const SIGN_IN_STATE_SECONDS = 10 * 60;
 /** 'login' signs in (or up); 'connect' adds the provider account to the signed-in user. */
 export type SignInProcess = 'login' | 'connect';
 
-export const INVALID_PROCESS = 'Select a valid choice.';
+export const INVALID_PROCESS = msg('Select a valid choice.');
 
 /**
  * The `process` a client asks for, as every door reads it: 'login' when it names none, undefined
@@ -185,7 +186,7 @@ async function connectAndSignIn(
   return { status: 'login', login: await beginLogin(deps, user, firstFactor, context) };
 }
 
-const CONNECTED_ELSEWHERE = 'The third-party account is already connected to a different account.';
+const CONNECTED_ELSEWHERE = msg('The third-party account is already connected to a different account.');
 
 /**
  * SOCIALACCOUNT_EMAIL_AUTHENTICATION: the provider vouches for an address a local account has.

@@ -28,12 +28,13 @@ import type { ConfiguredProvider } from '../directory.js';
 import type { ProviderProfile, ProviderTokens } from '../providers/provider.js';
 import { storeProviderTokens } from '../tokens.js';
 import type { PendingProviderSignup, ProviderLoginResult } from './results.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 
 /** How long the social signup form waits for the person. */
 export const PROVIDER_SIGNUP_SECONDS = 30 * 60;
 
-export function emailTakenMessage(providerName: string): string {
-  return `An account already exists with this email address. Please sign in to that account first, then connect your ${providerName} account.`;
+export function emailTakenMessage(providerName: string): Message {
+  return msg('An account already exists with this email address. Please sign in to that account first, then connect your {provider} account.', { provider: providerName });
 }
 
 export function socialLoginOf(providerId: string, profile: ProviderProfile): SocialLogin {
@@ -137,7 +138,7 @@ export interface ProviderSignupInitial {
   /** A username suggestion: the provider's, as populateUser gave it ('' for none). */
   username: string;
   /** Why that address cannot be signed up with (the project's cleanEmail, or Latchkey's validation, refused it), to show on its field. */
-  emailRefusal?: string;
+  emailRefusal?: Message;
   /** The project's fields the signup asks, as populateUser filled them (absent where it did not). */
   userFields: Record<string, unknown>;
 }
@@ -156,7 +157,7 @@ export async function providerSignupInitial(deps: LatchkeyDeps, pending: Pending
   const initial = { email, username: fields.username ?? '', userFields };
   if (email === '') return initial;
   const cleaned = await cleanAddress(deps, email);
-  return 'refusal' in cleaned ? { ...initial, emailRefusal: cleaned.refusal.message } : initial;
+  return 'refusal' in cleaned ? { ...initial, emailRefusal: cleaned.refusal.text } : initial;
 }
 
 /**

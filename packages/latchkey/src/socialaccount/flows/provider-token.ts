@@ -21,6 +21,7 @@ import { connectSocialAccount, type ConnectResult } from './connect.js';
 import type { SignedInRequester } from './connections.js';
 import { finishProviderLogin } from './provider-login.js';
 import type { ProviderLoginResult } from './results.js';
+import { msgid } from '../../core/i18n/message.js';
 
 /** What the client sent: the provider's id and the token object (`{client_id, id_token?, access_token?}`), unchecked. */
 export interface ProviderTokenInput {
@@ -30,11 +31,11 @@ export interface ProviderTokenInput {
 
 /** allauth.headless's messages, by its codes (the `reason` of the LatchkeyError thrown). */
 export const PROVIDER_TOKEN_MESSAGES = {
-  unknown_provider: 'Unknown provider.',
-  invalid_token: 'Invalid token.',
-  client_id_required: 'Client ID required.',
-  token_authentication_not_supported: 'Provider does not support token authentication.',
-  token_required: 'Token required.',
+  unknown_provider: msgid('Unknown provider.'),
+  invalid_token: msgid('Invalid token.'),
+  client_id_required: msgid('Client ID required.'),
+  token_authentication_not_supported: msgid('Provider does not support token authentication.'),
+  token_required: msgid('Token required.'),
 } as const;
 
 type Refusal = keyof typeof PROVIDER_TOKEN_MESSAGES;

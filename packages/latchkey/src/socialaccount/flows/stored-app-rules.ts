@@ -16,6 +16,7 @@ import { settingProblemSentence } from '../providers/app-settings.js';
 import type { ProviderDirectory } from '../directory.js';
 import { privateEndpointProblem } from '../providers/private-hosts.js';
 import { withShownName } from '../providers/registry.js';
+import { msg, type Message } from '../../core/i18n/message.js';
 
 /** An app as a form or the command line gives it; '' for a field left empty. */
 export interface SocialAppFields {
@@ -30,7 +31,7 @@ export interface SocialAppFields {
   settings: unknown;
 }
 
-function invalid(param: string, reason: string, message: string): LatchkeyError {
+function invalid(param: string, reason: string, message: string | Message): LatchkeyError {
   return new LatchkeyError('invalid_input', message, { param, reason });
 }
 
@@ -47,12 +48,12 @@ export function storableApp(providers: Pick<ProviderDirectory, 'registry' | 'hos
   const { provider } = fields;
   const storable = registry.storableKinds();
   const choices = storable.map((kind) => kind.id).join(', ');
-  if (provider === '') throw invalid('provider', 'required', `A provider is required (${choices}).`);
+  if (provider === '') throw invalid('provider', 'required', msg('A provider is required ({choices}).', { choices }));
   const kind = storable.find((candidate) => candidate.id === provider);
-  if (kind === undefined) throw invalid('provider', 'unknown', `Unknown provider "${provider}": Latchkey signs in with ${choices}.`);
+  if (kind === undefined) throw invalid('provider', 'unknown', msg('Unknown provider "{provider}": Latchkey signs in with {choices}.', { provider, choices }));
   const settings = fields.settings;
   if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
-    throw invalid('settings', 'not_an_object', 'The settings must be a JSON object, such as {"scope": ["openid", "email"]}.');
+    throw invalid('settings', 'not_an_object', msg('The settings must be a JSON object, such as {example}.', { example: '{"scope": ["openid", "email"]}' }));
   }
   const entry = {
     ...(fields.providerId === '' ? {} : { provider_id: fields.providerId }),
@@ -82,11 +83,15 @@ export function storableApp(providers: Pick<ProviderDirectory, 'registry' | 'hos
 }
 
 export function alreadyExists(app: Pick<ProviderApp, 'provider' | 'providerId'>, id?: number): LatchkeyError {
-  const which = app.providerId === '' ? app.provider : `${app.provider} "${app.providerId}"`;
-  return new LatchkeyError('social_app_exists', `A social app for ${which} already exists${id === undefined ? '' : ` (id ${id})`}.`, {
-    param: app.providerId === '' ? 'provider' : 'provider_id',
-    reason: 'duplicate',
-  });
+  const { provider, providerId } = app;
+  const options = { param: providerId === '' ? 'provider' : 'provider_id', reason: 'duplicate' };
+  // Each wording whole, for translators: the app's provider, its provider_id when it has one, the stored app's id when known.
+  if (providerId === '') {
+    if (id === undefined) return new LatchkeyError('social_app_exists', 'A social app for {provider} already exists.', { ...options, params: { provider } });
+    return new LatchkeyError('social_app_exists', 'A social app for {provider} already exists (id {id}).', { ...options, params: { provider, id } });
+  }
+  if (id === undefined) return new LatchkeyError('social_app_exists', 'A social app for {provider} "{provider_id}" already exists.', { ...options, params: { provider, provider_id: providerId } });
+  return new LatchkeyError('social_app_exists', 'A social app for {provider} "{provider_id}" already exists (id {id}).', { ...options, params: { provider, provider_id: providerId, id } });
 }
 
 /**
@@ -100,7 +105,11 @@ export async function refuseCollisions(deps: Pick<LatchkeyDeps, 'settings' | 'st
   if (same) throw alreadyExists(app, same.id);
   const others = [...appsFromSettings(deps.settings.SOCIALACCOUNT_PROVIDERS), ...rows.map((row) => appFromRow(row, ''))];
   if (samlSlugTaken(others, app)) {
-    throw new LatchkeyError('social_app_exists', `A SAML app with the organisation slug "${app.clientId}" already exists: each organisation needs its own client_id.`, { param: 'client_id', reason: 'duplicate' });
+    throw new LatchkeyError('social_app_exists', 'A SAML app with the organisation slug "{client_id}" already exists: each organisation needs its own client_id.', {
+      param: 'client_id',
+      reason: 'duplicate',
+      params: { client_id: app.clientId },
+    });
   }
   try {
     findApp([...others, app], app.id);
@@ -108,9 +117,8 @@ export async function refuseCollisions(deps: Pick<LatchkeyDeps, 'settings' | 'st
     if (!isLatchkeyError(error, 'configuration_invalid')) throw error;
     throw new LatchkeyError(
       'social_app_exists',
-      `A social app "${app.id}" already exists (in SOCIALACCOUNT_PROVIDERS or the database), and sign-in could not tell the two apart: `
-        + 'remove the other one, or mark all but one "hidden" in their settings.',
-      { param: app.providerId === '' ? 'provider' : 'provider_id', reason: 'ambiguous' },
+      'A social app "{id}" already exists (in SOCIALACCOUNT_PROVIDERS or the database), and sign-in could not tell the two apart: remove the other one, or mark all but one "hidden" in their settings.',
+      { param: app.providerId === '' ? 'provider' : 'provider_id', reason: 'ambiguous', params: { id: app.id } },
     );
   }
 }

@@ -31,7 +31,7 @@ function userColumns({ usernameType, userFields }: UserShape): string[] {
   // fields are read with the rest, so request.user has them without a second query.
   const username = usernameType === 'username' ? ['username'] : [];
   const own = userFields.map((field) => field.name);
-  return ['id', ...username, 'email', 'name', 'password', 'is_active', 'is_staff', 'is_superuser', 'date_joined', 'last_login', ...own];
+  return ['id', ...username, 'email', 'name', 'password', 'is_active', 'is_staff', 'is_superuser', 'date_joined', 'last_login', 'language', ...own];
 }
 
 /** The SQL of both reads; `parameter` is the dialect's placeholder for the one value. */

@@ -27,6 +27,8 @@ export interface UsersTable {
   is_superuser: BooleanColumn;
   date_joined: InstantColumn;
   last_login: ColumnType<string | Date | null, string | null, string | null>;
+  /** The language the person chose, or '' (migration 0012). */
+  language: ColumnType<string, string | undefined, string>;
 }
 
 /** A user's row as the reads that make a User read it: every column but the username key, which only uniqueness needs. */

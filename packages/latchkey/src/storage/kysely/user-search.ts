@@ -124,7 +124,7 @@ function matches(text: string, { dialect, usernameType, userFields }: QueryConte
 function userFieldEquals(userFields: readonly UserField[], name: string, value: string | boolean): RawBuilder<boolean> {
   const field = userFields.find((candidate) => candidate.name === name && candidate.admin !== false && candidate.admin.filter);
   const fits = field !== undefined && (field.type === 'boolean' ? typeof value === 'boolean' : typeof value === 'string');
-  if (!fits) throw new LatchkeyError('invalid_input', `The users list cannot be filtered by ${name}.`, { param: name });
+  if (!fits) throw new LatchkeyError('invalid_input', 'The users list cannot be filtered by {name}.', { param: name, params: { name } });
   return sql<boolean>`${sql.ref(field.name)} = ${toUserFieldColumn(field, value)}`;
 }
 

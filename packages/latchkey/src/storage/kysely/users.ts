@@ -25,6 +25,7 @@ export function toUser(row: UserRow, userFields: readonly UserField[]): User {
     isSuperuser: Boolean(row.is_superuser),
     dateJoined: fromInstantColumn(row.date_joined),
     lastLogin: row.last_login === null ? null : fromInstantColumn(row.last_login),
+    language: row.language,
   };
 }
 
@@ -61,6 +62,7 @@ function toUserUpdate(changes: UserChanges, usernameType: UsernameType, userFiel
   if (changes.isActive !== undefined) update.is_active = toBooleanColumn(changes.isActive);
   if (changes.isStaff !== undefined) update.is_staff = toBooleanColumn(changes.isStaff);
   if (changes.isSuperuser !== undefined) update.is_superuser = toBooleanColumn(changes.isSuperuser);
+  if (changes.language !== undefined) update.language = changes.language;
   if (changes.lastLogin !== undefined) update.last_login = changes.lastLogin === null ? null : toInstantColumn(changes.lastLogin);
   return update;
 }

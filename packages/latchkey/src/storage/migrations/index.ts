@@ -19,6 +19,7 @@ import { auditTargetUserMigration } from './0008_audit_target_user.js';
 import { webauthnMigration } from './0009_webauthn.js';
 import { mailOutboxMigration } from './0010_mail_outbox.js';
 import { sealedSessionDataMigration } from './0011_sealed_session_data.js';
+import { userLanguageMigration } from './0012_user_language.js';
 
 export const MIGRATION_TABLE = 'latchkey_migrations';
 export const MIGRATION_LOCK_TABLE = 'latchkey_migrations_lock';
@@ -37,6 +38,7 @@ export function latchkeyMigrations(dialect: DatabaseDialect, usernameType: Usern
     '0009_webauthn': webauthnMigration(),
     '0010_mail_outbox': mailOutboxMigration(dialect),
     '0011_sealed_session_data': sealedSessionDataMigration(),
+    '0012_user_language': userLanguageMigration(),
   };
 }
 

@@ -15,18 +15,18 @@ import type { TestLatchkey } from '../latchkey.js';
 import { PageClient } from '../pages.js';
 import { refused, type JourneyDriver, type ListedEmail, type OpenedDriver, type Outcome, type RefusalCode, type SignupDetails } from './driver.js';
 
-/** Form errors by their words: the pages show messages, not codes. */
+/** Form errors by their words (in English): the pages show messages, not codes. */
 const REFUSAL_BY_MESSAGE: [string, RefusalCode][] = [
-  [INVALID_CREDENTIALS, 'invalid_credentials'],
-  [INVALID_EMAIL_CREDENTIALS, 'invalid_credentials'],
-  [WRONG_CURRENT_PASSWORD, 'invalid_credentials'],
-  [INCORRECT_PASSWORD, 'invalid_credentials'],
+  [INVALID_CREDENTIALS.id, 'invalid_credentials'],
+  [INVALID_EMAIL_CREDENTIALS.id, 'invalid_credentials'],
+  [WRONG_CURRENT_PASSWORD.id, 'invalid_credentials'],
+  [INCORRECT_PASSWORD.id, 'invalid_credentials'],
   [TOO_MANY_ATTEMPTS, 'rate_limited'],
-  [INCORRECT_CODE, 'incorrect_code'],
-  [EMAIL_TAKEN, 'email_taken'],
-  [ALREADY_YOURS, 'email_taken'],
-  [USERNAME_TAKEN, 'username_taken'],
-  [SIGNUP_CLOSED, 'signup_closed'],
+  [INCORRECT_CODE.id, 'incorrect_code'],
+  [EMAIL_TAKEN.id, 'email_taken'],
+  [ALREADY_YOURS.id, 'email_taken'],
+  [USERNAME_TAKEN.id, 'username_taken'],
+  [SIGNUP_CLOSED.id, 'signup_closed'],
 ];
 
 function unescapeHtml(text: string): string {

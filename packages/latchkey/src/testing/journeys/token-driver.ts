@@ -57,9 +57,9 @@ function obtainOutcome(what: string, response: LightMyRequestResponse): { outcom
   if (response.statusCode !== 400) throw unexpected(what, response);
   const body = fieldMessages(response);
   if (says(body, 'non_field_errors', TOKEN_INVALID_CREDENTIALS)) return { outcome: refused('invalid_credentials') };
-  if (says(body, 'non_field_errors', TOKEN_EMAIL_UNVERIFIED)) return { outcome: 'verify_email' };
-  if (says(body, 'code', TOKEN_CODE_REQUIRED)) return { outcome: 'mfa_required' };
-  if (says(body, 'code', INCORRECT_CODE)) return { outcome: refused('incorrect_code') };
+  if (says(body, 'non_field_errors', TOKEN_EMAIL_UNVERIFIED.id)) return { outcome: 'verify_email' };
+  if (says(body, 'code', TOKEN_CODE_REQUIRED.id)) return { outcome: 'mfa_required' };
+  if (says(body, 'code', INCORRECT_CODE.id)) return { outcome: refused('incorrect_code') };
   throw unexpected(what, response);
 }
 

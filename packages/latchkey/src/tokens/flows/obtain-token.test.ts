@@ -129,7 +129,7 @@ describe.each(testDatabaseKinds())('obtaining an API token on %s', (kind) => {
     const ada = await setUp({}, false);
     expect(latchkey.settings.ACCOUNT_EMAIL_VERIFICATION).toBe('mandatory');
     const error = await refusal(obtain());
-    expect([error.code, error.message]).toEqual(['email_unverified', TOKEN_EMAIL_UNVERIFIED]);
+    expect([error.code, error.message]).toEqual(['email_unverified', TOKEN_EMAIL_UNVERIFIED.id]);
     expect(latchkey.mailer.outbox.map((mail) => mail.to)).toEqual([['ada@example.com']]);
     expect(await tokenRows()).toEqual([]);
     // The wrong password still gets the generic refusal: only the right one learns of the address.
@@ -157,7 +157,7 @@ describe.each(testDatabaseKinds())('obtaining an API token on %s', (kind) => {
       const { ada } = await setUpWithTotp();
       for (const code of ['', '   ']) {
         const error = await refusal(obtain({ code }));
-        expect([error.code, error.message, error.param, error.reason]).toEqual(['invalid_input', TOKEN_CODE_REQUIRED, 'code', 'mfa_required']);
+        expect([error.code, error.message, error.param, error.reason]).toEqual(['invalid_input', TOKEN_CODE_REQUIRED.id, 'code', 'mfa_required']);
       }
       expect(await tokenRows()).toEqual([]);
       expect(await events(ada, 'api_token_obtained')).toEqual([]);
@@ -166,7 +166,7 @@ describe.each(testDatabaseKinds())('obtaining an API token on %s', (kind) => {
     it('refuses a wrong code, records the failure, and issues no token', async () => {
       const { ada, wrongCode } = await setUpWithTotp();
       const error = await refusal(obtain({ code: wrongCode() }));
-      expect([error.code, error.message, error.param]).toEqual(['incorrect_code', INCORRECT_CODE, 'code']);
+      expect([error.code, error.message, error.param]).toEqual(['incorrect_code', INCORRECT_CODE.id, 'code']);
       expect(await events(ada, 'authentication_failed')).toHaveLength(1);
       expect(await tokenRows()).toEqual([]);
     });

@@ -7,6 +7,7 @@ import { isLatchkeyError, LatchkeyError } from '../../core/errors.js';
 import type { LatchkeyDeps } from '../../deps.js';
 import type { User } from '../../account/model.js';
 import { issueApiToken } from '../api-tokens.js';
+import { msg, msgid } from '../../core/i18n/message.js';
 
 export interface ObtainTokenInput {
   /** The username, or the email in projects that log in by email (DRF's `username` field). */
@@ -18,12 +19,12 @@ export interface ObtainTokenInput {
 }
 
 /** DRF's refusal of credentials, word for word (docs/api.md): clients may match on it. */
-export const TOKEN_INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
-export const TOKEN_EMAIL_UNVERIFIED = 'Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.';
+export const TOKEN_INVALID_CREDENTIALS = msgid('Unable to log in with provided credentials.');
+export const TOKEN_EMAIL_UNVERIFIED = msg('Your email address is not verified. Follow the link in the confirmation email, then ask for a token again.');
 /** Under verification by code: the code is mailed to a client that can type it back, which this one cannot. */
-export const TOKEN_EMAIL_UNVERIFIED_BY_CODE = 'Your email address is not verified. Sign in on the site to verify it with a mailed code, then ask for a token again.';
-export const TOKEN_CODE_REQUIRED = 'Two-factor authentication is on for this account: send its code in "code".';
-export const TOKEN_LOGIN_CODE_REQUIRED = 'Signing in here needs a code mailed to you, which this endpoint cannot take. Sign in on the site instead.';
+export const TOKEN_EMAIL_UNVERIFIED_BY_CODE = msg('Your email address is not verified. Sign in on the site to verify it with a mailed code, then ask for a token again.');
+export const TOKEN_CODE_REQUIRED = msg('Two-factor authentication is on for this account: send its code in "code".');
+export const TOKEN_LOGIN_CODE_REQUIRED = msgid('Signing in here needs a code mailed to you, which this endpoint cannot take. Sign in on the site instead.');
 
 function invalidCredentials(cause?: unknown): LatchkeyError {
   return new LatchkeyError('invalid_credentials', TOKEN_INVALID_CREDENTIALS, cause === undefined ? {} : { cause });
