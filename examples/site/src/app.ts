@@ -7,6 +7,11 @@ import { registerUserPages } from './users/pages.js';
 
 /** The project's own templates: searched before Latchkey's, so a file here overrides one there. */
 export const TEMPLATE_DIRS = [fileURLToPath(new URL('../templates', import.meta.url))];
+/**
+ * The project's translation catalogs (locale/<language>/LC_MESSAGES/messages.po, which
+ * `npm run makemessages` writes): read before Latchkey's, so a message here overrides one there.
+ */
+export const LOCALE_DIRS = [fileURLToPath(new URL('../locale', import.meta.url))];
 
 /** The single-page app (spa/): static files that call the headless API's browser client. */
 const SPA_DIRECTORY = fileURLToPath(new URL('../spa/', import.meta.url));

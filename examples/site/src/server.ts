@@ -1,6 +1,6 @@
 import { createLatchkey, isLatchkeyError, loadSettings, logDestination, loggerOptions, startupBanner } from '@latchkey/core';
 import pino from 'pino';
-import { buildApp, TEMPLATE_DIRS } from './app.js';
+import { buildApp, LOCALE_DIRS, TEMPLATE_DIRS } from './app.js';
 import { loadLocalEnvironment } from './config/environment.js';
 import { projectSettings } from './config/settings.js';
 import { projectMigrations } from './migrations/index.js';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     adapter: new AccountAdapter(settings),
     socialAdapter: new SocialAccountAdapter(settings),
     templateDirs: TEMPLATE_DIRS,
+    localeDirs: LOCALE_DIRS,
     migrations: settings.ENVIRONMENT === 'local' ? 'auto' : 'require',
     // The project's own tables and user fields' columns (src/migrations/), applied after Latchkey's.
     projectMigrations,

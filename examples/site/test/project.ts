@@ -4,18 +4,18 @@
  */
 import { addUserFieldColumn, defineUserFields, type ProjectMigrations } from '@latchkey/core';
 import { createTestLatchkey, type TestLatchkey, type TestLatchkeyOptions } from '@latchkey/core/testing';
-import { TEMPLATE_DIRS } from '../src/app.js';
+import { LOCALE_DIRS, TEMPLATE_DIRS } from '../src/app.js';
 import { projectSettings } from '../src/config/settings.js';
 import { projectMigrations } from '../src/migrations/index.js';
 import { userFields } from '../src/users/fields.js';
 
 /**
- * A Latchkey on a fresh database of its own with this project's templates, username type, user
- * fields (src/users/fields.ts) and migrations (src/migrations/), which add those fields' columns;
- * `options` go on top.
+ * A Latchkey on a fresh database of its own with this project's templates, translation catalogs,
+ * username type, user fields (src/users/fields.ts) and migrations (src/migrations/), which add
+ * those fields' columns; `options` go on top.
  */
 export function createProjectLatchkey(options: TestLatchkeyOptions = {}): Promise<TestLatchkey> {
-  return createTestLatchkey({ templateDirs: TEMPLATE_DIRS, usernameType: projectSettings.USERNAME_TYPE, userFields, projectMigrations, ...options });
+  return createTestLatchkey({ templateDirs: TEMPLATE_DIRS, localeDirs: LOCALE_DIRS, usernameType: projectSettings.USERNAME_TYPE, userFields, projectMigrations, ...options });
 }
 
 /** Today as an ISO day ('2026-12-03'): a birth date comes before it. */

@@ -130,6 +130,9 @@ describe('the server, as npm run dev and npm start run it', () => {
     const response = await fetch(`${url}/`, { headers: { host: 'localhost:8000' } });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('<h1>My Awesome Project</h1>');
+    // In the language the browser asks for: the project's own words from its catalogs (locale/).
+    const french = await fetch(`${url}/`, { headers: { host: 'localhost:8000', 'accept-language': 'fr' } });
+    expect(await french.text()).toMatch(/<html lang="fr"[^>]*>[\s\S]*<title>Accueil · [\s\S]*<p>Vous n’êtes pas connecté\.<\/p>/);
     expect(existsSync(`${database}-wal`)).toBe(true);
     server.kill('SIGTERM');
     const result = await server.exited;

@@ -69,17 +69,30 @@ describe('the generator command', () => {
   });
 
   it('on a terminal asks each question not given by a flag, an empty answer taking the default shown', async () => {
-    // Asked: project_name, project_slug, description, author_name, domain_name, email, use_drf.
-    const result = await generate(['site', '--username-type', 'email'], ['Grace Labs', '', '', 'Grace', 'grace.example', '', 'n']);
+    // Asked: project_name, project_slug, description, author_name, domain_name, email, language_code, use_drf.
+    const result = await generate(['site', '--username-type', 'email'], ['Grace Labs', '', '', 'Grace', 'grace.example', '', 'fr', 'n']);
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
     expect(result.out).toContain('project_slug [grace-labs]: ');
     expect(result.out).toContain('email [you@grace.example]: ');
+    expect(result.out).toContain('language_code (a language code such as en-us, fr or pt-br) [en-us]: ');
     expect(result.out).not.toContain('username_type');
     const settings = readFileSync(join(result.cwd, 'site', 'src', 'config', 'settings.ts'), 'utf8');
     expect(settings).toContain("USERNAME_TYPE: 'email'");
+    expect(settings).toContain("LANGUAGE_CODE: 'fr',\n    LANGUAGES: ['en', 'fr', 'de', 'es', 'pt-br', 'ja', 'ar'],");
     expect(settings).toContain("DOMAIN_NAME: 'grace.example'");
     expect(existsSync(join(result.cwd, 'site', 'src', 'users', 'api.ts'))).toBe(false);
+  });
+
+  it('with a language Latchkey does not ship, offers it first and writes its catalog, untranslated', async () => {
+    const result = await generate(['site', '--yes', '--language-code', 'it_CH']);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    const site = join(result.cwd, 'site');
+    expect(readFileSync(join(site, 'src', 'config', 'settings.ts'), 'utf8')).toContain("LANGUAGE_CODE: 'it-ch',\n    LANGUAGES: ['it', 'en', 'fr', 'de', 'es', 'pt-br', 'ja', 'ar'],");
+    expect(readdirSync(join(site, 'locale')).sort()).toEqual(['ar', 'de', 'en', 'es', 'fr', 'it', 'ja', 'messages.pot', 'pt_BR']);
+    const italian = readFileSync(join(site, 'locale', 'it', 'LC_MESSAGES', 'messages.po'), 'utf8');
+    expect(italian).toContain('"Language: it\\n"\n');
+    expect(italian).toContain('msgid "Your profile"\nmsgstr ""\n');
   });
 
   it('with --yes asks nothing, even on a terminal', async () => {
@@ -91,6 +104,7 @@ describe('the generator command', () => {
   it.each([
     [['site', '--username-type', 'phone'], 'Error: username_type "phone" is not allowed: use username or email.\n'],
     [['site', '--project-slug', 'Not A Slug'], /^Error: project_slug "Not A Slug" is not allowed: .*\n$/],
+    [['site', '--language-code', 'French'], 'Error: language_code "French" is not allowed: use a language code such as en-us, fr or pt-br.\n'],
     [['site', '--colour', 'blue'], /^Error: unknown option --colour; allowed: --project-name, .*--yes, --help\.\n$/],
     [['site', '--use-drf'], 'Error: --use-drf needs a value (y for the API layer, anything else for none).\n'],
     [['site', '--latchkey-version', 'file:../evil'], 'Error: --latchkey-version "file:../evil" is not allowed: give a version or range such as 0.1.0, ^0.1.0 or ~0.1.0, or latest.\n'],

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProjectOptions } from './options.js';
+import { SHIPPED_LANGUAGES, type ProjectOptions } from './options.js';
 import { isVendoredDependency } from './library.js';
+import { newLanguageCatalog } from './catalogs.js';
 import { renderTemplate } from './render.js';
 
 /** The project's files as templates (src/render.ts describes the markers). */
@@ -42,6 +43,9 @@ export function renderProject(options: ProjectOptions, random: RandomValues, lat
     domain_name: options.domainName,
     email: options.email,
     username_type: options.usernameType,
+    language_code: options.languageCode,
+    // LANGUAGES as the settings file writes the list: 'en', 'fr', ...
+    languages: options.languages.map((language) => `'${language}'`).join(', '),
     latchkey_dependency: latchkeyDependency,
     local_secret_key: random.localSecretKey,
     production_secret_key: random.productionSecretKey,
@@ -61,6 +65,12 @@ export function renderProject(options: ProjectOptions, random: RandomValues, lat
       .join('/');
     if (!options.useDrf && API_ONLY.some((prefix) => path === prefix || (prefix.endsWith('/') && path.startsWith(prefix)))) continue;
     files.set(path, renderTemplate(readFileSync(join(TEMPLATE_DIRECTORY, templatePath), 'utf8'), values, flags, templatePath));
+  }
+  // The template holds the catalogs of Latchkey's languages; one the project offers besides them
+  // (language_code's) starts as `npm run makemessages` would write it: every message, untranslated.
+  for (const language of options.languages) {
+    if (SHIPPED_LANGUAGES.includes(language)) continue;
+    files.set(`locale/${language}/LC_MESSAGES/messages.po`, newLanguageCatalog(files.get('locale/messages.pot')!, language));
   }
   return files;
 }

@@ -1,7 +1,8 @@
 /**
  * The generation options, as cookiecutter-django names them, with their defaults and rules. The
  * choices are made once: `username_type` shapes the database schema, `use_drf` decides whether
- * the project has an API layer at all.
+ * the project has an API layer at all. `language_code` is the site's default language (Django's
+ * LANGUAGE_CODE), which the settings file holds and the environment may override later.
  */
 
 export type UsernameType = 'username' | 'email';
@@ -17,7 +18,17 @@ export interface ProjectOptions {
   usernameType: UsernameType;
   /** `use_drf=y`: session and token authentication for /api/, the users API and the headless API. */
   useDrf: boolean;
+  /** LANGUAGE_CODE, as Django writes it: lower case, parts joined by '-' (`en-us`, `pt-br`). */
+  languageCode: string;
+  /**
+   * LANGUAGES: the languages Latchkey ships catalogs for, and first, when neither the code nor its
+   * general language is among them, the general language of `languageCode` (`it` for `it-ch`).
+   */
+  languages: readonly string[];
 }
+
+/** The languages Latchkey ships catalogs for, in its default LANGUAGES order (its docs/translations.md). */
+export const SHIPPED_LANGUAGES: readonly string[] = ['en', 'fr', 'de', 'es', 'pt-br', 'ja', 'ar'];
 
 /** One question of the generator: its option name (as on cookiecutter's prompt), flag, and default. */
 export interface OptionQuestion {
@@ -37,6 +48,7 @@ export const QUESTIONS: readonly OptionQuestion[] = [
   { name: 'domain_name', flag: '--domain-name', defaultFrom: () => 'example.com' },
   { name: 'email', flag: '--email', defaultFrom: (answers) => `you@${answers.domain_name ?? 'example.com'}` },
   { name: 'username_type', flag: '--username-type', defaultFrom: () => 'username', allowed: 'username or email' },
+  { name: 'language_code', flag: '--language-code', defaultFrom: () => 'en-us', allowed: 'a language code such as en-us, fr or pt-br' },
   { name: 'use_drf', flag: '--use-drf', defaultFrom: () => 'n', allowed: 'y for the API layer, anything else for none' },
 ];
 
@@ -63,6 +75,8 @@ export function slugFrom(projectName: string): string {
 const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const EMAIL = /^[^\s@"<>]+@[^\s@"<>]+$/;
+/** A language code as Django writes it (`en-us`, `pt-br`, `zh-hans`); `pt_BR` and `pt-BR` are read as `pt-br`, as Latchkey reads them. */
+const LANGUAGE_CODE = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/;
 /** Characters that would break out of the strings, comments and markup the values are written into. */
 const UNSAFE_TEXT = /[\p{Cc}`"'\\<>%$]/u;
 
@@ -89,6 +103,10 @@ export function optionsFrom(answers: Readonly<Record<string, string>>): ProjectO
   if (usernameType !== 'username' && usernameType !== 'email') {
     throw new OptionError(`username_type "${usernameType}" is not allowed: use username or email.`);
   }
+  const languageCode = (answers.language_code ?? '').trim().toLowerCase().replace(/_/g, '-');
+  if (!LANGUAGE_CODE.test(languageCode)) {
+    throw new OptionError(`language_code "${(answers.language_code ?? '').trim()}" is not allowed: use a language code such as en-us, fr or pt-br.`);
+  }
   return {
     projectName: text('project_name', 100),
     projectSlug,
@@ -99,5 +117,18 @@ export function optionsFrom(answers: Readonly<Record<string, string>>): ProjectO
     usernameType,
     // As the specification says: "y" selects the API layer, and any other value selects none.
     useDrf: (answers.use_drf ?? '').trim().toLowerCase() === 'y',
+    languageCode,
+    languages: languagesFor(languageCode),
   };
+}
+
+/**
+ * LANGUAGES for a default language: Latchkey's shipped languages, which serve `languageCode` when
+ * they hold it or its general language (`de` serves `de-at`); otherwise its general language comes
+ * first (`it` for `it` and `it-ch`, `pt` for `pt-pt`), for the project to translate (README.md).
+ */
+export function languagesFor(languageCode: string): string[] {
+  const general = languageCode.split('-')[0]!;
+  if (SHIPPED_LANGUAGES.includes(languageCode) || SHIPPED_LANGUAGES.includes(general)) return [...SHIPPED_LANGUAGES];
+  return [general, ...SHIPPED_LANGUAGES];
 }

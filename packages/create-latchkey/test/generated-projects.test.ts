@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderExampleSite } from '../src/example-site.js';
-import { expectOwnTestsPass, generateLinkedProject, startDev } from './projects.js';
+import { expectOwnTestsPass, generateLinkedProject, run, startDev } from './projects.js';
 
 const COMBINATIONS = [
   { username_type: 'username', use_drf: 'y' },
@@ -70,6 +70,7 @@ describe.each(COMBINATIONS)('a project generated with username_type=$username_ty
       }
     }
     expect(files.get('src/config/settings.ts')).toContain(`USERNAME_TYPE: '${answers.username_type}'`);
+    expect(files.get('src/config/settings.ts')).toContain("LANGUAGE_CODE: 'en-us',\n    LANGUAGES: ['en', 'fr', 'de', 'es', 'pt-br', 'ja', 'ar'],");
 
     const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)]);
     for (const [path, content] of files) {
@@ -99,6 +100,8 @@ describe.each(COMBINATIONS)('a project generated with username_type=$username_ty
     try {
       const get = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { ...init, headers: { host: 'localhost:8000', ...init.headers } });
       expect((await get('/accounts/login/')).status).toBe(200);
+      // The project's own words in the language asked for, from its catalogs (locale/).
+      expect(await (await get('/', { headers: { 'accept-language': 'ja' } })).text()).toContain('<p>ログインしていません。</p>');
       const signup = await (await get('/accounts/signup/')).text();
       expect(signup).toContain('name="email"');
       if (answers.username_type === 'email') expect(signup).not.toContain('name="username"');
@@ -111,5 +114,15 @@ describe.each(COMBINATIONS)('a project generated with username_type=$username_ty
       await server.stop();
     }
     expect(readFileSync(join(directory, '.gitignore'), 'utf8')).toContain('.envs/production.env');
+  });
+});
+
+describe('a project generated with a language Latchkey does not ship (language_code=it-ch)', () => {
+  it('offers Italian first, with a catalog of every message to translate, as its makemessages would write it', { timeout: 60_000 }, async () => {
+    const { directory, files } = generateLinkedProject({ language_code: 'it-ch' });
+    expect(files.get('src/config/settings.ts')).toContain("LANGUAGE_CODE: 'it-ch',\n    LANGUAGES: ['it', 'en', 'fr', 'de', 'es', 'pt-br', 'ja', 'ar'],");
+    const checked = await run(process.execPath, ['--import', 'tsx', 'src/manage.ts', 'makemessages', '--check'], directory);
+    expect(checked.output).toContain('no catalog changed');
+    expect(checked.code).toBe(0);
   });
 });

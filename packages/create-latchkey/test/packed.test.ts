@@ -127,7 +127,7 @@ describe('the packed packages, used outside this repository', () => {
   // A fresh install is a few hundred megabytes: not left behind in the temporary directory.
   afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
-  it('the library is @latchkey/core: built JavaScript, declarations, templates, static files, its docs, and exports that exist', () => {
+  it('the library is @latchkey/core: built JavaScript, declarations, templates, static files, its docs and catalogs, and exports that exist', () => {
     expectPublishable(library);
     expect(library.manifest.name).toBe('@latchkey/core');
     for (const [subpath, target] of Object.entries(library.manifest.exports!)) {
@@ -137,7 +137,10 @@ describe('the packed packages, used outside this repository', () => {
     expect(library.files).toEqual(expect.arrayContaining(['dist/templates/account/login.html', 'dist/static/latchkey.css', 'dist/account/passwords/bcrypt-worker.js']));
     // The user documentation a project's pointers lead to (node_modules/@latchkey/core/docs/).
     expect(library.files).toEqual(expect.arrayContaining(['docs/README.md', 'docs/settings.md', 'docs/extending.md']));
-    expect(library.files.filter((file) => !['package.json', 'README.md', 'LICENSE'].includes(file) && !/^(dist|bin)\/|^docs\/[a-z0-9-]+\.md$/i.test(file))).toEqual([]);
+    // Its translation catalogs (node_modules/@latchkey/core/locale/), which a project's README points to.
+    expect(library.files).toEqual(expect.arrayContaining(['locale/latchkey.pot', 'locale/fr/LC_MESSAGES/latchkey.po', 'locale/pt_BR/LC_MESSAGES/latchkey.po']));
+    const catalog = /^locale\/(latchkey\.pot|[a-z]{2,3}(_[A-Za-z]+)?\/LC_MESSAGES\/latchkey\.po)$/;
+    expect(library.files.filter((file) => !['package.json', 'README.md', 'LICENSE'].includes(file) && !/^(dist|bin)\/|^docs\/[a-z0-9-]+\.md$/i.test(file) && !catalog.test(file))).toEqual([]);
   });
 
   it('the generator is create-latchkey: its command, the templates, and a copy of the library to vendor', () => {

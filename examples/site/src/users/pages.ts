@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isLatchkeyError, refusalsOf, type Latchkey, type User, type UserField, type UserFieldValue } from '@latchkey/core';
+import { isLatchkeyError, msg, refusalsOf, type Latchkey, type Message, type Translator, type User, type UserField, type UserFieldValue } from '@latchkey/core';
 import { departmentOfUser } from './adapters.js';
 import { lookupOf, userPagePath } from './lookup.js';
 
@@ -18,22 +18,35 @@ import { lookupOf, userPagePath } from './lookup.js';
  */
 
 /**
- * The answer to every lookup that is not the requester's own. It is one fixed body (no CSRF
- * token, no echo of the URL), so that two refusals cannot be told apart by what they say.
+ * The answer to every lookup that is not the requester's own. It is one fixed body in the reader's
+ * language (no CSRF token, no echo of the URL), so that two refusals cannot be told apart by what
+ * they say.
  */
-const NOT_FOUND_PAGE =
-  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
-  '<body><h1>Not found</h1><p>There is no page at this address.</p></body></html>\n';
-
-const NAME_NOT_ONE_STRING = 'Enter the name once, as text.';
-
-/** What account/_form.html's macros draw a form from: each field's value as its input holds it, and its errors. */
-interface ProfileForm {
-  values: Record<string, string>;
-  errors: Record<string, string[]>;
+function notFoundPage(translator: Translator): string {
+  const title = escapeHtml(translator.translate(msg('Not found')));
+  const text = escapeHtml(translator.translate(msg('There is no page at this address.')));
+  return (
+    `<!doctype html>\n<html lang="${escapeHtml(translator.language)}" dir="${translator.direction}"><head><meta charset="utf-8"><title>${title}</title></head>` +
+    `<body><h1>${title}</h1><p>${text}</p></body></html>\n`
+  );
 }
 
-/** One of the project's fields on the user's own page: its label and its value as words ('' for none given). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+const NAME_NOT_ONE_STRING = msg('Enter the name once, as text.');
+
+/**
+ * What account/_form.html's macros draw a form from: each field's value as its input holds it, and
+ * its errors (Latchkey's refusals as messages, which the page shows in the reader's language).
+ */
+interface ProfileForm {
+  values: Record<string, string>;
+  errors: Record<string, Message[]>;
+}
+
+/** One of the project's fields on the user's own page: its label and its value as words ('' for none given), in the reader's language. */
 interface ShownField {
   name: string;
   label: string;
@@ -42,11 +55,18 @@ interface ShownField {
   multiline: boolean;
 }
 
-/** A field's value as a person reads it: a choice by its label, a checkbox as Yes or No, '' for nothing given. */
-function shownText(field: UserField, value: UserFieldValue): string {
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+/**
+ * A field's value as a person reads it: a choice by its label, a checkbox as Yes or No, '' for
+ * nothing given. The words the project declared (a choice's label) are looked up in the catalogs,
+ * as the form's are; what the person wrote is shown as it is.
+ */
+function shownText(field: UserField, value: UserFieldValue, translator: Translator): string {
+  if (typeof value === 'boolean') return translator.translate(value ? msg('Yes') : msg('No'));
   if (value === null) return '';
-  if (field.type === 'choice') return field.choices.find(([choice]) => choice === value)?.[1] ?? String(value);
+  if (field.type === 'choice') {
+    const label = field.choices.find(([choice]) => choice === value)?.[1];
+    return label === undefined ? String(value) : translator.translate(label);
+  }
   return String(value);
 }
 
@@ -67,13 +87,13 @@ async function signedInUser(request: FastifyRequest): Promise<User> {
   return user;
 }
 
-function notFound(reply: FastifyReply): FastifyReply {
+function notFound(reply: FastifyReply, translator: Translator): FastifyReply {
   return reply
     .code(404)
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .type('text/html; charset=utf-8')
-    .send(NOT_FOUND_PAGE);
+    .send(notFoundPage(translator));
 }
 
 /**
@@ -98,12 +118,17 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
   const shown = userFields.all.filter((field) => field.editable || field.api);
 
   function renderForm(request: FastifyRequest, reply: FastifyReply, form: ProfileForm, status = 200): Promise<FastifyReply> {
-    return latchkey.renderPage(request, reply, 'users/user_form.html', { title: 'Update your information', form, fields: inputs }, status);
+    return latchkey.renderPage(request, reply, 'users/user_form.html', { title: msg('Update your information'), form, fields: inputs }, status);
   }
 
-  function shownFields(user: User): ShownField[] {
+  function shownFields(user: User, translator: Translator): ShownField[] {
     const values = userFields.valuesOf(shown, user);
-    return shown.map((field) => ({ name: field.name, label: field.label, text: shownText(field, values[field.name] ?? null), multiline: field.type === 'longtext' }));
+    return shown.map((field) => ({
+      name: field.name,
+      label: translator.translate(field.label),
+      text: shownText(field, values[field.name] ?? null, translator),
+      multiline: field.type === 'longtext',
+    }));
   }
 
   const signedIn = { preHandler: latchkey.guards.signedIn };
@@ -135,11 +160,11 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
       await latchkey.users.update(user, { name, ...sent });
     } catch (error) {
       if (!isLatchkeyError(error)) throw error;
-      const errors: Record<string, string[]> = {};
-      for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.message);
+      const errors: ProfileForm['errors'] = {};
+      for (const refusal of refusalsOf(error)) (errors[refusal.param ?? '__all__'] ??= []).push(refusal.text);
       return renderForm(request, reply, { values: withoutNul({ name, ...typed }), errors }, 400);
     }
-    await latchkey.flash(request, reply, { level: 'success', text: 'Information successfully updated.' });
+    await latchkey.flash(request, reply, { level: 'success', text: msg('Information successfully updated.') });
     return redirectTo(reply, userPagePath(user));
   });
 
@@ -150,8 +175,9 @@ export function registerUserPages(scope: FastifyInstance, latchkey: Latchkey): v
     if (lookup === lookupOf(user)) {
       // The department the company IdP sent (src/users/adapters.ts), kept on the social account.
       const department = departmentOfUser(await latchkey.socialAccounts.listForUser(user));
-      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department, fields: shownFields(user) });
+      const fields = shownFields(user, await latchkey.translator(request));
+      return latchkey.renderPage(request, reply, 'users/user_detail.html', { profile: user, department, fields });
     }
-    return notFound(reply);
+    return notFound(reply, await latchkey.translator(request));
   });
 }

@@ -27,6 +27,12 @@ export const projectSettings: ProjectSettings = {
     ACCOUNT_EMAIL_DOMAIN_ALLOWLIST: [],
     // null: the login form asks "Remember me"; true or false decides for everyone.
     ACCOUNT_SESSION_REMEMBER: null,
+    // Languages (Django's LANGUAGE_CODE and LANGUAGES): a request gets the language its person chose,
+    // else the first one its browser asks for that LANGUAGES offers, else LANGUAGE_CODE (chosen when
+    // the project was generated). The project's own messages are translated in locale/ (README.md,
+    // "Translations"), Latchkey's in its own catalogs; remove a language to stop offering it.
+    LANGUAGE_CODE: '%%language_code%%',
+    LANGUAGES: [%%languages%%],
     // Where a login lands without a `next` (the user's own page, through src/users/pages.ts), and a logout.
     LOGIN_REDIRECT_URL: '/users/~redirect/',
     LOGOUT_REDIRECT_URL: '/',

@@ -29,7 +29,9 @@ export class AccountAdapter extends LatchkeyAccountAdapter {
    */
   override cleanEmail(email: string): string {
     if (isAllowedByDomainAllowlist(this.settings, email)) return email;
-    throw new LatchkeyError('invalid_email', `Sign-up is limited to addresses at: ${this.settings.ACCOUNT_EMAIL_DOMAIN_ALLOWLIST.join(', ')}.`, { param: 'email' });
+    // The message is translated where it is shown; what varies is a placeholder (locale/, README.md "Translations").
+    const domains = this.settings.ACCOUNT_EMAIL_DOMAIN_ALLOWLIST.join(', ');
+    throw new LatchkeyError('invalid_email', 'Sign-up is limited to addresses at: {domains}.', { param: 'email', params: { domains } });
   }
 }
 

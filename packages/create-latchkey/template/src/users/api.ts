@@ -36,7 +36,7 @@ import { lookupOf, pathSegment } from './lookup.js';
  * session), the API layer's default.
  */
 
-export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'users' | 'userFields'>): void {
+export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'users' | 'userFields' | 'translator'>): void {
   const { userFields } = latchkey;
   /** The project's fields in the API, and those of them a user may change. */
   const shown = userFields.inApi;
@@ -154,11 +154,12 @@ export function registerUserApi(api: ApiRoutes, latchkey: Pick<Latchkey, 'users'
       try {
         return present(await latchkey.users.update(me, changes));
       } catch (error) {
-        // Latchkey's refusals become DRF's field errors in the API layer; only DRF's own message
-        // for the name is put in here.
+        // Latchkey's refusals become DRF's field errors in the API layer, in the request's language;
+        // only DRF's own message for the name is put in here, and so the others are worded here too.
         if (name.ok || !isLatchkeyError(error, 'invalid_input')) throw error;
-        const errors: Record<string, string[]> = { name: [name.error] };
-        for (const refusal of refusalsOf(error)) if (refusal.param !== 'name') (errors[refusal.param ?? 'non_field_errors'] ??= []).push(refusal.message);
+        const translator = await latchkey.translator(request);
+        const errors: Record<string, string[]> = { name: [translator.translate(name.error)] };
+        for (const refusal of refusalsOf(error)) if (refusal.param !== 'name') (errors[refusal.param ?? 'non_field_errors'] ??= []).push(translator.translate(refusal.text));
         throw fieldErrors(errors);
       }
     },

@@ -302,6 +302,17 @@ const FIXTURES: Record<string, MigrationFixture> = {
       expect(await store.sessions.find('sealed-session')).toMatchObject({ sealedData: 'v1.c2VhbGVk' });
     },
   },
+  '0012_user_language': {
+    // Users from before have chosen no language (''), and a choice is kept from now on.
+    async seed() {},
+    async verify(store) {
+      const legacy = await store.users.findByEmail('legacy@example.com');
+      expect(legacy?.language).toBe('');
+      expect(await store.users.update(legacy!.id, { language: 'pt-br' })).toMatchObject({ language: 'pt-br' });
+      expect((await store.users.findByEmail('legacy@example.com'))?.language).toBe('pt-br');
+      await store.users.update(legacy!.id, { language: '' });
+    },
+  },
 };
 
 export function describeMigrations(target: ConformanceTarget): void {

@@ -23,6 +23,7 @@ export function describeUserRepository(target: ConformanceTarget): void {
         isSuperuser: false,
         dateJoined: JOINED,
         lastLogin: null,
+        language: '',
       });
       expect(await store().users.findById(user.id)).toEqual(user);
       expect(await store().users.findById(user.id + 1000)).toBeUndefined();
