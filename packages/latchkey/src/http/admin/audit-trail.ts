@@ -5,7 +5,7 @@ import { msg } from '../../core/i18n/message.js';
 import type { HttpContext } from '../kit/context.js';
 import { renderPage } from '../kit/html-page.js';
 import { requireStaff } from './guard.js';
-import { ALL_CHOICE, idParam, PER_PAGE, queryText, withQuery, type FilterChoice } from './list-query.js';
+import { ALL_CHOICE, idParam, instant, PER_PAGE, queryText, withQuery, type FilterChoice } from './list-query.js';
 import { modelPages } from './paths.js';
 
 /**
@@ -46,7 +46,7 @@ export function registerAuditTrailAdmin(scope: FastifyInstance, ctx: HttpContext
     const filterUrl = (id: number | null) => (id === null ? undefined : `${listPath}${withQuery(query, { user: String(id) })}`);
     const records = found.slice(0, PER_PAGE).map((record) => ({
       id: record.id,
-      at: record.createdAt.toISOString(),
+      at: instant(record.createdAt),
       event: record.event,
       userId: record.userId,
       user: labelOf(record.user),

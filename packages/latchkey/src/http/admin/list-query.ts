@@ -27,8 +27,9 @@ export function withQuery(query: Record<string, string>, changes: Record<string,
 }
 
 /** An instant as the admin shows it (to the minute, in UTC), with its machine-readable form for <time>. */
-export function instant(date: Date | null): { text: string; iso: string } | null {
-  return date === null ? null : { text: `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`, iso: date.toISOString() };
+export function instant(date: Date | null): { at: Date; iso: string } | null {
+  // The Date for the page, which writes it as the reader's language does (`| date`); ISO for `<time datetime>`.
+  return date === null ? null : { at: date, iso: date.toISOString() };
 }
 
 /** A yes/no filter from the query string: '1' or '0'; anything else is no filter. */

@@ -80,7 +80,7 @@ describe.each(testDatabaseKinds())('the social tokens in the admin on %s', (kind
     expect(list.body).toContain(`href="/admin/socialaccount/socialaccount/${adas.id}/change/">Corp</a>`);
     expect(list.body).toContain(`href="/admin/socialaccount/socialapp/${app.id}/change/">Okta &lt;b&gt;SSO&lt;/b&gt;</a>`);
     expect(list.body).toContain('from the settings');
-    expect(list.body).toContain('<time datetime="2031-05-06T07:08:00.000Z">2031-05-06 07:08 UTC</time>');
+    expect(list.body).toContain('<time datetime="2031-05-06T07:08:00.000Z">May 6, 2031, 07:08 AM UTC</time>');
     expect(list.body).toContain('never');
     expect(list.body.match(/access token: set/g)).toHaveLength(3);
     expect(list.body.match(/refresh token: set/g)).toHaveLength(2);
