@@ -189,7 +189,7 @@ describe.runIf(browserTestsEnabled())('two-factor authentication', () => {
     await expectSignedInAfterCode(person, ada);
     await person.visit('/accounts/2fa/', 'mfa-index-after-logins');
     expect(await person.page.locator('#mfa-totp-status').innerText()).toBe('Active');
-    expect(await person.text()).toMatch(/Last used \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    expect(await person.text()).toMatch(/Last used [A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M UTC\./);
     expect(await person.page.locator('#mfa-recovery-unused').innerText()).toBe(`${RECOVERY_CODE_COUNT - 2} of ${RECOVERY_CODE_COUNT}`);
 
     // New recovery codes, six minutes after the login: the person confirms it is them, here with

@@ -119,7 +119,7 @@ describe.runIf(browserTestsEnabled()).each([deployedDatabase()])('passkeys in Ch
 
     // A passkey counts as both factors: no second step was asked, and the key was used.
     await person.visit('/accounts/2fa/webauthn/', 'keys-list-after-login');
-    expect(await row.locator('td').nth(3).innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await row.locator('td').nth(3).innerText()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M UTC$/);
     await person.close();
   }, JOURNEY_TIMEOUT_MS);
 });

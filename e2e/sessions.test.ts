@@ -50,8 +50,9 @@ describe.runIf(browserTestsEnabled())('sessions page and password change', () =>
     for (const row of await rows.all()) {
       const cells = await row.locator('td').allInnerTexts();
       expect(cells[1]).toBe('127.0.0.1');
-      expect(cells[2]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
-      expect(cells[3]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+      // Written as the reader's language writes a time (English here), in UTC.
+      expect(cells[2]).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M UTC$/);
+      expect(cells[3]).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M UTC$/);
     }
 
     await laptop.press('Sign out all other sessions', 'others-signed-out');
