@@ -28,9 +28,11 @@ function templateUrl(urls: LatchkeyUrls) {
  * and text body) do not, since there is no markup to protect and "O'Brien" must stay "O'Brien".
  */
 export function createTemplateRenderer(options: { projectDirs?: readonly string[]; cache: boolean; urls: LatchkeyUrls }): TemplateRenderer {
-  const loader = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
+  const files = new nunjucks.FileSystemLoader([...(options.projectDirs ?? []), LIBRARY_TEMPLATES], { noCache: !options.cache });
   const environment = (autoescape: boolean, translator: Translator) =>
-    new nunjucks.Environment(loader, { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
+    // A loader of its own: Nunjucks keeps compiled templates on the loader, and a template compiled
+    // for one language (or with HTML escaping) must never be rendered for another.
+    new nunjucks.Environment(translatingLoader(files, translator, autoescape), { autoescape, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true })
       // Django's {% url 'account_login' %}: `{{ url('account_login') }}`, `{{ url('account_confirm_email', { key: key }) }}`.
       .addGlobal('url', templateUrl(options.urls))
       // Django's {% static %}, for Latchkey's own files: `{{ static('latchkey.css') }}`, under URL_PREFIX.
@@ -62,6 +64,51 @@ export function createTemplateRenderer(options: { projectDirs?: readonly string[
       return (name.endsWith('.html') ? pair.html : pair.text).render(name, context);
     },
   };
+}
+
+/** `{{ _("Sign in") }}` or `{{ pgettext("navigation", "Email") }}`: a fixed message, with nothing to fill in. */
+const FIXED_MESSAGE = /\{\{\s*(?:_\(\s*(?:"([^"\\]*)"|'([^'\\]*)')|pgettext\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*,\s*(?:"([^"\\]*)"|'([^'\\]*)'))\s*\)\s*\}\}/g;
+
+/** The same call anywhere in an expression (a macro's argument: `field(form, "login", _("Username"))`). */
+const FIXED_MESSAGE_CALL = /(?<![\w.])(?:_\(\s*(?:"([^"\\]*)"|'([^'\\]*)')|pgettext\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*,\s*(?:"([^"\\]*)"|'([^'\\]*)'))\s*\)/g;
+
+/** Template syntax a translation must not bring into a template's source. */
+const TEMPLATE_SYNTAX = /\{[{%#]|[}%#]\}/;
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Reads templates for one language and writes its fixed messages into them before they are
+ * compiled: `{{ _("Sign in") }}` becomes "Se connecter" in the French templates' source, escaped as
+ * `{{ }}` would escape it, so a page costs no more to render than before it was translated (the
+ * compiled templates are cached, per language, in production). A message with values to fill in,
+ * or a value the code passes, is translated when rendered; so is a translation that would bring
+ * template syntax into the source.
+ */
+function translatingLoader(files: nunjucks.FileSystemLoader, translator: Translator, html: boolean): nunjucks.ILoader {
+  const translated = (ids: (string | undefined)[]): string => {
+    const [id, quotedId, context, quotedContext, contextId, quotedContextId] = ids;
+    return context !== undefined || quotedContext !== undefined
+      ? translator.pgettext((context ?? quotedContext)!, (contextId ?? quotedContextId)!)
+      : translator.gettext((id ?? quotedId)!);
+  };
+  // `{{ _("Sign in") }}` becomes the text itself, escaped as `{{ }}` would escape it.
+  const asText = (whole: string, ...ids: (string | undefined)[]): string => {
+    const text = translated(ids);
+    if (TEMPLATE_SYNTAX.test(text)) return whole;
+    return html ? text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!) : text;
+  };
+  // `_("Username")` inside an expression becomes the string "Nom d'utilisateur", escaped when printed as the call's result was.
+  const asString = (whole: string, ...ids: (string | undefined)[]): string => {
+    const text = translated(ids);
+    return TEMPLATE_SYNTAX.test(text) ? whole : JSON.stringify(text);
+  };
+  return {
+    getSource(name: string) {
+      const source = files.getSource(name);
+      return source === null ? null : { ...source, src: source.src.replace(FIXED_MESSAGE, asText).replace(FIXED_MESSAGE_CALL, asString) };
+    },
+  } as unknown as nunjucks.ILoader;
 }
 
 /**

@@ -146,8 +146,19 @@ function switchBackPath(ctx: HttpContext, request: FastifyRequest): string {
 }
 
 /** The offered languages as the switch lists them, each named in itself ("Deutsch", "日本語"). */
-function languageChoices(deps: HttpContext['deps']): { code: string; name: string }[] {
-  return deps.settings.LANGUAGES.map((code) => ({ code, name: languageName(code) }));
+type LanguageChoices = readonly { code: string; name: string }[];
+
+/** Worked out once per list of languages: naming a language costs an Intl.DisplayNames, too much for every page. */
+const languageChoicesOf = new WeakMap<readonly string[], LanguageChoices>();
+
+function languageChoices(deps: HttpContext['deps']): LanguageChoices {
+  const languages = deps.settings.LANGUAGES;
+  let choices = languageChoicesOf.get(languages);
+  if (choices === undefined) {
+    choices = languages.map((code) => ({ code, name: languageName(code) }));
+    languageChoicesOf.set(languages, choices);
+  }
+  return choices;
 }
 
 export function redirect(reply: FastifyReply, location: string): FastifyReply {
