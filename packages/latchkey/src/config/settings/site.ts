@@ -186,7 +186,6 @@ const SITE_SETTINGS = {
     default: { base: [...SHIPPED_LANGUAGES] },
     docs: {
       allowed: 'list of language codes; Latchkey ships `en`, `fr`, `de`, `es`, `pt-br`, `ja`, `ar`',
-      default: '`en,fr,de,es,pt-br,ja,ar`',
       does:
         'The languages the site offers, in the order the language switch lists them. A request gets the first of the ' +
         "person's stored choice, the language cookie, `Accept-Language` and `LANGUAGE_CODE` that is offered. A language " +
